@@ -1,0 +1,115 @@
+# kvfs: a FUSE file system over a Kvrocks-compatible RocksDB.
+# Plain GNU Make. Objects go to $(BUILD)/, dependencies via -MMD -MP.
+# `make V=1` echoes commands; PREFIX and DESTDIR are honoured by install.
+
+PREFIX  ?= /usr/local
+DESTDIR ?=
+BUILD   ?= build
+CC      ?= cc
+V       ?= 0
+Q       := $(if $(filter 1,$(V)),,@)
+
+PKGS    := fuse3 rocksdb libxxhash libcjson
+WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 \
+           -Wno-format-nonliteral -Werror
+OPT     ?= -O2 -g
+SAN     ?=
+CFLAGS_ALL := -std=gnu11 $(OPT) $(SAN) $(WARN) -D_GNU_SOURCE -DFUSE_USE_VERSION=314 \
+           -Iinclude $(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(CFLAGS)
+LDLIBS_ALL := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm $(LDLIBS)
+
+# Debian packages the build, the tests and the demo need.
+DEBS := gcc make pkg-config libfuse3-dev fuse3 librocksdb-dev libxxhash-dev libcjson-dev \
+        bats rocksdb-tools attr rsync python3 xxd vim-tiny
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+SRCS     := $(wildcard src/*.c)
+LIB_SRCS := $(filter-out src/main.c,$(SRCS))
+OBJS     := $(SRCS:src/%.c=$(BUILD)/obj/%.o)
+LIB_OBJS := $(LIB_SRCS:src/%.c=$(BUILD)/obj/%.o)
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+
+.PHONY: all deps test unit bats check asan bench install uninstall clean fmt fmt-check \
+        check-layers demo
+
+all: $(BUILD)/kvfs
+
+$(BUILD)/kvfs: $(OBJS)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
+
+$(BUILD)/obj/%.o: src/%.c
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS_ALL) -MMD -MP -c -o $@ $<
+
+$(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) tests/unit/check.h
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS_ALL) -Itests/unit -MMD -MP -o $@ $< $(LIB_OBJS) $(LDLIBS_ALL)
+
+-include $(OBJS:.o=.d) $(UNIT_BINS:=.d)
+
+# Install whatever Debian packages are missing (needs root or sudo).
+deps:
+	@missing=$$(for p in $(DEBS); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; \
+	done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing:" $$missing; \
+		$(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
+unit: $(UNIT_BINS)
+	$(Q)tests/run-unit.sh $(UNIT_BINS)
+
+bats: $(BUILD)/kvfs
+	$(Q)KVFS_BIN=$(abspath $(BUILD)/kvfs) tests/run-bats.sh
+
+# Everything, from a fresh Debian 12 machine: packages, build, all tests.
+test: deps
+	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS)
+	$(Q)$(MAKE) --no-print-directory check-layers
+	$(Q)tests/run-all.sh $(BUILD)
+
+check: all $(UNIT_BINS) check-layers
+	$(Q)tests/run-all.sh $(BUILD)
+
+# The same tests under AddressSanitizer and UndefinedBehaviorSanitizer.
+asan: deps
+	$(Q)$(MAKE) --no-print-directory BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
+		SAN="-fsanitize=address,undefined -fno-sanitize-recover=all" all \
+		$(patsubst $(BUILD)/%,build-asan/%,$(UNIT_BINS))
+	$(Q)ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+		tests/run-all.sh build-asan
+
+bench: all
+	$(Q)tests/bench/run.sh $(BUILD)
+
+# The layer rules of DESIGN.md: who may include whom.
+check-layers:
+	$(Q)tests/check-layers.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)/sbin
+	install -m 755 $(BUILD)/kvfs $(DESTDIR)$(PREFIX)/bin/kvfs
+	install -m 755 mountscripts/mount.kvfs $(DESTDIR)/sbin/mount.kvfs
+	install -m 755 mountscripts/mount.kvfs $(DESTDIR)/sbin/mount.fuse.kvfs
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/kvfs $(DESTDIR)/sbin/mount.kvfs $(DESTDIR)/sbin/mount.fuse.kvfs
+
+# Mount a demo database (see README.md).
+demo: deps all
+	$(Q)mountscripts/kvfs-demo
+
+fmt:
+	clang-format -i src/*.c include/*.h tests/unit/*.c tests/unit/*.h
+
+fmt-check:
+	clang-format --dry-run --Werror src/*.c include/*.h tests/unit/*.c tests/unit/*.h
+
+clean:
+	rm -rf build build-asan

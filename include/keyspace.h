@@ -1,0 +1,155 @@
+/*
+ * keyspace: keys as Kvrocks sees them. Metadata lookup with type check and
+ * expiry, version generation, per-key striped locks, generic key verbs
+ * (TYPE, DEL, RENAME, PEXPIREAT, SCAN), namespaces, and the empty
+ * collections kvfs remembers in its reserved namespace.
+ * Layer: keyspace (may include store, encoding, util).
+ *
+ * The fs layer may call the generic verbs (the "ks_" functions above the
+ * "For type modules" line); the functions below that line exist for the
+ * type modules and take store batches.
+ */
+#ifndef KVFS_KEYSPACE_H
+#define KVFS_KEYSPACE_H
+
+#include "encoding.h"
+#include "util.h"
+
+/*
+ * kvfs's reserved namespace. It holds ordinary Kvrocks string keys:
+ *   "E" | ns_len u8 | ns | key  -> type name   an empty collection
+ *   "N" | ns                    -> ""          a namespace made by mkdir
+ * It is hidden from the tree and never user-writable.
+ */
+#define KS_RESERVED_NS "__kvfs"
+#define KS_DEFAULT_NS "__namespace"
+
+struct keyspace;
+struct store;
+struct store_batch;
+
+/* A key: namespace and user key, both binary (not NUL-terminated). */
+struct ks_key {
+	const char *ns;
+	size_t nslen;
+	const char *key;
+	size_t klen;
+};
+
+struct ks_options {
+	bool cluster;             /* slot-encoded keys (Kvrocks cluster mode) */
+	bool read_only;           /* open RocksDB read-only */
+	size_t block_cache_bytes; /* 0 = default */
+};
+
+/* Open the database in `dir` (see store_open). Free with ks_close. */
+int ks_open(const char *dir, const struct ks_options *opt, struct keyspace **out);
+void ks_close(struct keyspace *ks);
+bool ks_is_read_only(const struct keyspace *ks);
+/* Sync the WAL (fsync). */
+int ks_sync(struct keyspace *ks);
+/* statfs numbers: bytes used and number of keys (estimates). */
+int ks_stats(struct keyspace *ks, uint64_t *bytes, uint64_t *keys);
+
+/* What a key is. For inline types (string, json) size is the value length. */
+struct ks_info {
+	enum kv_type type;
+	bool empty;         /* a remembered empty collection (no Kvrocks metadata) */
+	uint64_t expire_ms; /* absolute Unix ms, 0 = none */
+	uint64_t version;   /* 0 for inline types and empty collections */
+	uint64_t size;
+};
+
+/* TYPE: a live key, or a remembered empty collection. 0, -ENOENT, -EIO. */
+int ks_lookup(struct keyspace *ks, const struct ks_key *k, struct ks_info *out);
+/* DEL: drop the key (metadata only; sub-keys are garbage for compaction)
+ * and its empty-collection record. O(1). 0, -ENOENT, -EROFS, -EIO. */
+int ks_del(struct keyspace *ks, const struct ks_key *k);
+/* RENAME within or across namespaces, replacing `to` atomically (Kvrocks
+ * RENAME: sub-keys are copied with the source version). Empty collections
+ * move too. 0, -ENOENT (no source), -EROFS, -EIO. */
+int ks_rename(struct keyspace *ks, const struct ks_key *from, const struct ks_key *to);
+/* PEXPIREAT: set (ms > 0) or remove (ms == 0) the expiry. 0, -ENOENT. */
+int ks_expire(struct keyspace *ks, const struct ks_key *k, uint64_t expire_ms);
+
+/* Remember an empty collection of type t (mkdir). 0, -EEXIST if the key
+ * is live or already remembered, -EINVAL for inline types. */
+int ks_empty_create(struct keyspace *ks, const struct ks_key *k, enum kv_type t);
+/* Change the type of a remembered empty collection. 0, -ENOENT,
+ * -ENOTEMPTY if the key is live. */
+int ks_empty_retype(struct keyspace *ks, const struct ks_key *k, enum kv_type t);
+/* Forget an empty collection (rmdir). 0, -ENOENT, -ENOTEMPTY if live. */
+int ks_empty_remove(struct keyspace *ks, const struct ks_key *k);
+
+/* Namespaces. A namespace exists while it has a live key or was created
+ * with ks_ns_create and not removed. The reserved namespace is never
+ * listed and cannot be created or removed (-EPERM). */
+int ks_ns_create(struct keyspace *ks, const char *ns, size_t n); /* -EEXIST */
+int ks_ns_remove(struct keyspace *ks, const char *ns, size_t n); /* -ENOTEMPTY, -ENOENT */
+int ks_ns_exists(struct keyspace *ks, const char *ns, size_t n); /* 1, 0, <0 */
+
+/* Namespace iteration in byte order, starting after `after` (NULL/0 = from
+ * the start). A skip-scan: one seek per namespace, never a full scan.
+ * next() returns 1 and a borrowed name (valid until the next call), 0 at
+ * the end, or a negative errno. NULL on ENOMEM. */
+struct ks_ns_iter;
+struct ks_ns_iter *ks_ns_iter_new(struct keyspace *ks, const char *after, size_t alen);
+int ks_ns_iter_next(struct ks_ns_iter *it, const char **ns, size_t *n);
+void ks_ns_iter_free(struct ks_ns_iter *it);
+
+/* Key iteration within one namespace in byte order, starting after
+ * `after`: live keys merged with remembered empty collections; expired
+ * and size-0 keys are skipped. next() returns 1 with a borrowed key and
+ * its info, 0 at the end, or a negative errno. Memory use is constant. */
+struct ks_key_iter;
+struct ks_key_iter *ks_key_iter_new(struct keyspace *ks, const char *ns, size_t nslen,
+				    const char *after, size_t alen);
+int ks_key_iter_next(struct ks_key_iter *it, const char **key, size_t *klen, struct ks_info *info);
+void ks_key_iter_free(struct ks_key_iter *it);
+
+/* ---- For type modules ---------------------------------------------- */
+
+/*
+ * Per-key locks: a fixed array of mutexes indexed by hash(ns, key). Every
+ * read-modify-write of a key holds its lock. Two-key operations use
+ * ks_lock2, which takes the two stripes in ascending index order (once if
+ * they are the same stripe) so two threads can never deadlock.
+ */
+void ks_lock(struct keyspace *ks, const struct ks_key *k);
+void ks_unlock(struct keyspace *ks, const struct ks_key *k);
+void ks_lock2(struct keyspace *ks, const struct ks_key *a, const struct ks_key *b);
+void ks_unlock2(struct keyspace *ks, const struct ks_key *a, const struct ks_key *b);
+
+/*
+ * Read the live metadata of k. `want` = KV_TYPE_NONE accepts any type.
+ * 0 with *m decoded from `raw` (m->tail points into raw), -ENOENT if the
+ * key is absent, expired or an empty collection of size 0,
+ * -KV_EWRONGTYPE if it holds another type, -EUCLEAN if corrupt, -EIO.
+ */
+int ks_meta_get(struct keyspace *ks, const struct ks_key *k, enum kv_type want, struct buf *raw,
+		struct enc_meta *m);
+/* Fill m for a new key of type t: v1, no expiry, size 0, fresh version. */
+void ks_meta_new(struct keyspace *ks, struct enc_meta *m, enum kv_type t);
+/* A fresh Kvrocks version (µs clock << 11 + counter). */
+uint64_t ks_version_new(struct keyspace *ks);
+
+/* Key builders honouring the cluster flag. 0 or -ENOMEM/-EINVAL. */
+int ks_meta_key(struct keyspace *ks, const struct ks_key *k, struct buf *out);
+int ks_sub_key(struct keyspace *ks, const struct ks_key *k, uint64_t version, const void *sub,
+	       size_t sublen, struct buf *out);
+
+/* Batch helpers. The metadata record is header(m) + tail. */
+int ks_batch_put_meta(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
+		      const struct enc_meta *m, const void *tail, size_t tlen);
+int ks_batch_del_meta(struct keyspace *ks, struct store_batch *b, const struct ks_key *k);
+/* Record / forget k as an empty collection of type t, in batch b. */
+int ks_batch_empty_put(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
+		       enum kv_type t);
+int ks_batch_empty_del(struct keyspace *ks, struct store_batch *b, const struct ks_key *k);
+/* Apply a batch (WAL on, not synced). 0, -EROFS, -EIO. */
+int ks_write(struct keyspace *ks, struct store_batch *b);
+
+struct store *ks_store(struct keyspace *ks);
+bool ks_cluster(const struct keyspace *ks);
+
+#endif

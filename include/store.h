@@ -1,0 +1,102 @@
+/*
+ * store: the only module that talks to RocksDB. Opens a plain RocksDB
+ * directory or a Kvrocks data directory (DIR/db) with every column family
+ * it has, and offers point reads, atomic write batches, bounded iterators
+ * and WAL sync. RocksDB errors are translated here, once: the message is
+ * logged and -EIO returned. Layer: store (may include util, rocksdb/c.h).
+ */
+#ifndef KVFS_STORE_H
+#define KVFS_STORE_H
+
+#include "util.h"
+
+/* Kvrocks's column families, in Kvrocks's open order. A database may have
+ * more (a newer Kvrocks's "index"): those are opened and left alone. */
+enum store_cf {
+	STORE_CF_DEFAULT = 0, /* "default": sub-keys */
+	STORE_CF_METADATA,    /* "metadata": one record per key */
+	STORE_CF_ZSET_SCORE,  /* "zset_score": score index */
+	STORE_CF_PUBSUB,      /* "pubsub" */
+	STORE_CF_PROPAGATE,   /* "propagate" */
+	STORE_CF_STREAM,      /* "stream": stream sub-keys */
+	STORE_CF_SEARCH,      /* "search" */
+	STORE_CF_COUNT
+};
+
+/* Name of a column family ("default", "metadata", ...). Static storage. */
+const char *store_cf_name(enum store_cf cf);
+
+struct store;
+struct store_batch;
+struct store_iter;
+
+struct store_options {
+	bool read_only;           /* open with RocksDB's read-only mode */
+	size_t block_cache_bytes; /* 0 = default (64 MiB) */
+};
+
+/*
+ * Open `dir`. If dir/db/CURRENT exists, dir is a Kvrocks data directory
+ * and dir/db is opened; else if dir/CURRENT exists, dir is opened as a
+ * plain RocksDB directory; else (not read-only) a new Kvrocks-layout
+ * database is created in dir/db with exactly Kvrocks's column families.
+ * 0 and *out set, or -ENOENT (read-only and nothing there), -EIO.
+ * Free with store_close().
+ */
+int store_open(const char *dir, const struct store_options *opt, struct store **out);
+/* Flush the WAL (synced) and close. NULL is fine. */
+void store_close(struct store *s);
+bool store_is_read_only(const struct store *s);
+/* The RocksDB directory actually opened (dir or dir/db). */
+const char *store_path(const struct store *s);
+
+/* Point read. 0 and out = value, -ENOENT if absent, -EIO. */
+int store_get(struct store *s, enum store_cf cf, const void *k, size_t kn, struct buf *out);
+
+/* Write batches: a batch is applied atomically by store_write(). */
+struct store_batch *store_batch_new(void); /* NULL on ENOMEM; free with store_batch_free */
+void store_batch_free(struct store_batch *b);
+void store_batch_put(struct store_batch *b, enum store_cf cf, const void *k, size_t kn,
+		     const void *v, size_t vn);
+void store_batch_delete(struct store_batch *b, enum store_cf cf, const void *k, size_t kn);
+/* Delete every key in [begin, end). */
+void store_batch_delete_range(struct store_batch *b, enum store_cf cf, const void *begin,
+			      size_t bn, const void *end, size_t en);
+int store_batch_count(struct store_batch *b);
+void store_batch_clear(struct store_batch *b);
+
+/* Apply a batch with the WAL on; `sync` also syncs the WAL.
+ * 0, -EROFS on a read-only store, -EIO. */
+int store_write(struct store *s, struct store_batch *b, bool sync);
+/* Sync the WAL to disk (what fsync means). 0 or -EIO. */
+int store_sync(struct store *s);
+
+/*
+ * Iterators over one column family, limited to [lower, upper) (either
+ * bound may be NULL/0 = unbounded; both are copied). A new iterator is
+ * unpositioned: call a seek first. Key and value slices are borrowed and
+ * valid until the next move or free. NULL on ENOMEM.
+ */
+struct store_iter *store_iter_new(struct store *s, enum store_cf cf, const void *lower,
+				  size_t ln, const void *upper, size_t un);
+void store_iter_free(struct store_iter *it);
+void store_iter_seek(struct store_iter *it, const void *k, size_t kn); /* first >= k */
+void store_iter_seek_for_prev(struct store_iter *it, const void *k, size_t kn); /* last <= k */
+void store_iter_seek_first(struct store_iter *it);
+void store_iter_seek_last(struct store_iter *it);
+bool store_iter_valid(struct store_iter *it);
+void store_iter_next(struct store_iter *it);
+void store_iter_prev(struct store_iter *it);
+const void *store_iter_key(struct store_iter *it, size_t *n);
+const void *store_iter_value(struct store_iter *it, size_t *n);
+/* 0 if the iterator stopped cleanly, -EIO (logged) on a RocksDB error. */
+int store_iter_status(struct store_iter *it);
+
+/* Sizes for statfs: live data bytes (SST + memtables, all CFs) and the
+ * estimated number of keys in the metadata CF. 0 or -EIO. */
+int store_stats(struct store *s, uint64_t *bytes, uint64_t *keys);
+/* Compact one column family over [begin, end) (NULL = everything). */
+int store_compact(struct store *s, enum store_cf cf, const void *begin, size_t bn,
+		  const void *end, size_t en);
+
+#endif
