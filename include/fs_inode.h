@@ -1,0 +1,114 @@
+/*
+ * fs_inode: the inode table of the FUSE layer. Layer: fs.
+ *
+ * A node is one name in the tree: the root, a namespace, a key, or an
+ * entry of a key (a hash field). It is identified by (parent, name), the
+ * name being the stored bytes (not the escaped file name). Inode numbers
+ * are a hash of (parent inode, name) so a directory listing can report
+ * the same d_ino a later stat will, without creating nodes; a collision
+ * (two live identities, one number) is resolved by probing to the next
+ * free number. Numbers are not reused while a node lives.
+ *
+ * Lifetime: a node lives while the kernel holds lookups on it (nlookup,
+ * dropped by forget) or anything in the daemon holds a reference (refs:
+ * children hold their parent, open handles hold their node). Unlinked or
+ * replaced nodes are unhashed from the name index but stay reachable by
+ * inode number until both counts reach zero.
+ */
+#ifndef KVFS_FS_INODE_H
+#define KVFS_FS_INODE_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "util.h"
+
+#define FS_ROOT_INO 1
+
+enum fs_kind {
+	FS_ROOT,  /* "/": namespaces (or, with -o ns=, the keys of one) */
+	FS_NS,    /* a namespace directory */
+	FS_KEY,   /* a key: a file or a directory, by its type */
+	FS_ENTRY, /* an entry inside a key's directory (a hash field) */
+};
+
+struct fs_node {
+	uint64_t ino;
+	enum fs_kind kind;
+	struct fs_node *parent; /* NULL for the root; a reference is held */
+	char *name;             /* stored bytes, NUL-terminated copy */
+	size_t namelen;
+	bool unhashed;          /* unlinked or replaced: no longer in the name index */
+	uint64_t nlookup;       /* guarded by the table lock */
+	uint64_t refs;          /* guarded by the table lock */
+	struct fs_node *next_ino, *next_name;
+
+	/*
+	 * Open-file state, guarded by `lock`: the value as the open files
+	 * see it. Loaded on first read or write, shared by every handle of
+	 * the node, committed when dirty on flush/fsync/release, freed when
+	 * the last handle closes.
+	 */
+	pthread_mutex_t lock;
+	struct buf data;
+	bool loaded;
+	bool dirty;
+	unsigned opens;
+	/* Attributes set through setattr during this mount (0 = not set). */
+	struct timespec mtime, atime;
+	mode_t mode;
+	uid_t uid;
+	gid_t gid;
+	bool has_mode, has_owner;
+};
+
+struct fs_itable;
+
+/* NULL on ENOMEM. The root node exists from the start. */
+struct fs_itable *fs_itable_new(void);
+void fs_itable_free(struct fs_itable *t);
+
+/* The node with this inode number, or NULL. No reference is taken: the
+ * kernel's lookup count keeps a node alive while it sends requests. */
+struct fs_node *fs_itable_get(struct fs_itable *t, uint64_t ino);
+
+/* Find or create the node (parent, name) of the given kind and add one
+ * kernel lookup. NULL on ENOMEM. */
+struct fs_node *fs_itable_lookup(struct fs_itable *t, struct fs_node *parent, enum fs_kind kind,
+				 const void *name, size_t n);
+
+/* The inode number (parent, name) has or would get, without creating a
+ * node (for plain readdir). */
+uint64_t fs_itable_peek_ino(struct fs_itable *t, struct fs_node *parent, const void *name,
+			    size_t n);
+
+/* Drop n kernel lookups (forget); frees the node when nothing holds it. */
+void fs_itable_forget(struct fs_itable *t, uint64_t ino, uint64_t n);
+
+/* Daemon references (open handles). */
+void fs_itable_ref(struct fs_itable *t, struct fs_node *node);
+void fs_itable_unref(struct fs_itable *t, struct fs_node *node);
+
+/* Unhash the node named (parent, name), if any (unlink, or the target of
+ * a rename). */
+void fs_itable_unlink(struct fs_itable *t, struct fs_node *parent, const void *name, size_t n);
+
+/* Move the node named (parent, name), if any, to (newparent, newname),
+ * unhashing any node already there. 0 or -ENOMEM. */
+int fs_itable_rename(struct fs_itable *t, struct fs_node *parent, const void *name, size_t n,
+		     struct fs_node *newparent, const void *newname, size_t newn);
+
+/* Where a node is: the names of its namespace, key and entry (each left
+ * empty where the node has none; with -o ns= the root is the namespace
+ * and `ns` stays empty). Copied under the table lock, since renames may
+ * move a node concurrently. Caller-owned: fs_path_init/fs_path_release. */
+struct fs_path {
+	struct buf ns, key, entry;
+	bool unhashed; /* the node was unlinked or replaced */
+};
+void fs_path_init(struct fs_path *p);
+void fs_path_release(struct fs_path *p);
+int fs_itable_path(struct fs_itable *t, struct fs_node *node, struct fs_path *out);
+
+#endif

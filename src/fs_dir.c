@@ -1,0 +1,360 @@
+/*
+ * fs_dir: directory listings. A listing streams from the type layer's
+ * ordered iterators: each readdir call seeks just past the last name it
+ * returned (the handle's cursor), so a namespace of any size lists in
+ * constant memory, and a reader that pauses or restarts sees every name
+ * once. Offsets are positions: 1 and 2 for "." and "..", then 3, 4, ...
+ * Layer: fs.
+ */
+#include "fs_int.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "t_hash.h"
+
+struct fs_dir {
+	pthread_mutex_t lock;
+	struct buf cursor; /* stored name of the last entry returned */
+	bool has_cursor;
+	off_t next_off; /* offset the next call continues from */
+};
+
+/* One child of a directory, borrowed from the iterator. */
+struct child {
+	const char *name;
+	size_t n;
+	mode_t mode;
+	uint64_t size, version, expire_ms;
+};
+
+struct child_iter {
+	struct ks_ns_iter *ns;
+	struct ks_key_iter *keys;
+	struct hash_iter *hash;
+};
+
+static int child_iter_open(struct fs *fs, struct fs_node *node, const char *after, size_t alen,
+			   struct child_iter *ci)
+{
+	struct fs_path p;
+	struct ks_key k;
+	int rc = 0;
+
+	memset(ci, 0, sizeof(*ci));
+	fs_path_init(&p);
+	rc = fs_itable_path(fs->it, node, &p);
+	if (rc)
+		goto out;
+	fs_path_key(fs, &p, &k);
+	switch (fs_child_kind(fs, node)) {
+	case FS_NS:
+		ci->ns = ks_ns_iter_new(fs->ks, after, alen);
+		rc = ci->ns ? 0 : -ENOMEM;
+		break;
+	case FS_KEY:
+		ci->keys = ks_key_iter_new(fs->ks, k.ns, k.nslen, after, alen);
+		rc = ci->keys ? 0 : -ENOMEM;
+		break;
+	default:
+		ci->hash = hash_iter_new(fs->ks, &k, after, alen, &rc);
+		if (!ci->hash && !rc)
+			rc = -ENOMEM;
+		break;
+	}
+out:
+	fs_path_release(&p);
+	return rc;
+}
+
+static int child_iter_next(struct child_iter *ci, struct child *c)
+{
+	int rc;
+	memset(c, 0, sizeof(*c));
+	if (ci->ns) {
+		rc = ks_ns_iter_next(ci->ns, &c->name, &c->n);
+		c->mode = S_IFDIR | 0755;
+	} else if (ci->keys) {
+		struct ks_info info;
+		rc = ks_key_iter_next(ci->keys, &c->name, &c->n, &info);
+		c->mode = fs_type_is_file(info.type) ? S_IFREG | 0644 : S_IFDIR | 0755;
+		c->size = info.size;
+		c->version = info.version;
+		c->expire_ms = info.expire_ms;
+	} else {
+		const char *v;
+		size_t vn;
+		rc = hash_iter_next(ci->hash, &c->name, &c->n, &v, &vn);
+		c->mode = S_IFREG | 0644;
+		c->size = vn;
+	}
+	return rc;
+}
+
+static void child_iter_close(struct child_iter *ci)
+{
+	if (ci->ns)
+		ks_ns_iter_free(ci->ns);
+	if (ci->keys)
+		ks_key_iter_free(ci->keys);
+	if (ci->hash)
+		hash_iter_free(ci->hash);
+}
+
+static bool has_prefix(const char *s, size_t n, const char *p, size_t pn)
+{
+	return n >= pn && memcmp(s, p, pn) == 0;
+}
+
+int fs_dir_find_long(struct fs *fs, struct fs_node *parent, struct buf *name, uint64_t hash)
+{
+	struct buf prefix = BUF_INIT;
+	struct child_iter ci;
+	struct child c;
+	int rc = buf_set(&prefix, name->data, name->len);
+	if (rc)
+		return rc;
+	/* Start just before the prefix: after it minus its last byte. */
+	rc = child_iter_open(fs, parent, prefix.data, prefix.len ? prefix.len - 1 : 0, &ci);
+	if (rc)
+		goto out;
+	rc = -ENOENT;
+	int more;
+	while ((more = child_iter_next(&ci, &c)) > 0) {
+		if (has_prefix(c.name, c.n, prefix.data, prefix.len)) {
+			if (names_long_matches(c.name, c.n, hash)) {
+				rc = buf_set(name, c.name, c.n);
+				break;
+			}
+		} else if (!ks_cluster(fs->ks) &&
+			   bytes_cmp(c.name, c.n, prefix.data, prefix.len) > 0) {
+			break; /* past every name with this prefix */
+		}
+	}
+	if (more < 0)
+		rc = more;
+	child_iter_close(&ci);
+out:
+	buf_release(&prefix);
+	return rc;
+}
+
+void fs_op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct fs *fs = fuse_req_userdata(req);
+	struct fs_node *node = fs_itable_get(fs->it, ino);
+	int rc = 0;
+
+	if (!node) {
+		fuse_reply_err(req, ESTALE);
+		return;
+	}
+	if (node->kind == FS_ENTRY) {
+		fuse_reply_err(req, ENOTDIR);
+		return;
+	}
+	if (node->kind == FS_KEY) {
+		struct fs_path p;
+		struct ks_key k;
+		struct ks_info info;
+		fs_path_init(&p);
+		rc = fs_itable_path(fs->it, node, &p);
+		if (!rc) {
+			fs_path_key(fs, &p, &k);
+			rc = ks_lookup(fs->ks, &k, &info);
+		}
+		if (!rc && fs_type_is_file(info.type))
+			rc = -ENOTDIR;
+		else if (!rc && !fs_type_is_supported(info.type)) {
+			LOG_WARN("listing '%s': type %s is not mapped into files yet", p.key.data,
+				 enc_type_name(info.type));
+			rc = -EOPNOTSUPP;
+		}
+		fs_path_release(&p);
+	}
+	if (rc) {
+		fuse_reply_err(req, fs_errno(rc));
+		return;
+	}
+	struct fs_dir *d = calloc(1, sizeof(*d));
+	if (!d) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	pthread_mutex_init(&d->lock, NULL);
+	fi->fh = (uintptr_t)d;
+	if (fuse_reply_open(req, fi)) {
+		pthread_mutex_destroy(&d->lock);
+		free(d);
+	}
+}
+
+/* Move the cursor to just after entry number `skip` (0-based) from the
+ * start: used only when a reader seeks to an offset we did not hand out
+ * last (seekdir, or a restarted listing). */
+static int dir_reposition(struct fs *fs, struct fs_node *node, struct fs_dir *d, off_t skip)
+{
+	struct child_iter ci;
+	struct child c;
+	d->has_cursor = false;
+	buf_reset(&d->cursor);
+	if (skip <= 0)
+		return 0;
+	int rc = child_iter_open(fs, node, NULL, 0, &ci);
+	if (rc)
+		return rc;
+	for (off_t i = 0; i < skip && (rc = child_iter_next(&ci, &c)) > 0; i++) {
+		rc = buf_set(&d->cursor, c.name, c.n);
+		if (rc)
+			break;
+		d->has_cursor = true;
+	}
+	child_iter_close(&ci);
+	return rc < 0 ? rc : 0;
+}
+
+/* Add "." or "..": no lookup is taken for them. */
+static size_t add_dot(fuse_req_t req, char *p, size_t rem, const char *name, fuse_ino_t ino,
+		      off_t next, bool plus)
+{
+	if (!plus) {
+		struct stat st = { .st_ino = ino, .st_mode = S_IFDIR };
+		return fuse_add_direntry(req, p, rem, name, &st, next);
+	}
+	struct fuse_entry_param e;
+	memset(&e, 0, sizeof(e));
+	e.attr.st_ino = ino;
+	e.attr.st_mode = S_IFDIR;
+	return fuse_add_direntry_plus(req, p, rem, name, &e, next);
+}
+
+static void dir_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		     struct fuse_file_info *fi, bool plus)
+{
+	struct fs *fs = fuse_req_userdata(req);
+	struct fs_dir *d = (struct fs_dir *)(uintptr_t)fi->fh;
+	struct fs_node *node = fs_itable_get(fs->it, ino);
+	struct buf fname = BUF_INIT;
+	struct child_iter ci;
+	bool ci_open = false;
+	size_t used = 0;
+	int rc = 0;
+	char *out = malloc(size);
+
+	if (!out || !node) {
+		fuse_reply_err(req, out ? ESTALE : ENOMEM);
+		free(out);
+		return;
+	}
+	pthread_mutex_lock(&d->lock);
+	if (off != d->next_off || off == 0) {
+		rc = dir_reposition(fs, node, d, off > 2 ? off - 2 : 0);
+		if (rc)
+			goto out;
+	}
+	if (off < 1) {
+		size_t sz = add_dot(req, out + used, size - used, ".", ino, 1, plus);
+		if (sz > size - used)
+			goto done;
+		used += sz;
+		off = 1;
+	}
+	if (off < 2) {
+		uint64_t pino = node->parent ? node->parent->ino : FS_ROOT_INO;
+		size_t sz = add_dot(req, out + used, size - used, "..", pino, 2, plus);
+		if (sz > size - used)
+			goto done;
+		used += sz;
+		off = 2;
+	}
+	rc = child_iter_open(fs, node, d->has_cursor ? d->cursor.data : NULL,
+			     d->has_cursor ? d->cursor.len : 0, &ci);
+	if (rc)
+		goto out;
+	ci_open = true;
+	struct child c;
+	while ((rc = child_iter_next(&ci, &c)) > 0) {
+		rc = names_encode(c.name, c.n, &fname);
+		if (rc)
+			break;
+		size_t need = plus ? fuse_add_direntry_plus(req, NULL, 0, fname.data, NULL, 0)
+				   : fuse_add_direntry(req, NULL, 0, fname.data, NULL, 0);
+		if (need > size - used)
+			break;
+		if (plus) {
+			struct fuse_entry_param e;
+			double timeout;
+			memset(&e, 0, sizeof(e));
+			struct fs_node *child = fs_itable_lookup(fs->it, node, fs_child_kind(fs, node),
+								 c.name, c.n);
+			if (!child) {
+				rc = -ENOMEM;
+				break;
+			}
+			fs_stat_fill(fs, c.mode, c.size, c.version, c.expire_ms, &e.attr, &timeout);
+			fs_stat_overlay(child, &e.attr);
+			e.ino = child->ino;
+			e.attr_timeout = e.entry_timeout = timeout;
+			used += fuse_add_direntry_plus(req, out + used, size - used, fname.data, &e,
+						       off + 1);
+		} else {
+			struct stat st = { .st_mode = c.mode };
+			st.st_ino = fs_itable_peek_ino(fs->it, node, c.name, c.n);
+			used += fuse_add_direntry(req, out + used, size - used, fname.data, &st,
+						  off + 1);
+		}
+		off++;
+		rc = buf_set(&d->cursor, c.name, c.n);
+		if (rc)
+			break;
+		d->has_cursor = true;
+	}
+	if (rc < 0 && used > 0) {
+		/* Hand out what we have; the error comes back on the next call. */
+		LOG_ERR("listing stopped early: %s", strerror(-rc));
+		rc = 0;
+	}
+done:
+	d->next_off = off;
+out:
+	if (ci_open)
+		child_iter_close(&ci);
+	pthread_mutex_unlock(&d->lock);
+	if (rc < 0)
+		fuse_reply_err(req, fs_errno(rc));
+	else
+		fuse_reply_buf(req, out, used);
+	free(out);
+	buf_release(&fname);
+}
+
+void fs_op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		   struct fuse_file_info *fi)
+{
+	dir_read(req, ino, size, off, fi, false);
+}
+
+void fs_op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		       struct fuse_file_info *fi)
+{
+	dir_read(req, ino, size, off, fi, true);
+}
+
+void fs_op_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	(void)ino;
+	struct fs_dir *d = (struct fs_dir *)(uintptr_t)fi->fh;
+	buf_release(&d->cursor);
+	pthread_mutex_destroy(&d->lock);
+	free(d);
+	fuse_reply_err(req, 0);
+}
+
+void fs_op_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
+{
+	(void)ino;
+	(void)datasync;
+	(void)fi;
+	struct fs *fs = fuse_req_userdata(req);
+	fuse_reply_err(req, fs_errno(ks_sync(fs->ks)));
+}

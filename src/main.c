@@ -1,0 +1,202 @@
+/*
+ * main: command line, mount, signals and the session loop.
+ *   kvfs [-f] [-d] [-s] [-o OPTIONS] DBDIR MOUNTPOINT
+ * Layer: main (may include everything).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "fs.h"
+#include "keyspace.h"
+#include "util.h"
+
+#define KVFS_VERSION "0.1.0"
+
+struct options {
+	char *dbdir;
+	char *ns;
+	int cluster;
+	int read_only;
+	double timeout;
+	int threads;
+	int nonopts;
+};
+
+enum { KEY_RO, KEY_HELP, KEY_VERSION };
+
+#define OPT(t, p) { t, offsetof(struct options, p), 1 }
+static const struct fuse_opt option_spec[] = {
+	{ "ns=%s", offsetof(struct options, ns), 0 },
+	OPT("cluster", cluster),
+	{ "timeout=%lf", offsetof(struct options, timeout), 0 },
+	{ "threads=%d", offsetof(struct options, threads), 0 },
+	FUSE_OPT_KEY("ro", KEY_RO),
+	FUSE_OPT_END,
+};
+
+static void usage(const char *prog)
+{
+	printf("usage: %s [options] DBDIR MOUNTPOINT\n\n"
+	       "Mount the Kvrocks-compatible RocksDB database in DBDIR (a Kvrocks data\n"
+	       "directory holding db/, a plain RocksDB directory, or a new directory) at\n"
+	       "MOUNTPOINT. See docs/mapping.md for the tree.\n\n"
+	       "kvfs options:\n"
+	       "    -o ro              read-only (RocksDB opened read-only)\n"
+	       "    -o ns=NAME         mount only namespace NAME at the root\n"
+	       "    -o cluster         keys carry Kvrocks cluster slots\n"
+	       "    -o timeout=SEC     kernel attribute/entry cache time (default 10)\n"
+	       "    -o threads=N       most FUSE worker threads (default 4)\n"
+	       "    -v, --verbose      log every failed operation's reason (debug level)\n\n",
+	       prog);
+}
+
+static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outargs)
+{
+	(void)outargs;
+	struct options *o = data;
+	switch (key) {
+	case KEY_RO:
+		o->read_only = 1;
+		return 1; /* the kernel mount is read-only too */
+	case FUSE_OPT_KEY_NONOPT:
+		if (o->nonopts++ == 0) {
+			o->dbdir = realpath(arg, NULL);
+			if (!o->dbdir)
+				o->dbdir = strdup(arg); /* a database to create */
+			return 0;
+		}
+		return 1; /* the mount point: fuse_parse_cmdline takes it */
+	default:
+		if (strcmp(arg, "-v") == 0 || strcmp(arg, "--verbose") == 0) {
+			log_level_current = LOG_LEVEL_DEBUG;
+			return 0;
+		}
+		return 1;
+	}
+}
+
+int main(int argc, char *argv[])
+{
+	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
+	struct fuse_cmdline_opts copts;
+	struct options o = { .timeout = 10.0, .threads = 4 };
+	struct fuse_loop_config *lcfg = NULL;
+	struct fuse_session *se = NULL;
+	struct keyspace *ks = NULL;
+	struct fs *fs = NULL;
+	int ret = 1;
+
+	memset(&copts, 0, sizeof(copts));
+	if (fuse_opt_parse(&args, &o, option_spec, opt_proc) != 0)
+		goto out_args;
+	if (fuse_parse_cmdline(&args, &copts) != 0)
+		goto out_args;
+	if (copts.show_help) {
+		usage(argv[0]);
+		fuse_cmdline_help();
+		fuse_lowlevel_help();
+		ret = 0;
+		goto out_args;
+	}
+	if (copts.show_version) {
+		printf("kvfs %s (libfuse %s)\n", KVFS_VERSION, fuse_pkgversion());
+		ret = 0;
+		goto out_args;
+	}
+	if (!o.dbdir || !copts.mountpoint) {
+		fprintf(stderr, "usage: %s [options] DBDIR MOUNTPOINT (--help for more)\n",
+			argv[0]);
+		goto out_args;
+	}
+	if (o.ns && (strlen(o.ns) == 0 || strlen(o.ns) > 255)) {
+		fprintf(stderr, "kvfs: -o ns=NAME: the name must have 1 to 255 bytes\n");
+		goto out_args;
+	}
+	if (o.timeout < 0)
+		o.timeout = 0;
+
+	char fsname[PATH_MAX + 16];
+	snprintf(fsname, sizeof(fsname), "-ofsname=kvfs:%s,subtype=kvfs", o.dbdir);
+	/* Commas in the path would split the option; escape them. */
+	struct buf esc = BUF_INIT;
+	for (const char *c = fsname; *c; c++) {
+		if (*c == ',' && c > fsname + 9 && strncmp(c, ",subtype=kvfs", 13) != 0)
+			buf_add(&esc, "\\", 1);
+		buf_add(&esc, c, 1);
+	}
+	fuse_opt_add_arg(&args, esc.data);
+	buf_release(&esc);
+
+	struct ks_options kopt = { .cluster = o.cluster, .read_only = o.read_only };
+	int rc = ks_open(o.dbdir, &kopt, &ks);
+	if (rc) {
+		fprintf(stderr, "kvfs: cannot open database %s: %s\n", o.dbdir, strerror(-rc));
+		goto out_args;
+	}
+	struct fs_options fopt = {
+		.ns = o.ns,
+		.dbdir = o.dbdir,
+		.timeout = o.timeout,
+		.read_only = o.read_only,
+		.uid = getuid(),
+		.gid = getgid(),
+	};
+	fs = fs_new(ks, &fopt);
+	if (!fs) {
+		fprintf(stderr, "kvfs: out of memory\n");
+		goto out_ks;
+	}
+	se = fuse_session_new(&args, &fs_ops, sizeof(fs_ops), fs);
+	if (!se)
+		goto out_fs;
+	fs_set_session(fs, se);
+	if (fuse_set_signal_handlers(se) != 0)
+		goto out_session;
+	if (fuse_session_mount(se, copts.mountpoint) != 0)
+		goto out_signals;
+	if (!copts.foreground)
+		log_use_syslog(true);
+	fuse_daemonize(copts.foreground);
+	LOG_INFO("mounted %s on %s", o.dbdir, copts.mountpoint);
+
+	if (copts.singlethread) {
+		ret = fuse_session_loop(se);
+	} else {
+		lcfg = fuse_loop_cfg_create();
+		if (!lcfg) {
+			ret = 1;
+			goto out_unmount;
+		}
+		fuse_loop_cfg_set_clone_fd(lcfg, copts.clone_fd);
+		fuse_loop_cfg_set_max_threads(lcfg, (unsigned)(o.threads > 0 ? o.threads : 4));
+		fuse_loop_cfg_set_idle_threads(lcfg, (unsigned)(o.threads > 0 ? o.threads : 4));
+		ret = fuse_session_loop_mt(se, lcfg);
+	}
+	/* A signal-requested exit is a clean one. */
+	if (ret > 0 || ret == -EINTR)
+		ret = 0;
+	ret = ret ? 1 : 0;
+	LOG_INFO("unmounting %s", copts.mountpoint);
+out_unmount:
+	fuse_session_unmount(se);
+out_signals:
+	fuse_remove_signal_handlers(se);
+out_session:
+	fuse_session_destroy(se);
+out_fs:
+	fs_free(fs);
+out_ks:
+	ks_close(ks);
+out_args:
+	if (lcfg)
+		fuse_loop_cfg_destroy(lcfg);
+	free(copts.mountpoint);
+	free(o.dbdir);
+	free(o.ns);
+	fuse_opt_free_args(&args);
+	return ret;
+}
