@@ -52,7 +52,10 @@ int fs_errno(int rc);
 void fs_file_close(struct fs *fs, struct fs_handle *h);
 
 /* fs_dir.c */
-int fs_dir_find_long(struct fs *fs, struct fs_node *parent, struct buf *name, uint64_t hash);
+/* Resolve a long name (PREFIX%~HASH, typed in full as `typed`): name holds
+ * the decoded prefix on entry and the stored name on success. -ENOENT. */
+int fs_dir_find_long(struct fs *fs, struct fs_node *parent, struct buf *name, uint64_t hash,
+		     const char *typed);
 void fs_op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
 void fs_op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		   struct fuse_file_info *fi);

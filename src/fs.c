@@ -224,7 +224,7 @@ int fs_decode_name(struct fs *fs, struct fs_node *parent, const char *name, stru
 	int rc = names_decode(name, out, &hash);
 	if (rc != NAMES_DECODED_LONG)
 		return rc;
-	return fs_dir_find_long(fs, parent, out, hash);
+	return fs_dir_find_long(fs, parent, out, hash, name);
 }
 
 static void open_setup(struct fs_node *node, struct fuse_file_info *fi)

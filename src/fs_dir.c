@@ -106,9 +106,10 @@ static bool has_prefix(const char *s, size_t n, const char *p, size_t pn)
 	return n >= pn && memcmp(s, p, pn) == 0;
 }
 
-int fs_dir_find_long(struct fs *fs, struct fs_node *parent, struct buf *name, uint64_t hash)
+int fs_dir_find_long(struct fs *fs, struct fs_node *parent, struct buf *name, uint64_t hash,
+		     const char *typed)
 {
-	struct buf prefix = BUF_INIT;
+	struct buf prefix = BUF_INIT, enc = BUF_INIT;
 	struct child_iter ci;
 	struct child c;
 	int rc = buf_set(&prefix, name->data, name->len);
@@ -122,7 +123,10 @@ int fs_dir_find_long(struct fs *fs, struct fs_node *parent, struct buf *name, ui
 	int more;
 	while ((more = child_iter_next(&ci, &c)) > 0) {
 		if (has_prefix(c.name, c.n, prefix.data, prefix.len)) {
-			if (names_long_matches(c.name, c.n, hash)) {
+			/* Only the canonical long name reaches it, not every
+			 * shorter prefix with the same hash. */
+			if (names_long_matches(c.name, c.n, hash) &&
+			    names_encode(c.name, c.n, &enc) == 0 && strcmp(enc.data, typed) == 0) {
 				rc = buf_set(name, c.name, c.n);
 				break;
 			}
@@ -136,6 +140,7 @@ int fs_dir_find_long(struct fs *fs, struct fs_node *parent, struct buf *name, ui
 	child_iter_close(&ci);
 out:
 	buf_release(&prefix);
+	buf_release(&enc);
 	return rc;
 }
 

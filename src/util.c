@@ -181,7 +181,7 @@ int bytes_cmp(const void *a, size_t an, const void *b, size_t bn)
 
 int parse_u64(const char *s, size_t n, uint64_t *out)
 {
-	if (n == 0 || n > 20)
+	if (n == 0)
 		return -EINVAL;
 	uint64_t v = 0;
 	for (size_t i = 0; i < n; i++) {
