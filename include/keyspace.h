@@ -81,9 +81,10 @@ int ks_empty_retype(struct keyspace *ks, const struct ks_key *k, enum kv_type t)
 /* Forget an empty collection (rmdir). 0, -ENOENT, -ENOTEMPTY if live. */
 int ks_empty_remove(struct keyspace *ks, const struct ks_key *k);
 
-/* Namespaces. A namespace exists while it has a live key or was created
- * with ks_ns_create and not removed. The reserved namespace is never
- * listed and cannot be created or removed (-EPERM). */
+/* Namespaces. The default namespace (KS_DEFAULT_NS) always exists and
+ * cannot be removed (-EBUSY). Another namespace exists while it has a
+ * live key or was created with ks_ns_create and not removed. The reserved
+ * namespace is never listed and cannot be created or removed (-EPERM). */
 int ks_ns_create(struct keyspace *ks, const char *ns, size_t n); /* -EEXIST */
 int ks_ns_remove(struct keyspace *ks, const char *ns, size_t n); /* -ENOTEMPTY, -ENOENT */
 int ks_ns_exists(struct keyspace *ks, const char *ns, size_t n); /* 1, 0, <0 */

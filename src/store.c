@@ -1,0 +1,666 @@
+/*
+ * store: the only code that includes rocksdb/c.h. Opens a Kvrocks data
+ * directory (DIR/db) or a plain RocksDB directory with all of its column
+ * families, and wraps point reads, write batches, bounded iterators, WAL
+ * sync, statistics and compaction. Layer: store (util, rocksdb/c.h).
+ *
+ * RocksDB errors are translated in exactly one place, store_err(): the
+ * message is logged as one line and -EIO returned. No RocksDB-allocated
+ * memory is handed to callers: values are copied into struct buf, and
+ * iterator slices are only borrowed until the next move.
+ */
+#include "store.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <rocksdb/c.h>
+
+#define STORE_DEFAULT_CACHE  (64u << 20)
+#define STORE_BLOOM_BITS     10.0
+#define STORE_FORMAT_VERSION 5 /* what Kvrocks pins; RocksDB 7.8 reads it */
+
+/* Kvrocks's column families in Kvrocks's creation order (enum store_cf). */
+static const char *const cf_names[STORE_CF_COUNT] = {
+    [STORE_CF_DEFAULT] = "default",	  [STORE_CF_METADATA] = "metadata",
+    [STORE_CF_ZSET_SCORE] = "zset_score", [STORE_CF_PUBSUB] = "pubsub",
+    [STORE_CF_PROPAGATE] = "propagate",	  [STORE_CF_STREAM] = "stream",
+    [STORE_CF_SEARCH] = "search",
+};
+
+struct store {
+	rocksdb_t *db;
+	rocksdb_options_t *opts;
+	rocksdb_cache_t *cache;
+	rocksdb_readoptions_t *ropts;
+	rocksdb_writeoptions_t *wopts;	    /* WAL on, not synced */
+	rocksdb_writeoptions_t *wopts_sync; /* WAL on, synced */
+	/* Every column family that is open (RocksDB requires all of them),
+	 * and Kvrocks's ones by enum; a read-only store may lack some (NULL). */
+	rocksdb_column_family_handle_t **handles;
+	size_t nhandles;
+	rocksdb_column_family_handle_t *cf[STORE_CF_COUNT];
+	bool read_only;
+	char *path;
+};
+
+/*
+ * A batch is recorded as a list of operations naming our enum, not
+ * RocksDB handles: store_batch_new() has no store to resolve them
+ * against. store_write() replays it into a rocksdb_writebatch_t.
+ * Record: op u8 | cf u8 | size_t len | key [| size_t len | value/end].
+ * NEEDSWORK: values are thus copied twice (here and into RocksDB's
+ * batch); a 512 MiB string briefly costs twice that.
+ */
+enum batch_op { BATCH_PUT = 1, BATCH_DELETE, BATCH_DELETE_RANGE };
+
+struct store_batch {
+	struct buf ops;
+	int count;
+	int err; /* sticky: the first -ENOMEM, returned by store_write */
+};
+
+struct store_iter {
+	rocksdb_iterator_t *it; /* NULL: the column family is absent (empty) */
+	/* Per iterator: RocksDB keeps pointers to the bound slices inside
+	 * the read options, so both must live as long as the iterator. */
+	rocksdb_readoptions_t *ropts;
+	char *lower, *upper;
+};
+
+const char *store_cf_name(enum store_cf cf)
+{
+	if ((unsigned)cf >= STORE_CF_COUNT)
+		return "?";
+	return cf_names[cf];
+}
+
+/* The one translation of a RocksDB error: log it, free it, -EIO. */
+static int store_err(const char *what, char *err)
+{
+	LOG_ERR("rocksdb: %s: %s", what, err);
+	rocksdb_free(err);
+	return -EIO;
+}
+
+static bool file_exists(const char *dir, const char *name)
+{
+	struct stat st;
+	char *p = NULL;
+	bool ok = false;
+	if (asprintf(&p, "%s/%s", dir, name) < 0)
+		return false;
+	ok = stat(p, &st) == 0;
+	free(p);
+	return ok;
+}
+
+/* Decide which directory to open. *fresh = true for a new database. */
+static int store_pick_path(const char *dir, bool read_only, char **path, bool *fresh)
+{
+	*fresh = false;
+	*path = NULL;
+	if (file_exists(dir, "db/CURRENT")) {
+		if (asprintf(path, "%s/db", dir) < 0)
+			return -ENOMEM;
+		return 0;
+	}
+	if (file_exists(dir, "CURRENT")) {
+		*path = strdup(dir);
+		return *path ? 0 : -ENOMEM;
+	}
+	if (read_only) {
+		LOG_ERR("%s: no database there (neither %s/db/CURRENT nor %s/CURRENT)", dir, dir,
+			dir);
+		return -ENOENT;
+	}
+	/* RocksDB creates dir/db itself, but not its parent. */
+	if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+		int e = errno;
+		LOG_ERR("%s: cannot create: %s", dir, strerror(e));
+		return -e;
+	}
+	if (asprintf(path, "%s/db", dir) < 0)
+		return -ENOMEM;
+	*fresh = true;
+	return 0;
+}
+
+static int store_make_options(struct store *s, const struct store_options *opt)
+{
+	size_t cache_bytes =
+	    opt && opt->block_cache_bytes ? opt->block_cache_bytes : STORE_DEFAULT_CACHE;
+	s->opts = rocksdb_options_create();
+	s->cache = rocksdb_cache_create_lru(cache_bytes);
+	s->ropts = rocksdb_readoptions_create();
+	s->wopts = rocksdb_writeoptions_create();
+	s->wopts_sync = rocksdb_writeoptions_create();
+	if (!s->opts || !s->cache || !s->ropts || !s->wopts || !s->wopts_sync)
+		return -ENOMEM;
+	rocksdb_writeoptions_set_sync(s->wopts_sync, 1);
+
+	rocksdb_options_set_create_if_missing(s->opts, !s->read_only);
+	rocksdb_options_set_create_missing_column_families(s->opts, !s->read_only);
+
+	rocksdb_block_based_table_options_t *t = rocksdb_block_based_options_create();
+	if (!t)
+		return -ENOMEM;
+	rocksdb_block_based_options_set_block_cache(t, s->cache);
+	/* The table options take ownership of the filter policy. */
+	rocksdb_block_based_options_set_filter_policy(
+	    t, rocksdb_filterpolicy_create_bloom(STORE_BLOOM_BITS));
+	rocksdb_block_based_options_set_format_version(t, STORE_FORMAT_VERSION);
+	/* The factory copies the table options (and shares cache and policy). */
+	rocksdb_options_set_block_based_table_factory(s->opts, t);
+	rocksdb_block_based_options_destroy(t);
+	return 0;
+}
+
+static bool name_in(char **names, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(names[i], name) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * The column families to open: every one the database has, plus (when
+ * writable) Kvrocks's that are missing. A fresh database gets exactly
+ * Kvrocks's set, in Kvrocks's order. names[] are heap copies.
+ */
+static int store_cf_list(struct store *s, bool fresh, char ***out, size_t *nout)
+{
+	char **listed = NULL, **names = NULL;
+	size_t nlisted = 0, n = 0;
+	char *err = NULL;
+	int rc = 0;
+
+	if (!fresh) {
+		listed = rocksdb_list_column_families(s->opts, s->path, &nlisted, &err);
+		if (err) {
+			rc = store_err(s->path, err);
+			goto out;
+		}
+	}
+	names = calloc(nlisted + STORE_CF_COUNT, sizeof(*names));
+	if (!names) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < nlisted; i++) {
+		if (!(names[n++] = strdup(listed[i]))) {
+			rc = -ENOMEM;
+			goto out;
+		}
+	}
+	for (int c = 0; c < STORE_CF_COUNT; c++) {
+		if (name_in(names, n, cf_names[c]))
+			continue;
+		if (s->read_only && !fresh) {
+			LOG_WARN("%s: no column family \"%s\" (read-only: not created)", s->path,
+				 cf_names[c]);
+			continue;
+		}
+		if (!fresh)
+			LOG_INFO("%s: creating missing column family \"%s\"", s->path, cf_names[c]);
+		if (!(names[n++] = strdup(cf_names[c]))) {
+			rc = -ENOMEM;
+			goto out;
+		}
+	}
+out:
+	if (listed)
+		rocksdb_list_column_families_destroy(listed, nlisted);
+	if (rc && names) {
+		for (size_t i = 0; i < n; i++)
+			free(names[i]);
+		free(names);
+		names = NULL;
+		n = 0;
+	}
+	*out = names;
+	*nout = n;
+	return rc;
+}
+
+int store_open(const char *dir, const struct store_options *opt, struct store **out)
+{
+	struct store *s = calloc(1, sizeof(*s));
+	char **names = NULL;
+	size_t n = 0;
+	const rocksdb_options_t **cfopts = NULL;
+	char *err = NULL;
+	bool fresh = false;
+	int rc;
+
+	*out = NULL;
+	if (!s)
+		return -ENOMEM;
+	s->read_only = opt && opt->read_only;
+	rc = store_pick_path(dir, s->read_only, &s->path, &fresh);
+	if (rc)
+		goto out;
+	rc = store_make_options(s, opt);
+	if (rc)
+		goto out;
+	rc = store_cf_list(s, fresh, &names, &n);
+	if (rc)
+		goto out;
+	cfopts = calloc(n, sizeof(*cfopts));
+	s->handles = calloc(n, sizeof(*s->handles));
+	if (!cfopts || !s->handles) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		cfopts[i] = s->opts;
+	if (s->read_only)
+		s->db = rocksdb_open_for_read_only_column_families(s->opts, s->path, (int)n,
+								   (const char *const *)names,
+								   cfopts, s->handles, 0, &err);
+	else
+		s->db = rocksdb_open_column_families(
+		    s->opts, s->path, (int)n, (const char *const *)names, cfopts, s->handles, &err);
+	if (err) {
+		s->db = NULL;
+		rc = store_err(s->path, err);
+		goto out;
+	}
+	s->nhandles = n;
+	for (size_t i = 0; i < n; i++)
+		for (int c = 0; c < STORE_CF_COUNT; c++)
+			if (strcmp(names[i], cf_names[c]) == 0)
+				s->cf[c] = s->handles[i];
+	LOG_DEBUG("%s: opened %s with %zu column families", s->path,
+		  s->read_only ? "read-only" : "read-write", n);
+out:
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	free(cfopts);
+	if (rc) {
+		store_close(s);
+		s = NULL;
+	}
+	*out = s;
+	return rc;
+}
+
+void store_close(struct store *s)
+{
+	if (!s)
+		return;
+	if (s->db) {
+		char *err = NULL;
+		if (!s->read_only) {
+			rocksdb_flush_wal(s->db, 1, &err);
+			if (err)
+				store_err("flush WAL on close", err);
+		}
+		/* Handles go before the database they belong to. */
+		for (size_t i = 0; i < s->nhandles; i++)
+			rocksdb_column_family_handle_destroy(s->handles[i]);
+		rocksdb_close(s->db);
+	}
+	free(s->handles);
+	if (s->ropts)
+		rocksdb_readoptions_destroy(s->ropts);
+	if (s->wopts)
+		rocksdb_writeoptions_destroy(s->wopts);
+	if (s->wopts_sync)
+		rocksdb_writeoptions_destroy(s->wopts_sync);
+	if (s->opts)
+		rocksdb_options_destroy(s->opts);
+	if (s->cache)
+		rocksdb_cache_destroy(s->cache);
+	free(s->path);
+	free(s);
+}
+
+bool store_is_read_only(const struct store *s)
+{
+	return s->read_only;
+}
+
+const char *store_path(const struct store *s)
+{
+	return s->path;
+}
+
+static rocksdb_column_family_handle_t *store_cf(struct store *s, enum store_cf cf)
+{
+	return (unsigned)cf < STORE_CF_COUNT ? s->cf[cf] : NULL;
+}
+
+int store_get(struct store *s, enum store_cf cf, const void *k, size_t kn, struct buf *out)
+{
+	rocksdb_column_family_handle_t *h = store_cf(s, cf);
+	char *err = NULL;
+	int rc = 0;
+
+	if (!h)
+		return -ENOENT; /* a read-only store without this column family */
+	rocksdb_pinnableslice_t *v = rocksdb_get_pinned_cf(s->db, s->ropts, h, k, kn, &err);
+	if (err)
+		return store_err("get", err);
+	if (!v)
+		return -ENOENT;
+	size_t vn;
+	const char *p = rocksdb_pinnableslice_value(v, &vn);
+	rc = buf_set(out, p, vn);
+	rocksdb_pinnableslice_destroy(v);
+	return rc;
+}
+
+/* ---- Batches ------------------------------------------------------- */
+
+struct store_batch *store_batch_new(void)
+{
+	struct store_batch *b = calloc(1, sizeof(*b));
+	if (b)
+		buf_init(&b->ops);
+	return b;
+}
+
+void store_batch_free(struct store_batch *b)
+{
+	if (!b)
+		return;
+	buf_release(&b->ops);
+	free(b);
+}
+
+static void batch_add_bytes(struct store_batch *b, const void *p, size_t n)
+{
+	if (!b->err)
+		b->err = buf_add(&b->ops, &n, sizeof(n));
+	if (!b->err)
+		b->err = buf_add(&b->ops, p, n);
+}
+
+static void batch_add_op(struct store_batch *b, enum batch_op op, enum store_cf cf, const void *k,
+			 size_t kn, const void *v, size_t vn)
+{
+	uint8_t hdr[2] = {(uint8_t)op, (uint8_t)cf};
+	size_t before = b->ops.len;
+
+	if (b->err)
+		return;
+	b->err = buf_reserve(&b->ops, sizeof(hdr) + 2 * sizeof(size_t) + kn + vn);
+	if (!b->err)
+		b->err = buf_add(&b->ops, hdr, sizeof(hdr));
+	batch_add_bytes(b, k, kn);
+	if (op != BATCH_DELETE)
+		batch_add_bytes(b, v, vn);
+	if (b->err) {
+		buf_resize(&b->ops, before); /* shrinking cannot fail */
+		return;
+	}
+	b->count++;
+}
+
+void store_batch_put(struct store_batch *b, enum store_cf cf, const void *k, size_t kn,
+		     const void *v, size_t vn)
+{
+	batch_add_op(b, BATCH_PUT, cf, k, kn, v, vn);
+}
+
+void store_batch_delete(struct store_batch *b, enum store_cf cf, const void *k, size_t kn)
+{
+	batch_add_op(b, BATCH_DELETE, cf, k, kn, NULL, 0);
+}
+
+void store_batch_delete_range(struct store_batch *b, enum store_cf cf, const void *begin, size_t bn,
+			      const void *end, size_t en)
+{
+	batch_add_op(b, BATCH_DELETE_RANGE, cf, begin, bn, end, en);
+}
+
+int store_batch_count(struct store_batch *b)
+{
+	return b->count;
+}
+
+void store_batch_clear(struct store_batch *b)
+{
+	buf_reset(&b->ops);
+	b->count = 0;
+	b->err = 0;
+}
+
+static const char *batch_read_bytes(const char **p, size_t *n)
+{
+	memcpy(n, *p, sizeof(*n));
+	const char *r = *p + sizeof(*n);
+	*p = r + *n;
+	return r;
+}
+
+/* Replay our operation list into a RocksDB batch. */
+static int batch_build(struct store *s, const struct store_batch *b, rocksdb_writebatch_t *wb)
+{
+	const char *p = b->ops.data, *end = b->ops.data + b->ops.len;
+	while (p < end) {
+		enum batch_op op = (enum batch_op)(uint8_t)p[0];
+		enum store_cf cf = (enum store_cf)(uint8_t)p[1];
+		size_t kn, vn = 0;
+		const char *v = NULL;
+		p += 2;
+		const char *k = batch_read_bytes(&p, &kn);
+		if (op != BATCH_DELETE)
+			v = batch_read_bytes(&p, &vn);
+		rocksdb_column_family_handle_t *h = store_cf(s, cf);
+		if (!h) {
+			LOG_ERR("%s: write to column family \"%s\", which is not open", s->path,
+				store_cf_name(cf));
+			return -EIO;
+		}
+		switch (op) {
+		case BATCH_PUT:
+			rocksdb_writebatch_put_cf(wb, h, k, kn, v, vn);
+			break;
+		case BATCH_DELETE:
+			rocksdb_writebatch_delete_cf(wb, h, k, kn);
+			break;
+		case BATCH_DELETE_RANGE:
+			rocksdb_writebatch_delete_range_cf(wb, h, k, kn, v, vn);
+			break;
+		}
+	}
+	return 0;
+}
+
+int store_write(struct store *s, struct store_batch *b, bool sync)
+{
+	rocksdb_writebatch_t *wb = NULL;
+	char *err = NULL;
+	int rc;
+
+	if (s->read_only)
+		return -EROFS;
+	if (b->err)
+		return b->err;
+	if (b->count == 0)
+		return 0;
+	wb = rocksdb_writebatch_create();
+	if (!wb)
+		return -ENOMEM;
+	rc = batch_build(s, b, wb);
+	if (rc)
+		goto out;
+	rocksdb_write(s->db, sync ? s->wopts_sync : s->wopts, wb, &err);
+	if (err)
+		rc = store_err("write", err);
+out:
+	rocksdb_writebatch_destroy(wb);
+	return rc;
+}
+
+int store_sync(struct store *s)
+{
+	char *err = NULL;
+	if (s->read_only)
+		return 0;
+	rocksdb_flush_wal(s->db, 1, &err);
+	return err ? store_err("flush WAL", err) : 0;
+}
+
+/* ---- Iterators ----------------------------------------------------- */
+
+static char *dup_bytes(const void *p, size_t n)
+{
+	char *d = malloc(n ? n : 1);
+	if (d && n)
+		memcpy(d, p, n);
+	return d;
+}
+
+struct store_iter *store_iter_new(struct store *s, enum store_cf cf, const void *lower, size_t ln,
+				  const void *upper, size_t un)
+{
+	struct store_iter *it = calloc(1, sizeof(*it));
+	rocksdb_column_family_handle_t *h = store_cf(s, cf);
+
+	if (!it)
+		return NULL;
+	if (!h)
+		return it; /* an absent column family iterates nothing */
+	it->ropts = rocksdb_readoptions_create();
+	if (!it->ropts)
+		goto fail;
+	if (lower && ln) {
+		if (!(it->lower = dup_bytes(lower, ln)))
+			goto fail;
+		rocksdb_readoptions_set_iterate_lower_bound(it->ropts, it->lower, ln);
+	}
+	if (upper && un) {
+		if (!(it->upper = dup_bytes(upper, un)))
+			goto fail;
+		rocksdb_readoptions_set_iterate_upper_bound(it->ropts, it->upper, un);
+	}
+	it->it = rocksdb_create_iterator_cf(s->db, it->ropts, h);
+	if (!it->it)
+		goto fail;
+	return it;
+fail:
+	store_iter_free(it);
+	return NULL;
+}
+
+void store_iter_free(struct store_iter *it)
+{
+	if (!it)
+		return;
+	/* The iterator first: it points at the read options and bounds. */
+	if (it->it)
+		rocksdb_iter_destroy(it->it);
+	if (it->ropts)
+		rocksdb_readoptions_destroy(it->ropts);
+	free(it->lower);
+	free(it->upper);
+	free(it);
+}
+
+void store_iter_seek(struct store_iter *it, const void *k, size_t kn)
+{
+	if (it->it)
+		rocksdb_iter_seek(it->it, k, kn);
+}
+
+void store_iter_seek_for_prev(struct store_iter *it, const void *k, size_t kn)
+{
+	if (it->it)
+		rocksdb_iter_seek_for_prev(it->it, k, kn);
+}
+
+void store_iter_seek_first(struct store_iter *it)
+{
+	if (it->it)
+		rocksdb_iter_seek_to_first(it->it);
+}
+
+void store_iter_seek_last(struct store_iter *it)
+{
+	if (it->it)
+		rocksdb_iter_seek_to_last(it->it);
+}
+
+bool store_iter_valid(struct store_iter *it)
+{
+	return it->it && rocksdb_iter_valid(it->it);
+}
+
+void store_iter_next(struct store_iter *it)
+{
+	if (it->it)
+		rocksdb_iter_next(it->it);
+}
+
+void store_iter_prev(struct store_iter *it)
+{
+	if (it->it)
+		rocksdb_iter_prev(it->it);
+}
+
+const void *store_iter_key(struct store_iter *it, size_t *n)
+{
+	return rocksdb_iter_key(it->it, n);
+}
+
+const void *store_iter_value(struct store_iter *it, size_t *n)
+{
+	return rocksdb_iter_value(it->it, n);
+}
+
+int store_iter_status(struct store_iter *it)
+{
+	char *err = NULL;
+	if (!it->it)
+		return 0;
+	rocksdb_iter_get_error(it->it, &err);
+	return err ? store_err("iterator", err) : 0;
+}
+
+/* ---- Statistics and compaction ------------------------------------- */
+
+/* A numeric property of one column family; 0 if RocksDB has none. */
+static uint64_t store_prop(struct store *s, rocksdb_column_family_handle_t *h, const char *name)
+{
+	char *v = rocksdb_property_value_cf(s->db, h, name);
+	uint64_t n = 0;
+	if (v) {
+		n = strtoull(v, NULL, 10);
+		rocksdb_free(v);
+	}
+	return n;
+}
+
+int store_stats(struct store *s, uint64_t *bytes, uint64_t *keys)
+{
+	uint64_t b = 0;
+	for (size_t i = 0; i < s->nhandles; i++) {
+		b += store_prop(s, s->handles[i], "rocksdb.total-sst-files-size");
+		b += store_prop(s, s->handles[i], "rocksdb.cur-size-all-mem-tables");
+	}
+	*bytes = b;
+	*keys = s->cf[STORE_CF_METADATA]
+		    ? store_prop(s, s->cf[STORE_CF_METADATA], "rocksdb.estimate-num-keys")
+		    : 0;
+	return 0;
+}
+
+int store_compact(struct store *s, enum store_cf cf, const void *begin, size_t bn, const void *end,
+		  size_t en)
+{
+	rocksdb_column_family_handle_t *h = store_cf(s, cf);
+	if (s->read_only)
+		return -EROFS;
+	if (!h)
+		return -ENOENT;
+	rocksdb_compact_range_cf(s->db, h, begin, begin ? bn : 0, end, end ? en : 0);
+	return 0;
+}

@@ -1,0 +1,174 @@
+#!/usr/bin/env bats
+# String keys are regular files: whole and partial reads and writes,
+# append, truncate, st_size, binary values, rm, mv, persistence.
+
+load helper
+
+setup() {
+	kvfs_setup
+	kvfs_mount
+}
+
+@test "echo > key creates a string and cat reads it back" {
+	echo hello >"$NS/k"
+	[ -f "$NS/k" ]
+	assert_bytes "$NS/k" $'hello\n'
+	assert_size "$NS/k" 6
+}
+
+@test "touch creates an empty string that survives a remount" {
+	touch "$NS/e"
+	assert_size "$NS/e" 0
+	kvfs_remount
+	[ -f "$NS/e" ]
+	assert_size "$NS/e" 0
+}
+
+@test ">> appends" {
+	printf abc >"$NS/k"
+	printf def >>"$NS/k"
+	assert_bytes "$NS/k" abcdef
+	assert_size "$NS/k" 6
+	echo g >>"$NS/k"
+	assert_bytes "$NS/k" $'abcdefg\n'
+	assert_size "$NS/k" 8
+}
+
+@test "> replaces the value with a shorter one" {
+	printf 'a long value here' >"$NS/k"
+	printf xy >"$NS/k"
+	assert_bytes "$NS/k" xy
+	assert_size "$NS/k" 2
+}
+
+@test "write at an offset (dd conv=notrunc) overwrites in place" {
+	printf 0123456789 >"$NS/k"
+	printf XY | dd of="$NS/k" bs=1 seek=3 conv=notrunc status=none
+	assert_bytes "$NS/k" 012XY56789
+	assert_size "$NS/k" 10
+}
+
+@test "write at an offset past the end fills the gap with zero bytes" {
+	printf abc >"$NS/k"
+	printf XY | dd of="$NS/k" bs=1 seek=6 conv=notrunc status=none
+	assert_eq "$(xxd -p -u "$NS/k")" 6162630000005859 "hex of the value"
+	assert_size "$NS/k" 8
+}
+
+@test "truncate grows a value with zero bytes" {
+	printf abc >"$NS/k"
+	truncate -s 6 "$NS/k"
+	assert_size "$NS/k" 6
+	assert_eq "$(xxd -p -u "$NS/k")" 616263000000 "hex of the value"
+}
+
+@test "truncate shrinks a value" {
+	printf abcdef >"$NS/k"
+	truncate -s 2 "$NS/k"
+	assert_size "$NS/k" 2
+	assert_bytes "$NS/k" ab
+	truncate -s 0 "$NS/k"
+	assert_size "$NS/k" 0
+	assert_bytes "$NS/k" ""
+	[ -f "$NS/k" ]
+}
+
+@test "truncate beyond 512 MiB fails with EFBIG and changes nothing" {
+	printf abc >"$NS/k"
+	run errno_of 'os.truncate(a[0], (512 << 20) + 1)' "$NS/k"
+	assert_eq "$output" EFBIG "truncate to 512 MiB + 1"
+	assert_size "$NS/k" 3
+	assert_bytes "$NS/k" abc
+}
+
+@test "a binary value with NUL bytes round-trips" {
+	printf '\0a\0' >"$BATS_TEST_TMPDIR/v"
+	cp "$BATS_TEST_TMPDIR/v" "$NS/k"
+	cmp "$BATS_TEST_TMPDIR/v" "$NS/k"
+	assert_size "$NS/k" 3
+	kvfs_remount
+	cmp "$BATS_TEST_TMPDIR/v" "$NS/k"
+}
+
+@test "a 3 MiB binary value written in many chunks round-trips" {
+	head -c $((3 << 20)) /dev/urandom >"$BATS_TEST_TMPDIR/v"
+	dd if="$BATS_TEST_TMPDIR/v" of="$NS/k" bs=4096 status=none
+	assert_size "$NS/k" $((3 << 20))
+	cmp "$BATS_TEST_TMPDIR/v" "$NS/k"
+	kvfs_remount
+	cmp "$BATS_TEST_TMPDIR/v" "$NS/k"
+}
+
+@test "reads at an offset return the right bytes" {
+	printf 0123456789 >"$NS/k"
+	assert_eq "$(dd if="$NS/k" bs=1 skip=4 count=3 status=none)" 456 "bytes 4..6"
+	assert_eq "$(tail -c 2 "$NS/k")" 89 "last 2 bytes"
+}
+
+@test "rm deletes the key" {
+	printf v >"$NS/k"
+	printf w >"$NS/other"
+	rm "$NS/k"
+	[ ! -e "$NS/k" ]
+	assert_eq "$(ls "$NS")" other "ls after rm"
+	kvfs_remount
+	[ ! -e "$NS/k" ]
+}
+
+@test "mv renames a key" {
+	printf v >"$NS/a"
+	mv "$NS/a" "$NS/b"
+	[ ! -e "$NS/a" ]
+	assert_bytes "$NS/b" v
+	kvfs_remount
+	[ ! -e "$NS/a" ]
+	assert_bytes "$NS/b" v
+}
+
+@test "mv onto an existing key replaces it" {
+	printf new >"$NS/a"
+	printf 'old and longer' >"$NS/b"
+	mv "$NS/a" "$NS/b"
+	[ ! -e "$NS/a" ]
+	assert_bytes "$NS/b" new
+	assert_size "$NS/b" 3
+	assert_eq "$(ls "$NS")" b "ls after mv"
+	kvfs_remount
+	assert_bytes "$NS/b" new
+	assert_eq "$(ls "$NS")" b "ls after mv and remount"
+}
+
+@test "values persist across unmount and remount" {
+	printf one >"$NS/k1"
+	printf 'two\0bytes' >"$NS/k2"
+	printf 'x%.0s' {1..1000} >"$NS/k3"
+	kvfs_remount
+	assert_bytes "$NS/k1" one
+	assert_eq "$(xxd -p -u "$NS/k2")" 74776F006279746573 "hex of k2"
+	assert_size "$NS/k3" 1000
+	assert_eq "$(tr -d x <"$NS/k3")" "" "k3 is all x"
+}
+
+@test "user.kvfs.type of a string key is string" {
+	printf v >"$NS/k"
+	run kvfs_type "$NS/k"
+	[ "$status" -eq 0 ]
+	assert_eq "$output" string "user.kvfs.type"
+}
+
+@test "reading a missing key fails with ENOENT" {
+	run cat "$NS/missing"
+	[ "$status" -eq 1 ]
+	[[ $output == *"No such file or directory"* ]]
+	run errno_of 'open(a[0], "rb")' "$NS/missing"
+	assert_eq "$output" ENOENT "open of a missing key"
+}
+
+@test "a string key is not a directory (ENOTDIR)" {
+	printf v >"$NS/k"
+	run errno_of 'open(a[0], "w")' "$NS/k/f"
+	assert_eq "$output" ENOTDIR "create below a string"
+	run errno_of 'os.rmdir(a[0])' "$NS/k"
+	assert_eq "$output" ENOTDIR "rmdir of a string"
+	assert_bytes "$NS/k" v
+}

@@ -1,0 +1,111 @@
+#!/usr/bin/env bats
+# Crashes: kill -9 the daemon, detach the dead mount, mount again. A write
+# whose close() returned is there; nothing is ever half there (a file
+# created but not yet closed may be there, empty: open(O_CREAT) has
+# returned, so it exists, but its data was never committed).
+
+load helper
+
+setup() {
+	kvfs_setup
+	kvfs_mount
+}
+
+@test "a written and closed file survives kill -9 of the daemon" {
+	printf 'durable value' >"$NS/k"
+	mkdir "$NS/h"
+	printf 'field value' >"$NS/h/f"
+	kvfs_kill9
+	kvfs_mount
+	assert_bytes "$NS/k" 'durable value'
+	assert_bytes "$NS/h/f" 'field value'
+}
+
+@test "an empty hash made by mkdir survives kill -9" {
+	mkdir "$NS/h"
+	kvfs_kill9
+	kvfs_mount
+	[ -d "$NS/h" ]
+	assert_eq "$(ls -A "$NS/h")" "" "fields"
+}
+
+# The value writer $1 writes into field $2: a header line, then 300 KiB,
+# so that one field takes several FUSE write requests.
+expected_value() {
+	printf 'field %s\n' "$1"
+	cat "$BATS_TEST_TMPDIR/payload"
+}
+
+@test "kill -9 during a writer loop on a 100-field hash leaves a consistent hash" {
+	yes 0123456789abcdefghijklmnopqrstuvwxyz | head -c 307200 >"$BATS_TEST_TMPDIR/payload"
+	mkdir "$NS/h"
+	done_a=$BATS_TEST_TMPDIR/done-a
+	done_b=$BATS_TEST_TMPDIR/done-b
+	: >"$done_a"
+	: >"$done_b"
+	pid=$KVFS_PID
+
+	# Writer B fills f50..f99 and records each field whose close() returned.
+	(
+		for i in $(seq 50 99); do
+			{ printf 'field %s\n' "$i" && cat "$BATS_TEST_TMPDIR/payload"; } >"$NS/h/f$i" 2>/dev/null || exit 0
+			echo "$i" >>"$done_b"
+		done
+	) 3>&- &
+	writer_b=$!
+	# Writer A fills f0..f49 and, once 30 of them are complete, kills the
+	# daemon while writer B is still writing.
+	(
+		for i in $(seq 0 49); do
+			{ printf 'field %s\n' "$i" && cat "$BATS_TEST_TMPDIR/payload"; } >"$NS/h/f$i" 2>/dev/null || exit 0
+			echo "$i" >>"$done_a"
+			if [ "$i" -eq 29 ]; then
+				kill -9 "$pid"
+				exit 0
+			fi
+		done
+	) 3>&- &
+	writer_a=$!
+	wait "$writer_a"
+	wait "$writer_b"
+	kvfs_kill9 # reap it and detach the dead mount
+	kvfs_mount
+
+	run ls "$NS/h"
+	[ "$status" -eq 0 ]
+	listed=("${lines[@]}")
+	[ "${#listed[@]}" -ge 30 ]
+	completed=" $(cat "$done_a" "$done_b" | tr '\n' ' ') "
+	# Every field whose close() returned before the kill is there ...
+	for i in $completed; do
+		[ -e "$NS/h/f$i" ] || { echo "completed field f$i is missing" >&2; false; }
+	done
+	# ... and every listed field reads back: whole, or (only for a field
+	# whose writer was cut off between create and close) empty. A field
+	# holding part of its value would be a torn write.
+	readable=0
+	in_flight=0
+	for name in "${listed[@]}"; do
+		i=${name#f}
+		if ! size=$(stat -c %s "$NS/h/$name") || ! cat "$NS/h/$name" >/dev/null; then
+			echo "listed field $name cannot be read" >&2
+			continue
+		fi
+		if cmp -s <(expected_value "$i") "$NS/h/$name"; then
+			readable=$((readable + 1))
+		elif [ "$size" -eq 0 ] && [[ $completed != *" $i "* ]]; then
+			readable=$((readable + 1))
+			in_flight=$((in_flight + 1))
+		else
+			echo "field $name holds $size bytes, not its whole value" >&2
+		fi
+	done
+	assert_eq "$readable" "${#listed[@]}" "fields that read back consistently, of those listed"
+	[ "$in_flight" -le 2 ] || { echo "$in_flight empty fields; 2 writers had at most 2 in flight" >&2; false; }
+
+	# The stored hash length agrees with the listing.
+	kvfs_unmount
+	run ldb_value metadata "${NS_HEX}68"
+	[[ $output =~ ^82[0-9A-F]{32}([0-9A-F]{16})$ ]] || { echo "metadata of h: $output" >&2; false; }
+	assert_eq "$((16#${BASH_REMATCH[1]}))" "${#listed[@]}" "stored size of h vs fields listed"
+}
