@@ -1,15 +1,20 @@
 /*
  * fs_xattr: extended attributes. Every key carries user.kvfs.type (its
- * Kvrocks type), settable while the key is empty to choose what it holds.
- * Anything else answers ENODATA (reads) or ENOTSUP (writes) at once:
- * `ls -l` asks for two attributes per file and must not wait. Layer: fs.
+ * Kvrocks type), settable while the key is empty to choose what it holds;
+ * a key with an expiry carries user.kvfs.ttl (remaining milliseconds):
+ * setting it sets the expiry (0 drops the key at once, as PEXPIRE 0 does),
+ * removing it makes the key persistent. Anything else answers ENODATA
+ * (reads) or ENOTSUP (writes) at once: `ls -l` asks for two attributes per
+ * file and must not wait. Layer: fs.
  */
 #include "fs_int.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <sys/xattr.h>
 
 #define XATTR_TYPE "user.kvfs.type"
+#define XATTR_TTL "user.kvfs.ttl"
 
 /* The key a KEY node names, and what it is. */
 static int node_key_info(struct fs *fs, struct fs_node *node, struct fs_path *p,
@@ -29,20 +34,30 @@ void fs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t siz
 {
 	struct fs *fs = fuse_req_userdata(req);
 	struct fs_node *node = fs_itable_get(fs->it, ino);
-	if (!node || node->kind != FS_KEY || strcmp(name, XATTR_TYPE) != 0) {
+	bool is_type = strcmp(name, XATTR_TYPE) == 0, is_ttl = strcmp(name, XATTR_TTL) == 0;
+	if (!node || node->kind != FS_KEY || !(is_type || is_ttl)) {
 		fuse_reply_err(req, node ? ENODATA : ESTALE);
 		return;
 	}
 	struct fs_path p;
 	struct ks_info info;
+	char ttl[24];
 	fs_path_init(&p);
 	int rc = node_key_info(fs, node, &p, &info);
 	fs_path_release(&p);
+	if (!rc && is_ttl && !info.expire_ms)
+		rc = -ENODATA;
 	if (rc) {
 		fuse_reply_err(req, fs_errno(rc));
 		return;
 	}
 	const char *t = enc_type_name(info.type);
+	if (is_ttl) {
+		uint64_t now = now_ms();
+		snprintf(ttl, sizeof(ttl), "%llu",
+			 (unsigned long long)(info.expire_ms > now ? info.expire_ms - now : 0));
+		t = ttl;
+	}
 	size_t n = strlen(t);
 	if (size == 0)
 		fuse_reply_xattr(req, n);
@@ -56,8 +71,20 @@ void fs_op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 {
 	struct fs *fs = fuse_req_userdata(req);
 	struct fs_node *node = fs_itable_get(fs->it, ino);
-	static const char list[] = XATTR_TYPE; /* with its NUL */
-	size_t n = node && node->kind == FS_KEY ? sizeof(list) : 0;
+	static const char list[] = XATTR_TYPE "\0" XATTR_TTL; /* with the last NUL */
+	size_t n = 0;
+	if (node && node->kind == FS_KEY) {
+		struct fs_path p;
+		struct ks_info info;
+		fs_path_init(&p);
+		int rc = node_key_info(fs, node, &p, &info);
+		fs_path_release(&p);
+		if (rc) {
+			fuse_reply_err(req, fs_errno(rc));
+			return;
+		}
+		n = info.expire_ms ? sizeof(list) : sizeof(XATTR_TYPE);
+	}
 	if (size == 0)
 		fuse_reply_xattr(req, n);
 	else if (size < n)
@@ -109,11 +136,73 @@ out:
 	return rc;
 }
 
+/*
+ * Set (ms > 0) or drop (ms == 0, or `remove`: make persistent) the
+ * expiry. *gone is set when the key was deleted, so the caller can tell
+ * the kernel its name is gone.
+ */
+static int set_ttl(struct fs *fs, struct fs_node *node, const char *value, size_t size,
+		   bool remove, bool *gone)
+{
+	struct fs_path p;
+	struct ks_info info;
+	struct ks_key k;
+	uint64_t ms = 0;
+	int rc = 0;
+
+	if (!remove) {
+		while (size > 0 && (value[size - 1] == '\n' || value[size - 1] == ' '))
+			size--;
+		rc = parse_u64(value, size, &ms);
+		if (rc || ms > UINT64_MAX / 2) {
+			LOG_ERR("%s: '%.*s' is not a number of milliseconds", XATTR_TTL,
+				(int)size, value);
+			return -EINVAL;
+		}
+	}
+	fs_path_init(&p);
+	rc = node_key_info(fs, node, &p, &info);
+	if (rc)
+		goto out;
+	fs_path_key(fs, &p, &k);
+	if (remove) {
+		rc = info.expire_ms ? ks_expire(fs->ks, &k, 0) : -ENODATA;
+	} else if (ms == 0) {
+		rc = ks_del(fs->ks, &k);
+		*gone = rc == 0;
+	} else if (info.empty) {
+		LOG_ERR("%s: '%s' is empty; Kvrocks keeps no expiry for empty collections",
+			XATTR_TTL, p.key.data);
+		rc = -EINVAL;
+	} else {
+		rc = ks_expire(fs->ks, &k, now_ms() + ms);
+	}
+out:
+	fs_path_release(&p);
+	return rc;
+}
+
+/* Tell the kernel a key it may have cached is gone. Called after the
+ * reply, so the request that caused it holds no kernel locks any more. */
+static void forget_name(struct fs *fs, struct fs_node *node)
+{
+	struct buf name = BUF_INIT;
+	struct fs_node *parent = node->parent;
+	if (!parent || names_encode(node->name, node->namelen, &name) != 0)
+		goto out;
+	fs_itable_unlink(fs->it, parent, node->name, node->namelen);
+	if (fs->se)
+		fuse_lowlevel_notify_inval_entry(fs->se, parent->ino, name.data, name.len);
+out:
+	buf_release(&name);
+}
+
 void fs_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *value,
 		    size_t size, int flags)
 {
 	struct fs *fs = fuse_req_userdata(req);
 	struct fs_node *node = fs_itable_get(fs->it, ino);
+	bool gone = false;
 	int rc;
 	if (!node)
 		rc = -ESTALE;
@@ -121,18 +210,28 @@ void fs_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char
 		rc = -EROFS;
 	else if (node->kind == FS_KEY && strcmp(name, XATTR_TYPE) == 0)
 		rc = set_type(fs, node, value, size, flags);
+	else if (node->kind == FS_KEY && strcmp(name, XATTR_TTL) == 0)
+		rc = set_ttl(fs, node, value, size, false, &gone);
 	else
 		rc = -ENOTSUP;
 	fuse_reply_err(req, fs_errno(rc));
+	if (gone)
+		forget_name(fs, node);
 }
 
 void fs_op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 {
 	struct fs *fs = fuse_req_userdata(req);
 	struct fs_node *node = fs_itable_get(fs->it, ino);
+	bool gone = false;
 	if (node && node->kind == FS_KEY && strcmp(name, XATTR_TYPE) == 0) {
 		LOG_ERR("%s cannot be removed: every key has a type", XATTR_TYPE);
 		fuse_reply_err(req, fs->opt.read_only ? EROFS : EPERM);
+		return;
+	}
+	if (node && node->kind == FS_KEY && strcmp(name, XATTR_TTL) == 0) {
+		int rc = fs->opt.read_only ? -EROFS : set_ttl(fs, node, NULL, 0, true, &gone);
+		fuse_reply_err(req, fs_errno(rc));
 		return;
 	}
 	fuse_reply_err(req, node ? ENODATA : ESTALE);
