@@ -116,6 +116,10 @@ int main(int argc, char *argv[])
 		fprintf(stderr, "kvfs: -o ns=NAME: the name must have 1 to 255 bytes\n");
 		goto out_args;
 	}
+	if (o.ns && strcmp(o.ns, KS_RESERVED_NS) == 0) {
+		fprintf(stderr, "kvfs: -o ns=%s: that namespace is kvfs's own\n", KS_RESERVED_NS);
+		goto out_args;
+	}
 	if (o.timeout < 0)
 		o.timeout = 0;
 

@@ -197,3 +197,18 @@ load helper
 	kvfs_unmount
 	[ ! -e "$KVFS_DB/db" ] # opened in place, no Kvrocks layout added
 }
+
+@test "-o ns=__kvfs is refused: the reserved namespace is never mounted" {
+	run timeout 20 "$KVFS_BIN" -f -o ns=__kvfs "$KVFS_DB" "$KVFS_MNT" 3>&-
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"kvfs's own"* ]]
+	run mountpoint -q "$KVFS_MNT"
+	[ "$status" -ne 0 ]
+}
+
+@test "the default namespace cannot be removed (EBUSY), even when empty" {
+	kvfs_mount
+	run errno_of 'os.rmdir(a[0])' "$NS"
+	assert_eq "$output" EBUSY
+	[ -d "$NS" ]
+}
