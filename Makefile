@@ -85,7 +85,8 @@ asan: deps
 	$(Q)ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
 		tests/run-all.sh build-asan
 
-bench: all
+bench: deps
+	$(Q)$(MAKE) --no-print-directory all
 	$(Q)tests/bench/run.sh $(BUILD)
 
 # The layer rules of DESIGN.md: who may include whom.
@@ -102,7 +103,8 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/kvfs $(DESTDIR)/sbin/mount.kvfs $(DESTDIR)/sbin/mount.fuse.kvfs
 
 # Mount a demo database (see README.md).
-demo: deps all
+demo: deps
+	$(Q)$(MAKE) --no-print-directory all
 	$(Q)mountscripts/kvfs-demo
 
 fmt:

@@ -282,8 +282,9 @@ void fs_reply_entry(fuse_req_t req, struct fs *fs, struct fs_node *parent, const
 /* Map a type-layer error to what the file system should say. */
 int fs_errno(int rc)
 {
-	if (rc == -KV_EWRONGTYPE)
-		return EIO; /* callers translate this case themselves first */
+	/* A corrupt record is an I/O error for the file system; a wrong type
+	 * (a key changed shape between a check and the act) stays
+	 * EMEDIUMTYPE, documented in docs/errors.md. */
 	if (rc == -EUCLEAN)
 		return EIO;
 	return -rc;
@@ -614,6 +615,8 @@ static int node_truncate(struct fs *fs, struct fs_node *node, uint64_t size, boo
 		node->dirty = true;
 		if (!via_handle)
 			rc = node_commit_locked(fs, node);
+		if (rc && !via_handle)
+			node->dirty = false; /* nobody else may commit it later */
 	}
 	node_unload_locked(node);
 	pthread_mutex_unlock(&node->lock);

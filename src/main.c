@@ -4,6 +4,7 @@
  * Layer: main (may include everything).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -50,8 +51,75 @@ static void usage(const char *prog)
 	       "    -o cluster         keys carry Kvrocks cluster slots\n"
 	       "    -o timeout=SEC     kernel attribute/entry cache time (default 10)\n"
 	       "    -o threads=N       most FUSE worker threads (default 4)\n"
-	       "    -v, --verbose      log every failed operation's reason (debug level)\n\n",
+	       "    -v, --verbose      debug logging\n\n",
 	       prog);
+}
+
+/* The daemon runs in "/": the database path must not be relative, also
+ * when it does not exist yet. NULL on ENOMEM. */
+static char *absolute_path(const char *arg)
+{
+	char *p = realpath(arg, NULL);
+	if (p || arg[0] == '/')
+		return p ? p : strdup(arg);
+	char cwd[PATH_MAX];
+	if (!getcwd(cwd, sizeof(cwd)))
+		return NULL;
+	struct buf b = BUF_INIT;
+	if (buf_printf(&b, "%s/%s", cwd, arg)) {
+		buf_release(&b);
+		return NULL;
+	}
+	return b.data;
+}
+
+/*
+ * Go to the background before anything starts threads (RocksDB does):
+ * the parent waits until the child reports that the database is open and
+ * the file system mounted, and exits with the child's status, so errors
+ * still reach the shell that ran kvfs.
+ */
+static int daemon_start(int *report_fd)
+{
+	int fds[2];
+	if (pipe(fds) != 0)
+		return -1;
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid > 0) {
+		char status = 1;
+		close(fds[1]);
+		if (read(fds[0], &status, 1) != 1)
+			status = 1;
+		_exit(status);
+	}
+	close(fds[0]);
+	setsid();
+	*report_fd = fds[1];
+	return 0;
+}
+
+/* Tell the waiting parent how the start went; detach from the terminal. */
+static void daemon_ready(int *report_fd, char status)
+{
+	if (*report_fd < 0)
+		return;
+	if (status == 0) {
+		log_use_syslog(true); /* errors until now went to the terminal */
+		int null = open("/dev/null", O_RDWR);
+		if (null >= 0) {
+			dup2(null, 0);
+			dup2(null, 1);
+			dup2(null, 2);
+			if (null > 2)
+				close(null);
+		}
+	}
+	if (write(*report_fd, &status, 1) != 1)
+		LOG_WARN("could not report the start to the parent process");
+	close(*report_fd);
+	*report_fd = -1;
 }
 
 static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outargs)
@@ -64,10 +132,8 @@ static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outa
 		return 1; /* the kernel mount is read-only too */
 	case FUSE_OPT_KEY_NONOPT:
 		if (o->nonopts++ == 0) {
-			o->dbdir = realpath(arg, NULL);
-			if (!o->dbdir)
-				o->dbdir = strdup(arg); /* a database to create */
-			return 0;
+			o->dbdir = absolute_path(arg);
+			return o->dbdir ? 0 : -1;
 		}
 		return 1; /* the mount point: fuse_parse_cmdline takes it */
 	default:
@@ -88,6 +154,7 @@ int main(int argc, char *argv[])
 	struct fuse_session *se = NULL;
 	struct keyspace *ks = NULL;
 	struct fs *fs = NULL;
+	int report_fd = -1; /* to the waiting parent, until the mount is up */
 	int ret = 1;
 
 	memset(&copts, 0, sizeof(copts));
@@ -135,10 +202,18 @@ int main(int argc, char *argv[])
 	fuse_opt_add_arg(&args, esc.data);
 	buf_release(&esc);
 
+	if (!copts.foreground) {
+		if (daemon_start(&report_fd) != 0) {
+			perror("kvfs: fork");
+			goto out_args;
+		}
+	}
+	if (chdir("/") != 0)
+		LOG_WARN("chdir /: %s", strerror(errno));
 	struct ks_options kopt = { .cluster = o.cluster, .read_only = o.read_only };
 	int rc = ks_open(o.dbdir, &kopt, &ks);
 	if (rc) {
-		fprintf(stderr, "kvfs: cannot open database %s: %s\n", o.dbdir, strerror(-rc));
+		LOG_ERR("cannot open database %s: %s", o.dbdir, strerror(-rc));
 		goto out_args;
 	}
 	struct fs_options fopt = {
@@ -162,9 +237,7 @@ int main(int argc, char *argv[])
 		goto out_session;
 	if (fuse_session_mount(se, copts.mountpoint) != 0)
 		goto out_signals;
-	if (!copts.foreground)
-		log_use_syslog(true);
-	fuse_daemonize(copts.foreground);
+	daemon_ready(&report_fd, 0);
 	LOG_INFO("mounted %s on %s", o.dbdir, copts.mountpoint);
 
 	if (copts.singlethread) {
@@ -196,6 +269,7 @@ out_fs:
 out_ks:
 	ks_close(ks);
 out_args:
+	daemon_ready(&report_fd, (char)(ret ? ret : 1));
 	if (lcfg)
 		fuse_loop_cfg_destroy(lcfg);
 	free(copts.mountpoint);

@@ -212,3 +212,30 @@ load helper
 	assert_eq "$output" EBUSY
 	[ -d "$NS" ]
 }
+
+@test "without -f kvfs goes to the background, serves requests, and a relative DBDIR works" {
+	cd "$BATS_TEST_TMPDIR"
+	run "$KVFS_BIN" reldb "$KVFS_MNT"
+	[ "$status" -eq 0 ]
+	mountpoint -q "$KVFS_MNT"
+	echo hi >"$KVFS_MNT/__namespace/k"
+	assert_bytes "$KVFS_MNT/__namespace/k" $'hi\n'
+	[ -e "$BATS_TEST_TMPDIR/reldb/db/CURRENT" ]
+	fusermount3 -u "$KVFS_MNT"
+	# the daemon exits by itself once unmounted
+	for _ in $(seq 1 100); do
+		pgrep -f "$KVFS_BIN reldb" >/dev/null || break
+		sleep 0.1
+	done
+	run pgrep -f "$KVFS_BIN reldb"
+	[ "$status" -ne 0 ]
+}
+
+@test "without -f a database that cannot be opened is reported with exit status 1" {
+	mkdir "$BATS_TEST_TMPDIR/empty"
+	run "$KVFS_BIN" -o ro "$BATS_TEST_TMPDIR/empty" "$KVFS_MNT"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"cannot open database"* ]]
+	run mountpoint -q "$KVFS_MNT"
+	[ "$status" -ne 0 ]
+}
