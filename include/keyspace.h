@@ -129,6 +129,11 @@ void ks_unlock2(struct keyspace *ks, const struct ks_key *a, const struct ks_key
  */
 int ks_meta_get(struct keyspace *ks, const struct ks_key *k, enum kv_type want, struct buf *raw,
 		struct enc_meta *m);
+/* Like ks_meta_get, but reads at most the first few hundred bytes of a
+ * string or JSON value (m->tail is then cut short) and sets *vlen to the
+ * whole record's length: for callers that need the header, not the value. */
+int ks_meta_head(struct keyspace *ks, const struct ks_key *k, enum kv_type want, struct buf *raw,
+		 struct enc_meta *m, uint64_t *vlen);
 /* Fill m for a new key of type t: v1, no expiry, size 0, fresh version. */
 void ks_meta_new(struct keyspace *ks, struct enc_meta *m, enum kv_type t);
 /* A fresh Kvrocks version (µs clock << 11 + counter). */

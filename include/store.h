@@ -53,11 +53,22 @@ const char *store_path(const struct store *s);
 /* Point read. 0 and out = value, -ENOENT if absent, -EIO. */
 int store_get(struct store *s, enum store_cf cf, const void *k, size_t kn, struct buf *out);
 
-/* Write batches: a batch is applied atomically by store_write(). */
-struct store_batch *store_batch_new(void); /* NULL on ENOMEM; free with store_batch_free */
+/* Point read of at most the first `max` bytes of a value (out may be
+ * NULL), with its full length in *full: a header or a length without
+ * copying a large value. 0, -ENOENT, -EIO. */
+int store_get_head(struct store *s, enum store_cf cf, const void *k, size_t kn, size_t max,
+		   struct buf *out, size_t *full);
+
+/* Write batches: a batch is applied atomically by store_write() to the
+ * store it was made for. The data is copied into the batch. */
+struct store_batch *store_batch_new(struct store *s); /* NULL on ENOMEM; store_batch_free */
 void store_batch_free(struct store_batch *b);
 void store_batch_put(struct store_batch *b, enum store_cf cf, const void *k, size_t kn,
 		     const void *v, size_t vn);
+/* Put a value given in parts (a header and a payload), without joining
+ * them first: large values are copied once, into the batch. */
+void store_batch_putv(struct store_batch *b, enum store_cf cf, const void *k, size_t kn,
+		      const void *const *parts, const size_t *lens, int nparts);
 void store_batch_delete(struct store_batch *b, enum store_cf cf, const void *k, size_t kn);
 /* Delete every key in [begin, end). */
 void store_batch_delete_range(struct store_batch *b, enum store_cf cf, const void *begin,

@@ -214,16 +214,49 @@ static bool is_reserved_ns(const void *ns, size_t n)
 	return n == RES_NSLEN && memcmp(ns, RES_NS, n) == 0;
 }
 
+/* Metadata records other than string and JSON values fit in this; the
+ * header read of a large string stops here. */
+#define KS_META_HEAD 512
+
+static int meta_read(struct keyspace *ks, const struct ks_key *k, enum kv_type want,
+		     struct buf *raw, struct enc_meta *m, uint64_t *vlen);
+
+int ks_meta_head(struct keyspace *ks, const struct ks_key *k, enum kv_type want, struct buf *raw,
+		 struct enc_meta *m, uint64_t *vlen)
+{
+	return meta_read(ks, k, want, raw, m, vlen);
+}
+
 int ks_meta_get(struct keyspace *ks, const struct ks_key *k, enum kv_type want, struct buf *raw,
 		struct enc_meta *m)
 {
+	return meta_read(ks, k, want, raw, m, NULL);
+}
+
+/* With vlen, an inline value is read only up to KS_META_HEAD bytes and
+ * *vlen gets its full length. */
+static int meta_read(struct keyspace *ks, const struct ks_key *k, enum kv_type want,
+		     struct buf *raw, struct enc_meta *m, uint64_t *vlen)
+{
 	struct buf key = BUF_INIT;
+	size_t full = 0;
 	int rc = ks_meta_key(ks, k, &key);
 	if (rc)
 		goto out;
-	rc = store_get(ks->st, STORE_CF_METADATA, key.data, key.len, raw);
+	if (vlen) {
+		rc = store_get_head(ks->st, STORE_CF_METADATA, key.data, key.len, KS_META_HEAD, raw,
+				    &full);
+		/* A long record of a collection type: read it whole. */
+		if (!rc && full > raw->len && raw->len > 0 &&
+		    !enc_type_is_inline((enum kv_type)(raw->data[0] & ENC_FLAG_TYPE_MASK)))
+			rc = store_get(ks->st, STORE_CF_METADATA, key.data, key.len, raw);
+	} else {
+		rc = store_get(ks->st, STORE_CF_METADATA, key.data, key.len, raw);
+	}
 	if (rc)
 		goto out;
+	if (vlen)
+		*vlen = full;
 	rc = enc_meta_decode(raw->data, raw->len, m);
 	if (rc) {
 		LOG_ERR("%.*s/%.*s: corrupt metadata (%zu bytes)", (int)k->nslen, k->ns,
@@ -252,18 +285,19 @@ static bool meta_value_live(const void *v, size_t n, uint64_t now, struct enc_me
 int ks_batch_put_meta(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
 		      const struct enc_meta *m, const void *tail, size_t tlen)
 {
-	struct buf key = BUF_INIT, val = BUF_INIT;
+	struct buf key = BUF_INIT, hdr = BUF_INIT;
 	int rc = ks_meta_key(ks, k, &key);
 	if (!rc)
-		rc = buf_reserve(&val, ENC_META_V1_HEADER + tlen);
-	if (!rc)
-		rc = enc_meta_encode(&val, m);
-	if (!rc)
-		rc = buf_add(&val, tail, tlen);
-	if (!rc)
-		store_batch_put(b, STORE_CF_METADATA, key.data, key.len, val.data, val.len);
+		rc = enc_meta_encode(&hdr, m);
+	if (!rc) {
+		/* Header and tail go in as two parts: a large string value is
+		 * copied once, into the batch. */
+		const void *parts[2] = { hdr.data, tail };
+		size_t lens[2] = { hdr.len, tlen };
+		store_batch_putv(b, STORE_CF_METADATA, key.data, key.len, parts, lens, 2);
+	}
 	buf_release(&key);
-	buf_release(&val);
+	buf_release(&hdr);
 	return rc;
 }
 
@@ -458,9 +492,12 @@ int ks_lookup(struct keyspace *ks, const struct ks_key *k, struct ks_info *out)
 	struct buf raw = BUF_INIT;
 	struct enc_meta m;
 	enum kv_type t;
-	int rc = ks_meta_get(ks, k, KV_TYPE_NONE, &raw, &m);
+	uint64_t vlen;
+	int rc = ks_meta_head(ks, k, KV_TYPE_NONE, &raw, &m, &vlen);
 	if (rc == 0) {
 		info_from_meta(out, &m);
+		if (enc_type_is_inline(m.type))
+			out->size = vlen - (uint64_t)((const char *)m.tail - raw.data);
 	} else if (rc == -ENOENT) {
 		rc = empty_get(ks, k, &t);
 		if (rc == 0) {
@@ -476,7 +513,7 @@ int ks_lookup(struct keyspace *ks, const struct ks_key *k, struct ks_info *out)
 int ks_del(struct keyspace *ks, const struct ks_key *k)
 {
 	struct buf raw = BUF_INIT;
-	struct store_batch *b = store_batch_new();
+	struct store_batch *b = store_batch_new(ks->st);
 	struct enc_meta m;
 	enum kv_type t;
 	bool live, empty;
@@ -588,7 +625,7 @@ int ks_rename(struct keyspace *ks, const struct ks_key *from, const struct ks_ke
 		struct ks_info info;
 		return ks_lookup(ks, from, &info);
 	}
-	b = store_batch_new();
+	b = store_batch_new(ks->st);
 	if (!b)
 		return -ENOMEM;
 	ks_lock2(ks, from, to);
@@ -635,7 +672,7 @@ out:
 int ks_expire(struct keyspace *ks, const struct ks_key *k, uint64_t expire_ms)
 {
 	struct buf raw = BUF_INIT;
-	struct store_batch *b = store_batch_new();
+	struct store_batch *b = store_batch_new(ks->st);
 	struct enc_meta m;
 	int rc;
 
@@ -686,7 +723,7 @@ static bool type_can_be_empty(enum kv_type t)
 static int empty_change(struct keyspace *ks, const struct ks_key *k, enum kv_type t,
 			bool want_record, bool remove)
 {
-	struct store_batch *b = store_batch_new();
+	struct store_batch *b = store_batch_new(ks->st);
 	enum kv_type cur;
 	int rc;
 
@@ -855,7 +892,7 @@ int ks_ns_create(struct keyspace *ks, const char *ns, size_t n)
 	rc = ns_record_key(ns, n, &key);
 	if (!rc)
 		rc = res_value(&val, "", 0);
-	if (!rc && !(b = store_batch_new()))
+	if (!rc && !(b = store_batch_new(ks->st)))
 		rc = -ENOMEM;
 	if (rc)
 		goto out;
@@ -894,7 +931,7 @@ int ks_ns_remove(struct keyspace *ks, const char *ns, size_t n)
 		return -EBUSY;
 	}
 	rc = ns_record_key(ns, n, &key);
-	if (!rc && !(b = store_batch_new()))
+	if (!rc && !(b = store_batch_new(ks->st)))
 		rc = -ENOMEM;
 	if (rc)
 		goto out;

@@ -48,19 +48,15 @@ struct store {
 };
 
 /*
- * A batch is recorded as a list of operations naming our enum, not
- * RocksDB handles: store_batch_new() has no store to resolve them
- * against. store_write() replays it into a rocksdb_writebatch_t.
- * Record: op u8 | cf u8 | size_t len | key [| size_t len | value/end].
- * NEEDSWORK: values are thus copied twice (here and into RocksDB's
- * batch); a 512 MiB string briefly costs twice that.
+ * A batch is a RocksDB write batch plus the store whose column families
+ * it names. A put into a column family that is not open (possible only on
+ * a read-only store, which refuses every write anyway) is remembered as
+ * a sticky error that store_write() returns.
  */
-enum batch_op { BATCH_PUT = 1, BATCH_DELETE, BATCH_DELETE_RANGE };
-
 struct store_batch {
-	struct buf ops;
-	int count;
-	int err; /* sticky: the first -ENOMEM, returned by store_write */
+	struct store *s;
+	rocksdb_writebatch_t *wb;
+	int err;
 };
 
 struct store_iter {
@@ -356,13 +352,41 @@ int store_get(struct store *s, enum store_cf cf, const void *k, size_t kn, struc
 	return rc;
 }
 
+int store_get_head(struct store *s, enum store_cf cf, const void *k, size_t kn, size_t max,
+		   struct buf *out, size_t *full)
+{
+	rocksdb_column_family_handle_t *h = store_cf(s, cf);
+	char *err = NULL;
+
+	if (!h)
+		return -ENOENT;
+	rocksdb_pinnableslice_t *v = rocksdb_get_pinned_cf(s->db, s->ropts, h, k, kn, &err);
+	if (err)
+		return store_err("get", err);
+	if (!v)
+		return -ENOENT;
+	size_t vn;
+	const char *p = rocksdb_pinnableslice_value(v, &vn);
+	int rc = out ? buf_set(out, p, vn < max ? vn : max) : 0;
+	if (full)
+		*full = vn;
+	rocksdb_pinnableslice_destroy(v);
+	return rc;
+}
+
 /* ---- Batches ------------------------------------------------------- */
 
-struct store_batch *store_batch_new(void)
+struct store_batch *store_batch_new(struct store *s)
 {
 	struct store_batch *b = calloc(1, sizeof(*b));
-	if (b)
-		buf_init(&b->ops);
+	if (!b)
+		return NULL;
+	b->s = s;
+	b->wb = rocksdb_writebatch_create();
+	if (!b->wb) {
+		free(b);
+		return NULL;
+	}
 	return b;
 }
 
@@ -370,134 +394,78 @@ void store_batch_free(struct store_batch *b)
 {
 	if (!b)
 		return;
-	buf_release(&b->ops);
+	rocksdb_writebatch_destroy(b->wb);
 	free(b);
 }
 
-static void batch_add_bytes(struct store_batch *b, const void *p, size_t n)
+/* The handle for cf, or NULL with the batch's sticky error set. */
+static rocksdb_column_family_handle_t *batch_cf(struct store_batch *b, enum store_cf cf)
 {
-	if (!b->err)
-		b->err = buf_add(&b->ops, &n, sizeof(n));
-	if (!b->err)
-		b->err = buf_add(&b->ops, p, n);
-}
-
-static void batch_add_op(struct store_batch *b, enum batch_op op, enum store_cf cf, const void *k,
-			 size_t kn, const void *v, size_t vn)
-{
-	uint8_t hdr[2] = {(uint8_t)op, (uint8_t)cf};
-	size_t before = b->ops.len;
-
-	if (b->err)
-		return;
-	b->err = buf_reserve(&b->ops, sizeof(hdr) + 2 * sizeof(size_t) + kn + vn);
-	if (!b->err)
-		b->err = buf_add(&b->ops, hdr, sizeof(hdr));
-	batch_add_bytes(b, k, kn);
-	if (op != BATCH_DELETE)
-		batch_add_bytes(b, v, vn);
-	if (b->err) {
-		buf_resize(&b->ops, before); /* shrinking cannot fail */
-		return;
+	rocksdb_column_family_handle_t *h = store_cf(b->s, cf);
+	if (!h && !b->err) {
+		LOG_ERR("%s: write to column family \"%s\", which is not open", b->s->path,
+			store_cf_name(cf));
+		b->err = b->s->read_only ? -EROFS : -EIO;
 	}
-	b->count++;
+	return h;
 }
 
 void store_batch_put(struct store_batch *b, enum store_cf cf, const void *k, size_t kn,
 		     const void *v, size_t vn)
 {
-	batch_add_op(b, BATCH_PUT, cf, k, kn, v, vn);
+	rocksdb_column_family_handle_t *h = batch_cf(b, cf);
+	if (h)
+		rocksdb_writebatch_put_cf(b->wb, h, k, kn, v, vn);
+}
+
+void store_batch_putv(struct store_batch *b, enum store_cf cf, const void *k, size_t kn,
+		      const void *const *parts, const size_t *lens, int nparts)
+{
+	rocksdb_column_family_handle_t *h = batch_cf(b, cf);
+	const char *key = k;
+	if (h)
+		rocksdb_writebatch_putv_cf(b->wb, h, 1, &key, &kn, nparts, (const char *const *)parts,
+					   lens);
 }
 
 void store_batch_delete(struct store_batch *b, enum store_cf cf, const void *k, size_t kn)
 {
-	batch_add_op(b, BATCH_DELETE, cf, k, kn, NULL, 0);
+	rocksdb_column_family_handle_t *h = batch_cf(b, cf);
+	if (h)
+		rocksdb_writebatch_delete_cf(b->wb, h, k, kn);
 }
 
 void store_batch_delete_range(struct store_batch *b, enum store_cf cf, const void *begin, size_t bn,
 			      const void *end, size_t en)
 {
-	batch_add_op(b, BATCH_DELETE_RANGE, cf, begin, bn, end, en);
+	rocksdb_column_family_handle_t *h = batch_cf(b, cf);
+	if (h)
+		rocksdb_writebatch_delete_range_cf(b->wb, h, begin, bn, end, en);
 }
 
 int store_batch_count(struct store_batch *b)
 {
-	return b->count;
+	return rocksdb_writebatch_count(b->wb);
 }
 
 void store_batch_clear(struct store_batch *b)
 {
-	buf_reset(&b->ops);
-	b->count = 0;
+	rocksdb_writebatch_clear(b->wb);
 	b->err = 0;
-}
-
-static const char *batch_read_bytes(const char **p, size_t *n)
-{
-	memcpy(n, *p, sizeof(*n));
-	const char *r = *p + sizeof(*n);
-	*p = r + *n;
-	return r;
-}
-
-/* Replay our operation list into a RocksDB batch. */
-static int batch_build(struct store *s, const struct store_batch *b, rocksdb_writebatch_t *wb)
-{
-	const char *p = b->ops.data, *end = b->ops.data + b->ops.len;
-	while (p < end) {
-		enum batch_op op = (enum batch_op)(uint8_t)p[0];
-		enum store_cf cf = (enum store_cf)(uint8_t)p[1];
-		size_t kn, vn = 0;
-		const char *v = NULL;
-		p += 2;
-		const char *k = batch_read_bytes(&p, &kn);
-		if (op != BATCH_DELETE)
-			v = batch_read_bytes(&p, &vn);
-		rocksdb_column_family_handle_t *h = store_cf(s, cf);
-		if (!h) {
-			LOG_ERR("%s: write to column family \"%s\", which is not open", s->path,
-				store_cf_name(cf));
-			return -EIO;
-		}
-		switch (op) {
-		case BATCH_PUT:
-			rocksdb_writebatch_put_cf(wb, h, k, kn, v, vn);
-			break;
-		case BATCH_DELETE:
-			rocksdb_writebatch_delete_cf(wb, h, k, kn);
-			break;
-		case BATCH_DELETE_RANGE:
-			rocksdb_writebatch_delete_range_cf(wb, h, k, kn, v, vn);
-			break;
-		}
-	}
-	return 0;
 }
 
 int store_write(struct store *s, struct store_batch *b, bool sync)
 {
-	rocksdb_writebatch_t *wb = NULL;
 	char *err = NULL;
-	int rc;
 
 	if (s->read_only)
 		return -EROFS;
 	if (b->err)
 		return b->err;
-	if (b->count == 0)
+	if (rocksdb_writebatch_count(b->wb) == 0)
 		return 0;
-	wb = rocksdb_writebatch_create();
-	if (!wb)
-		return -ENOMEM;
-	rc = batch_build(s, b, wb);
-	if (rc)
-		goto out;
-	rocksdb_write(s->db, sync ? s->wopts_sync : s->wopts, wb, &err);
-	if (err)
-		rc = store_err("write", err);
-out:
-	rocksdb_writebatch_destroy(wb);
-	return rc;
+	rocksdb_write(s->db, sync ? s->wopts_sync : s->wopts, b->wb, &err);
+	return err ? store_err("write", err) : 0;
 }
 
 int store_sync(struct store *s)

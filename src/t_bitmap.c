@@ -293,7 +293,7 @@ int bitmap_setbit(struct keyspace *ks, const struct ks_key *k, uint64_t bit, boo
 
 	if (bit > BITMAP_MAX_BIT)
 		return -EINVAL;
-	if (!(b = store_batch_new()))
+	if (!(b = store_batch_new(ks_store(ks))))
 		return -ENOMEM;
 	ks_lock(ks, k);
 	rc = ks_meta_get(ks, k, KV_TYPE_BITMAP, &raw, &m);
@@ -548,7 +548,7 @@ int bitmap_write(struct keyspace *ks, const struct ks_key *k, uint64_t off, cons
 
 	if (off > BITMAP_MAX_BYTES || n > BITMAP_MAX_BYTES - off)
 		return -EFBIG;
-	if (!(b = store_batch_new()))
+	if (!(b = store_batch_new(ks_store(ks))))
 		return -ENOMEM;
 	ks_lock(ks, k);
 	rc = ks_meta_get(ks, k, KV_TYPE_BITMAP, &raw, &m);
@@ -593,7 +593,7 @@ int bitmap_truncate(struct keyspace *ks, const struct ks_key *k, uint64_t size, 
 
 	if (size > BITMAP_MAX_BYTES)
 		return -EFBIG;
-	if (!(b = store_batch_new()))
+	if (!(b = store_batch_new(ks_store(ks))))
 		return -ENOMEM;
 	ks_lock(ks, k);
 	rc = ks_meta_get(ks, k, KV_TYPE_BITMAP, &raw, &m);

@@ -44,13 +44,29 @@ static int field_get(struct keyspace *ks, const struct ks_key *k, uint64_t versi
 	return rc;
 }
 
+/* Length of field f of version `version`, without copying its value.
+ * 0, -ENOENT, -EIO. */
+static int field_len(struct keyspace *ks, const struct ks_key *k, uint64_t version, const void *f,
+		     size_t fn, uint64_t *len)
+{
+	struct buf sk = BUF_INIT;
+	size_t full = 0;
+	int rc = ks_sub_key(ks, k, version, f, fn, &sk);
+	if (!rc)
+		rc = store_get_head(ks_store(ks), STORE_CF_DEFAULT, sk.data, sk.len, 0, NULL,
+				    &full);
+	buf_release(&sk);
+	if (!rc)
+		*len = full;
+	return rc;
+}
+
 /* Does field f exist? 1, 0, <0. */
 static int field_exists(struct keyspace *ks, const struct ks_key *k, uint64_t version,
 			const void *f, size_t fn)
 {
-	struct buf v = BUF_INIT;
-	int rc = field_get(ks, k, version, f, fn, &v);
-	buf_release(&v);
+	uint64_t len;
+	int rc = field_len(ks, k, version, f, fn, &len);
 	if (rc == -ENOENT)
 		return 0;
 	return rc ? rc : 1;
@@ -120,7 +136,7 @@ static int hash_put(struct keyspace *ks, const struct ks_key *k, const void *f, 
 
 	if (vn > HASH_VALUE_MAX)
 		return -EFBIG;
-	if (!(b = store_batch_new()))
+	if (!(b = store_batch_new(ks_store(ks))))
 		return -ENOMEM;
 	ks_lock(ks, k);
 	rc = ks_meta_get(ks, k, KV_TYPE_HASH, &raw, &m);
@@ -179,7 +195,7 @@ int hash_del(struct keyspace *ks, const struct ks_key *k, const void *f, size_t 
 	struct enc_meta m;
 	int rc;
 
-	if (!(b = store_batch_new()))
+	if (!(b = store_batch_new(ks_store(ks))))
 		return -ENOMEM;
 	ks_lock(ks, k);
 	rc = ks_meta_get(ks, k, KV_TYPE_HASH, &raw, &m);
@@ -234,11 +250,12 @@ int hash_exists(struct keyspace *ks, const struct ks_key *k, const void *f, size
 int hash_strlen(struct keyspace *ks, const struct ks_key *k, const void *f, size_t fn,
 		uint64_t *len)
 {
-	struct buf v = BUF_INIT;
-	int rc = hash_get(ks, k, f, fn, &v);
+	struct buf raw = BUF_INIT;
+	struct enc_meta m;
+	int rc = ks_meta_get(ks, k, KV_TYPE_HASH, &raw, &m);
 	if (!rc)
-		*len = v.len;
-	buf_release(&v);
+		rc = field_len(ks, k, m.version, f, fn, len);
+	buf_release(&raw);
 	return rc;
 }
 
@@ -250,7 +267,7 @@ int hash_rename_field(struct keyspace *ks, const struct ks_key *k, const void *f
 	struct enc_meta m;
 	int rc, exists;
 
-	if (!(b = store_batch_new()))
+	if (!(b = store_batch_new(ks_store(ks))))
 		return -ENOMEM;
 	ks_lock(ks, k);
 	rc = ks_meta_get(ks, k, KV_TYPE_HASH, &raw, &m);
@@ -293,7 +310,7 @@ int hash_move_field(struct keyspace *ks, const struct ks_key *src, const void *f
 
 	if (key_eq(src, dst))
 		return hash_rename_field(ks, src, f, fn, t, tn);
-	if (!(b = store_batch_new()))
+	if (!(b = store_batch_new(ks_store(ks))))
 		return -ENOMEM;
 	ks_lock2(ks, src, dst);
 	rc = ks_meta_get(ks, src, KV_TYPE_HASH, &sraw, &sm);

@@ -374,7 +374,7 @@ int list_push(struct keyspace *ks, const struct ks_key *k, enum list_where where
 	for (size_t i = 0; i < n; i++)
 		if (vals[i].len > LIST_VALUE_MAX)
 			return -EFBIG;
-	if (!(b = store_batch_new()))
+	if (!(b = store_batch_new(ks_store(ks))))
 		return -ENOMEM;
 	ks_lock(ks, k);
 	rc = lmeta_get(ks, k, &raw, &lm);
@@ -419,7 +419,7 @@ int list_pop(struct keyspace *ks, const struct ks_key *k, enum list_where where,
 
 	if (where != LIST_HEAD && where != LIST_TAIL)
 		return -EINVAL;
-	if (!(b = store_batch_new()))
+	if (!(b = store_batch_new(ks_store(ks))))
 		return -ENOMEM;
 	ks_lock(ks, k);
 	rc = lmeta_get(ks, k, &raw, &lm);
@@ -474,7 +474,7 @@ int list_set(struct keyspace *ks, const struct ks_key *k, int64_t index, const v
 
 	if (vn > LIST_VALUE_MAX)
 		return -EFBIG;
-	if (!(b = store_batch_new()))
+	if (!(b = store_batch_new(ks_store(ks))))
 		return -ENOMEM;
 	ks_lock(ks, k);
 	rc = lmeta_get(ks, k, &raw, &lm);
@@ -530,7 +530,7 @@ int list_insert(struct keyspace *ks, const struct ks_key *k, bool before, const 
 
 	if (vn > LIST_VALUE_MAX)
 		return -EFBIG;
-	if (!(b = store_batch_new()))
+	if (!(b = store_batch_new(ks_store(ks))))
 		return -ENOMEM;
 	ks_lock(ks, k);
 	rc = lmeta_get(ks, k, &raw, &lm);
@@ -562,7 +562,7 @@ int list_insert_at(struct keyspace *ks, const struct ks_key *k, int64_t index, c
 
 	if (vn > LIST_VALUE_MAX)
 		return -EFBIG;
-	if (!(b = store_batch_new()))
+	if (!(b = store_batch_new(ks_store(ks))))
 		return -ENOMEM;
 	ks_lock(ks, k);
 	rc = lmeta_get(ks, k, &raw, &lm);
@@ -609,7 +609,7 @@ int list_remove_at(struct keyspace *ks, const struct ks_key *k, int64_t index, u
 	uint64_t pos = 0;
 	int rc;
 
-	if (!(b = store_batch_new()))
+	if (!(b = store_batch_new(ks_store(ks))))
 		return -ENOMEM;
 	ks_lock(ks, k);
 	rc = lmeta_get(ks, k, &raw, &lm);
@@ -703,7 +703,7 @@ int list_rem(struct keyspace *ks, const struct ks_key *k, int64_t count, const v
 	uint64_t limit = count < 0 ? (uint64_t)(-(count + 1)) + 1 : (uint64_t)count;
 	int rc;
 
-	if (!(b = store_batch_new()))
+	if (!(b = store_batch_new(ks_store(ks))))
 		return -ENOMEM;
 	ks_lock(ks, k);
 	rc = lmeta_get(ks, k, &raw, &lm);
@@ -735,7 +735,7 @@ int list_trim(struct keyspace *ks, const struct ks_key *k, int64_t start, int64_
 	uint64_t from, to, ver;
 	int rc;
 
-	if (!(b = store_batch_new()))
+	if (!(b = store_batch_new(ks_store(ks))))
 		return -ENOMEM;
 	ks_lock(ks, k);
 	rc = lmeta_get(ks, k, &raw, &lm);

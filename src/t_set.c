@@ -44,7 +44,7 @@ int set_add(struct keyspace *ks, const struct ks_key *k, const void *m, size_t m
 
 	if (mn > SET_MEMBER_MAX)
 		return -EFBIG;
-	if (!(b = store_batch_new()))
+	if (!(b = store_batch_new(ks_store(ks))))
 		return -ENOMEM;
 	ks_lock(ks, k);
 	rc = ks_meta_get(ks, k, KV_TYPE_SET, &raw, &meta);
@@ -86,7 +86,7 @@ int set_rem(struct keyspace *ks, const struct ks_key *k, const void *m, size_t m
 	struct enc_meta meta;
 	int rc;
 
-	if (!(b = store_batch_new()))
+	if (!(b = store_batch_new(ks_store(ks))))
 		return -ENOMEM;
 	ks_lock(ks, k);
 	rc = ks_meta_get(ks, k, KV_TYPE_SET, &raw, &meta);

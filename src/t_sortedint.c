@@ -50,7 +50,7 @@ int sortedint_add(struct keyspace *ks, const struct ks_key *k, uint64_t id, bool
 	bool fresh = false;
 	int rc, exists = 0;
 
-	if (!(b = store_batch_new()))
+	if (!(b = store_batch_new(ks_store(ks))))
 		return -ENOMEM;
 	ks_lock(ks, k);
 	rc = ks_meta_get(ks, k, KV_TYPE_SORTEDINT, &raw, &m);
@@ -92,7 +92,7 @@ int sortedint_rem(struct keyspace *ks, const struct ks_key *k, uint64_t id, unsi
 	struct enc_meta m;
 	int rc;
 
-	if (!(b = store_batch_new()))
+	if (!(b = store_batch_new(ks_store(ks))))
 		return -ENOMEM;
 	ks_lock(ks, k);
 	rc = ks_meta_get(ks, k, KV_TYPE_SORTEDINT, &raw, &m);

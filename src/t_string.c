@@ -46,14 +46,16 @@ int string_set(struct keyspace *ks, const struct ks_key *k, const void *v, size_
 	struct store_batch *b = NULL;
 	struct enc_meta m, nm;
 	bool exists, decoded;
+	uint64_t oldlen;
 	int rc;
 
 	if (string_too_big(0, n))
 		return -EFBIG;
-	if (!(b = store_batch_new()))
+	if (!(b = store_batch_new(ks_store(ks))))
 		return -ENOMEM;
 	ks_lock(ks, k);
-	rc = ks_meta_get(ks, k, KV_TYPE_NONE, &raw, &m);
+	/* Only the header of the old record matters: never copy its value. */
+	rc = ks_meta_head(ks, k, KV_TYPE_NONE, &raw, &m, &oldlen);
 	/* SET replaces a key of any type, even a corrupt record. */
 	decoded = rc == 0;
 	exists = decoded || rc == -EUCLEAN;
@@ -97,7 +99,7 @@ static int string_write_at(struct keyspace *ks, const struct ks_key *k, bool app
 	struct enc_meta m;
 	int rc;
 
-	if (!(b = store_batch_new()))
+	if (!(b = store_batch_new(ks_store(ks))))
 		return -ENOMEM;
 	ks_lock(ks, k);
 	rc = ks_meta_get(ks, k, KV_TYPE_STRING, &raw, &m);
@@ -219,9 +221,10 @@ int string_strlen(struct keyspace *ks, const struct ks_key *k, uint64_t *len)
 {
 	struct buf raw = BUF_INIT;
 	struct enc_meta m;
-	int rc = ks_meta_get(ks, k, KV_TYPE_STRING, &raw, &m);
+	uint64_t vlen;
+	int rc = ks_meta_head(ks, k, KV_TYPE_STRING, &raw, &m, &vlen);
 	if (rc == 0)
-		*len = m.tail_len;
+		*len = vlen - (uint64_t)((const char *)m.tail - raw.data);
 	else if (rc == -ENOENT) {
 		*len = 0;
 		rc = 0;
@@ -237,7 +240,7 @@ int string_del(struct keyspace *ks, const struct ks_key *k)
 	struct enc_meta m;
 	int rc;
 
-	if (!(b = store_batch_new()))
+	if (!(b = store_batch_new(ks_store(ks))))
 		return -ENOMEM;
 	ks_lock(ks, k);
 	rc = ks_meta_get(ks, k, KV_TYPE_STRING, &raw, &m);

@@ -148,7 +148,7 @@ int zset_add_multi(struct keyspace *ks, const struct ks_key *k, const struct zse
 		slots[i].idx = i;
 	}
 	qsort(slots, n, sizeof(*slots), zadd_slot_cmp);
-	if (!(b = store_batch_new())) {
+	if (!(b = store_batch_new(ks_store(ks)))) {
 		free(slots);
 		return -ENOMEM;
 	}
@@ -232,7 +232,7 @@ int zset_rem(struct keyspace *ks, const struct ks_key *k, const void *m, size_t 
 	double old = 0;
 	int rc;
 
-	if (!(b = store_batch_new()))
+	if (!(b = store_batch_new(ks_store(ks))))
 		return -ENOMEM;
 	ks_lock(ks, k);
 	rc = ks_meta_get(ks, k, KV_TYPE_ZSET, &raw, &meta);

@@ -54,7 +54,7 @@ static size_t unhex(const char *hex, unsigned char *out)
 static void raw_put(struct keyspace *ks, enum store_cf cf, const void *k, size_t kn, const void *v,
 		    size_t vn)
 {
-	struct store_batch *b = store_batch_new();
+	struct store_batch *b = store_batch_new(ks_store(ks));
 	store_batch_put(b, cf, k, kn, v, vn);
 	CHECK_INT(store_write(ks_store(ks), b, false), 0);
 	store_batch_free(b);
@@ -78,7 +78,7 @@ static int raw_get_hex(struct keyspace *ks, enum store_cf cf, const char *khex, 
 static void put_string_meta(struct keyspace *ks, const struct ks_key *k, uint64_t expire,
 			    const char *val)
 {
-	struct store_batch *b = store_batch_new();
+	struct store_batch *b = store_batch_new(ks_store(ks));
 	struct enc_meta m;
 	ks_meta_new(ks, &m, KV_TYPE_STRING);
 	m.expire_ms = expire;
@@ -512,7 +512,7 @@ static void test_key_iteration(bool cluster)
 	/* An empty record shadowed by a live key (written behind kvfs's back,
 	 * as Kvrocks itself would): the live key wins. */
 	{
-		struct store_batch *b = store_batch_new();
+		struct store_batch *b = store_batch_new(ks_store(ks));
 		CHECK_INT(ks_batch_empty_put(ks, b, KEY("n", "a"), KV_TYPE_HASH), 0);
 		CHECK_INT(ks_write(ks, b), 0);
 		store_batch_free(b);

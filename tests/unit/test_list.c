@@ -498,7 +498,7 @@ static void test_v0(void)
 	size_t vn = unhex("03 00 00 00 00 00 00 00 00 00 00 00 2A 00 00 00 01"
 			  " 00 00 00 00 00 00 00 10 00 00 00 00 00 00 00 11",
 			  val);
-	struct store_batch *b = store_batch_new();
+	struct store_batch *b = store_batch_new(ks_store(ks));
 	store_batch_put(b, STORE_CF_METADATA, k, kn, val, vn);
 	size_t skn = sub_key("v0", 42, 0x10, k + 64);
 	store_batch_put(b, STORE_CF_DEFAULT, k + 64, skn, "a", 1);
@@ -526,7 +526,7 @@ static void test_v0(void)
 	vn = unhex("83 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 2A 00 00 00 00 00 00 00 05"
 		   " 00 00 00 00 00 00 00 10 00 00 00 00 00 00 00 11",
 		   val);
-	b = store_batch_new();
+	b = store_batch_new(ks_store(ks));
 	store_batch_put(b, STORE_CF_METADATA, k, kn, val, vn);
 	CHECK_INT(store_write(ks_store(ks), b, false), 0);
 	store_batch_free(b);

@@ -216,7 +216,7 @@ static void test_v0(void)
 	unsigned char k[128], val[64], want[64];
 	size_t kn = unhex(NS_HEX " 76", k);
 	size_t vn = unhex("07 00 00 00 00 00 00 00 00 00 00 00 2A 00 00 00 01", val);
-	struct store_batch *b = store_batch_new();
+	struct store_batch *b = store_batch_new(ks_store(ks));
 	store_batch_put(b, STORE_CF_METADATA, k, kn, val, vn);
 	size_t skn = sub_key("v", 42, 9, k + 64);
 	store_batch_put(b, STORE_CF_DEFAULT, k + 64, skn, "", 0);

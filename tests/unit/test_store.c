@@ -112,7 +112,7 @@ static void test_new_database(void)
 	if (strcmp(cfs, kvrocks_cfs) != 0)
 		fprintf(stderr, "    column families: %s\n", cfs);
 
-	struct store_batch *b = store_batch_new();
+	struct store_batch *b = store_batch_new(s);
 	for (int c = 0; c < STORE_CF_COUNT; c++)
 		put_str(b, (enum store_cf)c, "k", store_cf_name((enum store_cf)c));
 	CHECK_INT(store_batch_count(b), STORE_CF_COUNT);
@@ -149,7 +149,7 @@ static void test_get_put_delete(void)
 		goto out;
 	CHECK_INT(get_str(s, STORE_CF_METADATA, "nope", &v), -ENOENT);
 
-	struct store_batch *b = store_batch_new();
+	struct store_batch *b = store_batch_new(s);
 	/* Binary keys and values, including NUL bytes and an empty value. */
 	store_batch_put(b, STORE_CF_METADATA, "a\0b", 3, "x\0y", 3);
 	store_batch_put(b, STORE_CF_METADATA, "empty", 5, "", 0);
@@ -192,7 +192,7 @@ static void test_batch_atomic(void)
 	CHECK_INT(store_open(dir, NULL, &s), 0);
 	if (!s)
 		goto out;
-	struct store_batch *b = store_batch_new();
+	struct store_batch *b = store_batch_new(s);
 	put_str(b, STORE_CF_METADATA, "old", "1");
 	CHECK_INT(store_write(s, b, false), 0);
 	store_batch_clear(b);
@@ -239,7 +239,7 @@ static void test_delete_range(void)
 	CHECK_INT(store_open(dir, NULL, &s), 0);
 	if (!s)
 		goto out;
-	struct store_batch *b = store_batch_new();
+	struct store_batch *b = store_batch_new(s);
 	const char *keys[] = {"a", "b", "b\x01", "c", "d"};
 	for (int i = 0; i < 5; i++)
 		put_str(b, STORE_CF_DEFAULT, keys[i], "x");
@@ -279,7 +279,7 @@ static void test_iterators(void)
 	CHECK_INT(store_open(dir, NULL, &s), 0);
 	if (!s)
 		goto out;
-	struct store_batch *b = store_batch_new();
+	struct store_batch *b = store_batch_new(s);
 	const char *keys[] = {"a", "b", "ba", "c", "d", "e"};
 	for (int i = 0; i < 6; i++)
 		put_str(b, STORE_CF_METADATA, keys[i], keys[i]);
@@ -372,7 +372,7 @@ static void test_read_only(void)
 	CHECK_INT(store_open(dir, NULL, &s), 0);
 	if (!s)
 		goto out;
-	struct store_batch *b = store_batch_new();
+	struct store_batch *b = store_batch_new(s);
 	put_str(b, STORE_CF_METADATA, "k", "v");
 	CHECK_INT(store_write(s, b, false), 0);
 	store_close(s);
@@ -386,7 +386,8 @@ static void test_read_only(void)
 	CHECK(store_is_read_only(s));
 	CHECK_INT(get_str(s, STORE_CF_METADATA, "k", &v), 0); /* from the WAL */
 	CHECK_MEM(v.data, v.len, "v", 1);
-	store_batch_clear(b);
+	store_batch_free(b); /* a batch belongs to the store it was made for */
+	b = store_batch_new(s);
 	put_str(b, STORE_CF_METADATA, "k", "changed");
 	CHECK_INT(store_write(s, b, false), -EROFS);
 	CHECK_INT(store_compact(s, STORE_CF_METADATA, NULL, 0, NULL, 0), -EROFS);
@@ -473,7 +474,7 @@ static void test_plain_rocksdb(void)
 	CHECK_INT(store_open(db, NULL, &s), 0);
 	if (s) {
 		CHECK_INT(get_str(s, STORE_CF_DEFAULT, "hello", &v), 0);
-		struct store_batch *b = store_batch_new();
+		struct store_batch *b = store_batch_new(s);
 		put_str(b, STORE_CF_STREAM, "s", "1");
 		CHECK_INT(store_write(s, b, false), 0);
 		store_batch_free(b);
@@ -497,7 +498,7 @@ static void test_stats_compact(void)
 	CHECK_INT(store_open(dir, &opt, &s), 0);
 	if (!s)
 		goto out;
-	struct store_batch *b = store_batch_new();
+	struct store_batch *b = store_batch_new(s);
 	char k[32];
 	for (int i = 0; i < 1000; i++) {
 		int n = snprintf(k, sizeof(k), "key%04d", i);

@@ -121,7 +121,7 @@ static void test_set_flags(void)
 	unsigned char k[64], v0[16];
 	size_t kn = check_unhex(NS_HEX " 76 30", k, sizeof(k));
 	size_t vn = check_unhex("01 00 00 00 00 61", v0, sizeof(v0));
-	struct store_batch *b = store_batch_new();
+	struct store_batch *b = store_batch_new(ks_store(ks));
 	store_batch_put(b, STORE_CF_METADATA, k, kn, v0, vn);
 	CHECK_INT(store_write(ks_store(ks), b, false), 0);
 	store_batch_free(b);

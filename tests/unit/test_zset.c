@@ -406,7 +406,7 @@ static void test_v0(void)
 	unsigned char k[128], val[64], want[64], sub[16];
 	size_t kn = unhex(NS_HEX " 76", k);
 	size_t vn = unhex("05 00 00 00 00 00 00 00 00 00 00 00 2A 00 00 00 01", val);
-	struct store_batch *b = store_batch_new();
+	struct store_batch *b = store_batch_new(ks_store(ks));
 	store_batch_put(b, STORE_CF_METADATA, k, kn, val, vn);
 	put_be64(sub, enc_double_to_sortable(3));
 	size_t skn = sub_key("v", 42, "a", 1, k + 64);
