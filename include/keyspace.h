@@ -129,6 +129,12 @@ void ks_unlock2(struct keyspace *ks, const struct ks_key *a, const struct ks_key
  */
 int ks_meta_get(struct keyspace *ks, const struct ks_key *k, enum kv_type want, struct buf *raw,
 		struct enc_meta *m);
+/* Like ks_meta_get, without copying the record: *v holds it (pinned) and
+ * m->tail points into it until store_value_free(*v). *v is NULL unless 0
+ * is returned. */
+struct store_value;
+int ks_meta_pin(struct keyspace *ks, const struct ks_key *k, enum kv_type want,
+		struct store_value **v, struct enc_meta *m);
 /* Like ks_meta_get, but reads at most the first few hundred bytes of a
  * string or JSON value (m->tail is then cut short) and sets *vlen to the
  * whole record's length: for callers that need the header, not the value. */

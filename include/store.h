@@ -59,6 +59,16 @@ int store_get(struct store *s, enum store_cf cf, const void *k, size_t kn, struc
 int store_get_head(struct store *s, enum store_cf cf, const void *k, size_t kn, size_t max,
 		   struct buf *out, size_t *full);
 
+/*
+ * A value read without copying: RocksDB's pinned memory, borrowed until
+ * store_value_free(). 0 and *out, -ENOENT, -EIO, -ENOMEM.
+ */
+struct store_value;
+int store_value_get(struct store *s, enum store_cf cf, const void *k, size_t kn,
+		    struct store_value **out);
+const char *store_value_data(const struct store_value *v, size_t *n);
+void store_value_free(struct store_value *v);
+
 /* Write batches: a batch is applied atomically by store_write() to the
  * store it was made for. The data is copied into the batch. */
 struct store_batch *store_batch_new(struct store *s); /* NULL on ENOMEM; store_batch_free */

@@ -233,6 +233,45 @@ int ks_meta_get(struct keyspace *ks, const struct ks_key *k, enum kv_type want, 
 	return meta_read(ks, k, want, raw, m, NULL);
 }
 
+/* Decode a metadata record and apply Kvrocks's read rules. */
+static int meta_check(const struct ks_key *k, enum kv_type want, const char *p, size_t n,
+		      struct enc_meta *m)
+{
+	int rc = enc_meta_decode(p, n, m);
+	if (rc) {
+		LOG_ERR("%.*s/%.*s: corrupt metadata (%zu bytes)", (int)k->nslen, k->ns,
+			(int)k->klen, k->key, n);
+		return rc;
+	}
+	/* An expired or size-0 record is absent whatever its type. */
+	if (enc_meta_is_expired(m, now_ms()))
+		return -ENOENT;
+	if (want != KV_TYPE_NONE && m->type != want)
+		return -KV_EWRONGTYPE;
+	return 0;
+}
+
+int ks_meta_pin(struct keyspace *ks, const struct ks_key *k, enum kv_type want,
+		struct store_value **v, struct enc_meta *m)
+{
+	struct buf key = BUF_INIT;
+	int rc = ks_meta_key(ks, k, &key);
+	*v = NULL;
+	if (!rc)
+		rc = store_value_get(ks->st, STORE_CF_METADATA, key.data, key.len, v);
+	if (!rc) {
+		size_t n;
+		const char *p = store_value_data(*v, &n);
+		rc = meta_check(k, want, p, n, m);
+	}
+	if (rc) {
+		store_value_free(*v);
+		*v = NULL;
+	}
+	buf_release(&key);
+	return rc;
+}
+
 /* With vlen, an inline value is read only up to KS_META_HEAD bytes and
  * *vlen gets its full length. */
 static int meta_read(struct keyspace *ks, const struct ks_key *k, enum kv_type want,
@@ -257,17 +296,7 @@ static int meta_read(struct keyspace *ks, const struct ks_key *k, enum kv_type w
 		goto out;
 	if (vlen)
 		*vlen = full;
-	rc = enc_meta_decode(raw->data, raw->len, m);
-	if (rc) {
-		LOG_ERR("%.*s/%.*s: corrupt metadata (%zu bytes)", (int)k->nslen, k->ns,
-			(int)k->klen, k->key, raw->len);
-		goto out;
-	}
-	/* An expired or size-0 record is absent whatever its type. */
-	if (enc_meta_is_expired(m, now_ms()))
-		rc = -ENOENT;
-	else if (want != KV_TYPE_NONE && m->type != want)
-		rc = -KV_EWRONGTYPE;
+	rc = meta_check(k, want, raw->data, raw->len, m);
 out:
 	buf_release(&key);
 	return rc;

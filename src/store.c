@@ -140,6 +140,16 @@ static int store_make_options(struct store *s, const struct store_options *opt)
 
 	rocksdb_options_set_create_if_missing(s->opts, !s->read_only);
 	rocksdb_options_set_create_missing_column_families(s->opts, !s->read_only);
+	/* As Kvrocks: no compression in the two levels that are written most
+	 * (flushes of large values then cost a copy, not a compression), a
+	 * cheap one below. Any of these is readable by every RocksDB. */
+	int levels[] = { rocksdb_no_compression, rocksdb_no_compression, rocksdb_lz4_compression,
+			 rocksdb_lz4_compression, rocksdb_lz4_compression, rocksdb_lz4_compression,
+			 rocksdb_lz4_compression };
+	rocksdb_options_set_compression_per_level(s->opts, levels,
+						  sizeof(levels) / sizeof(levels[0]));
+	/* Flush and compaction in the background on both cores. */
+	rocksdb_options_set_max_background_jobs(s->opts, 2);
 
 	rocksdb_block_based_table_options_t *t = rocksdb_block_based_options_create();
 	if (!t)
@@ -372,6 +382,38 @@ int store_get_head(struct store *s, enum store_cf cf, const void *k, size_t kn, 
 		*full = vn;
 	rocksdb_pinnableslice_destroy(v);
 	return rc;
+}
+
+/* A pinned value: the struct is only a name for RocksDB's pinnable slice. */
+struct store_value;
+
+int store_value_get(struct store *s, enum store_cf cf, const void *k, size_t kn,
+		    struct store_value **out)
+{
+	rocksdb_column_family_handle_t *h = store_cf(s, cf);
+	char *err = NULL;
+
+	*out = NULL;
+	if (!h)
+		return -ENOENT;
+	rocksdb_pinnableslice_t *v = rocksdb_get_pinned_cf(s->db, s->ropts, h, k, kn, &err);
+	if (err)
+		return store_err("get", err);
+	if (!v)
+		return -ENOENT;
+	*out = (struct store_value *)v;
+	return 0;
+}
+
+const char *store_value_data(const struct store_value *v, size_t *n)
+{
+	return rocksdb_pinnableslice_value((const rocksdb_pinnableslice_t *)v, n);
+}
+
+void store_value_free(struct store_value *v)
+{
+	if (v)
+		rocksdb_pinnableslice_destroy((rocksdb_pinnableslice_t *)v);
 }
 
 /* ---- Batches ------------------------------------------------------- */

@@ -13,6 +13,7 @@
 #include "store.h"
 
 #include <errno.h>
+#include <stdint.h>
 
 /* n more bytes at offset off would make a value longer than STRING_MAX. */
 static bool string_too_big(uint64_t off, uint64_t n)
@@ -20,19 +21,30 @@ static bool string_too_big(uint64_t off, uint64_t n)
 	return off > STRING_MAX || n > STRING_MAX - off;
 }
 
-/* Read the value of a live string into out (reusing it for the raw
- * record, so a large value is copied once). -ENOENT, -KV_EWRONGTYPE. */
+/* Copy bytes [off, off + n) of a live string's value (clipped to it) into
+ * out, straight from RocksDB's pinned record: only those bytes are
+ * copied. -ENOENT, -KV_EWRONGTYPE. */
+static int string_copy(struct keyspace *ks, const struct ks_key *k, uint64_t off, size_t n,
+		       struct buf *out)
+{
+	struct store_value *v;
+	struct enc_meta m;
+	buf_reset(out);
+	int rc = ks_meta_pin(ks, k, KV_TYPE_STRING, &v, &m);
+	if (rc)
+		return rc;
+	if (off < m.tail_len) {
+		size_t avail = m.tail_len - (size_t)off;
+		rc = buf_set(out, m.tail + off, n < avail ? n : avail);
+	}
+	store_value_free(v);
+	return rc;
+}
+
+/* The whole value of a live string. */
 static int string_load(struct keyspace *ks, const struct ks_key *k, struct buf *out)
 {
-	struct enc_meta m;
-	int rc = ks_meta_get(ks, k, KV_TYPE_STRING, out, &m);
-	if (rc) {
-		buf_reset(out);
-		return rc;
-	}
-	size_t off = (size_t)((const char *)m.tail - out->data);
-	memmove(out->data, out->data + off, m.tail_len);
-	return buf_resize(out, m.tail_len);
+	return string_copy(ks, k, 0, SIZE_MAX, out);
 }
 
 int string_get(struct keyspace *ks, const struct ks_key *k, struct buf *out)
@@ -208,13 +220,7 @@ int string_getrange(struct keyspace *ks, const struct ks_key *k, int64_t start, 
 int string_read(struct keyspace *ks, const struct ks_key *k, uint64_t off, size_t n,
 		struct buf *out)
 {
-	int rc = string_load(ks, k, out);
-	if (rc)
-		return rc;
-	if (off >= out->len)
-		return buf_slice(out, 0, 0);
-	size_t avail = out->len - (size_t)off;
-	return buf_slice(out, (size_t)off, n < avail ? n : avail);
+	return string_copy(ks, k, off, n, out);
 }
 
 int string_strlen(struct keyspace *ks, const struct ks_key *k, uint64_t *len)
