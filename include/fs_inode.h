@@ -11,9 +11,20 @@
  *
  * Lifetime: a node lives while the kernel holds lookups on it (nlookup,
  * dropped by forget) or anything in the daemon holds a reference (refs:
- * children hold their parent, open handles hold their node). Unlinked or
- * replaced nodes are unhashed from the name index but stay reachable by
- * inode number until both counts reach zero.
+ * children hold their parent, open handles hold their node, a local
+ * entry holds itself). Unlinked or replaced nodes are unhashed from the
+ * name index but stay reachable by inode number until both counts reach
+ * zero.
+ *
+ * Local entries: a few entries exist only in the daemon, in their node's
+ * buffer, until a rename or a close stores them: scratch files of a list
+ * or sortedint directory (rsync's temp files), and zset members created
+ * but not yet closed. Such a node is pinned (one reference) while it is
+ * local, found by name like any other, and never listed.
+ *
+ * Each node keeps the list of its children in the table, so the entries
+ * of one key can be unhashed and invalidated together when their names
+ * change meaning (a list renumbered).
  */
 #ifndef KVFS_FS_INODE_H
 #define KVFS_FS_INODE_H
@@ -22,6 +33,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "keyspace.h"
 #include "util.h"
 
 #define FS_ROOT_INO 1
@@ -30,7 +42,14 @@ enum fs_kind {
 	FS_ROOT,  /* "/": namespaces (or, with -o ns=, the keys of one) */
 	FS_NS,    /* a namespace directory */
 	FS_KEY,   /* a key: a file or a directory, by its type */
-	FS_ENTRY, /* an entry inside a key's directory (a hash field) */
+	FS_ENTRY, /* an entry inside a key's directory (a hash field, a list element, ...) */
+};
+
+/* An entry that exists only in the daemon (see above). */
+enum fs_local {
+	FS_LOCAL_NONE = 0,
+	FS_LOCAL_SCRATCH, /* never stored; a rename onto a real name stores it */
+	FS_LOCAL_PENDING, /* stored by its first commit (a new zset member) */
 };
 
 struct fs_node {
@@ -42,7 +61,9 @@ struct fs_node {
 	bool unhashed;          /* unlinked or replaced: no longer in the name index */
 	uint64_t nlookup;       /* guarded by the table lock */
 	uint64_t refs;          /* guarded by the table lock */
+	enum fs_local local;    /* guarded by the table lock */
 	struct fs_node *next_ino, *next_name;
+	struct fs_node *kids, *sib_prev, *sib_next; /* children; guarded by the table lock */
 
 	/*
 	 * Open-file state, guarded by `lock`: the value as the open files
@@ -54,7 +75,22 @@ struct fs_node {
 	struct buf data;
 	bool loaded;
 	bool dirty;
+	bool bad;           /* a write was refused: the next commits fail, nothing is stored */
+	enum kv_type ktype; /* type of the node's key (a file key's own, an entry's key's) */
 	unsigned opens;
+	/*
+	 * A list key's directory (fs_list.c), guarded by `lock`: while it is
+	 * open (dir_opens), a removed element leaves a gap instead of moving
+	 * the later ones down, so names read from a listing stay valid for
+	 * whoever is working through them (rm -r). gaps holds the removed
+	 * positions, ascending, in the numbering of when the directory was
+	 * opened; the gaps close when the last open handle closes.
+	 */
+	unsigned dir_opens;
+	struct {
+		uint64_t *v;
+		size_t n, cap;
+	} gaps;
 	/* Attributes set through setattr during this mount (0 = not set). */
 	struct timespec mtime, atime;
 	mode_t mode;
@@ -94,10 +130,53 @@ void fs_itable_unref(struct fs_itable *t, struct fs_node *node);
  * a rename). */
 void fs_itable_unlink(struct fs_itable *t, struct fs_node *parent, const void *name, size_t n);
 
+/* Unhash this node (a local entry that is given up). */
+void fs_itable_unhash(struct fs_itable *t, struct fs_node *node);
+
 /* Move the node named (parent, name), if any, to (newparent, newname),
  * unhashing any node already there. 0 or -ENOMEM. */
 int fs_itable_rename(struct fs_itable *t, struct fs_node *parent, const void *name, size_t n,
 		     struct fs_node *newparent, const void *newname, size_t newn);
+
+/* The hashed node named (parent, name), with a daemon reference the
+ * caller drops with fs_itable_unref; NULL if none. */
+struct fs_node *fs_itable_find(struct fs_itable *t, struct fs_node *parent, const void *name,
+			       size_t n);
+/* The same, only if that node is a local entry (see above). */
+struct fs_node *fs_itable_find_local(struct fs_itable *t, struct fs_node *parent,
+				     const void *name, size_t n);
+/* A node's local state; setting it pins (local) or unpins (none) it. */
+enum fs_local fs_itable_local(struct fs_itable *t, struct fs_node *node);
+void fs_itable_set_local(struct fs_itable *t, struct fs_node *node, enum fs_local l);
+
+/*
+ * Kernel invalidations a request causes, sent after its reply: an entry
+ * name in a directory and the inode it named (0: only the name). Names
+ * are stored bytes; caller-owned: fs_inval_init/fs_inval_release.
+ */
+struct fs_inval_item {
+	uint64_t parent, ino;
+	char *name;
+	size_t n;
+};
+struct fs_inval {
+	struct fs_inval_item *v;
+	size_t len, cap;
+};
+void fs_inval_init(struct fs_inval *iv);
+void fs_inval_release(struct fs_inval *iv);
+int fs_inval_add(struct fs_inval *iv, uint64_t parent, uint64_t ino, const void *name, size_t n);
+
+/* Unhash every child of `parent` that is not local and for which
+ * stale(arg, name, n) is true (NULL: every one), recording each in iv.
+ * The nodes live on for open handles and the kernel's lookups, but their
+ * names must be resolved anew. 0 or -ENOMEM (the unhashing still
+ * happened; some names may be missing from iv). */
+int fs_itable_unhash_kids(struct fs_itable *t, struct fs_node *parent,
+			  bool (*stale)(void *arg, const char *name, size_t n), void *arg,
+			  struct fs_inval *iv);
+/* Forget every local child of `parent` (its key was removed). */
+void fs_itable_drop_local_kids(struct fs_itable *t, struct fs_node *parent);
 
 /* Where a node is: the names of its namespace, key and entry (each left
  * empty where the node has none; with -o ns= the root is the namespace

@@ -78,4 +78,31 @@ int bitmap_truncate(struct keyspace *ks, const struct ks_key *k, uint64_t size, 
 /* STRLEN: the size in bytes; a missing key has 0. */
 int bitmap_strlen(struct keyspace *ks, const struct ks_key *k, uint64_t *len);
 
+/*
+ * Replace the whole value by n bytes given in Redis order (what a file's
+ * commit needs), in one batch: the key gets a fresh version, fragments
+ * only where a 1 KiB run holds a non-zero byte (each cut after its last
+ * non-zero byte), size = n, and the expiry of the key it replaces. The
+ * key may be missing, a remembered empty bitmap, or a bitmap. n == 0
+ * deletes the key, or with BITMAP_KEEP_EMPTY remembers an empty bitmap
+ * (then a key with an expiry is -EINVAL: an empty collection has no
+ * record to carry it). -KV_EWRONGTYPE for another type, -EFBIG past
+ * BITMAP_MAX_BYTES.
+ */
+int bitmap_set(struct keyspace *ks, const struct ks_key *k, const void *data, size_t n,
+	       unsigned flags);
+/*
+ * Turn string key k into a bitmap whose bytes (in Redis order) are the
+ * string's value, in one batch, keeping the expiry. An empty string
+ * becomes a remembered empty bitmap (-EINVAL if it has an expiry).
+ * -ENOENT (no key), -KV_EWRONGTYPE (not a string), -EFBIG.
+ */
+int bitmap_from_string(struct keyspace *ks, const struct ks_key *k);
+/*
+ * The reverse: bitmap k (or a remembered empty bitmap) becomes a string
+ * holding its bytes in Redis order, in one batch, keeping the expiry.
+ * -ENOENT, -KV_EWRONGTYPE (not a bitmap).
+ */
+int bitmap_to_string(struct keyspace *ks, const struct ks_key *k);
+
 #endif

@@ -65,6 +65,13 @@ int list_insert(struct keyspace *ks, const struct ks_key *k, bool before, const 
  * for any other index. -ERANGE out of range. */
 int list_insert_at(struct keyspace *ks, const struct ks_key *k, int64_t index, const void *v,
 		   size_t vn, uint64_t *newlen);
+/* Append v only if the list's length is exactly `pos` (so it becomes
+ * position pos), in one batch: what creating file `pos` of a list needs,
+ * without racing another appender. A missing key is created by pos 0.
+ * -EEXIST if the length is greater (position pos exists), -ERANGE if it
+ * is smaller. *newlen (may be NULL) = the new length. */
+int list_append_at(struct keyspace *ks, const struct ks_key *k, uint64_t pos, const void *v,
+		   size_t vn, uint64_t *newlen);
 /* Remove the element at `index` (negatives from the end); the later
  * elements move down one position. Internally the shorter side is moved
  * so [head, tail) stays contiguous. out (may be NULL) = the removed
@@ -108,6 +115,14 @@ struct list_iter;
 struct list_iter *list_iter_new(struct keyspace *ks, const struct ks_key *k, int64_t start,
 				int *err);
 int list_iter_next(struct list_iter *it, uint64_t *pos, const char **v, size_t *vn);
+/* The length of the list in the iterator's snapshot (0 for a missing key). */
+uint64_t list_iter_len(const struct list_iter *it);
 void list_iter_free(struct list_iter *it);
+
+/* For t_convert: put a new list of n >= 1 elements at k into batch b (a
+ * fresh version, head at LIST_INITIAL_INDEX, the given expiry),
+ * overwriting whatever metadata k has. 0 or -ENOMEM/-EINVAL/-EFBIG. */
+int list_batch_create(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
+		      uint64_t expire_ms, const struct list_value *vals, size_t n);
 
 #endif

@@ -27,6 +27,11 @@ int set_add(struct keyspace *ks, const struct ks_key *k, const void *m, size_t m
 /* SREM of one member. flags: SET_KEEP_EMPTY. -ENOENT if the key or the
  * member is missing. */
 int set_rem(struct keyspace *ks, const struct ks_key *k, const void *m, size_t mn, unsigned flags);
+/* Rename member `from` to `to` in one batch; if `to` is a member too it
+ * is replaced (the set loses one member). from == to is 0 if it exists.
+ * -ENOENT if the key or `from` is missing. */
+int set_rename_member(struct keyspace *ks, const struct ks_key *k, const void *from, size_t fn,
+		      const void *to, size_t tn);
 /* SISMEMBER: 1, 0 (also for a missing key), or a negative errno. */
 int set_ismember(struct keyspace *ks, const struct ks_key *k, const void *m, size_t mn);
 /* SCARD: a missing key has 0 members. */
@@ -44,5 +49,15 @@ struct set_iter *set_iter_new(struct keyspace *ks, const struct ks_key *k, const
 			      size_t alen, int *err);
 int set_iter_next(struct set_iter *it, const char **m, size_t *mn);
 void set_iter_free(struct set_iter *it);
+
+/* For t_convert: put a new set of n >= 1 distinct members at k into
+ * batch b (fresh version, the given expiry), overwriting whatever
+ * metadata k has. 0 or -ENOMEM/-EINVAL/-EFBIG. */
+struct set_member {
+	const void *data;
+	size_t len;
+};
+int set_batch_create(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
+		     uint64_t expire_ms, const struct set_member *ms, size_t n);
 
 #endif

@@ -58,6 +58,11 @@ int zset_add_multi(struct keyspace *ks, const struct ks_key *k, const struct zse
 /* ZREM of one member. flags: ZSET_KEEP_EMPTY. -ENOENT if the key or the
  * member is missing. */
 int zset_rem(struct keyspace *ks, const struct ks_key *k, const void *m, size_t mn, unsigned flags);
+/* Rename member `from` to `to`, keeping its score, in one batch; if `to`
+ * is a member too it is replaced (the set loses one member). from == to
+ * is 0 if it exists. -ENOENT if the key or `from` is missing. */
+int zset_rename_member(struct keyspace *ks, const struct ks_key *k, const void *from, size_t fn,
+		       const void *to, size_t tn);
 /* ZSCORE. -ENOENT if the key or the member is missing. */
 int zset_score(struct keyspace *ks, const struct ks_key *k, const void *m, size_t mn,
 	       double *score);
@@ -119,5 +124,11 @@ struct zset_member_iter *zset_member_iter_new(struct keyspace *ks, const struct 
 					      const void *after, size_t alen, int *err);
 int zset_member_iter_next(struct zset_member_iter *it, const char **m, size_t *mn, double *score);
 void zset_member_iter_free(struct zset_member_iter *it);
+
+/* For t_convert: put a new zset of n >= 1 distinct members at k into
+ * batch b (fresh version, the given expiry), overwriting whatever
+ * metadata k has. 0 or -ENOMEM/-EINVAL (NaN, n == 0)/-EFBIG. */
+int zset_batch_create(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
+		      uint64_t expire_ms, const struct zset_member *ms, size_t n);
 
 #endif

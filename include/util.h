@@ -119,5 +119,11 @@ int bytes_cmp(const void *a, size_t an, const void *b, size_t bn);
  * no spaces, no trailing bytes). 0 or -EINVAL / -ERANGE. */
 int parse_u64(const char *s, size_t n, uint64_t *out);
 int parse_i64(const char *s, size_t n, int64_t *out);
+/* Parse a whole floating-point number as strtod reads it ("1.5", "-2e3",
+ * "inf", "-inf", "0x1p3"), with blanks (space, tab, CR, LF) allowed
+ * around it. 0, or -EINVAL for an empty or blank string, NaN, a number
+ * too large for a double, more than 127 bytes between the blanks, or any
+ * other byte. */
+int parse_double(const char *s, size_t n, double *out);
 
 #endif

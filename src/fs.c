@@ -1,20 +1,101 @@
 /*
- * fs: FUSE low-level operations. Each handler resolves its inode to a
- * path (namespace, key, entry), asks the type layer, and replies once.
- * Files are the string value or a hash field's value, buffered per node
- * while open and committed atomically on flush/fsync/release.
- * Layer: fs. Directory listing lives in fs_dir.c, xattrs in fs_xattr.c.
+ * fs: FUSE low-level operations, the dispatcher. Each handler resolves
+ * its inode to a path (namespace, key, entry), and asks the keyspace (for
+ * namespaces and keys) or the shape of the key's type (for the entries of
+ * a key's directory: fs_hash.c, fs_list.c, fs_set.c, fs_zset.c,
+ * fs_sortedint.c) what to do, replies once, and only then sends the
+ * kernel the invalidations the change requires. File contents live in
+ * fs_file.c, listings in fs_dir.c, xattrs in fs_xattr.c.
+ * Layer: fs.
  */
 #include "fs.h"
 #include "fs_int.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h> /* RENAME_NOREPLACE, RENAME_EXCHANGE */
 #include <stdlib.h>
 #include <sys/statvfs.h>
 
-#include "t_hash.h"
 #include "t_string.h"
+
+/* The invalidation thread: a queue of items, sent in order. */
+struct fs_notifier {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct fs_inval queue;
+	bool stop;
+};
+
+static void inval_send_now(struct fs *fs, struct fs_inval *iv)
+{
+	struct buf name = BUF_INIT;
+	for (size_t i = 0; i < iv->len && fs->se; i++) {
+		const struct fs_inval_item *x = &iv->v[i];
+		if (names_encode(x->name, x->n, &name) == 0)
+			fuse_lowlevel_notify_inval_entry(fs->se, x->parent, name.data, name.len);
+		if (x->ino)
+			fuse_lowlevel_notify_inval_inode(fs->se, x->ino, 0, 0);
+	}
+	buf_release(&name);
+	fs_inval_release(iv);
+}
+
+static void *notifier_main(void *arg)
+{
+	struct fs *fs = arg;
+	struct fs_notifier *n = fs->notifier;
+	pthread_mutex_lock(&n->lock);
+	for (;;) {
+		while (!n->stop && n->queue.len == 0)
+			pthread_cond_wait(&n->cond, &n->lock);
+		if (n->stop)
+			break;
+		struct fs_inval batch = n->queue;
+		fs_inval_init(&n->queue);
+		pthread_mutex_unlock(&n->lock);
+		inval_send_now(fs, &batch);
+		pthread_mutex_lock(&n->lock);
+	}
+	pthread_mutex_unlock(&n->lock);
+	return NULL;
+}
+
+static void notifier_stop(struct fs *fs)
+{
+	struct fs_notifier *n = fs->notifier;
+	if (!n)
+		return;
+	pthread_mutex_lock(&n->lock);
+	n->stop = true;
+	pthread_cond_signal(&n->cond);
+	pthread_mutex_unlock(&n->lock);
+	pthread_join(n->thread, NULL);
+	fs_inval_release(&n->queue);
+	pthread_cond_destroy(&n->cond);
+	pthread_mutex_destroy(&n->lock);
+	free(n);
+	fs->notifier = NULL;
+}
+
+void fs_inval_send(struct fs *fs, struct fs_inval *iv)
+{
+	struct fs_notifier *n = fs->notifier;
+	if (iv->len == 0 || !n) {
+		fs_inval_release(iv); /* no session: nothing to tell */
+		return;
+	}
+	pthread_mutex_lock(&n->lock);
+	for (size_t i = 0; i < iv->len; i++) {
+		struct fs_inval_item *x = &iv->v[i];
+		if (fs_inval_add(&n->queue, x->parent, x->ino, x->name, x->n))
+			break; /* out of memory: the entry timeout bounds the damage */
+	}
+	pthread_cond_signal(&n->cond);
+	pthread_mutex_unlock(&n->lock);
+	fs_inval_release(iv);
+}
 
 struct fs *fs_new(struct keyspace *ks, const struct fs_options *opt)
 {
@@ -40,6 +121,7 @@ void fs_free(struct fs *fs)
 {
 	if (!fs)
 		return;
+	notifier_stop(fs);
 	fs_itable_free(fs->it);
 	free(fs);
 }
@@ -47,6 +129,21 @@ void fs_free(struct fs *fs)
 void fs_set_session(struct fs *fs, struct fuse_session *se)
 {
 	fs->se = se;
+	if (!se || fs->notifier)
+		return;
+	struct fs_notifier *n = calloc(1, sizeof(*n));
+	if (!n)
+		return; /* invalidations are dropped; entry timeouts still hold */
+	pthread_mutex_init(&n->lock, NULL);
+	pthread_cond_init(&n->cond, NULL);
+	fs_inval_init(&n->queue);
+	fs->notifier = n;
+	if (pthread_create(&n->thread, NULL, notifier_main, fs)) {
+		pthread_cond_destroy(&n->cond);
+		pthread_mutex_destroy(&n->lock);
+		free(n);
+		fs->notifier = NULL;
+	}
 }
 
 /* ---- identities ------------------------------------------------------ */
@@ -101,8 +198,75 @@ bool fs_type_is_file(enum kv_type t)
 /* Types whose contents this version of kvfs maps into the tree. */
 bool fs_type_is_supported(enum kv_type t)
 {
-	return t == KV_TYPE_STRING || t == KV_TYPE_HASH;
+	return t == KV_TYPE_STRING || t == KV_TYPE_BITMAP || fs_shape_of(t) != NULL;
 }
+
+const struct fs_shape *fs_shape_of(enum kv_type t)
+{
+	switch (t) {
+	case KV_TYPE_HASH:
+		return &fs_hash_shape;
+	case KV_TYPE_LIST:
+		return &fs_list_shape;
+	case KV_TYPE_SET:
+		return &fs_set_shape;
+	case KV_TYPE_ZSET:
+		return &fs_zset_shape;
+	case KV_TYPE_SORTEDINT:
+		return &fs_sortedint_shape;
+	default:
+		return NULL;
+	}
+}
+
+int fs_ctx_open(struct fs *fs, struct fs_node *dir, const struct fs_path *p, struct fs_inval *iv,
+		struct fs_ctx *c, const struct fs_shape **sh, struct ks_info *info)
+{
+	memset(c, 0, sizeof(*c));
+	c->fs = fs;
+	c->dir = dir;
+	c->iv = iv;
+	fs_path_key(fs, p, &c->k);
+	int rc = ks_lookup(fs->ks, &c->k, info);
+	if (rc)
+		return rc;
+	if (fs_type_is_file(info->type))
+		return -ENOTDIR;
+	*sh = fs_shape_of(info->type);
+	return *sh ? 0 : -EOPNOTSUPP;
+}
+
+/* fs_ctx_open for a change to an entry: a type not mapped yet is logged. */
+static int entry_ctx(struct fs *fs, struct fs_node *dir, const struct fs_path *p,
+		     struct fs_inval *iv, struct fs_ctx *c, const struct fs_shape **sh)
+{
+	struct ks_info info;
+	int rc = fs_ctx_open(fs, dir, p, iv, c, sh, &info);
+	if (rc == -EOPNOTSUPP)
+		LOG_WARN("'%.*s' is a %s: its entries cannot be changed yet", (int)c->k.klen,
+			 c->k.key, enc_type_name(info.type));
+	return rc;
+}
+
+void fs_entry_init(struct fs_entry *e)
+{
+	memset(e, 0, sizeof(*e));
+	buf_init(&e->name);
+}
+
+void fs_entry_release(struct fs_entry *e)
+{
+	buf_release(&e->name);
+}
+
+int fs_entry_set(struct fs_entry *e, const char *name, size_t n, mode_t mode, uint64_t size)
+{
+	e->mode = mode;
+	e->size = size;
+	return buf_set(&e->name, name, n);
+}
+
+/* ---- attributes ------------------------------------------------------ */
 
 static void ts_from_us(struct timespec *ts, uint64_t us)
 {
@@ -135,7 +299,7 @@ void fs_stat_fill(const struct fs *fs, mode_t mode, uint64_t size, uint64_t vers
 }
 
 /*
- * Attributes of the thing at path p, which is of kind `kind`. Times of
+ * Attributes of the root, a namespace or a key at path p. Times of
  * collections come from their Kvrocks version (its creation time); other
  * times are the mount time until they are set. The entry timeout is
  * capped at the key's remaining time to live.
@@ -145,13 +309,10 @@ int fs_stat_path(struct fs *fs, enum fs_kind kind, const struct fs_path *p, stru
 {
 	struct ks_key k;
 	struct ks_info info;
-	uint64_t size = 0;
 	int rc;
 
 	fs_path_key(fs, p, &k);
 	switch (kind) {
-	case FS_ROOT:
-		break;
 	case FS_NS:
 		rc = ks_ns_exists(fs->ks, p->ns.data, p->ns.len);
 		if (rc <= 0)
@@ -165,13 +326,9 @@ int fs_stat_path(struct fs *fs, enum fs_kind kind, const struct fs_path *p, stru
 			     info.size, info.version, info.expire_ms, st, timeout);
 		return 0;
 	case FS_ENTRY:
-		rc = hash_strlen(fs->ks, &k, p->entry.data, p->entry.len, &size);
-		if (rc == -KV_EWRONGTYPE)
-			rc = -ENOENT;
-		if (rc)
-			return rc;
-		fs_stat_fill(fs, S_IFREG | 0644, size, 0, 0, st, timeout);
-		return 0;
+		return -EINVAL; /* entries: fs_entry_stat */
+	default:
+		break;
 	}
 	fs_stat_fill(fs, S_IFDIR | 0755, 0, 0, 0, st, timeout);
 	return 0;
@@ -200,14 +357,66 @@ void fs_stat_overlay(struct fs_node *node, struct stat *st)
 	st->st_ino = node->ino;
 }
 
-static int node_stat(struct fs *fs, struct fs_node *node, struct stat *st, double *timeout)
+/* A local entry: a file of whatever its buffer holds. */
+static void local_stat(struct fs *fs, struct fs_node *node, struct stat *st, double *timeout)
+{
+	pthread_mutex_lock(&node->lock);
+	uint64_t size = node->data.len;
+	pthread_mutex_unlock(&node->lock);
+	fs_stat_fill(fs, S_IFREG | 0644, size, 0, 0, st, timeout);
+}
+
+int fs_entry_stat(struct fs *fs, struct fs_node *node, struct stat *st, double *timeout)
 {
 	struct fs_path p;
+	struct fs_ctx c;
+	struct fs_entry e;
+	const struct fs_shape *sh;
+	struct ks_info info;
+	int rc;
+
+	if (fs_itable_local(fs->it, node) != FS_LOCAL_NONE) {
+		local_stat(fs, node, st, timeout);
+		pthread_mutex_lock(&node->lock);
+		sh = fs_shape_of(node->ktype);
+		pthread_mutex_unlock(&node->lock);
+		if (sh && sh->recomputed)
+			*timeout = 0; /* the commit will rewrite it */
+		return 0;
+	}
 	fs_path_init(&p);
-	int rc = fs_itable_path(fs->it, node, &p);
+	fs_entry_init(&e);
+	rc = fs_itable_path(fs->it, node, &p);
+	if (!rc && p.unhashed)
+		rc = -ENOENT;
 	if (!rc)
-		rc = p.unhashed ? -ENOENT : fs_stat_path(fs, node->kind, &p, st, timeout);
+		rc = fs_ctx_open(fs, node->parent, &p, NULL, &c, &sh, &info);
+	if (rc == -ENOTDIR || rc == -EOPNOTSUPP)
+		rc = -ENOENT; /* no entries in a key of that type */
+	if (!rc)
+		rc = sh->lookup(&c, p.entry.data, p.entry.len, &e);
+	if (!rc)
+		fs_stat_fill(fs, e.mode, e.size, 0, 0, st, timeout);
+	if (!rc && sh->recomputed)
+		*timeout = 0;
+	fs_entry_release(&e);
 	fs_path_release(&p);
+	return rc;
+}
+
+static int node_stat(struct fs *fs, struct fs_node *node, struct stat *st, double *timeout)
+{
+	int rc;
+	if (node->kind == FS_ENTRY) {
+		rc = fs_entry_stat(fs, node, st, timeout);
+	} else {
+		struct fs_path p;
+		fs_path_init(&p);
+		rc = fs_itable_path(fs->it, node, &p);
+		if (!rc)
+			rc = p.unhashed ? -ENOENT : fs_stat_path(fs, node->kind, &p, st, timeout);
+		fs_path_release(&p);
+	}
 	if (!rc)
 		fs_stat_overlay(node, st);
 	return rc;
@@ -227,26 +436,9 @@ int fs_decode_name(struct fs *fs, struct fs_node *parent, const char *name, stru
 	return fs_dir_find_long(fs, parent, out, hash, name);
 }
 
-static void open_setup(struct fs_node *node, struct fuse_file_info *fi)
-{
-	pthread_mutex_lock(&node->lock);
-	node->opens++;
-	if (fi->flags & O_TRUNC) {
-		buf_reset(&node->data);
-		node->loaded = true;
-		node->dirty = true;
-	}
-	pthread_mutex_unlock(&node->lock);
-	/* The page cache stays valid across opens: every change to a node's
-	 * data goes through the kernel or is invalidated explicitly. */
-	fi->keep_cache = !(fi->flags & O_TRUNC);
-	/* A close of a read-only open has nothing to commit. */
-	fi->noflush = (fi->flags & O_ACCMODE) == O_RDONLY;
-}
-
 /* Reply to a lookup-like request with the node for (parent, name). */
 void fs_reply_entry(fuse_req_t req, struct fs *fs, struct fs_node *parent, const char *stored,
-		    size_t n, struct stat *st, double timeout, struct fuse_file_info *fi)
+		    size_t n, struct stat *st, const struct fs_reply *r, struct fuse_file_info *fi)
 {
 	enum fs_kind kind = fs_child_kind(fs, parent);
 	struct fs_node *node = fs_itable_lookup(fs->it, parent, kind, stored, n);
@@ -254,13 +446,28 @@ void fs_reply_entry(fuse_req_t req, struct fs *fs, struct fs_node *parent, const
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
+	if (r->local != FS_LOCAL_NONE) {
+		/* The entry lives in the node until a commit or rename stores it. */
+		pthread_mutex_lock(&node->lock);
+		buf_reset(&node->data);
+		node->loaded = true;
+		node->dirty = r->local == FS_LOCAL_PENDING;
+		node->bad = false;
+		pthread_mutex_unlock(&node->lock);
+		fs_itable_set_local(fs->it, node, r->local);
+	}
+	if (r->ktype != KV_TYPE_NONE) {
+		pthread_mutex_lock(&node->lock);
+		node->ktype = r->ktype;
+		pthread_mutex_unlock(&node->lock);
+	}
 	fs_stat_overlay(node, st);
 	struct fuse_entry_param e;
 	memset(&e, 0, sizeof(e));
 	e.ino = node->ino;
 	e.attr = *st;
-	e.attr_timeout = timeout;
-	e.entry_timeout = timeout;
+	e.attr_timeout = r->attr_timeout;
+	e.entry_timeout = r->entry_timeout;
 	int rc;
 	if (fi) {
 		/* The handle is complete before the reply: the kernel may send
@@ -268,7 +475,7 @@ void fs_reply_entry(fuse_req_t req, struct fs *fs, struct fs_node *parent, const
 		struct fs_handle *h = (struct fs_handle *)(uintptr_t)fi->fh;
 		h->node = node;
 		fs_itable_ref(fs->it, node);
-		open_setup(node, fi);
+		fs_file_open_setup(node, fi, false);
 		rc = fuse_reply_create(req, &e, fi);
 		if (rc)
 			fs_file_close(fs, h);
@@ -292,16 +499,58 @@ int fs_errno(int rc)
 
 /* ---- lookup, attributes ---------------------------------------------- */
 
+/* Resolve an entry name in a key's directory: a local entry, or what the
+ * key's shape says. *nodename = the name the node has. */
+static int lookup_entry(struct fs *fs, struct fs_node *parent, const struct fs_path *p,
+			const char *stored, size_t n, struct stat *st, struct fs_reply *r,
+			struct buf *nodename)
+{
+	struct fs_node *local = fs_itable_find_local(fs->it, parent, stored, n);
+	struct fs_ctx c;
+	struct fs_entry e;
+	const struct fs_shape *sh;
+	struct ks_info info;
+	double timeout;
+	int rc;
+
+	if (local) {
+		local_stat(fs, local, st, &timeout);
+		fs_itable_unref(fs->it, local);
+		r->entry_timeout = r->attr_timeout = timeout;
+		return buf_set(nodename, stored, n);
+	}
+	fs_entry_init(&e);
+	rc = fs_ctx_open(fs, parent, p, NULL, &c, &sh, &info);
+	if (rc == -EOPNOTSUPP)
+		rc = -ENOENT; /* a field looked up in a key of another type */
+	if (!rc)
+		rc = sh->lookup(&c, stored, n, &e);
+	if (!rc) {
+		fs_stat_fill(fs, e.mode, e.size, 0, 0, st, &timeout);
+		r->attr_timeout = sh->recomputed ? 0 : timeout;
+		/* Another spelling of the node's name (a list position
+		 * counted from the end), or a name whose meaning changes:
+		 * resolve it anew every time. */
+		r->entry_timeout = e.alias || sh->uncached ? 0 : timeout;
+		rc = buf_set(nodename, e.name.data, e.name.len);
+	} else if (rc == -ENOENT && sh && sh->uncached) {
+		r->entry_timeout = 0; /* not even the miss may be cached */
+	}
+	fs_entry_release(&e);
+	return rc;
+}
+
 static void op_lookup(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 {
 	struct fs *fs = fuse_req_userdata(req);
 	struct fs_node *parent = fs_itable_get(fs->it, parent_ino);
-	struct buf stored = BUF_INIT;
+	struct buf stored = BUF_INIT, nodename = BUF_INIT;
 	struct fs_path p;
 	struct stat st;
-	double timeout;
+	struct fs_reply r = {0};
 	int rc;
 
+	r.entry_timeout = fs->opt.timeout; /* for a miss */
 	fs_path_init(&p);
 	if (!parent) {
 		rc = -ESTALE;
@@ -317,26 +566,35 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 	rc = fs_child_path(fs, parent, stored.data, stored.len, &p);
 	if (rc)
 		goto out;
-	if (fs_child_kind(fs, parent) == FS_NS &&
+	enum fs_kind kind = fs_child_kind(fs, parent);
+	if (kind == FS_NS &&
 	    bytes_cmp(stored.data, stored.len, KS_RESERVED_NS, strlen(KS_RESERVED_NS)) == 0) {
 		rc = -ENOENT;
 		goto out;
 	}
-	rc = fs_stat_path(fs, fs_child_kind(fs, parent), &p, &st, &timeout);
+	if (kind == FS_ENTRY) {
+		rc = lookup_entry(fs, parent, &p, stored.data, stored.len, &st, &r, &nodename);
+	} else {
+		rc = fs_stat_path(fs, kind, &p, &st, &r.attr_timeout);
+		r.entry_timeout = r.attr_timeout;
+		if (!rc)
+			rc = buf_set(&nodename, stored.data, stored.len);
+	}
 	if (rc)
 		goto out;
-	fs_reply_entry(req, fs, parent, stored.data, stored.len, &st, timeout, NULL);
+	fs_reply_entry(req, fs, parent, nodename.data, nodename.len, &st, &r, NULL);
 out:
 	if (rc == -ENOENT) {
 		/* A negative entry: the kernel remembers the miss. */
 		struct fuse_entry_param e;
 		memset(&e, 0, sizeof(e));
-		e.entry_timeout = fs->opt.timeout;
+		e.entry_timeout = r.entry_timeout;
 		fuse_reply_entry(req, &e);
 	} else if (rc) {
 		fuse_reply_err(req, fs_errno(rc));
 	}
 	buf_release(&stored);
+	buf_release(&nodename);
 	fs_path_release(&p);
 }
 
@@ -369,260 +627,6 @@ static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 		fuse_reply_attr(req, &st, timeout);
 }
 
-/* ---- file data --------------------------------------------------------- */
-
-/* Read the node's value into node->data. Node lock held. */
-static int node_load_locked(struct fs *fs, struct fs_node *node)
-{
-	if (node->loaded)
-		return 0;
-	struct fs_path p;
-	struct ks_key k;
-	fs_path_init(&p);
-	int rc = fs_itable_path(fs->it, node, &p);
-	if (rc)
-		goto out;
-	fs_path_key(fs, &p, &k);
-	if (node->kind == FS_KEY)
-		rc = string_get(fs->ks, &k, &node->data);
-	else
-		rc = hash_get(fs->ks, &k, p.entry.data, p.entry.len, &node->data);
-	if (rc == -KV_EWRONGTYPE) {
-		LOG_ERR("read of '%s': the key is not a file any more", p.key.data);
-		rc = -EIO;
-	}
-	if (!rc)
-		node->loaded = true;
-out:
-	fs_path_release(&p);
-	return rc;
-}
-
-/* Commit buffered data: one atomic write of the whole value. Node lock held. */
-static int node_commit_locked(struct fs *fs, struct fs_node *node)
-{
-	if (!node->dirty)
-		return 0;
-	struct fs_path p;
-	struct ks_key k;
-	fs_path_init(&p);
-	int rc = fs_itable_path(fs->it, node, &p);
-	if (rc)
-		goto out;
-	if (p.unhashed) {
-		/* Unlinked or replaced while open: the data has no home. */
-		node->dirty = false;
-		goto out;
-	}
-	fs_path_key(fs, &p, &k);
-	if (node->kind == FS_KEY)
-		rc = string_set(fs->ks, &k, node->data.data, node->data.len, STRING_SET_KEEPTTL);
-	else
-		rc = hash_set(fs->ks, &k, p.entry.data, p.entry.len, node->data.data,
-			      node->data.len, NULL);
-	if (!rc) {
-		node->dirty = false;
-		clock_gettime(CLOCK_REALTIME, &node->mtime);
-	} else {
-		LOG_ERR("commit of '%s%s%s' failed: %s", p.key.data, p.entry.len ? "/" : "",
-			p.entry.len ? p.entry.data : "", strerror(-rc));
-	}
-out:
-	fs_path_release(&p);
-	return rc;
-}
-
-/* Drop the buffer when nothing uses it. Node lock held. */
-static void node_unload_locked(struct fs_node *node)
-{
-	if (node->opens == 0 && !node->dirty) {
-		buf_release(&node->data);
-		node->loaded = false;
-	}
-}
-
-void fs_file_close(struct fs *fs, struct fs_handle *h)
-{
-	struct fs_node *node = h->node;
-	if (node) {
-		pthread_mutex_lock(&node->lock);
-		node_commit_locked(fs, node);
-		node->opens--;
-		/* A failed commit is not retried forever: the error was
-		 * reported by flush and logged. */
-		node->dirty = false;
-		node_unload_locked(node);
-		pthread_mutex_unlock(&node->lock);
-		fs_itable_unref(fs->it, node);
-	}
-	free(h);
-}
-
-/* Check that the node is a file kvfs can open; 0 or errno. */
-static int file_check(struct fs *fs, struct fs_node *node)
-{
-	if (node->kind == FS_ROOT || node->kind == FS_NS)
-		return -EISDIR;
-	if (node->kind == FS_ENTRY)
-		return 0;
-	struct fs_path p;
-	struct ks_key k;
-	struct ks_info info;
-	fs_path_init(&p);
-	int rc = fs_itable_path(fs->it, node, &p);
-	if (!rc) {
-		fs_path_key(fs, &p, &k);
-		rc = ks_lookup(fs->ks, &k, &info);
-	}
-	if (!rc && !fs_type_is_file(info.type))
-		rc = -EISDIR;
-	else if (!rc && !fs_type_is_supported(info.type)) {
-		LOG_WARN("open of '%s': type %s is not mapped into files yet", p.key.data,
-			 enc_type_name(info.type));
-		rc = -EOPNOTSUPP;
-	}
-	fs_path_release(&p);
-	return rc;
-}
-
-static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
-{
-	struct fs *fs = fuse_req_userdata(req);
-	struct fs_node *node = fs_itable_get(fs->it, ino);
-	if (!node) {
-		fuse_reply_err(req, ESTALE);
-		return;
-	}
-	int rc = file_check(fs, node);
-	if (!rc && fs->opt.read_only && (fi->flags & (O_ACCMODE | O_TRUNC)) != O_RDONLY)
-		rc = -EROFS;
-	if (rc) {
-		fuse_reply_err(req, fs_errno(rc));
-		return;
-	}
-	struct fs_handle *h = calloc(1, sizeof(*h));
-	if (!h) {
-		fuse_reply_err(req, ENOMEM);
-		return;
-	}
-	h->node = node;
-	fs_itable_ref(fs->it, node);
-	open_setup(node, fi);
-	fi->fh = (uintptr_t)h;
-	if (fuse_reply_open(req, fi))
-		fs_file_close(fs, h);
-}
-
-static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
-		    struct fuse_file_info *fi)
-{
-	(void)ino;
-	struct fs *fs = fuse_req_userdata(req);
-	struct fs_handle *h = (struct fs_handle *)(uintptr_t)fi->fh;
-	struct fs_node *node = h->node;
-	pthread_mutex_lock(&node->lock);
-	int rc = node_load_locked(fs, node);
-	if (rc) {
-		pthread_mutex_unlock(&node->lock);
-		fuse_reply_err(req, fs_errno(rc));
-		return;
-	}
-	size_t len = node->data.len;
-	size_t start = (uint64_t)off < len ? (size_t)off : len;
-	size_t n = len - start < size ? len - start : size;
-	fuse_reply_buf(req, n ? node->data.data + start : NULL, n);
-	pthread_mutex_unlock(&node->lock);
-}
-
-static void op_write(fuse_req_t req, fuse_ino_t ino, const char *data, size_t size, off_t off,
-		     struct fuse_file_info *fi)
-{
-	(void)ino;
-	struct fs *fs = fuse_req_userdata(req);
-	struct fs_handle *h = (struct fs_handle *)(uintptr_t)fi->fh;
-	struct fs_node *node = h->node;
-	if (off < 0 || (uint64_t)off + size > STRING_MAX) {
-		LOG_ERR("write past %llu bytes refused (kvfs values are at most that long)",
-			(unsigned long long)STRING_MAX);
-		fuse_reply_err(req, EFBIG);
-		return;
-	}
-	pthread_mutex_lock(&node->lock);
-	int rc = node_load_locked(fs, node);
-	if (!rc && (size_t)off + size > node->data.len)
-		rc = buf_resize(&node->data, (size_t)off + size);
-	if (!rc) {
-		memcpy(node->data.data + off, data, size);
-		node->dirty = true;
-	}
-	pthread_mutex_unlock(&node->lock);
-	if (rc)
-		fuse_reply_err(req, fs_errno(rc));
-	else
-		fuse_reply_write(req, size);
-}
-
-static void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
-{
-	(void)ino;
-	struct fs *fs = fuse_req_userdata(req);
-	struct fs_handle *h = (struct fs_handle *)(uintptr_t)fi->fh;
-	pthread_mutex_lock(&h->node->lock);
-	int rc = node_commit_locked(fs, h->node);
-	pthread_mutex_unlock(&h->node->lock);
-	fuse_reply_err(req, fs_errno(rc));
-}
-
-static void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
-{
-	(void)ino;
-	(void)datasync;
-	struct fs *fs = fuse_req_userdata(req);
-	struct fs_handle *h = (struct fs_handle *)(uintptr_t)fi->fh;
-	pthread_mutex_lock(&h->node->lock);
-	int rc = node_commit_locked(fs, h->node);
-	pthread_mutex_unlock(&h->node->lock);
-	if (!rc)
-		rc = ks_sync(fs->ks);
-	fuse_reply_err(req, fs_errno(rc));
-}
-
-static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
-{
-	(void)ino;
-	struct fs *fs = fuse_req_userdata(req);
-	fs_file_close(fs, (struct fs_handle *)(uintptr_t)fi->fh);
-	fuse_reply_err(req, 0);
-}
-
-/* Truncate a file node to `size`: through the open buffer when it is
- * open, committed now unless an open file will commit it. */
-static int node_truncate(struct fs *fs, struct fs_node *node, uint64_t size, bool via_handle)
-{
-	if (size > STRING_MAX)
-		return -EFBIG;
-	pthread_mutex_lock(&node->lock);
-	int rc = 0;
-	if (size == 0) {
-		buf_reset(&node->data);
-		node->loaded = true;
-	} else {
-		rc = node_load_locked(fs, node);
-	}
-	if (!rc)
-		rc = buf_resize(&node->data, (size_t)size);
-	if (!rc) {
-		node->dirty = true;
-		if (!via_handle)
-			rc = node_commit_locked(fs, node);
-		if (rc && !via_handle)
-			node->dirty = false; /* nobody else may commit it later */
-	}
-	node_unload_locked(node);
-	pthread_mutex_unlock(&node->lock);
-	return rc;
-}
-
 static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
 		       struct fuse_file_info *fi)
 {
@@ -638,13 +642,14 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
 		goto out;
 	}
 	if (to_set & FUSE_SET_ATTR_SIZE) {
+		bool view;
 		if (!S_ISREG(st.st_mode)) {
 			rc = -EISDIR;
 			goto out;
 		}
-		rc = file_check(fs, node);
+		rc = fs_file_check(fs, node, true, &view);
 		if (!rc)
-			rc = node_truncate(fs, node, (uint64_t)attr->st_size, fi != NULL);
+			rc = fs_node_truncate(fs, node, (uint64_t)attr->st_size, fi != NULL);
 		if (rc)
 			goto out;
 	}
@@ -695,19 +700,88 @@ static int child_begin(struct fs *fs, fuse_ino_t parent_ino, const char *name,
 	return fs_child_path(fs, *parent, stored->data, stored->len, p);
 }
 
-/* Key info of the parent directory of an entry: it must be a hash. */
-static int entry_parent_check(struct fs *fs, const struct ks_key *k)
+/* What a create or mknod made, for the reply. */
+struct made {
+	struct buf name; /* the node's name */
+	struct stat st;
+	struct fs_reply r;
+};
+
+/* Create (or, without excl, find) key k as a file. A remembered empty
+ * bitmap counts as existing, so it is never replaced by a string. */
+static int create_key(struct fs *fs, const struct fs_path *p, bool excl, struct made *m)
 {
+	struct ks_key k;
 	struct ks_info info;
-	int rc = ks_lookup(fs->ks, k, &info);
+	fs_path_key(fs, p, &k);
+	int rc = ks_lookup(fs->ks, &k, &info);
+	if (rc == -ENOENT)
+		rc = string_set(fs->ks, &k, "", 0, STRING_SET_NX);
+	else if (rc == 0)
+		rc = -EEXIST;
+	if (rc == -EEXIST && !excl)
+		rc = 0; /* open the existing file */
 	if (rc)
 		return rc;
-	if (info.type != KV_TYPE_HASH) {
-		LOG_WARN("'%.*s' is a %s: its entries cannot be changed yet", (int)k->klen,
-			 k->key, enc_type_name(info.type));
-		return -EOPNOTSUPP;
+	rc = fs_stat_path(fs, FS_KEY, p, &m->st, &m->r.attr_timeout);
+	if (!rc && !S_ISREG(m->st.st_mode))
+		rc = -EISDIR;
+	if (!rc && ks_lookup(fs->ks, &k, &info) == 0) {
+		m->r.ktype = info.type;
+		if (!fs_type_is_supported(info.type))
+			rc = -EOPNOTSUPP;
 	}
-	return 0;
+	m->r.entry_timeout = m->r.attr_timeout;
+	if (!rc)
+		rc = buf_set(&m->name, p->key.data, p->key.len);
+	return rc;
+}
+
+/* Create (or, without excl, find) an entry of directory `parent`. write:
+ * the caller opens it for writing. */
+static int create_entry(struct fs *fs, struct fs_node *parent, const struct fs_path *p,
+			const char *stored, size_t n, bool excl, bool write, struct fs_inval *iv,
+			struct made *m)
+{
+	struct fs_ctx c;
+	struct fs_entry e;
+	const struct fs_shape *sh;
+	double timeout;
+	int rc = entry_ctx(fs, parent, p, iv, &c, &sh);
+	if (rc)
+		return rc;
+	m->r.ktype = sh->type;
+	struct fs_node *local = fs_itable_find_local(fs->it, parent, stored, n);
+	if (local) {
+		fs_itable_unref(fs->it, local);
+		if (excl)
+			return -EEXIST;
+		local_stat(fs, local, &m->st, &timeout);
+		m->r.entry_timeout = timeout;
+		m->r.attr_timeout = sh->recomputed ? 0 : timeout;
+		return buf_set(&m->name, stored, n);
+	}
+	fs_entry_init(&e);
+	rc = sh->create(&c, stored, n, &e);
+	if (rc == -EEXIST && !excl) {
+		rc = sh->lookup(&c, stored, n, &e);
+		if (!rc && e.view && write) {
+			LOG_ERR("'%s/%s' is a read-only view", p->key.data, stored);
+			rc = -EACCES;
+		}
+	}
+	if (rc == FS_CREATE_SCRATCH || rc == FS_CREATE_PENDING) {
+		m->r.local = rc == FS_CREATE_SCRATCH ? FS_LOCAL_SCRATCH : FS_LOCAL_PENDING;
+		rc = fs_entry_set(&e, stored, n, S_IFREG | 0644, 0);
+	}
+	if (!rc) {
+		fs_stat_fill(fs, e.mode, e.size, 0, 0, &m->st, &timeout);
+		m->r.attr_timeout = sh->recomputed ? 0 : timeout;
+		m->r.entry_timeout = e.alias || (sh->uncached && !m->r.local) ? 0 : timeout;
+		rc = buf_set(&m->name, e.name.data, e.name.len);
+	}
+	fs_entry_release(&e);
+	return rc;
 }
 
 static void op_create(fuse_req_t req, fuse_ino_t parent_ino, const char *name, mode_t mode,
@@ -718,12 +792,14 @@ static void op_create(fuse_req_t req, fuse_ino_t parent_ino, const char *name, m
 	struct fs_node *parent;
 	struct buf stored = BUF_INIT;
 	struct fs_path p;
-	struct ks_key k;
-	struct stat st;
-	double timeout;
+	struct fs_inval iv;
+	struct made m;
 	struct fs_handle *h = NULL;
 	int rc;
 
+	memset(&m, 0, sizeof(m));
+	buf_init(&m.name);
+	fs_inval_init(&iv);
 	fs_path_init(&p);
 	rc = child_begin(fs, parent_ino, name, &parent, &stored, &p);
 	if (rc)
@@ -732,28 +808,21 @@ static void op_create(fuse_req_t req, fuse_ino_t parent_ino, const char *name, m
 		rc = -EROFS;
 		goto out;
 	}
-	enum fs_kind kind = fs_child_kind(fs, parent);
-	fs_path_key(fs, &p, &k);
-	if (kind == FS_NS) {
+	bool excl = fi->flags & O_EXCL;
+	switch (fs_child_kind(fs, parent)) {
+	case FS_NS:
 		LOG_ERR("'%s': the root holds namespaces, which are directories (use mkdir)",
 			name);
 		rc = -EPERM;
-		goto out;
+		break;
+	case FS_KEY:
+		rc = create_key(fs, &p, excl, &m);
+		break;
+	default:
+		rc = create_entry(fs, parent, &p, stored.data, stored.len, excl,
+				  (fi->flags & (O_ACCMODE | O_TRUNC)) != O_RDONLY, &iv, &m);
+		break;
 	}
-	if (kind == FS_KEY) {
-		rc = string_set(fs->ks, &k, "", 0, STRING_SET_NX);
-	} else {
-		rc = entry_parent_check(fs, &k);
-		if (!rc)
-			rc = hash_setnx(fs->ks, &k, p.entry.data, p.entry.len, "", 0);
-	}
-	if (rc == -EEXIST && !(fi->flags & O_EXCL))
-		rc = 0; /* open the existing file */
-	if (rc)
-		goto out;
-	rc = fs_stat_path(fs, kind, &p, &st, &timeout);
-	if (!rc && !S_ISREG(st.st_mode))
-		rc = -EISDIR;
 	if (rc)
 		goto out;
 	h = calloc(1, sizeof(*h));
@@ -763,15 +832,18 @@ static void op_create(fuse_req_t req, fuse_ino_t parent_ino, const char *name, m
 	}
 	fi->fh = (uintptr_t)h;
 	/* fs_reply_entry attaches the node to the handle and counts the open. */
-	fs_reply_entry(req, fs, parent, stored.data, stored.len, &st, timeout, fi);
+	fs_reply_entry(req, fs, parent, m.name.data, m.name.len, &m.st, &m.r, fi);
 out:
 	if (rc)
 		fuse_reply_err(req, fs_errno(rc));
+	fs_inval_send(fs, &iv);
 	buf_release(&stored);
+	buf_release(&m.name);
 	fs_path_release(&p);
 }
 
-static void op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode, dev_t rdev)
+static void op_mknod(fuse_req_t req, fuse_ino_t parent_ino, const char *name, mode_t mode,
+		     dev_t rdev)
 {
 	(void)rdev;
 	if (!S_ISREG(mode)) {
@@ -781,35 +853,41 @@ static void op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t
 	}
 	/* A regular mknod is a create whose handle is closed at once. */
 	struct fs *fs = fuse_req_userdata(req);
-	struct fs_node *pnode;
+	struct fs_node *parent;
 	struct buf stored = BUF_INIT;
 	struct fs_path p;
-	struct ks_key k;
-	struct stat st;
-	double timeout;
+	struct fs_inval iv;
+	struct made m;
+	memset(&m, 0, sizeof(m));
+	buf_init(&m.name);
+	fs_inval_init(&iv);
 	fs_path_init(&p);
-	int rc = child_begin(fs, parent, name, &pnode, &stored, &p);
+	int rc = child_begin(fs, parent_ino, name, &parent, &stored, &p);
 	if (!rc && fs->opt.read_only)
 		rc = -EROFS;
-	if (!rc && fs_child_kind(fs, pnode) == FS_NS)
+	if (!rc && fs_child_kind(fs, parent) == FS_NS)
 		rc = -EPERM;
-	if (!rc) {
-		fs_path_key(fs, &p, &k);
-		if (fs_child_kind(fs, pnode) == FS_KEY) {
-			rc = string_set(fs->ks, &k, "", 0, STRING_SET_NX);
-		} else {
-			rc = entry_parent_check(fs, &k);
+	if (!rc && fs_child_kind(fs, parent) == FS_KEY) {
+		rc = create_key(fs, &p, true, &m);
+	} else if (!rc) {
+		rc = create_entry(fs, parent, &p, stored.data, stored.len, true, false, &iv, &m);
+		if (!rc && m.r.local == FS_LOCAL_PENDING) {
+			/* Nothing will be written or closed: store it empty now. */
+			struct fs_ctx c;
+			const struct fs_shape *sh;
+			rc = entry_ctx(fs, parent, &p, NULL, &c, &sh);
 			if (!rc)
-				rc = hash_setnx(fs->ks, &k, p.entry.data, p.entry.len, "", 0);
+				rc = sh->commit(&c, stored.data, stored.len, "", 0, true);
+			m.r.local = FS_LOCAL_NONE;
 		}
 	}
 	if (!rc)
-		rc = fs_stat_path(fs, fs_child_kind(fs, pnode), &p, &st, &timeout);
-	if (!rc)
-		fs_reply_entry(req, fs, pnode, stored.data, stored.len, &st, timeout, NULL);
+		fs_reply_entry(req, fs, parent, m.name.data, m.name.len, &m.st, &m.r, NULL);
 	else
 		fuse_reply_err(req, fs_errno(rc));
+	fs_inval_send(fs, &iv);
 	buf_release(&stored);
+	buf_release(&m.name);
 	fs_path_release(&p);
 }
 
@@ -822,7 +900,7 @@ static void op_mkdir(fuse_req_t req, fuse_ino_t parent_ino, const char *name, mo
 	struct fs_path p;
 	struct ks_key k;
 	struct stat st;
-	double timeout;
+	struct fs_reply r = {0};
 	int rc;
 
 	fs_path_init(&p);
@@ -853,14 +931,43 @@ static void op_mkdir(fuse_req_t req, fuse_ino_t parent_ino, const char *name, mo
 		break;
 	}
 	if (!rc)
-		rc = fs_stat_path(fs, fs_child_kind(fs, parent), &p, &st, &timeout);
+		rc = fs_stat_path(fs, fs_child_kind(fs, parent), &p, &st, &r.attr_timeout);
+	r.entry_timeout = r.attr_timeout;
 	if (!rc)
-		fs_reply_entry(req, fs, parent, stored.data, stored.len, &st, timeout, NULL);
+		fs_reply_entry(req, fs, parent, stored.data, stored.len, &st, &r, NULL);
 out:
 	if (rc)
 		fuse_reply_err(req, fs_errno(rc));
 	buf_release(&stored);
 	fs_path_release(&p);
+}
+
+/* Remove an entry: a local one is just forgotten. */
+static int unlink_entry(struct fs *fs, struct fs_node *parent, const struct fs_path *p,
+			const char *stored, size_t n, struct fs_inval *iv)
+{
+	struct fs_ctx c;
+	const struct fs_shape *sh;
+	int rc = entry_ctx(fs, parent, p, iv, &c, &sh);
+	if (rc == -ENOTDIR)
+		return -ENOTDIR;
+	struct fs_node *local = fs_itable_find_local(fs->it, parent, stored, n);
+	if (local) {
+		fs_itable_unhash(fs->it, local);
+		fs_itable_set_local(fs->it, local, FS_LOCAL_NONE);
+		fs_itable_unref(fs->it, local);
+		return 0;
+	}
+	if (rc)
+		return rc;
+	if (sh->is_view && sh->is_view(stored, n)) {
+		LOG_ERR("'%s/%s' is a read-only view", p->key.data, stored);
+		return -EACCES;
+	}
+	rc = sh->unlink(&c, stored, n);
+	if (!rc)
+		fs_itable_unlink(fs->it, parent, stored, n);
+	return rc;
 }
 
 static void op_unlink(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
@@ -869,10 +976,12 @@ static void op_unlink(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 	struct fs_node *parent;
 	struct buf stored = BUF_INIT;
 	struct fs_path p;
+	struct fs_inval iv;
 	struct ks_key k;
 	struct ks_info info;
 	int rc;
 
+	fs_inval_init(&iv);
 	fs_path_init(&p);
 	rc = child_begin(fs, parent_ino, name, &parent, &stored, &p);
 	if (rc)
@@ -892,17 +1001,16 @@ static void op_unlink(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 			rc = -EISDIR;
 		if (!rc)
 			rc = ks_del(fs->ks, &k);
+		if (!rc)
+			fs_itable_unlink(fs->it, parent, stored.data, stored.len);
 		break;
 	default:
-		rc = entry_parent_check(fs, &k);
-		if (!rc)
-			rc = hash_del(fs->ks, &k, p.entry.data, p.entry.len, HASH_KEEP_EMPTY);
+		rc = unlink_entry(fs, parent, &p, stored.data, stored.len, &iv);
 		break;
 	}
-	if (!rc)
-		fs_itable_unlink(fs->it, parent, stored.data, stored.len);
 out:
 	fuse_reply_err(req, fs_errno(rc));
+	fs_inval_send(fs, &iv);
 	buf_release(&stored);
 	fs_path_release(&p);
 }
@@ -938,6 +1046,15 @@ static void op_rmdir(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 			rc = -ENOTEMPTY;
 		else if (!rc)
 			rc = ks_empty_remove(fs->ks, &k);
+		if (!rc) {
+			/* Scratch files of the directory go with it. */
+			struct fs_node *dir =
+			    fs_itable_find(fs->it, parent, stored.data, stored.len);
+			if (dir) {
+				fs_itable_drop_local_kids(fs->it, dir);
+				fs_itable_unref(fs->it, dir);
+			}
+		}
 		break;
 	default:
 		rc = -ENOTDIR;
@@ -952,10 +1069,11 @@ out:
 }
 
 /*
- * Rename. Keys move within and across namespaces (Kvrocks RENAME), and
- * hash fields within and across hashes. Anything else (a namespace, a
- * field becoming a key) is EXDEV, so mv falls back to copy and delete,
- * which gives the documented result.
+ * Rename. Keys move within and across namespaces (Kvrocks RENAME); the
+ * entries of a key as its shape allows (hash fields within and across
+ * hashes, set and zset members within their key, a scratch file onto a
+ * list position or a sortedint id). Anything else is EXDEV, so mv falls
+ * back to copy and delete, which gives the documented result.
  */
 static int rename_keys(struct fs *fs, const struct fs_path *from, const struct fs_path *to,
 		       unsigned flags)
@@ -984,30 +1102,105 @@ static int rename_keys(struct fs *fs, const struct fs_path *from, const struct f
 	return ks_rename(fs->ks, &a, &b);
 }
 
-static int rename_entries(struct fs *fs, const struct fs_path *from, const struct fs_path *to,
-			  unsigned flags)
+static bool key_eq(const struct ks_key *a, const struct ks_key *b)
 {
-	struct ks_key a, b;
-	fs_path_key(fs, from, &a);
-	fs_path_key(fs, to, &b);
-	int rc = entry_parent_check(fs, &a);
+	return bytes_cmp(a->ns, a->nslen, b->ns, b->nslen) == 0 &&
+	       bytes_cmp(a->key, a->klen, b->key, b->klen) == 0;
+}
+
+/* A local entry renamed: stored by the shape's adopt, or renamed as it is. */
+static int rename_local(struct fs *fs, struct fs_ctx *c, const struct fs_shape *sh,
+			struct fs_node *node, struct fs_node *parent, const struct buf *from,
+			const struct buf *to)
+{
+	struct buf canon = BUF_INIT;
+	int rc = FS_ADOPT_LOCAL;
+	if (sh->adopt && fs_itable_local(fs->it, node) == FS_LOCAL_SCRATCH) {
+		pthread_mutex_lock(&node->lock);
+		rc = sh->adopt(c, to->data, to->len, node->data.data, node->data.len, &canon);
+		pthread_mutex_unlock(&node->lock);
+	}
+	if (rc == FS_ADOPT_LOCAL) {
+		rc = fs_itable_rename(fs->it, parent, from->data, from->len, parent, to->data,
+				      to->len);
+	} else if (rc == 0) {
+		rc = fs_itable_rename(fs->it, parent, from->data, from->len, parent, canon.data,
+				      canon.len);
+		fs_itable_set_local(fs->it, node, FS_LOCAL_NONE);
+		bool same = canon.len == to->len && memcmp(canon.data, to->data, to->len) == 0;
+		/* The kernel moved the scratch file's dentry, with the timeout
+		 * of a scratch name, to `to`; another spelling of the name or
+		 * a name that changes meaning (a list position) must be looked
+		 * up anew, and so must the canonical name of a replaced one. */
+		if (!rc && (!same || sh->uncached))
+			fs_inval_add(c->iv, parent->ino, 0, to->data, to->len);
+		if (!rc && !same)
+			fs_inval_add(c->iv, parent->ino, 0, canon.data, canon.len);
+	}
+	buf_release(&canon);
+	return rc;
+}
+
+static int rename_entries(struct fs *fs, struct fs_node *parent, struct fs_node *newparent,
+			  const struct fs_path *from, const struct fs_path *to,
+			  const struct buf *fname, const struct buf *tname, unsigned flags,
+			  struct fs_inval *iv)
+{
+	struct fs_ctx a, b;
+	const struct fs_shape *sa, *sb;
+	struct fs_entry e;
+	struct fs_node *lfrom = NULL, *lto = NULL;
+	int rc = entry_ctx(fs, parent, from, iv, &a, &sa);
 	if (!rc)
-		rc = entry_parent_check(fs, &b);
+		rc = entry_ctx(fs, newparent, to, iv, &b, &sb);
 	if (rc)
 		return rc;
-	if (flags & RENAME_NOREPLACE) {
-		rc = hash_exists(fs->ks, &b, to->entry.data, to->entry.len);
-		if (rc < 0)
-			return rc;
-		if (rc)
-			return -EEXIST;
+	fs_entry_init(&e);
+	lfrom = fs_itable_find_local(fs->it, parent, fname->data, fname->len);
+	lto = fs_itable_find_local(fs->it, newparent, tname->data, tname->len);
+	if ((!lfrom && sa->is_view && sa->is_view(fname->data, fname->len)) ||
+	    (!lto && sb->is_view && sb->is_view(tname->data, tname->len))) {
+		LOG_ERR("rename '%s' -> '%s': a view is read-only", fname->data, tname->data);
+		rc = -EACCES;
+		goto out;
 	}
-	if (bytes_cmp(a.ns, a.nslen, b.ns, b.nslen) == 0 &&
-	    bytes_cmp(a.key, a.klen, b.key, b.klen) == 0)
-		return hash_rename_field(fs->ks, &a, from->entry.data, from->entry.len,
-					 to->entry.data, to->entry.len);
-	return hash_move_field(fs->ks, &a, from->entry.data, from->entry.len, &b, to->entry.data,
-			       to->entry.len, HASH_KEEP_EMPTY);
+	if (flags & RENAME_NOREPLACE) {
+		rc = lto ? 0 : sb->lookup(&b, tname->data, tname->len, &e);
+		if (rc == 0) {
+			rc = -EEXIST;
+			goto out;
+		}
+		if (rc != -ENOENT)
+			goto out;
+		rc = 0;
+	}
+	if (sa != sb || (!key_eq(&a.k, &b.k) && (lfrom || !sa->rename || sa != &fs_hash_shape))) {
+		LOG_INFO("rename '%s' -> '%s' moves an entry between keys: EXDEV", fname->data,
+			 tname->data);
+		rc = -EXDEV;
+		goto out;
+	}
+	if (lfrom) {
+		rc = rename_local(fs, &a, sa, lfrom, parent, fname, tname);
+	} else if (!sa->rename) {
+		LOG_INFO("rename '%s' -> '%s' in a %s: EXDEV, so mv copies", fname->data,
+			 tname->data, enc_type_name(sa->type));
+		rc = -EXDEV;
+	} else {
+		rc = sa->rename(&a, fname->data, fname->len, &b, tname->data, tname->len, flags);
+		if (!rc)
+			rc = fs_itable_rename(fs->it, parent, fname->data, fname->len, newparent,
+					      tname->data, tname->len);
+	}
+	if (!rc && lto && lto != lfrom)
+		fs_itable_set_local(fs->it, lto, FS_LOCAL_NONE); /* replaced */
+out:
+	if (lfrom)
+		fs_itable_unref(fs->it, lfrom);
+	if (lto)
+		fs_itable_unref(fs->it, lto);
+	fs_entry_release(&e);
+	return rc;
 }
 
 static void op_rename(fuse_req_t req, fuse_ino_t parent_ino, const char *name,
@@ -1017,8 +1210,10 @@ static void op_rename(fuse_req_t req, fuse_ino_t parent_ino, const char *name,
 	struct fs_node *parent, *newparent;
 	struct buf stored = BUF_INIT, newstored = BUF_INIT;
 	struct fs_path from, to;
+	struct fs_inval iv;
 	int rc;
 
+	fs_inval_init(&iv);
 	fs_path_init(&from);
 	fs_path_init(&to);
 	rc = child_begin(fs, parent_ino, name, &parent, &stored, &from);
@@ -1041,13 +1236,18 @@ static void op_rename(fuse_req_t req, fuse_ino_t parent_ino, const char *name,
 		rc = -EXDEV;
 		goto out;
 	}
-	rc = ka == FS_KEY ? rename_keys(fs, &from, &to, flags)
-			  : rename_entries(fs, &from, &to, flags);
-	if (!rc)
-		rc = fs_itable_rename(fs->it, parent, stored.data, stored.len, newparent,
-				      newstored.data, newstored.len);
+	if (ka == FS_KEY) {
+		rc = rename_keys(fs, &from, &to, flags);
+		if (!rc)
+			rc = fs_itable_rename(fs->it, parent, stored.data, stored.len, newparent,
+					      newstored.data, newstored.len);
+	} else {
+		rc = rename_entries(fs, parent, newparent, &from, &to, &stored, &newstored, flags,
+				    &iv);
+	}
 out:
 	fuse_reply_err(req, fs_errno(rc));
+	fs_inval_send(fs, &iv);
 	buf_release(&stored);
 	buf_release(&newstored);
 	fs_path_release(&from);
@@ -1097,6 +1297,12 @@ static void op_statfs(fuse_req_t req, fuse_ino_t ino)
 	fuse_reply_statfs(req, &out);
 }
 
+/* The session ends: no invalidation may be sent after this. */
+static void op_destroy(void *userdata)
+{
+	notifier_stop(userdata);
+}
+
 static void op_init(void *userdata, struct fuse_conn_info *conn)
 {
 	(void)userdata;
@@ -1112,6 +1318,7 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
 
 const struct fuse_lowlevel_ops fs_ops = {
 	.init = op_init,
+	.destroy = op_destroy,
 	.lookup = op_lookup,
 	.forget = op_forget,
 	.forget_multi = op_forget_multi,
@@ -1124,12 +1331,12 @@ const struct fuse_lowlevel_ops fs_ops = {
 	.symlink = op_symlink,
 	.rename = op_rename,
 	.link = op_link,
-	.open = op_open,
-	.read = op_read,
-	.write = op_write,
-	.flush = op_flush,
-	.release = op_release,
-	.fsync = op_fsync,
+	.open = fs_op_open,
+	.read = fs_op_read,
+	.write = fs_op_write,
+	.flush = fs_op_flush,
+	.release = fs_op_release,
+	.fsync = fs_op_fsync,
 	.opendir = fs_op_opendir,
 	.readdir = fs_op_readdir,
 	.readdirplus = fs_op_readdirplus,

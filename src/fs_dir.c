@@ -4,6 +4,8 @@
  * returned (the handle's cursor), so a namespace of any size lists in
  * constant memory, and a reader that pauses or restarts sees every name
  * once. Offsets are positions: 1 and 2 for "." and "..", then 3, 4, ...
+ * Entries of a key come from the shape of its type (fs_int.h), which
+ * picks the order (list order, score order, ...) and the cursor.
  * Layer: fs.
  */
 #include "fs_int.h"
@@ -11,34 +13,31 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "t_hash.h"
-
 struct fs_dir {
 	pthread_mutex_t lock;
-	struct buf cursor; /* stored name of the last entry returned */
+	struct fs_node *node; /* held: counted in its dir_opens */
+	struct buf cursor; /* stored name (or shape cursor) of the last entry returned */
 	bool has_cursor;
 	off_t next_off; /* offset the next call continues from */
-};
-
-/* One child of a directory, borrowed from the iterator. */
-struct child {
-	const char *name;
-	size_t n;
-	mode_t mode;
-	uint64_t size, version, expire_ms;
 };
 
 struct child_iter {
 	struct ks_ns_iter *ns;
 	struct ks_key_iter *keys;
-	struct hash_iter *hash;
+	const struct fs_shape *sh; /* entries of a key, with it */
+	void *it;
 };
 
+/* Open an iterator over the children of `node` after the cursor `after`
+ * (the stored name, or for entries the shape's cursor). by_name: in
+ * stored-name order. */
 static int child_iter_open(struct fs *fs, struct fs_node *node, const char *after, size_t alen,
-			   struct child_iter *ci)
+			   bool by_name, struct child_iter *ci)
 {
 	struct fs_path p;
 	struct ks_key k;
+	struct ks_info info;
+	struct fs_ctx c;
 	int rc = 0;
 
 	memset(ci, 0, sizeof(*ci));
@@ -57,9 +56,11 @@ static int child_iter_open(struct fs *fs, struct fs_node *node, const char *afte
 		rc = ci->keys ? 0 : -ENOMEM;
 		break;
 	default:
-		ci->hash = hash_iter_new(fs->ks, &k, after, alen, &rc);
-		if (!ci->hash && !rc)
-			rc = -ENOMEM;
+		rc = fs_ctx_open(fs, node, &p, NULL, &c, &ci->sh, &info);
+		if (!rc)
+			rc = ci->sh->iter_open(&c, after, alen, by_name, &ci->it);
+		if (rc)
+			ci->sh = NULL;
 		break;
 	}
 out:
@@ -67,7 +68,7 @@ out:
 	return rc;
 }
 
-static int child_iter_next(struct child_iter *ci, struct child *c)
+static int child_iter_next(struct child_iter *ci, struct fs_child *c)
 {
 	int rc;
 	memset(c, 0, sizeof(*c));
@@ -82,11 +83,11 @@ static int child_iter_next(struct child_iter *ci, struct child *c)
 		c->version = info.version;
 		c->expire_ms = info.expire_ms;
 	} else {
-		const char *v;
-		size_t vn;
-		rc = hash_iter_next(ci->hash, &c->name, &c->n, &v, &vn);
-		c->mode = S_IFREG | 0644;
-		c->size = vn;
+		rc = ci->sh->iter_next(ci->it, c);
+	}
+	if (rc > 0 && !c->cursor) {
+		c->cursor = c->name;
+		c->clen = c->n;
 	}
 	return rc;
 }
@@ -97,8 +98,8 @@ static void child_iter_close(struct child_iter *ci)
 		ks_ns_iter_free(ci->ns);
 	if (ci->keys)
 		ks_key_iter_free(ci->keys);
-	if (ci->hash)
-		hash_iter_free(ci->hash);
+	if (ci->sh)
+		ci->sh->iter_free(ci->it);
 }
 
 static bool has_prefix(const char *s, size_t n, const char *p, size_t pn)
@@ -111,12 +112,12 @@ int fs_dir_find_long(struct fs *fs, struct fs_node *parent, struct buf *name, ui
 {
 	struct buf prefix = BUF_INIT, enc = BUF_INIT;
 	struct child_iter ci;
-	struct child c;
+	struct fs_child c;
 	int rc = buf_set(&prefix, name->data, name->len);
 	if (rc)
 		return rc;
 	/* Start just before the prefix: after it minus its last byte. */
-	rc = child_iter_open(fs, parent, prefix.data, prefix.len ? prefix.len - 1 : 0, &ci);
+	rc = child_iter_open(fs, parent, prefix.data, prefix.len ? prefix.len - 1 : 0, true, &ci);
 	if (rc)
 		goto out;
 	rc = -ENOENT;
@@ -142,6 +143,22 @@ out:
 	buf_release(&prefix);
 	buf_release(&enc);
 	return rc;
+}
+
+/* The last close of a list's directory closes the gaps its removals left
+ * (fs_list.c). */
+static void dir_close(struct fs *fs, struct fs_dir *d)
+{
+	struct fs_node *node = d->node;
+	pthread_mutex_lock(&node->lock);
+	node->dir_opens--;
+	pthread_mutex_unlock(&node->lock);
+	if (node->kind == FS_KEY)
+		fs_list_dir_closed(fs, node);
+	fs_itable_unref(fs->it, node);
+	buf_release(&d->cursor);
+	pthread_mutex_destroy(&d->lock);
+	free(d);
 }
 
 void fs_op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
@@ -170,7 +187,7 @@ void fs_op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		}
 		if (!rc && fs_type_is_file(info.type))
 			rc = -ENOTDIR;
-		else if (!rc && !fs_type_is_supported(info.type)) {
+		else if (!rc && !fs_shape_of(info.type)) {
 			LOG_WARN("listing '%s': type %s is not mapped into files yet", p.key.data,
 				 enc_type_name(info.type));
 			rc = -EOPNOTSUPP;
@@ -187,11 +204,14 @@ void fs_op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		return;
 	}
 	pthread_mutex_init(&d->lock, NULL);
+	d->node = node;
+	fs_itable_ref(fs->it, node);
+	pthread_mutex_lock(&node->lock);
+	node->dir_opens++;
+	pthread_mutex_unlock(&node->lock);
 	fi->fh = (uintptr_t)d;
-	if (fuse_reply_open(req, fi)) {
-		pthread_mutex_destroy(&d->lock);
-		free(d);
-	}
+	if (fuse_reply_open(req, fi))
+		dir_close(fs, d);
 }
 
 /* Move the cursor to just after entry number `skip` (0-based) from the
@@ -200,16 +220,16 @@ void fs_op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 static int dir_reposition(struct fs *fs, struct fs_node *node, struct fs_dir *d, off_t skip)
 {
 	struct child_iter ci;
-	struct child c;
+	struct fs_child c;
 	d->has_cursor = false;
 	buf_reset(&d->cursor);
 	if (skip <= 0)
 		return 0;
-	int rc = child_iter_open(fs, node, NULL, 0, &ci);
+	int rc = child_iter_open(fs, node, NULL, 0, false, &ci);
 	if (rc)
 		return rc;
 	for (off_t i = 0; i < skip && (rc = child_iter_next(&ci, &c)) > 0; i++) {
-		rc = buf_set(&d->cursor, c.name, c.n);
+		rc = buf_set(&d->cursor, c.cursor, c.clen);
 		if (rc)
 			break;
 		d->has_cursor = true;
@@ -273,11 +293,11 @@ static void dir_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		off = 2;
 	}
 	rc = child_iter_open(fs, node, d->has_cursor ? d->cursor.data : NULL,
-			     d->has_cursor ? d->cursor.len : 0, &ci);
+			     d->has_cursor ? d->cursor.len : 0, false, &ci);
 	if (rc)
 		goto out;
 	ci_open = true;
-	struct child c;
+	struct fs_child c;
 	while ((rc = child_iter_next(&ci, &c)) > 0) {
 		rc = names_encode(c.name, c.n, &fname);
 		if (rc)
@@ -300,6 +320,10 @@ static void dir_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 			fs_stat_overlay(child, &e.attr);
 			e.ino = child->ino;
 			e.attr_timeout = e.entry_timeout = timeout;
+			if (ci.sh && ci.sh->uncached)
+				e.entry_timeout = 0;
+			if (ci.sh && ci.sh->recomputed)
+				e.attr_timeout = 0;
 			used += fuse_add_direntry_plus(req, out + used, size - used, fname.data, &e,
 						       off + 1);
 		} else {
@@ -309,7 +333,7 @@ static void dir_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 						  off + 1);
 		}
 		off++;
-		rc = buf_set(&d->cursor, c.name, c.n);
+		rc = buf_set(&d->cursor, c.cursor, c.clen);
 		if (rc)
 			break;
 		d->has_cursor = true;
@@ -348,10 +372,8 @@ void fs_op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 void fs_op_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	(void)ino;
-	struct fs_dir *d = (struct fs_dir *)(uintptr_t)fi->fh;
-	buf_release(&d->cursor);
-	pthread_mutex_destroy(&d->lock);
-	free(d);
+	struct fs *fs = fuse_req_userdata(req);
+	dir_close(fs, (struct fs_dir *)(uintptr_t)fi->fh);
 	fuse_reply_err(req, 0);
 }
 

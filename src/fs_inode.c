@@ -126,10 +126,32 @@ static void grow_locked(struct fs_itable *t)
 	free(on);
 }
 
+static void kid_insert_locked(struct fs_node *n)
+{
+	struct fs_node *p = n->parent;
+	n->sib_prev = NULL;
+	n->sib_next = p->kids;
+	if (p->kids)
+		p->kids->sib_prev = n;
+	p->kids = n;
+}
+
+static void kid_remove_locked(struct fs_node *n)
+{
+	if (n->sib_prev)
+		n->sib_prev->sib_next = n->sib_next;
+	else if (n->parent)
+		n->parent->kids = n->sib_next;
+	if (n->sib_next)
+		n->sib_next->sib_prev = n->sib_prev;
+	n->sib_prev = n->sib_next = NULL;
+}
+
 static void node_free(struct fs_node *n)
 {
 	pthread_mutex_destroy(&n->lock);
 	buf_release(&n->data);
+	free(n->gaps.v);
 	free(n->name);
 	free(n);
 }
@@ -141,6 +163,7 @@ static void maybe_free_locked(struct fs_itable *t, struct fs_node *n)
 		struct fs_node *parent = n->parent;
 		name_remove_locked(t, n);
 		ino_remove_locked(t, n);
+		kid_remove_locked(n);
 		t->count--;
 		node_free(n);
 		n = parent;
@@ -236,6 +259,7 @@ struct fs_node *fs_itable_lookup(struct fs_itable *t, struct fs_node *parent, en
 	n->kind = kind;
 	n->parent = parent;
 	parent->refs++;
+	kid_insert_locked(n);
 	n->nlookup = 1;
 	pthread_mutex_init(&n->lock, NULL);
 	n->ino = pick_ino_locked(t, parent, name, len);
@@ -295,6 +319,13 @@ void fs_itable_unlink(struct fs_itable *t, struct fs_node *parent, const void *n
 	pthread_mutex_unlock(&t->lock);
 }
 
+void fs_itable_unhash(struct fs_itable *t, struct fs_node *node)
+{
+	pthread_mutex_lock(&t->lock);
+	name_remove_locked(t, node);
+	pthread_mutex_unlock(&t->lock);
+}
+
 int fs_itable_rename(struct fs_itable *t, struct fs_node *parent, const void *name, size_t len,
 		     struct fs_node *newparent, const void *newname, size_t newlen)
 {
@@ -316,7 +347,9 @@ int fs_itable_rename(struct fs_itable *t, struct fs_node *parent, const void *na
 			n->parent->refs--;
 			/* The old parent is still looked up by the kernel (it
 			 * sent this rename), so it cannot be freed here. */
+			kid_remove_locked(n);
 			n->parent = newparent;
+			kid_insert_locked(n);
 		}
 		free(n->name);
 		n->name = copy;
@@ -327,6 +360,130 @@ int fs_itable_rename(struct fs_itable *t, struct fs_node *parent, const void *na
 	pthread_mutex_unlock(&t->lock);
 	free(copy);
 	return rc;
+}
+
+struct fs_node *fs_itable_find(struct fs_itable *t, struct fs_node *parent, const void *name,
+			       size_t n)
+{
+	pthread_mutex_lock(&t->lock);
+	struct fs_node *node = find_name_locked(t, parent, name, n);
+	if (node)
+		node->refs++;
+	pthread_mutex_unlock(&t->lock);
+	return node;
+}
+
+struct fs_node *fs_itable_find_local(struct fs_itable *t, struct fs_node *parent,
+				     const void *name, size_t n)
+{
+	pthread_mutex_lock(&t->lock);
+	struct fs_node *node = find_name_locked(t, parent, name, n);
+	if (node && node->local != FS_LOCAL_NONE)
+		node->refs++;
+	else
+		node = NULL;
+	pthread_mutex_unlock(&t->lock);
+	return node;
+}
+
+enum fs_local fs_itable_local(struct fs_itable *t, struct fs_node *node)
+{
+	pthread_mutex_lock(&t->lock);
+	enum fs_local l = node->local;
+	pthread_mutex_unlock(&t->lock);
+	return l;
+}
+
+void fs_itable_set_local(struct fs_itable *t, struct fs_node *node, enum fs_local l)
+{
+	pthread_mutex_lock(&t->lock);
+	if (node->local == FS_LOCAL_NONE && l != FS_LOCAL_NONE)
+		node->refs++;
+	enum fs_local was = node->local;
+	node->local = l;
+	if (was != FS_LOCAL_NONE && l == FS_LOCAL_NONE) {
+		node->refs--;
+		maybe_free_locked(t, node);
+	}
+	pthread_mutex_unlock(&t->lock);
+}
+
+void fs_inval_init(struct fs_inval *iv)
+{
+	iv->v = NULL;
+	iv->len = iv->cap = 0;
+}
+
+void fs_inval_release(struct fs_inval *iv)
+{
+	for (size_t i = 0; i < iv->len; i++)
+		free(iv->v[i].name);
+	free(iv->v);
+	fs_inval_init(iv);
+}
+
+int fs_inval_add(struct fs_inval *iv, uint64_t parent, uint64_t ino, const void *name, size_t n)
+{
+	if (iv->len == iv->cap) {
+		size_t nc = iv->cap ? iv->cap * 2 : 16;
+		struct fs_inval_item *nv = realloc(iv->v, nc * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		iv->v = nv;
+		iv->cap = nc;
+	}
+	char *copy = malloc(n + 1);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, name, n);
+	copy[n] = '\0';
+	iv->v[iv->len++] = (struct fs_inval_item){parent, ino, copy, n};
+	return 0;
+}
+
+int fs_itable_unhash_kids(struct fs_itable *t, struct fs_node *parent,
+			  bool (*stale)(void *arg, const char *name, size_t n), void *arg,
+			  struct fs_inval *iv)
+{
+	int rc = 0;
+	pthread_mutex_lock(&t->lock);
+	for (struct fs_node *n = parent->kids; n; n = n->sib_next) {
+		if (n->unhashed || n->local != FS_LOCAL_NONE)
+			continue;
+		if (stale && !stale(arg, n->name, n->namelen))
+			continue;
+		name_remove_locked(t, n);
+		/* Allocation under the table lock: a leaf lock, and short. */
+		int r = iv ? fs_inval_add(iv, parent->ino, n->ino, n->name, n->namelen) : 0;
+		if (r)
+			rc = r;
+	}
+	pthread_mutex_unlock(&t->lock);
+	return rc;
+}
+
+void fs_itable_drop_local_kids(struct fs_itable *t, struct fs_node *parent)
+{
+	pthread_mutex_lock(&t->lock);
+	struct fs_node *n = parent->kids;
+	while (n) {
+		struct fs_node *next = n->sib_next;
+		if (n->local != FS_LOCAL_NONE) {
+			name_remove_locked(t, n);
+			n->local = FS_LOCAL_NONE;
+			n->refs--;
+			/* The parent is held by the caller, so this frees at most n. */
+			if (n->nlookup == 0 && n->refs == 0) {
+				ino_remove_locked(t, n);
+				kid_remove_locked(n);
+				t->count--;
+				parent->refs--;
+				node_free(n);
+			}
+		}
+		n = next;
+	}
+	pthread_mutex_unlock(&t->lock);
 }
 
 void fs_path_init(struct fs_path *p)

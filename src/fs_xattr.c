@@ -5,13 +5,19 @@
  * setting it sets the expiry (0 drops the key at once, as PEXPIRE 0 does),
  * removing it makes the key persistent. Anything else answers ENODATA
  * (reads) or ENOTSUP (writes) at once: `ls -l` asks for two attributes per
- * file and must not wait. Layer: fs.
+ * file and must not wait. Setting user.kvfs.type on a string or bitmap
+ * converts between the two keeping the bytes, and on a hash whose fields
+ * spell out a list, set, zset or sortedint converts the hash (what rsync
+ * and cp -a need: they write content first and types after).
+ * Layer: fs.
  */
 #include "fs_int.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <sys/xattr.h>
+
+#include "t_bitmap.h"
 
 #define XATTR_TYPE "user.kvfs.type"
 #define XATTR_TTL "user.kvfs.ttl"
@@ -93,9 +99,63 @@ void fs_op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 		fuse_reply_buf(req, list, n);
 }
 
-/* Choose the type of an empty key. */
+/* A file key becomes the other file type with the same bytes (string
+ * <-> bitmap): what rsync and cp need, which write a new file (a string)
+ * and set its type afterwards. An open file's buffer is committed first,
+ * and stays valid: the bytes do not change. */
+static int retype_file(struct fs *fs, struct fs_node *node, const struct ks_key *k,
+		       enum kv_type from, enum kv_type to)
+{
+	if (!fs_type_is_supported(to) || !fs_type_is_supported(from)) {
+		LOG_ERR("%s: type %s is not mapped into files yet", XATTR_TYPE,
+			enc_type_name(fs_type_is_supported(to) ? from : to));
+		return -ENOTSUP;
+	}
+	int rc = fs_file_commit(fs, node);
+	if (rc)
+		return rc;
+	rc = to == KV_TYPE_BITMAP ? bitmap_from_string(fs->ks, k) : bitmap_to_string(fs->ks, k);
+	if (!rc)
+		fs_file_set_type(node, to);
+	return rc;
+}
+
+/* A directory key takes another directory type: an empty one by its
+ * record; a hash whose fields spell out the new type is converted (cp -a
+ * fills a directory before it sets the type). Every cached entry name
+ * goes: its meaning changes with the type. */
+static int retype_dir(struct fs *fs, struct fs_node *node, const struct ks_key *k,
+		      const struct ks_info *info, enum kv_type to, struct fs_inval *iv)
+{
+	const struct fs_shape *sh = fs_shape_of(to);
+	int rc;
+	if (info->empty && !sh) {
+		LOG_ERR("%s: type %s is not mapped into files yet", XATTR_TYPE, enc_type_name(to));
+		return -ENOTSUP;
+	}
+	if (info->empty) {
+		rc = ks_empty_retype(fs->ks, k, to);
+	} else if (info->type == KV_TYPE_HASH && sh && sh->from_field) {
+		rc = convert_hash(fs->ks, k, to, sh->from_field, NULL);
+		if (rc == -EINVAL)
+			LOG_ERR("%s: hash '%.*s' does not hold a %s: it keeps its type", XATTR_TYPE,
+				(int)k->klen, k->key, enc_type_name(to));
+	} else {
+		const char *why = info->type == KV_TYPE_HASH
+				      ? " (or from a hash to a list, set, zset or sortedint)"
+				      : "";
+		LOG_ERR("%s: '%.*s' is not empty; its type can only change while it is empty%s",
+			XATTR_TYPE, (int)k->klen, k->key, why);
+		return -ENOTEMPTY;
+	}
+	if (!rc)
+		fs_itable_unhash_kids(fs->it, node, NULL, NULL, iv);
+	return rc;
+}
+
+/* Choose the type of a key: see retype_file and retype_dir. */
 static int set_type(struct fs *fs, struct fs_node *node, const char *value, size_t size,
-		    int flags)
+		    int flags, struct fs_inval *iv)
 {
 	struct fs_path p;
 	struct ks_info info;
@@ -121,15 +181,10 @@ static int set_type(struct fs *fs, struct fs_node *node, const char *value, size
 			fs_type_is_file(info.type) ? "file" : "directory",
 			fs_type_is_file(t) ? "file" : "directory");
 		rc = -EINVAL;
-	} else if (!(info.empty || (fs_type_is_file(info.type) && info.size == 0))) {
-		LOG_ERR("%s: '%s' is not empty; its type can only change while it is empty",
-			XATTR_TYPE, p.key.data);
-		rc = -ENOTEMPTY;
-	} else if (!fs_type_is_supported(t)) {
-		LOG_ERR("%s: type %s is not mapped into files yet", XATTR_TYPE, enc_type_name(t));
-		rc = -ENOTSUP;
+	} else if (fs_type_is_file(t)) {
+		rc = retype_file(fs, node, &k, info.type, t);
 	} else {
-		rc = ks_empty_retype(fs->ks, &k, t);
+		rc = retype_dir(fs, node, &k, &info, t, iv);
 	}
 out:
 	fs_path_release(&p);
@@ -182,19 +237,21 @@ out:
 	return rc;
 }
 
-/* Tell the kernel a key it may have cached is gone. Called after the
- * reply, so the request that caused it holds no kernel locks any more. */
-static void forget_name(struct fs *fs, struct fs_node *node)
+/* A key the kernel may have cached is gone: unhash its node, and have
+ * the kernel forget the name after the reply. */
+static void forget_name(struct fs *fs, struct fs_node *node, struct fs_inval *iv)
 {
-	struct buf name = BUF_INIT;
 	struct fs_node *parent = node->parent;
-	if (!parent || names_encode(node->name, node->namelen, &name) != 0)
-		goto out;
-	fs_itable_unlink(fs->it, parent, node->name, node->namelen);
-	if (fs->se)
-		fuse_lowlevel_notify_inval_entry(fs->se, parent->ino, name.data, name.len);
-out:
-	buf_release(&name);
+	if (!parent)
+		return;
+	struct fs_path p;
+	fs_path_init(&p);
+	/* The node's name, read under the table lock (renames move it). */
+	if (fs_itable_path(fs->it, node, &p) == 0 && p.key.len) {
+		fs_itable_unlink(fs->it, parent, p.key.data, p.key.len);
+		fs_inval_add(iv, parent->ino, 0, p.key.data, p.key.len);
+	}
+	fs_path_release(&p);
 }
 
 void fs_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *value,
@@ -202,21 +259,24 @@ void fs_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char
 {
 	struct fs *fs = fuse_req_userdata(req);
 	struct fs_node *node = fs_itable_get(fs->it, ino);
+	struct fs_inval iv;
 	bool gone = false;
 	int rc;
+	fs_inval_init(&iv);
 	if (!node)
 		rc = -ESTALE;
 	else if (fs->opt.read_only)
 		rc = -EROFS;
 	else if (node->kind == FS_KEY && strcmp(name, XATTR_TYPE) == 0)
-		rc = set_type(fs, node, value, size, flags);
+		rc = set_type(fs, node, value, size, flags, &iv);
 	else if (node->kind == FS_KEY && strcmp(name, XATTR_TTL) == 0)
 		rc = set_ttl(fs, node, value, size, false, &gone);
 	else
 		rc = -ENOTSUP;
-	fuse_reply_err(req, fs_errno(rc));
 	if (gone)
-		forget_name(fs, node);
+		forget_name(fs, node, &iv);
+	fuse_reply_err(req, fs_errno(rc));
+	fs_inval_send(fs, &iv);
 }
 
 void fs_op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)

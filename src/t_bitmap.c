@@ -97,9 +97,9 @@ struct bm_view {
 	struct store_iter *si;
 };
 
-/* 0, -ENOENT (missing key), -KV_EWRONGTYPE, ... Close with view_close
- * in every case. */
-static int view_open(struct keyspace *ks, const struct ks_key *k, struct bm_view *v)
+/* The view of k, with its lock held by the caller. 0, -ENOENT (missing
+ * key), -KV_EWRONGTYPE, ... Close with view_close in every case. */
+static int view_open_locked(struct keyspace *ks, const struct ks_key *k, struct bm_view *v)
 {
 	struct buf upper = BUF_INIT;
 	int rc;
@@ -107,7 +107,6 @@ static int view_open(struct keyspace *ks, const struct ks_key *k, struct bm_view
 	buf_init(&v->raw);
 	buf_init(&v->prefix);
 	v->si = NULL;
-	ks_lock(ks, k);
 	rc = ks_meta_get(ks, k, KV_TYPE_BITMAP, &v->raw, &v->m);
 	if (!rc)
 		rc = ks_sub_key(ks, k, v->m.version, NULL, 0, &v->prefix);
@@ -121,8 +120,16 @@ static int view_open(struct keyspace *ks, const struct ks_key *k, struct bm_view
 		if (!v->si)
 			rc = -ENOMEM;
 	}
-	ks_unlock(ks, k);
 	buf_release(&upper);
+	return rc;
+}
+
+/* The same, taking the lock only while the view opens. */
+static int view_open(struct keyspace *ks, const struct ks_key *k, struct bm_view *v)
+{
+	ks_lock(ks, k);
+	int rc = view_open_locked(ks, k, v);
+	ks_unlock(ks, k);
 	return rc;
 }
 
@@ -667,5 +674,156 @@ int bitmap_strlen(struct keyspace *ks, const struct ks_key *k, uint64_t *len)
 		rc = 0;
 	}
 	buf_release(&raw);
+	return rc;
+}
+
+/* ---- Whole-value replacement and conversion -------------------------- */
+
+/* Put the fragments of Redis-order bytes d[0, n) for a fresh version:
+ * one per 1 KiB run that holds a non-zero byte, cut after the last. */
+static int batch_put_bytes(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
+			   uint64_t version, const uint8_t *d, size_t n)
+{
+	uint8_t frag[FRAG];
+	int rc = 0;
+	for (size_t fo = 0; fo < n && !rc; fo += FRAG) {
+		size_t len = n - fo < FRAG ? n - fo : FRAG, top = 0;
+		for (size_t i = 0; i < len; i++)
+			if (d[fo + i])
+				top = i + 1;
+		if (!top)
+			continue;
+		for (size_t i = 0; i < top; i++)
+			frag[i] = rev8(d[fo + i]);
+		rc = frag_put(ks, b, k, version, fo, frag, top);
+	}
+	return rc;
+}
+
+/* The body of bitmap_set and bitmap_from_string, under the key's lock:
+ * replace whatever k is (missing, remembered empty, or `from` with header
+ * m when `live`) by a bitmap holding d[0, n). */
+static int replace_locked(struct keyspace *ks, const struct ks_key *k, bool live,
+			  const struct enc_meta *m, const void *d, size_t n, unsigned flags)
+{
+	struct store_batch *b = store_batch_new(ks_store(ks));
+	struct enc_meta nm;
+	uint64_t expire = live ? m->expire_ms : 0;
+	int rc = 0;
+
+	if (!b)
+		return -ENOMEM;
+	if (n == 0) {
+		if ((flags & BITMAP_KEEP_EMPTY) && expire) {
+			LOG_ERR("%.*s/%.*s: an empty bitmap cannot keep an expiry", (int)k->nslen,
+				k->ns, (int)k->klen, k->key);
+			rc = -EINVAL;
+			goto out;
+		}
+		if (live)
+			rc = ks_batch_del_meta(ks, b, k);
+		if (!rc && (flags & BITMAP_KEEP_EMPTY))
+			rc = ks_batch_empty_put(ks, b, k, KV_TYPE_BITMAP);
+		else if (!rc)
+			rc = ks_batch_empty_del(ks, b, k);
+	} else {
+		ks_meta_new(ks, &nm, KV_TYPE_BITMAP);
+		nm.expire_ms = expire;
+		nm.size = n;
+		rc = batch_put_bytes(ks, b, k, nm.version, d, n);
+		if (!rc)
+			rc = ks_batch_put_meta(ks, b, k, &nm, NULL, 0);
+		if (!rc && !live)
+			rc = ks_batch_empty_del(ks, b, k);
+	}
+	if (!rc)
+		rc = ks_write(ks, b);
+out:
+	store_batch_free(b);
+	return rc;
+}
+
+int bitmap_set(struct keyspace *ks, const struct ks_key *k, const void *data, size_t n,
+	       unsigned flags)
+{
+	struct buf raw = BUF_INIT;
+	struct enc_meta m;
+	int rc;
+
+	if (n > BITMAP_MAX_BYTES)
+		return -EFBIG;
+	ks_lock(ks, k);
+	rc = ks_meta_get(ks, k, KV_TYPE_BITMAP, &raw, &m);
+	if (rc == 0 || rc == -ENOENT) {
+		struct ks_info info;
+		/* Missing, or remembered empty: only a bitmap record may be
+		 * replaced by one. */
+		int lr = rc ? ks_lookup(ks, k, &info) : 0;
+		if (lr == 0 && rc && info.type != KV_TYPE_BITMAP)
+			rc = -KV_EWRONGTYPE;
+		else if (lr && lr != -ENOENT)
+			rc = lr;
+		else
+			rc = replace_locked(ks, k, rc == 0, &m, data, n, flags);
+	}
+	ks_unlock(ks, k);
+	buf_release(&raw);
+	return rc;
+}
+
+int bitmap_from_string(struct keyspace *ks, const struct ks_key *k)
+{
+	struct buf raw = BUF_INIT;
+	struct enc_meta m;
+	int rc;
+
+	ks_lock(ks, k);
+	rc = ks_meta_get(ks, k, KV_TYPE_STRING, &raw, &m);
+	if (!rc && m.tail_len > BITMAP_MAX_BYTES)
+		rc = -EFBIG;
+	if (!rc)
+		rc = replace_locked(ks, k, true, &m, m.tail, m.tail_len, BITMAP_KEEP_EMPTY);
+	ks_unlock(ks, k);
+	buf_release(&raw);
+	return rc;
+}
+
+int bitmap_to_string(struct keyspace *ks, const struct ks_key *k)
+{
+	struct buf val = BUF_INIT;
+	struct store_batch *b = NULL;
+	struct bm_view v;
+	struct enc_meta nm;
+	struct ks_info info;
+	bool live;
+	int rc;
+
+	if (!(b = store_batch_new(ks_store(ks))))
+		return -ENOMEM;
+	/* Read and write under one hold of the lock: nothing changes between. */
+	ks_lock(ks, k);
+	rc = view_open_locked(ks, k, &v);
+	live = rc == 0;
+	if (rc == -ENOENT) {
+		rc = ks_lookup(ks, k, &info);
+		if (!rc && info.type != KV_TYPE_BITMAP)
+			rc = -KV_EWRONGTYPE;
+	}
+	if (!rc && live)
+		rc = view_read(&v, 0, v.m.size, &val);
+	if (rc)
+		goto out;
+	ks_meta_new(ks, &nm, KV_TYPE_STRING);
+	nm.expire_ms = live ? v.m.expire_ms : 0;
+	rc = ks_batch_put_meta(ks, b, k, &nm, val.data, val.len);
+	if (!rc && !live)
+		rc = ks_batch_empty_del(ks, b, k);
+	if (!rc)
+		rc = ks_write(ks, b);
+out:
+	ks_unlock(ks, k);
+	view_close(&v);
+	store_batch_free(b);
+	buf_release(&val);
 	return rc;
 }

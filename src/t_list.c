@@ -600,6 +600,52 @@ out:
 	return rc;
 }
 
+int list_append_at(struct keyspace *ks, const struct ks_key *k, uint64_t pos, const void *v,
+		   size_t vn, uint64_t *newlen)
+{
+	struct buf raw = BUF_INIT;
+	struct store_batch *b = NULL;
+	struct list_meta lm;
+	bool fresh = false;
+	int rc;
+
+	if (vn > LIST_VALUE_MAX)
+		return -EFBIG;
+	if (!(b = store_batch_new(ks_store(ks))))
+		return -ENOMEM;
+	ks_lock(ks, k);
+	rc = lmeta_get(ks, k, &raw, &lm);
+	if (rc == -ENOENT) {
+		lmeta_new(ks, &lm);
+		fresh = true;
+		rc = 0;
+	}
+	if (rc)
+		goto out;
+	if (lm_size(&lm) != pos) {
+		rc = lm_size(&lm) > pos ? -EEXIST : -ERANGE;
+		goto out;
+	}
+	if (lm.tail == UINT64_MAX) {
+		rc = -EOVERFLOW;
+		goto out;
+	}
+	batch_put_elem(ks, b, k, lm.m.version, lm.tail++, v, vn, &rc);
+	if (!rc)
+		rc = batch_finish(ks, b, k, &lm, 0);
+	if (!rc && fresh)
+		rc = ks_batch_empty_del(ks, b, k);
+	if (!rc)
+		rc = ks_write(ks, b);
+	if (!rc && newlen)
+		*newlen = lm_size(&lm);
+out:
+	ks_unlock(ks, k);
+	store_batch_free(b);
+	buf_release(&raw);
+	return rc;
+}
+
 int list_remove_at(struct keyspace *ks, const struct ks_key *k, int64_t index, unsigned flags,
 		   struct buf *out)
 {
@@ -790,6 +836,7 @@ struct list_iter {
 	size_t plen;	       /* sub-key prefix length */
 	uint64_t head;	       /* raw index of position 0 */
 	uint64_t want;	       /* raw index expected next */
+	uint64_t len;	       /* the list's length in the snapshot */
 	bool started;
 };
 
@@ -821,6 +868,7 @@ static struct list_iter *iter_open(struct keyspace *ks, const struct ks_key *k, 
 	if (rc)
 		goto out;
 	size = lm_size(&lm);
+	it->len = size;
 	if (ranged) {
 		if (!range_clamp(start, stop, size, &from, to))
 			goto out;
@@ -878,6 +926,11 @@ int list_iter_next(struct list_iter *it, uint64_t *pos, const char **v, size_t *
 	return 1;
 }
 
+uint64_t list_iter_len(const struct list_iter *it)
+{
+	return it->len;
+}
+
 void list_iter_free(struct list_iter *it)
 {
 	if (!it)
@@ -906,5 +959,27 @@ int list_range(struct keyspace *ks, const struct ks_key *k, int64_t start, int64
 			break;
 	}
 	list_iter_free(it);
+	return rc;
+}
+
+/* ---- For t_convert --------------------------------------------------- */
+
+int list_batch_create(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
+		      uint64_t expire_ms, const struct list_value *vals, size_t n)
+{
+	struct list_meta lm;
+	int rc = 0;
+
+	if (n == 0)
+		return -EINVAL;
+	lmeta_new(ks, &lm);
+	lm.m.expire_ms = expire_ms;
+	for (size_t i = 0; i < n && !rc; i++) {
+		if (vals[i].len > LIST_VALUE_MAX)
+			return -EFBIG;
+		batch_put_elem(ks, b, k, lm.m.version, lm.tail++, vals[i].data, vals[i].len, &rc);
+	}
+	if (!rc)
+		rc = batch_finish(ks, b, k, &lm, 0);
 	return rc;
 }

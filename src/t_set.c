@@ -119,6 +119,58 @@ out:
 	return rc;
 }
 
+int set_rename_member(struct keyspace *ks, const struct ks_key *k, const void *from, size_t fn,
+		      const void *to, size_t tn)
+{
+	struct buf raw = BUF_INIT, sk = BUF_INIT;
+	struct store_batch *b = NULL;
+	struct enc_meta meta;
+	int rc;
+
+	if (tn > SET_MEMBER_MAX)
+		return -EFBIG;
+	if (!(b = store_batch_new(ks_store(ks))))
+		return -ENOMEM;
+	ks_lock(ks, k);
+	rc = ks_meta_get(ks, k, KV_TYPE_SET, &raw, &meta);
+	if (!rc) {
+		rc = member_exists(ks, k, meta.version, from, fn);
+		if (rc == 0)
+			rc = -ENOENT;
+		else if (rc == 1)
+			rc = 0;
+	}
+	if (rc || (fn == tn && memcmp(from, to, fn) == 0))
+		goto out;
+	rc = member_exists(ks, k, meta.version, to, tn);
+	if (rc < 0)
+		goto out;
+	if (rc == 1) {
+		/* `to` is replaced: one member fewer. */
+		meta.size--;
+		rc = ks_batch_put_meta(ks, b, k, &meta, meta.tail, meta.tail_len);
+	} else {
+		rc = 0;
+	}
+	if (!rc)
+		rc = ks_sub_key(ks, k, meta.version, from, fn, &sk);
+	if (!rc) {
+		store_batch_delete(b, STORE_CF_DEFAULT, sk.data, sk.len);
+		buf_reset(&sk);
+		rc = ks_sub_key(ks, k, meta.version, to, tn, &sk);
+	}
+	if (!rc) {
+		store_batch_put(b, STORE_CF_DEFAULT, sk.data, sk.len, "", 0);
+		rc = ks_write(ks, b);
+	}
+out:
+	ks_unlock(ks, k);
+	store_batch_free(b);
+	buf_release(&raw);
+	buf_release(&sk);
+	return rc;
+}
+
 int set_ismember(struct keyspace *ks, const struct ks_key *k, const void *m, size_t mn)
 {
 	struct buf raw = BUF_INIT;
@@ -232,4 +284,34 @@ void set_iter_free(struct set_iter *it)
 		return;
 	store_iter_free(it->si);
 	free(it);
+}
+
+/* ---- For t_convert --------------------------------------------------- */
+
+int set_batch_create(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
+		     uint64_t expire_ms, const struct set_member *ms, size_t n)
+{
+	struct buf sk = BUF_INIT;
+	struct enc_meta meta;
+	int rc = 0;
+
+	if (n == 0)
+		return -EINVAL;
+	ks_meta_new(ks, &meta, KV_TYPE_SET);
+	meta.expire_ms = expire_ms;
+	meta.size = n;
+	for (size_t i = 0; i < n && !rc; i++) {
+		if (ms[i].len > SET_MEMBER_MAX) {
+			rc = -EFBIG;
+			break;
+		}
+		buf_reset(&sk);
+		rc = ks_sub_key(ks, k, meta.version, ms[i].data, ms[i].len, &sk);
+		if (!rc)
+			store_batch_put(b, STORE_CF_DEFAULT, sk.data, sk.len, "", 0);
+	}
+	if (!rc)
+		rc = ks_batch_put_meta(ks, b, k, &meta, NULL, 0);
+	buf_release(&sk);
+	return rc;
 }

@@ -292,3 +292,28 @@ int sortedint_range(struct keyspace *ks, const struct ks_key *k, const uint64_t 
 	sortedint_iter_free(it);
 	return rc;
 }
+
+/* ---- For t_convert --------------------------------------------------- */
+
+int sortedint_batch_create(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
+			   uint64_t expire_ms, const uint64_t *ids, size_t n)
+{
+	struct buf sk = BUF_INIT;
+	struct enc_meta m;
+	int rc = 0;
+
+	if (n == 0)
+		return -EINVAL;
+	ks_meta_new(ks, &m, KV_TYPE_SORTEDINT);
+	m.expire_ms = expire_ms;
+	m.size = n;
+	for (size_t i = 0; i < n && !rc; i++) {
+		rc = id_key(ks, k, m.version, ids[i], &sk);
+		if (!rc)
+			store_batch_put(b, STORE_CF_DEFAULT, sk.data, sk.len, "", 0);
+	}
+	if (!rc)
+		rc = ks_batch_put_meta(ks, b, k, &m, NULL, 0);
+	buf_release(&sk);
+	return rc;
+}

@@ -259,6 +259,49 @@ out:
 	return rc;
 }
 
+int zset_rename_member(struct keyspace *ks, const struct ks_key *k, const void *from, size_t fn,
+		       const void *to, size_t tn)
+{
+	struct buf raw = BUF_INIT;
+	struct store_batch *b = NULL;
+	struct enc_meta meta;
+	double score = 0, old = 0;
+	int rc, exists;
+
+	if (tn > ZSET_MEMBER_MAX)
+		return -EFBIG;
+	if (!(b = store_batch_new(ks_store(ks))))
+		return -ENOMEM;
+	ks_lock(ks, k);
+	rc = ks_meta_get(ks, k, KV_TYPE_ZSET, &raw, &meta);
+	if (!rc)
+		rc = score_get(ks, k, meta.version, from, fn, &score);
+	if (rc || (fn == tn && memcmp(from, to, fn) == 0))
+		goto out;
+	exists = score_get(ks, k, meta.version, to, tn, &old);
+	if (exists && exists != -ENOENT) {
+		rc = exists;
+		goto out;
+	}
+	rc = batch_member(ks, b, k, meta.version, from, fn, score, false);
+	if (!rc && exists == 0)
+		rc = batch_del_score(ks, b, k, meta.version, to, tn, old);
+	if (!rc)
+		rc = batch_member(ks, b, k, meta.version, to, tn, score, true);
+	if (!rc && exists == 0) {
+		/* `to` is replaced: one member fewer. */
+		meta.size--;
+		rc = ks_batch_put_meta(ks, b, k, &meta, meta.tail, meta.tail_len);
+	}
+	if (!rc)
+		rc = ks_write(ks, b);
+out:
+	ks_unlock(ks, k);
+	store_batch_free(b);
+	buf_release(&raw);
+	return rc;
+}
+
 int zset_score(struct keyspace *ks, const struct ks_key *k, const void *m, size_t mn, double *score)
 {
 	struct buf raw = BUF_INIT;
@@ -716,4 +759,30 @@ void zset_member_iter_free(struct zset_member_iter *it)
 		return;
 	store_iter_free(it->si);
 	free(it);
+}
+
+/* ---- For t_convert --------------------------------------------------- */
+
+int zset_batch_create(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
+		      uint64_t expire_ms, const struct zset_member *ms, size_t n)
+{
+	struct enc_meta meta;
+	int rc = 0;
+
+	if (n == 0)
+		return -EINVAL;
+	ks_meta_new(ks, &meta, KV_TYPE_ZSET);
+	meta.expire_ms = expire_ms;
+	meta.size = n;
+	for (size_t i = 0; i < n && !rc; i++) {
+		if (isnan(ms[i].score))
+			return -EINVAL;
+		if (ms[i].len > ZSET_MEMBER_MAX)
+			return -EFBIG;
+		rc = batch_member(ks, b, k, meta.version, ms[i].member, ms[i].len, ms[i].score,
+				  true);
+	}
+	if (!rc)
+		rc = ks_batch_put_meta(ks, b, k, &meta, NULL, 0);
+	return rc;
 }

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <syslog.h>
@@ -206,5 +207,33 @@ int parse_i64(const char *s, size_t n, int64_t *out)
 	if (neg ? u > (uint64_t)INT64_MAX + 1 : u > (uint64_t)INT64_MAX)
 		return -ERANGE;
 	*out = neg ? (int64_t)(0 - u) : (int64_t)u;
+	return 0;
+}
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+int parse_double(const char *s, size_t n, double *out)
+{
+	char tmp[128], *end;
+	while (n > 0 && is_blank(s[0])) {
+		s++;
+		n--;
+	}
+	while (n > 0 && is_blank(s[n - 1]))
+		n--;
+	/* strtod needs a C string: copy. 127 bytes hold any double in any
+	 * sensible spelling. */
+	if (n == 0 || n >= sizeof(tmp))
+		return -EINVAL;
+	memcpy(tmp, s, n);
+	tmp[n] = '\0';
+	errno = 0;
+	double d = strtod(tmp, &end);
+	if (end != tmp + n || isnan(d) || (errno == ERANGE && isinf(d)))
+		return -EINVAL;
+	*out = d;
 	return 0;
 }

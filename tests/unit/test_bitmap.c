@@ -578,6 +578,100 @@ static void test_model(void)
 	CHECK_INT(fails, 0);
 }
 
+/* bitmap_set, bitmap_from_string and bitmap_to_string: whole values in
+ * one batch, a fresh version, fragments only where bytes are non-zero. */
+static void test_set_convert(void)
+{
+	struct ks_info info;
+	unsigned char big[3000];
+	uint64_t n = 0, ver;
+
+	/* Redis order in, LSB-first fragments out: 0x80 is bit 0. */
+	CHECK_INT(bitmap_set(ks, KEY(DEFNS, "w"), "\x80\x01\0", 3, 0), 0);
+	check_meta("w", 3);
+	check_frag("w", "0", "01 80");
+	CHECK_INT(bitmap_getbit(ks, KEY(DEFNS, "w"), 0), 1);
+	CHECK_INT(bitmap_getbit(ks, KEY(DEFNS, "w"), 15), 1);
+	/* A replacement is a new version: old fragments are not visible. */
+	ver = stored_version("w");
+	memset(big, 0, sizeof(big));
+	big[2999] = 0xff;
+	CHECK_INT(bitmap_set(ks, KEY(DEFNS, "w"), big, sizeof(big), 0), 0);
+	CHECK(stored_version("w") != ver);
+	check_meta("w", 3000);
+	check_frag("w", "0", NULL);
+	check_frag("w", "1024", NULL);
+	CHECK_INT(frag_len("w", 2048), 2999 - 2048 + 1);
+	CHECK_INT(bitmap_read(ks, KEY(DEFNS, "w"), 0, sizeof(big), &v), 0);
+	CHECK_MEM(v.data, v.len, big, sizeof(big));
+	/* The expiry is kept. */
+	CHECK_INT(ks_expire(ks, KEY(DEFNS, "w"), now_ms() + 100000), 0);
+	CHECK_INT(bitmap_set(ks, KEY(DEFNS, "w"), "\x01", 1, 0), 0);
+	CHECK_INT(ks_lookup(ks, KEY(DEFNS, "w"), &info), 0);
+	CHECK(info.expire_ms > now_ms());
+	CHECK_INT(info.size, 1);
+	/* Empty: with an expiry there is nothing to keep it on. */
+	CHECK_INT(bitmap_set(ks, KEY(DEFNS, "w"), "", 0, BITMAP_KEEP_EMPTY), -EINVAL);
+	CHECK_INT(bitmap_strlen(ks, KEY(DEFNS, "w"), &n), 0);
+	CHECK_INT(n, 1);
+	CHECK_INT(ks_expire(ks, KEY(DEFNS, "w"), 0), 0);
+	CHECK_INT(bitmap_set(ks, KEY(DEFNS, "w"), "", 0, BITMAP_KEEP_EMPTY), 0);
+	CHECK_INT(meta_raw("w", &v), -ENOENT);
+	CHECK_INT(ks_lookup(ks, KEY(DEFNS, "w"), &info), 0);
+	CHECK(info.empty && info.type == KV_TYPE_BITMAP);
+	/* From remembered empty back to bytes: the record goes. */
+	CHECK_INT(bitmap_set(ks, KEY(DEFNS, "w"), "\xff", 1, 0), 0);
+	CHECK_INT(ks_lookup(ks, KEY(DEFNS, "w"), &info), 0);
+	CHECK(!info.empty && info.size == 1);
+	check_frag("w", "0", "FF");
+	/* Missing key, n == 0 without KEEP_EMPTY: nothing at all. */
+	CHECK_INT(bitmap_set(ks, KEY(DEFNS, "w0"), "", 0, 0), 0);
+	CHECK_INT(ks_lookup(ks, KEY(DEFNS, "w0"), &info), -ENOENT);
+	/* Wrong type (a string, a remembered empty hash), bad input. */
+	CHECK_INT(string_set(ks, KEY(DEFNS, "ws"), "ab", 2, 0), 0);
+	CHECK_INT(bitmap_set(ks, KEY(DEFNS, "ws"), "x", 1, 0), -KV_EWRONGTYPE);
+	CHECK_INT(ks_empty_create(ks, KEY(DEFNS, "wh"), KV_TYPE_HASH), 0);
+	CHECK_INT(bitmap_set(ks, KEY(DEFNS, "wh"), "x", 1, 0), -KV_EWRONGTYPE);
+	CHECK_INT(bitmap_set(ks, KEY(DEFNS, "w"), "x", BITMAP_MAX_BYTES + 1, 0), -EFBIG);
+	CHECK_INT(bitmap_set(ks, BADKEY, "x", 1, 0), -EINVAL);
+
+	/* string -> bitmap: the same bytes, the expiry kept. */
+	CHECK_INT(string_set(ks, KEY(DEFNS, "c"), "\x80\0\x01", 3, 0), 0);
+	CHECK_INT(ks_expire(ks, KEY(DEFNS, "c"), now_ms() + 100000), 0);
+	CHECK_INT(bitmap_from_string(ks, KEY(DEFNS, "c")), 0);
+	CHECK_INT(ks_lookup(ks, KEY(DEFNS, "c"), &info), 0);
+	CHECK(info.type == KV_TYPE_BITMAP && info.size == 3 && info.expire_ms > now_ms());
+	CHECK_INT(bitmap_read(ks, KEY(DEFNS, "c"), 0, 10, &v), 0);
+	CHECK_MEM(v.data, v.len, "\x80\0\x01", 3);
+	check_frag("c", "0", "01 00 80");
+	CHECK_INT(bitmap_from_string(ks, KEY(DEFNS, "c")), -KV_EWRONGTYPE);
+	/* ... and back. */
+	CHECK_INT(bitmap_to_string(ks, KEY(DEFNS, "c")), 0);
+	CHECK_INT(string_get(ks, KEY(DEFNS, "c"), &v), 0);
+	CHECK_MEM(v.data, v.len, "\x80\0\x01", 3);
+	CHECK_INT(ks_lookup(ks, KEY(DEFNS, "c"), &info), 0);
+	CHECK(info.type == KV_TYPE_STRING && info.expire_ms > now_ms());
+	CHECK_INT(bitmap_to_string(ks, KEY(DEFNS, "c")), -KV_EWRONGTYPE);
+	/* An empty string becomes a remembered empty bitmap, and back. */
+	CHECK_INT(string_set(ks, KEY(DEFNS, "e"), "", 0, 0), 0);
+	CHECK_INT(bitmap_from_string(ks, KEY(DEFNS, "e")), 0);
+	CHECK_INT(meta_raw("e", &v), -ENOENT);
+	CHECK_INT(ks_lookup(ks, KEY(DEFNS, "e"), &info), 0);
+	CHECK(info.empty && info.type == KV_TYPE_BITMAP);
+	CHECK_INT(bitmap_to_string(ks, KEY(DEFNS, "e")), 0);
+	CHECK_INT(ks_lookup(ks, KEY(DEFNS, "e"), &info), 0);
+	CHECK(!info.empty && info.type == KV_TYPE_STRING && info.size == 0);
+	/* An empty string with an expiry cannot become an empty bitmap. */
+	CHECK_INT(ks_expire(ks, KEY(DEFNS, "e"), now_ms() + 100000), 0);
+	CHECK_INT(bitmap_from_string(ks, KEY(DEFNS, "e")), -EINVAL);
+	CHECK_INT(ks_lookup(ks, KEY(DEFNS, "e"), &info), 0);
+	CHECK(info.type == KV_TYPE_STRING);
+	CHECK_INT(bitmap_from_string(ks, KEY(DEFNS, "none")), -ENOENT);
+	CHECK_INT(bitmap_to_string(ks, KEY(DEFNS, "none")), -ENOENT);
+	CHECK_INT(bitmap_to_string(ks, KEY(DEFNS, "wh")), -KV_EWRONGTYPE);
+	CHECK_INT(bitmap_from_string(ks, BADKEY), -EINVAL);
+}
+
 int main(void)
 {
 	log_level_current = -1;
@@ -590,6 +684,7 @@ int main(void)
 	test_truncate_strlen();
 	test_count_pos();
 	test_v0();
+	test_set_convert();
 	test_model();
 	ks_close(ks);
 	buf_release(&v);

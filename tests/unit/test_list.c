@@ -490,6 +490,43 @@ static void test_iter(void)
 	CHECK_INT(pos, 1);
 }
 
+static void test_append_at(void)
+{
+	uint64_t n = 0;
+	int err = 1;
+	struct ks_info info;
+	/* A missing key is created by position 0 only. */
+	CHECK_INT(list_append_at(ks, KEY(DEFNS, "ap"), 1, "x", 1, &n), -ERANGE);
+	CHECK_INT(ks_lookup(ks, KEY(DEFNS, "ap"), &info), -ENOENT);
+	CHECK_INT(list_append_at(ks, KEY(DEFNS, "ap"), 0, "a", 1, &n), 0);
+	CHECK_INT(n, 1);
+	check_meta("ap", INIT, INIT + 1);
+	check_elem_raw("ap", INIT, "a");
+	CHECK_INT(list_append_at(ks, KEY(DEFNS, "ap"), 1, "b", 1, &n), 0);
+	CHECK_INT(n, 2);
+	CHECK(strcmp(contents("ap"), "a,b") == 0);
+	/* An existing position, a position past the end: nothing written. */
+	CHECK_INT(list_append_at(ks, KEY(DEFNS, "ap"), 1, "c", 1, &n), -EEXIST);
+	CHECK_INT(list_append_at(ks, KEY(DEFNS, "ap"), 3, "c", 1, &n), -ERANGE);
+	CHECK(strcmp(contents("ap"), "a,b") == 0);
+	/* Wrong type, bad input. */
+	CHECK_INT(list_append_at(ks, KEY(DEFNS, "s"), 0, "c", 1, &n), -KV_EWRONGTYPE);
+	CHECK_INT(list_append_at(ks, BADKEY, 0, "c", 1, &n), -EINVAL);
+	CHECK_INT(list_append_at(ks, KEY(DEFNS, "ap"), 2, "c", LIST_VALUE_MAX + 1, &n), -EFBIG);
+	/* A remembered empty list loses its record. */
+	CHECK_INT(ks_empty_create(ks, KEY(DEFNS, "ape"), KV_TYPE_LIST), 0);
+	CHECK_INT(list_append_at(ks, KEY(DEFNS, "ape"), 0, "z", 1, NULL), 0);
+	CHECK_INT(ks_lookup(ks, KEY(DEFNS, "ape"), &info), 0);
+	CHECK(!info.empty && info.size == 1);
+	/* list_iter_len: the snapshot's length, 0 for a missing key. */
+	struct list_iter *it = list_iter_new(ks, KEY(DEFNS, "ap"), 5, &err);
+	CHECK(it && list_iter_len(it) == 2);
+	list_iter_free(it);
+	it = list_iter_new(ks, KEY(DEFNS, "nope"), 0, &err);
+	CHECK(it && list_iter_len(it) == 0);
+	list_iter_free(it);
+}
+
 /* A v0 list written by hand keeps v0 through updates. */
 static void test_v0(void)
 {
@@ -854,6 +891,7 @@ int main(void)
 	test_rem();
 	test_trim_range_len();
 	test_iter();
+	test_append_at();
 	test_v0();
 	test_model();
 	test_concurrent();

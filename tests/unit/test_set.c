@@ -340,6 +340,39 @@ static void test_read_only(const char *dir)
 	CHECK_INT(set_ismember(ks, KEY(DEFNS, "st"), "m", 1), 1);
 }
 
+static void test_rename(void)
+{
+	struct ks_info info;
+	CHECK_INT(set_add(ks, KEY(DEFNS, "rn"), "a", 1, NULL), 0);
+	CHECK_INT(set_add(ks, KEY(DEFNS, "rn"), "b", 1, NULL), 0);
+	uint64_t ver = stored_version("rn");
+	/* To a new name: the count stays, the version stays. */
+	CHECK_INT(set_rename_member(ks, KEY(DEFNS, "rn"), "a", 1, "c", 1), 0);
+	check_meta("rn", 2);
+	CHECK(stored_version("rn") == ver);
+	check_member_raw("rn", "a", false);
+	check_member_raw("rn", "c", true);
+	/* Onto another member: it is replaced, one member fewer. */
+	CHECK_INT(set_rename_member(ks, KEY(DEFNS, "rn"), "c", 1, "b", 1), 0);
+	check_meta("rn", 1);
+	check_member_raw("rn", "c", false);
+	check_member_raw("rn", "b", true);
+	/* To itself: nothing changes. */
+	CHECK_INT(set_rename_member(ks, KEY(DEFNS, "rn"), "b", 1, "b", 1), 0);
+	check_meta("rn", 1);
+	/* Missing member, missing key, wrong type, bad input: nothing written. */
+	CHECK_INT(set_rename_member(ks, KEY(DEFNS, "rn"), "zz", 2, "y", 1), -ENOENT);
+	CHECK_INT(set_rename_member(ks, KEY(DEFNS, "nope"), "a", 1, "y", 1), -ENOENT);
+	CHECK_INT(string_set(ks, KEY(DEFNS, "s"), "str", 3, 0), 0);
+	CHECK_INT(set_rename_member(ks, KEY(DEFNS, "s"), "a", 1, "y", 1), -KV_EWRONGTYPE);
+	CHECK_INT(set_rename_member(ks, BADKEY, "a", 1, "y", 1), -EINVAL);
+	CHECK_INT(set_rename_member(ks, KEY(DEFNS, "rn"), "b", 1, "y", (size_t)SET_MEMBER_MAX + 1),
+		  -EFBIG);
+	check_meta("rn", 1);
+	check_member_raw("rn", "b", true);
+	CHECK_INT(ks_lookup(ks, KEY(DEFNS, "nope"), &info), -ENOENT);
+}
+
 int main(void)
 {
 	log_level_current = -1;
@@ -351,6 +384,7 @@ int main(void)
 	test_rem();
 	test_ismember_card();
 	test_iter();
+	test_rename();
 	test_v0();
 	test_model();
 	test_read_only(dir);

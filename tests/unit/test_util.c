@@ -6,6 +6,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 
 /* The struct buf invariant of util.h. */
@@ -239,6 +240,52 @@ static void check_i64(const char *s, int rc, int64_t v)
 		CHECK(out == 12345);
 }
 
+static void check_dbl(const char *s, int rc, double v)
+{
+	double out = 12345;
+	CHECK_INT(parse_double(s, strlen(s), &out), rc);
+	if (rc == 0)
+		CHECK(out == v && signbit(out) == signbit(v));
+	else
+		CHECK(out == 12345);
+}
+
+static void test_parse_double(void)
+{
+	check_dbl("0", 0, 0.0);
+	check_dbl("-0", 0, -0.0);
+	check_dbl("1.5", 0, 1.5);
+	check_dbl("1.5\n", 0, 1.5);
+	check_dbl("  -2e3 \t\r\n", 0, -2000.0);
+	check_dbl("+7", 0, 7.0);
+	check_dbl(".5", 0, 0.5);
+	check_dbl("5.", 0, 5.0);
+	check_dbl("inf", 0, INFINITY);
+	check_dbl("-inf", 0, -INFINITY);
+	check_dbl("+inf\n", 0, INFINITY);
+	check_dbl("Infinity", 0, INFINITY);
+	check_dbl("0x1p3", 0, 8.0);
+	check_dbl("0.1", 0, 0.1);
+	check_dbl("1e-400", 0, 0.0); /* underflow: the nearest double */
+	check_dbl("1e400", -EINVAL, 0);
+	check_dbl("-1e400", -EINVAL, 0);
+	check_dbl("nan", -EINVAL, 0);
+	check_dbl("-nan", -EINVAL, 0);
+	check_dbl("", -EINVAL, 0);
+	check_dbl(" \n", -EINVAL, 0);
+	check_dbl("abc", -EINVAL, 0);
+	check_dbl("1.5x", -EINVAL, 0);
+	check_dbl("1 2", -EINVAL, 0);
+	check_dbl("1,5", -EINVAL, 0);
+	double d;
+	CHECK_INT(parse_double("1\0002", 3, &d), -EINVAL);
+	CHECK_INT(parse_double("123", 2, &d), 0);
+	CHECK(d == 12.0);
+	char big[200];
+	memset(big, '1', sizeof(big));
+	CHECK_INT(parse_double(big, sizeof(big), &d), -EINVAL);
+}
+
 static void test_parse(void)
 {
 	check_u64("0", 0, 0);
@@ -328,6 +375,7 @@ int main(void)
 	test_be();
 	test_bytes_cmp();
 	test_parse();
+	test_parse_double();
 	test_clock_hash();
 	test_log();
 	return check_done("test_util");

@@ -661,6 +661,52 @@ static void test_model(void)
 	CHECK_INT(fails, 0);
 }
 
+/* The zset_score record of member m at sortable score hex `sc` exists? */
+static int score_index_get(const char *key, const char *m, const char *sc)
+{
+	unsigned char k[256], sub[128];
+	size_t sn = unhex(sc, sub);
+	memcpy(sub + sn, m, strlen(m));
+	size_t kn = sub_key(key, stored_version(key), sub, sn + strlen(m), k);
+	return store_get(ks_store(ks), STORE_CF_ZSET_SCORE, k, kn, &v);
+}
+
+static void test_rename(void)
+{
+	double sc = 0;
+	CHECK_INT(zset_add(ks, KEY(DEFNS, "rn"), "a", 1, 1.0, 0), 1);
+	CHECK_INT(zset_add(ks, KEY(DEFNS, "rn"), "b", 1, 2.0, 0), 1);
+	uint64_t ver = stored_version("rn");
+	/* To a new name: the score moves with it, both records. */
+	CHECK_INT(zset_rename_member(ks, KEY(DEFNS, "rn"), "a", 1, "c", 1), 0);
+	check_meta("rn", 2);
+	CHECK(stored_version("rn") == ver);
+	check_member_raw("rn", "a", NULL);
+	CHECK_INT(score_index_get("rn", "a", "BF F0 00 00 00 00 00 00"), -ENOENT);
+	check_member_raw("rn", "c", "BF F0 00 00 00 00 00 00");
+	CHECK(strcmp(by_rank("rn", 0, -1, false), "c=1,b=2") == 0);
+	/* Onto another member: it takes the score, its old index record goes. */
+	CHECK_INT(zset_rename_member(ks, KEY(DEFNS, "rn"), "c", 1, "b", 1), 0);
+	check_meta("rn", 1);
+	check_member_raw("rn", "b", "BF F0 00 00 00 00 00 00");
+	CHECK_INT(score_index_get("rn", "b", "C0 00 00 00 00 00 00 00"), -ENOENT);
+	check_member_raw("rn", "c", NULL);
+	CHECK_INT(zset_score(ks, KEY(DEFNS, "rn"), "b", 1, &sc), 0);
+	CHECK(sc == 1.0);
+	CHECK_INT(zset_rename_member(ks, KEY(DEFNS, "rn"), "b", 1, "b", 1), 0);
+	check_meta("rn", 1);
+	/* Missing member, missing key, wrong type, bad input: nothing written. */
+	CHECK_INT(zset_rename_member(ks, KEY(DEFNS, "rn"), "zz", 2, "y", 1), -ENOENT);
+	CHECK_INT(zset_rename_member(ks, KEY(DEFNS, "nope"), "a", 1, "y", 1), -ENOENT);
+	CHECK_INT(string_set(ks, KEY(DEFNS, "rs"), "str", 3, 0), 0);
+	CHECK_INT(zset_rename_member(ks, KEY(DEFNS, "rs"), "a", 1, "y", 1), -KV_EWRONGTYPE);
+	CHECK_INT(zset_rename_member(ks, BADKEY, "a", 1, "y", 1), -EINVAL);
+	CHECK_INT(zset_rename_member(ks, KEY(DEFNS, "rn"), "b", 1, "y",
+				     (size_t)ZSET_MEMBER_MAX + 1),
+		  -EFBIG);
+	CHECK(strcmp(by_rank("rn", 0, -1, false), "b=1") == 0);
+}
+
 int main(void)
 {
 	log_level_current = -1;
@@ -672,6 +718,7 @@ int main(void)
 	test_rem_score_card();
 	test_rank_ranges();
 	test_iters();
+	test_rename();
 	test_v0();
 	test_model();
 	ks_close(ks);

@@ -1,0 +1,524 @@
+/*
+ * fs_file: file contents. A file (a string key, or an entry of a key's
+ * directory) is buffered per node while open: loaded whole on first use,
+ * read and written in memory, committed atomically on flush/fsync/release
+ * through the type (SET, or the shape of the key's type: HSET, LSET,
+ * ZADD, ...). A bitmap key is the exception while nobody has buffered it:
+ * reads and writes go straight to the bitmap (GETRANGE-like reads, one
+ * batch per write), so a sparse 512 MiB bitmap never has to fit in memory.
+ * Layer: fs.
+ */
+#include "fs_int.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "t_bitmap.h"
+#include "t_string.h"
+
+/* The key of a KEY node, or of the directory an ENTRY node is in, plus
+ * the shape for an entry. p is filled; c borrows from it. */
+static int node_ctx(struct fs *fs, struct fs_node *node, struct fs_path *p, struct fs_ctx *c,
+		    const struct fs_shape **sh)
+{
+	int rc = fs_itable_path(fs->it, node, p);
+	if (rc)
+		return rc;
+	if (node->kind == FS_KEY) {
+		memset(c, 0, sizeof(*c));
+		c->fs = fs;
+		fs_path_key(fs, p, &c->k);
+		*sh = NULL;
+		return 0;
+	}
+	struct ks_info info;
+	rc = fs_ctx_open(fs, node->parent, p, NULL, c, sh, &info);
+	if (rc == -ENOTDIR || rc == -EOPNOTSUPP)
+		rc = -KV_EWRONGTYPE; /* the key changed type under an open file */
+	return rc;
+}
+
+/* Read the node's value into node->data. Node lock held. */
+static int node_load_locked(struct fs *fs, struct fs_node *node)
+{
+	if (node->loaded)
+		return 0;
+	struct fs_path p;
+	struct fs_ctx c;
+	const struct fs_shape *sh;
+	fs_path_init(&p);
+	int rc = node_ctx(fs, node, &p, &c, &sh);
+	if (rc)
+		goto out;
+	if (node->kind == FS_KEY) {
+		rc = node->ktype == KV_TYPE_BITMAP
+			 ? bitmap_read(fs->ks, &c.k, 0, BITMAP_MAX_BYTES, &node->data)
+			 : string_get(fs->ks, &c.k, &node->data);
+		if (rc == -ENOENT && node->ktype == KV_TYPE_BITMAP)
+			rc = 0; /* a remembered empty bitmap */
+	} else {
+		rc = sh->load(&c, node->name, node->namelen, &node->data);
+	}
+	if (rc == -KV_EWRONGTYPE) {
+		LOG_ERR("read of '%s': the key is not a %s any more", p.key.data,
+			enc_type_name(node->ktype));
+		rc = -EIO;
+	}
+	if (!rc)
+		node->loaded = true;
+out:
+	fs_path_release(&p);
+	return rc;
+}
+
+/*
+ * Commit buffered data: one atomic write of the whole value. Node lock
+ * held. `last`: the last close (release). A new entry with nothing
+ * written yet waits for it, since shells close a duplicate of the file
+ * (a flush) before they write: `echo abc > zset/m` must not store m.
+ */
+static int node_commit_locked(struct fs *fs, struct fs_node *node, bool last)
+{
+	if (!node->dirty && !node->bad)
+		return 0;
+	struct fs_path p;
+	struct fs_ctx c;
+	const struct fs_shape *sh = NULL;
+	enum fs_local local = fs_itable_local(fs->it, node);
+	int rc;
+
+	if (local == FS_LOCAL_PENDING && !last && !node->bad && node->data.len == 0)
+		return 0;
+
+	fs_path_init(&p);
+	if (node->bad) {
+		/* A write was refused: nothing of this file is stored. */
+		node->dirty = false;
+		if (local == FS_LOCAL_PENDING) {
+			fs_itable_unhash(fs->it, node);
+			fs_itable_set_local(fs->it, node, FS_LOCAL_NONE);
+		}
+		rc = -EINVAL;
+		goto out;
+	}
+	if (local == FS_LOCAL_SCRATCH) {
+		node->dirty = false; /* the buffer is all there is */
+		rc = 0;
+		goto out;
+	}
+	rc = node_ctx(fs, node, &p, &c, &sh);
+	if (rc)
+		goto fail;
+	if (p.unhashed) {
+		/* Unlinked or replaced while open: the data has no home. */
+		node->dirty = false;
+		goto out;
+	}
+	if (node->kind == FS_KEY && node->ktype == KV_TYPE_BITMAP)
+		rc = bitmap_set(fs->ks, &c.k, node->data.data, node->data.len, BITMAP_KEEP_EMPTY);
+	else if (node->kind == FS_KEY)
+		rc = string_set(fs->ks, &c.k, node->data.data, node->data.len, STRING_SET_KEEPTTL);
+	else
+		rc = sh->commit(&c, node->name, node->namelen, node->data.data, node->data.len,
+				local == FS_LOCAL_PENDING);
+fail:
+	if (!rc) {
+		node->dirty = false;
+		clock_gettime(CLOCK_REALTIME, &node->mtime);
+		if (local == FS_LOCAL_PENDING)
+			fs_itable_set_local(fs->it, node, FS_LOCAL_NONE);
+	} else {
+		LOG_ERR("commit of '%s%s%s' failed: %s", p.key.data, p.entry.len ? "/" : "",
+			p.entry.len ? p.entry.data : "", strerror(-rc));
+		if (local == FS_LOCAL_PENDING && rc == -EINVAL) {
+			/* Never stored and never will be: the entry is gone. */
+			node->dirty = false;
+			fs_itable_unhash(fs->it, node);
+			fs_itable_set_local(fs->it, node, FS_LOCAL_NONE);
+		}
+	}
+out:
+	fs_path_release(&p);
+	return rc;
+}
+
+/* Drop the buffer when nothing uses it. Node lock held. */
+static void node_unload_locked(struct fs *fs, struct fs_node *node)
+{
+	if (node->opens == 0 && !node->dirty && fs_itable_local(fs->it, node) == FS_LOCAL_NONE) {
+		buf_release(&node->data);
+		node->loaded = false;
+		node->bad = false;
+	}
+}
+
+void fs_file_close(struct fs *fs, struct fs_handle *h)
+{
+	struct fs_node *node = h->node;
+	if (node) {
+		pthread_mutex_lock(&node->lock);
+		node_commit_locked(fs, node, node->opens == 1);
+		node->opens--;
+		/* A failed commit is not retried forever: the error was
+		 * reported by flush and logged. */
+		node->dirty = false;
+		if (node->opens == 0)
+			node->bad = false;
+		node_unload_locked(fs, node);
+		pthread_mutex_unlock(&node->lock);
+		fs_itable_unref(fs->it, node);
+	}
+	free(h);
+}
+
+int fs_file_check(struct fs *fs, struct fs_node *node, bool write, bool *view)
+{
+	struct fs_path p;
+	struct fs_ctx c;
+	struct ks_info info;
+	const struct fs_shape *sh;
+	int rc = 0;
+
+	*view = false;
+	if (node->kind == FS_ROOT || node->kind == FS_NS)
+		return -EISDIR;
+	fs_path_init(&p);
+	rc = fs_itable_path(fs->it, node, &p);
+	if (rc)
+		goto out;
+	if (node->kind == FS_KEY) {
+		fs_path_key(fs, &p, &c.k);
+		rc = ks_lookup(fs->ks, &c.k, &info);
+		if (!rc && !fs_type_is_file(info.type)) {
+			rc = -EISDIR;
+		} else if (!rc && !fs_type_is_supported(info.type)) {
+			LOG_WARN("open of '%s': type %s is not mapped into files yet", p.key.data,
+				 enc_type_name(info.type));
+			rc = -EOPNOTSUPP;
+		}
+	} else {
+		rc = fs_ctx_open(fs, node->parent, &p, NULL, &c, &sh, &info);
+		if (!rc && sh->is_view && fs_itable_local(fs->it, node) == FS_LOCAL_NONE &&
+		    sh->is_view(node->name, node->namelen)) {
+			*view = true;
+			if (write) {
+				LOG_ERR("'%s/%s' is a read-only view", p.key.data, p.entry.data);
+				rc = -EACCES;
+			}
+		}
+	}
+	if (!rc) {
+		pthread_mutex_lock(&node->lock);
+		node->ktype = info.type;
+		pthread_mutex_unlock(&node->lock);
+	}
+out:
+	fs_path_release(&p);
+	return rc;
+}
+
+void fs_file_open_setup(struct fs_node *node, struct fuse_file_info *fi, bool view)
+{
+	pthread_mutex_lock(&node->lock);
+	node->opens++;
+	if (fi->flags & O_TRUNC) {
+		buf_reset(&node->data);
+		node->loaded = true;
+		node->dirty = true;
+	}
+	pthread_mutex_unlock(&node->lock);
+	/* The page cache stays valid across opens: every change to a node's
+	 * data goes through the kernel or is invalidated explicitly. A view
+	 * is made anew by each open, whatever size a stat said. */
+	fi->keep_cache = !(fi->flags & O_TRUNC) && !view;
+	fi->direct_io = view;
+	/* A close of a read-only open has nothing to commit. */
+	fi->noflush = (fi->flags & O_ACCMODE) == O_RDONLY;
+}
+
+void fs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct fs *fs = fuse_req_userdata(req);
+	struct fs_node *node = fs_itable_get(fs->it, ino);
+	bool view;
+	if (!node) {
+		fuse_reply_err(req, ESTALE);
+		return;
+	}
+	bool write = (fi->flags & (O_ACCMODE | O_TRUNC)) != O_RDONLY;
+	int rc = fs_file_check(fs, node, write, &view);
+	if (!rc && fs->opt.read_only && write)
+		rc = -EROFS;
+	if (rc) {
+		fuse_reply_err(req, fs_errno(rc));
+		return;
+	}
+	struct fs_handle *h = calloc(1, sizeof(*h));
+	if (!h) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	h->node = node;
+	fs_itable_ref(fs->it, node);
+	fs_file_open_setup(node, fi, view);
+	if (node->kind == FS_ENTRY) {
+		/* An entry whose name changes meaning (a list position) is read
+		 * now: the open file keeps what it opened, whatever moves. One
+		 * whose contents the commit rewrites keeps no pages. */
+		const struct fs_shape *sh = fs_shape_of(node->ktype);
+		if (sh && sh->recomputed)
+			fi->keep_cache = 0;
+		if (sh && sh->uncached) {
+			pthread_mutex_lock(&node->lock);
+			rc = node_load_locked(fs, node);
+			pthread_mutex_unlock(&node->lock);
+		}
+	}
+	fi->fh = (uintptr_t)h;
+	if (rc) {
+		fs_file_close(fs, h);
+		fuse_reply_err(req, fs_errno(rc));
+	} else if (fuse_reply_open(req, fi)) {
+		fs_file_close(fs, h);
+	}
+}
+
+/* A bitmap key nobody has buffered: read and written in place. Node
+ * lock held. */
+static bool is_direct(const struct fs_node *node)
+{
+	return node->kind == FS_KEY && node->ktype == KV_TYPE_BITMAP && !node->loaded;
+}
+
+/* The key of a bitmap node, for reading or writing it in place. */
+static int direct_key(struct fs *fs, struct fs_node *node, struct fs_path *p, struct ks_key *k)
+{
+	int rc = fs_itable_path(fs->it, node, p);
+	if (!rc)
+		fs_path_key(fs, p, k);
+	return rc;
+}
+
+void fs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		struct fuse_file_info *fi)
+{
+	(void)ino;
+	struct fs *fs = fuse_req_userdata(req);
+	struct fs_handle *h = (struct fs_handle *)(uintptr_t)fi->fh;
+	struct fs_node *node = h->node;
+	int rc;
+	pthread_mutex_lock(&node->lock);
+	if (is_direct(node)) {
+		struct fs_path p;
+		struct ks_key k;
+		struct buf out = BUF_INIT;
+		fs_path_init(&p);
+		rc = direct_key(fs, node, &p, &k);
+		if (!rc)
+			rc = bitmap_read(fs->ks, &k, (uint64_t)off, size, &out);
+		pthread_mutex_unlock(&node->lock);
+		if (rc)
+			fuse_reply_err(req, fs_errno(rc));
+		else
+			fuse_reply_buf(req, out.len ? out.data : NULL, out.len);
+		buf_release(&out);
+		fs_path_release(&p);
+		return;
+	}
+	rc = node_load_locked(fs, node);
+	if (rc) {
+		pthread_mutex_unlock(&node->lock);
+		fuse_reply_err(req, fs_errno(rc));
+		return;
+	}
+	size_t len = node->data.len;
+	size_t start = (uint64_t)off < len ? (size_t)off : len;
+	size_t n = len - start < size ? len - start : size;
+	fuse_reply_buf(req, n ? node->data.data + start : NULL, n);
+	pthread_mutex_unlock(&node->lock);
+}
+
+/* Apply a write to the buffer; for entries whose shape restricts what a
+ * file may hold, check the result first and refuse it whole. Node lock
+ * held, node loaded. */
+static int buffer_write_locked(struct fs_node *node, const char *data, size_t size, size_t off)
+{
+	const struct fs_shape *sh = node->kind == FS_ENTRY ? fs_shape_of(node->ktype) : NULL;
+	if (sh && sh->check) {
+		struct buf tmp = BUF_INIT;
+		size_t len = off + size > node->data.len ? off + size : node->data.len;
+		int rc = buf_resize(&tmp, len);
+		if (rc)
+			return rc;
+		if (node->data.len)
+			memcpy(tmp.data, node->data.data, node->data.len);
+		memcpy(tmp.data + off, data, size);
+		rc = sh->check(node->name, node->namelen, tmp.data, tmp.len);
+		if (rc) {
+			node->bad = true;
+			buf_release(&tmp);
+			return rc;
+		}
+		buf_release(&node->data);
+		node->data = tmp;
+		node->dirty = true;
+		return 0;
+	}
+	if (off + size > node->data.len) {
+		int rc = buf_resize(&node->data, off + size);
+		if (rc)
+			return rc;
+	}
+	memcpy(node->data.data + off, data, size);
+	node->dirty = true;
+	return 0;
+}
+
+void fs_op_write(fuse_req_t req, fuse_ino_t ino, const char *data, size_t size, off_t off,
+		 struct fuse_file_info *fi)
+{
+	(void)ino;
+	struct fs *fs = fuse_req_userdata(req);
+	struct fs_handle *h = (struct fs_handle *)(uintptr_t)fi->fh;
+	struct fs_node *node = h->node;
+	int rc;
+	if (off < 0 || (uint64_t)off + size > STRING_MAX) {
+		LOG_ERR("write past %llu bytes refused (kvfs values are at most that long)",
+			(unsigned long long)STRING_MAX);
+		fuse_reply_err(req, EFBIG);
+		return;
+	}
+	pthread_mutex_lock(&node->lock);
+	if (is_direct(node)) {
+		struct fs_path p;
+		struct ks_key k;
+		fs_path_init(&p);
+		rc = direct_key(fs, node, &p, &k);
+		/* An unlinked file's writes have no home (as a buffered one's). */
+		if (!rc && !p.unhashed)
+			rc = bitmap_write(fs->ks, &k, (uint64_t)off, data, size, NULL);
+		if (!rc)
+			clock_gettime(CLOCK_REALTIME, &node->mtime);
+		fs_path_release(&p);
+	} else {
+		rc = node_load_locked(fs, node);
+		if (!rc)
+			rc = buffer_write_locked(node, data, size, (size_t)off);
+	}
+	pthread_mutex_unlock(&node->lock);
+	if (rc)
+		fuse_reply_err(req, fs_errno(rc));
+	else
+		fuse_reply_write(req, size);
+}
+
+void fs_op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	(void)ino;
+	struct fs *fs = fuse_req_userdata(req);
+	struct fs_handle *h = (struct fs_handle *)(uintptr_t)fi->fh;
+	pthread_mutex_lock(&h->node->lock);
+	int rc = node_commit_locked(fs, h->node, false);
+	pthread_mutex_unlock(&h->node->lock);
+	fuse_reply_err(req, fs_errno(rc));
+}
+
+void fs_op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
+{
+	(void)ino;
+	(void)datasync;
+	struct fs *fs = fuse_req_userdata(req);
+	struct fs_handle *h = (struct fs_handle *)(uintptr_t)fi->fh;
+	pthread_mutex_lock(&h->node->lock);
+	int rc = node_commit_locked(fs, h->node, false);
+	pthread_mutex_unlock(&h->node->lock);
+	if (!rc)
+		rc = ks_sync(fs->ks);
+	fuse_reply_err(req, fs_errno(rc));
+}
+
+void fs_op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	(void)ino;
+	struct fs *fs = fuse_req_userdata(req);
+	fs_file_close(fs, (struct fs_handle *)(uintptr_t)fi->fh);
+	fuse_reply_err(req, 0);
+}
+
+/* Truncate a bitmap in place: shrink or grow its byte length. */
+static int direct_truncate(struct fs *fs, struct fs_node *node, uint64_t size)
+{
+	struct fs_path p;
+	struct ks_key k;
+	fs_path_init(&p);
+	int rc = direct_key(fs, node, &p, &k);
+	if (!rc)
+		rc = bitmap_truncate(fs->ks, &k, size, BITMAP_KEEP_EMPTY);
+	if (rc == -ENOENT) {
+		/* A remembered empty bitmap: growing it makes the key. */
+		rc = size ? bitmap_write(fs->ks, &k, size - 1, "", 1, NULL) : 0;
+	}
+	fs_path_release(&p);
+	return rc;
+}
+
+int fs_node_truncate(struct fs *fs, struct fs_node *node, uint64_t size, bool via_handle)
+{
+	if (size > STRING_MAX)
+		return -EFBIG;
+	pthread_mutex_lock(&node->lock);
+	int rc = 0;
+	if (is_direct(node)) {
+		rc = direct_truncate(fs, node, size);
+		if (!rc)
+			clock_gettime(CLOCK_REALTIME, &node->mtime);
+		pthread_mutex_unlock(&node->lock);
+		return rc;
+	}
+	if (size == 0) {
+		buf_reset(&node->data);
+		node->loaded = true;
+	} else {
+		rc = node_load_locked(fs, node);
+	}
+	const struct fs_shape *sh = node->kind == FS_ENTRY ? fs_shape_of(node->ktype) : NULL;
+	if (!rc && sh && sh->check && size > node->data.len) {
+		/* Growing adds zero bytes: ask the shape about the result. */
+		struct buf tmp = BUF_INIT;
+		rc = buf_set(&tmp, node->data.data, node->data.len);
+		if (!rc)
+			rc = buf_resize(&tmp, (size_t)size);
+		if (!rc)
+			rc = sh->check(node->name, node->namelen, tmp.data, tmp.len);
+		buf_release(&tmp);
+	} else if (!rc && sh && sh->check) {
+		rc = sh->check(node->name, node->namelen, node->data.data, (size_t)size);
+	}
+	if (!rc)
+		rc = buf_resize(&node->data, (size_t)size);
+	if (!rc) {
+		node->dirty = true;
+		if (!via_handle)
+			rc = node_commit_locked(fs, node, true);
+		if (rc && !via_handle)
+			node->dirty = false; /* nobody else may commit it later */
+	}
+	node_unload_locked(fs, node);
+	pthread_mutex_unlock(&node->lock);
+	return rc;
+}
+
+int fs_file_commit(struct fs *fs, struct fs_node *node)
+{
+	pthread_mutex_lock(&node->lock);
+	int rc = node_commit_locked(fs, node, false);
+	pthread_mutex_unlock(&node->lock);
+	return rc;
+}
+
+void fs_file_set_type(struct fs_node *node, enum kv_type t)
+{
+	pthread_mutex_lock(&node->lock);
+	node->ktype = t;
+	pthread_mutex_unlock(&node->lock);
+}

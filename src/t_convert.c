@@ -1,0 +1,223 @@
+/*
+ * t_convert: a hash becomes the list, set, zset or sortedint its fields
+ * spell out (see include/t_convert.h). Under the key's lock the hash is
+ * read whole, each field is read by the caller's callback, the result is
+ * checked (list positions 0..n-1 each once, distinct sortedint ids), and
+ * one batch puts the new key's metadata (a fresh version, the old expiry)
+ * and sub-keys through the target module's batch helper. The metadata
+ * record is overwritten in place, so no state exists in which the key is
+ * missing or both. Layer: types.
+ */
+#include "t_convert.h"
+
+#include "store.h"
+#include "t_hash.h"
+#include "t_list.h"
+#include "t_set.h"
+#include "t_sortedint.h"
+#include "t_zset.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+struct field {
+	char *f, *v; /* one allocation: f, then v */
+	size_t fn, vn;
+	struct convert_item it;
+};
+
+struct fields {
+	struct field *d;
+	size_t n, cap;
+};
+
+static void fields_release(struct fields *fs)
+{
+	for (size_t i = 0; i < fs->n; i++)
+		free(fs->d[i].f);
+	free(fs->d);
+}
+
+static int fields_add(struct fields *fs, const char *f, size_t fn, const char *v, size_t vn)
+{
+	if (fs->n == fs->cap) {
+		size_t nc = fs->cap ? fs->cap * 2 : 64;
+		struct field *nd = realloc(fs->d, nc * sizeof(*nd));
+		if (!nd)
+			return -ENOMEM;
+		fs->d = nd;
+		fs->cap = nc;
+	}
+	struct field *x = &fs->d[fs->n];
+	x->f = malloc(fn + vn + 1);
+	if (!x->f)
+		return -ENOMEM;
+	memcpy(x->f, f, fn);
+	x->v = x->f + fn;
+	memcpy(x->v, v, vn);
+	x->fn = fn;
+	x->vn = vn;
+	memset(&x->it, 0, sizeof(x->it));
+	fs->n++;
+	return 0;
+}
+
+/* Every field of hash k, read by cb. The caller holds the key's lock. */
+static int read_fields(struct keyspace *ks, const struct ks_key *k, convert_field_cb cb, void *arg,
+		       struct fields *fs)
+{
+	const char *f, *v;
+	size_t fn, vn;
+	int rc = 0, more;
+	struct hash_iter *it = hash_iter_new(ks, k, NULL, 0, &rc);
+	if (!it)
+		return rc ? rc : -ENOMEM;
+	while ((more = hash_iter_next(it, &f, &fn, &v, &vn)) > 0) {
+		rc = fields_add(fs, f, fn, v, vn);
+		if (!rc)
+			rc = cb(arg, f, fn, v, vn, &fs->d[fs->n - 1].it);
+		if (rc)
+			break;
+	}
+	if (!rc && more < 0)
+		rc = more;
+	hash_iter_free(it);
+	return rc;
+}
+
+static void log_field(const struct ks_key *k, const struct field *x, const char *why)
+{
+	LOG_ERR("%.*s: field '%.*s' %s", (int)k->klen, k->key, (int)x->fn, x->f, why);
+}
+
+static int put_list(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
+		    uint64_t expire, const struct fields *fs)
+{
+	struct list_value *vals = calloc(fs->n, sizeof(*vals));
+	bool *seen = calloc(fs->n, sizeof(*seen));
+	int rc = vals && seen ? 0 : -ENOMEM;
+	for (size_t i = 0; i < fs->n && !rc; i++) {
+		const struct field *x = &fs->d[i];
+		if (x->it.num >= fs->n || seen[x->it.num]) {
+			log_field(k, x,
+				  x->it.num >= fs->n ? "is past the end: positions are 0 to n-1"
+						     : "repeats a position");
+			rc = -EINVAL;
+			break;
+		}
+		seen[x->it.num] = true;
+		vals[x->it.num].data = x->v;
+		vals[x->it.num].len = x->vn;
+	}
+	if (!rc)
+		rc = list_batch_create(ks, b, k, expire, vals, fs->n);
+	free(vals);
+	free(seen);
+	return rc;
+}
+
+static int put_set(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
+		   uint64_t expire, const struct fields *fs)
+{
+	struct set_member *ms = calloc(fs->n, sizeof(*ms));
+	if (!ms)
+		return -ENOMEM;
+	for (size_t i = 0; i < fs->n; i++) {
+		ms[i].data = fs->d[i].f;
+		ms[i].len = fs->d[i].fn;
+	}
+	int rc = set_batch_create(ks, b, k, expire, ms, fs->n);
+	free(ms);
+	return rc;
+}
+
+static int put_zset(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
+		    uint64_t expire, const struct fields *fs)
+{
+	struct zset_member *ms = calloc(fs->n, sizeof(*ms));
+	if (!ms)
+		return -ENOMEM;
+	for (size_t i = 0; i < fs->n; i++) {
+		ms[i].member = fs->d[i].f;
+		ms[i].len = fs->d[i].fn;
+		ms[i].score = fs->d[i].it.score;
+	}
+	int rc = zset_batch_create(ks, b, k, expire, ms, fs->n);
+	free(ms);
+	return rc;
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int put_sortedint(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
+			 uint64_t expire, const struct fields *fs)
+{
+	uint64_t *ids = calloc(fs->n, sizeof(*ids));
+	int rc = 0;
+	if (!ids)
+		return -ENOMEM;
+	for (size_t i = 0; i < fs->n; i++)
+		ids[i] = fs->d[i].it.num;
+	qsort(ids, fs->n, sizeof(*ids), u64_cmp);
+	for (size_t i = 1; i < fs->n && !rc; i++) {
+		if (ids[i] == ids[i - 1]) {
+			LOG_ERR("%.*s: two fields name the id %llu", (int)k->klen, k->key,
+				(unsigned long long)ids[i]);
+			rc = -EINVAL;
+		}
+	}
+	if (!rc)
+		rc = sortedint_batch_create(ks, b, k, expire, ids, fs->n);
+	free(ids);
+	return rc;
+}
+
+int convert_hash(struct keyspace *ks, const struct ks_key *k, enum kv_type to,
+		 convert_field_cb cb, void *arg)
+{
+	struct buf raw = BUF_INIT;
+	struct fields fs = {NULL, 0, 0};
+	struct store_batch *b = NULL;
+	struct enc_meta m;
+	int rc;
+
+	if (to != KV_TYPE_LIST && to != KV_TYPE_SET && to != KV_TYPE_ZSET &&
+	    to != KV_TYPE_SORTEDINT)
+		return -EOPNOTSUPP;
+	if (!(b = store_batch_new(ks_store(ks))))
+		return -ENOMEM;
+	ks_lock(ks, k);
+	rc = ks_meta_get(ks, k, KV_TYPE_HASH, &raw, &m);
+	if (!rc)
+		rc = read_fields(ks, k, cb, arg, &fs);
+	if (!rc && fs.n == 0)
+		rc = -ENOENT; /* size and sub-keys disagree: leave it alone */
+	if (rc)
+		goto out;
+	switch (to) {
+	case KV_TYPE_LIST:
+		rc = put_list(ks, b, k, m.expire_ms, &fs);
+		break;
+	case KV_TYPE_SET:
+		rc = put_set(ks, b, k, m.expire_ms, &fs);
+		break;
+	case KV_TYPE_ZSET:
+		rc = put_zset(ks, b, k, m.expire_ms, &fs);
+		break;
+	default:
+		rc = put_sortedint(ks, b, k, m.expire_ms, &fs);
+		break;
+	}
+	if (!rc)
+		rc = ks_write(ks, b);
+out:
+	ks_unlock(ks, k);
+	store_batch_free(b);
+	fields_release(&fs);
+	buf_release(&raw);
+	return rc;
+}
