@@ -161,6 +161,22 @@ int ks_batch_empty_del(struct keyspace *ks, struct store_batch *b, const struct 
 /* Apply a batch (WAL on, not synced). 0, -EROFS, -EIO. */
 int ks_write(struct keyspace *ks, struct store_batch *b);
 
+/*
+ * Iterate the sub-keys of the current version of k (a key of type
+ * `want`) in the default column family, in byte order, strictly after
+ * `after` (NULL = from the first). A missing key iterates nothing; another
+ * type gives NULL and *err = -KV_EWRONGTYPE. next() returns 1 with the
+ * sub-key (without the prefix) and value borrowed until the next call, 0
+ * at the end, or a negative errno. The shared body of hash, set, ...
+ * iterators.
+ */
+struct ks_sub_iter;
+struct ks_sub_iter *ks_sub_iter_new(struct keyspace *ks, const struct ks_key *k, enum kv_type want,
+				    const void *after, size_t alen, int *err);
+int ks_sub_iter_next(struct ks_sub_iter *it, const char **sub, size_t *sn, const char **v,
+		     size_t *vn);
+void ks_sub_iter_free(struct ks_sub_iter *it);
+
 struct store *ks_store(struct keyspace *ks);
 bool ks_cluster(const struct keyspace *ks);
 

@@ -356,92 +356,20 @@ out:
 
 /* ---- Iteration ----------------------------------------------------- */
 
-struct hash_iter {
-	struct store_iter *si; /* NULL: nothing to iterate */
-	size_t plen;	       /* sub-key prefix length */
-	bool started;
-};
-
+/* A hash iterator is the keyspace's sub-key iterator (values are the
+ * field values). */
 struct hash_iter *hash_iter_new(struct keyspace *ks, const struct ks_key *k, const void *after,
 				size_t alen, int *err)
 {
-	struct buf raw = BUF_INIT, prefix = BUF_INIT, upper = BUF_INIT;
-	struct hash_iter *it = calloc(1, sizeof(*it));
-	struct enc_meta m;
-	bool bounded;
-	int rc;
-
-	if (!it) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	rc = ks_meta_get(ks, k, KV_TYPE_HASH, &raw, &m);
-	if (rc == -ENOENT) {
-		rc = 0; /* a missing key iterates nothing */
-		goto out;
-	}
-	if (rc)
-		goto out;
-	rc = ks_sub_key(ks, k, m.version, NULL, 0, &prefix);
-	if (!rc)
-		rc = buf_set(&upper, prefix.data, prefix.len);
-	if (rc)
-		goto out;
-	it->plen = prefix.len;
-	bounded = enc_prefix_successor(&upper);
-	it->si = store_iter_new(ks_store(ks), STORE_CF_DEFAULT, prefix.data, prefix.len,
-				bounded ? upper.data : NULL, bounded ? upper.len : 0);
-	if (!it->si) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	if (after) {
-		if ((rc = buf_add(&prefix, after, alen)))
-			goto out;
-		store_iter_seek(it->si, prefix.data, prefix.len);
-		if (store_iter_valid(it->si)) {
-			size_t kn;
-			const char *key = store_iter_key(it->si, &kn);
-			if (kn == prefix.len && memcmp(key, prefix.data, kn) == 0)
-				store_iter_next(it->si);
-		}
-	} else {
-		store_iter_seek(it->si, prefix.data, prefix.len);
-	}
-out:
-	if (rc) {
-		hash_iter_free(it);
-		it = NULL;
-	}
-	*err = rc;
-	buf_release(&raw);
-	buf_release(&prefix);
-	buf_release(&upper);
-	return it;
+	return (struct hash_iter *)ks_sub_iter_new(ks, k, KV_TYPE_HASH, after, alen, err);
 }
 
 int hash_iter_next(struct hash_iter *it, const char **f, size_t *fn, const char **v, size_t *vn)
 {
-	if (!it->si)
-		return 0;
-	/* The slices handed out last time stay valid until this move. */
-	if (it->started && store_iter_valid(it->si))
-		store_iter_next(it->si);
-	it->started = true;
-	if (!store_iter_valid(it->si))
-		return store_iter_status(it->si);
-	size_t kn;
-	const char *key = store_iter_key(it->si, &kn);
-	*f = key + it->plen;
-	*fn = kn - it->plen;
-	*v = store_iter_value(it->si, vn);
-	return 1;
+	return ks_sub_iter_next((struct ks_sub_iter *)it, f, fn, v, vn);
 }
 
 void hash_iter_free(struct hash_iter *it)
 {
-	if (!it)
-		return;
-	store_iter_free(it->si);
-	free(it);
+	ks_sub_iter_free((struct ks_sub_iter *)it);
 }

@@ -201,89 +201,23 @@ int set_card(struct keyspace *ks, const struct ks_key *k, uint64_t *n)
 
 /* ---- Iteration ----------------------------------------------------- */
 
-struct set_iter {
-	struct store_iter *si; /* NULL: nothing to iterate */
-	size_t plen;	       /* sub-key prefix length */
-	bool started;
-};
-
+/* A set iterator is the keyspace's sub-key iterator (values are empty). */
 struct set_iter *set_iter_new(struct keyspace *ks, const struct ks_key *k, const void *after,
 			      size_t alen, int *err)
 {
-	struct buf raw = BUF_INIT, prefix = BUF_INIT, upper = BUF_INIT;
-	struct set_iter *it = calloc(1, sizeof(*it));
-	struct enc_meta meta;
-	bool bounded;
-	int rc;
-
-	if (!it) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	rc = ks_meta_get(ks, k, KV_TYPE_SET, &raw, &meta);
-	if (rc == -ENOENT) {
-		rc = 0; /* a missing key iterates nothing */
-		goto out;
-	}
-	if (rc)
-		goto out;
-	rc = ks_sub_key(ks, k, meta.version, NULL, 0, &prefix);
-	if (!rc)
-		rc = buf_set(&upper, prefix.data, prefix.len);
-	if (rc)
-		goto out;
-	it->plen = prefix.len;
-	bounded = enc_prefix_successor(&upper);
-	it->si = store_iter_new(ks_store(ks), STORE_CF_DEFAULT, prefix.data, prefix.len,
-				bounded ? upper.data : NULL, bounded ? upper.len : 0);
-	if (!it->si) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	if (after && (rc = buf_add(&prefix, after, alen)))
-		goto out;
-	store_iter_seek(it->si, prefix.data, prefix.len);
-	if (after && store_iter_valid(it->si)) {
-		size_t kn;
-		const char *key = store_iter_key(it->si, &kn);
-		if (kn == prefix.len && memcmp(key, prefix.data, kn) == 0)
-			store_iter_next(it->si); /* strictly after the cursor */
-	}
-out:
-	if (rc) {
-		set_iter_free(it);
-		it = NULL;
-	}
-	*err = rc;
-	buf_release(&raw);
-	buf_release(&prefix);
-	buf_release(&upper);
-	return it;
+	return (struct set_iter *)ks_sub_iter_new(ks, k, KV_TYPE_SET, after, alen, err);
 }
 
 int set_iter_next(struct set_iter *it, const char **m, size_t *mn)
 {
-	if (!it->si)
-		return 0;
-	/* The slice handed out last time stays valid until this move. */
-	if (it->started && store_iter_valid(it->si))
-		store_iter_next(it->si);
-	it->started = true;
-	if (!store_iter_valid(it->si))
-		return store_iter_status(it->si);
-	size_t kn;
-	const char *key = store_iter_key(it->si, &kn);
-	*m = key + it->plen;
-	*mn = kn - it->plen;
-	return 1;
+	const char *v;
+	size_t vn;
+	return ks_sub_iter_next((struct ks_sub_iter *)it, m, mn, &v, &vn);
 }
 
 void set_iter_free(struct set_iter *it)
 {
-	if (!it)
-		return;
-	store_iter_free(it->si);
-	free(it);
+	ks_sub_iter_free((struct ks_sub_iter *)it);
 }
 
 /* ---- For t_convert --------------------------------------------------- */
