@@ -465,75 +465,11 @@ for ((r = 1; r <= RUNS; r++)); do
 	redis_measure cat_h HGET "h$r"
 done
 
-# 2. one big value: sequential write, cold sequential read, random reads
-COLD_HOW="kvfs and the passthrough remounted"
-[ -n "$DROP_OK" ] && COLD_HOW="$COLD_HOW, kernel caches dropped (drop_caches)"
-for ((r = 1; r <= RUNS; r++)); do
-	say "[$(date +%T)] $BIG_MIB MiB value, run $r/$RUNS"
-	measure seqw tmpfs "$FSOPS" seqwrite "$DIRECT/big" "$BIG_MIB"
-	measure seqw pt "$FSOPS" seqwrite "$PTM/big" "$BIG_MIB"
-	measure seqw kvfs "$FSOPS" seqwrite "$KNS/big" "$BIG_MIB"
-	sync
-	kvfs_stop
-	pt_stop
-	[ -n "$DROP_OK" ] && echo 3 >/proc/sys/vm/drop_caches
-	kvfs_start || die "kvfs did not mount again"
-	pt_start || die "the passthrough did not mount again"
-	for sf in "tmpfs $DIRECT/big" "pt $PTM/big" "kvfs $KNS/big"; do
-		measure seqr "${sf%% *}" "$FSOPS" seqread "${sf#* }"
-	done
-	for sf in "tmpfs $DIRECT/big" "pt $PTM/big" "kvfs $KNS/big"; do
-		measure randd "${sf%% *}" "$FSOPS" randread "${sf#* }" "$RAND_SECS" $RAND_MAX direct
-	done
-	for sf in "tmpfs $DIRECT/big" "pt $PTM/big" "kvfs $KNS/big"; do
-		"$FSOPS" seqread "${sf#* }" >/dev/null 2>&1 # into the page cache
-		measure randc "${sf%% *}" "$FSOPS" randread "${sf#* }" "$RAND_SECS" $RAND_MAX
-	done
-	rm -rf "$WORK/tl-big"
-	if out=$("$TL" big "$WORK/tl-big" "$BIG_MIB" "$RAND_SECS" 2>"$LOGS/last.err"); then
-		while read -r name v _; do
-			case $name in
-			string_set) record seqw tl "$v" ;;
-			string_get) record seqr tl "$v" ;;
-			string_read_4k) record randd tl "$v" ;;
-			esac
-		done <<<"$out"
-	else
-		note "type layer: big value failed: $(head -c 300 "$LOGS/last.err")"
-		record seqw tl ERR
-	fi
-	rm -rf "$WORK/tl-big"
-done
-rm -f "$DIRECT/big" "$PTM/big" "$KNS/big"
+# The small files but run 1's hash (the rsync source) are done with: free
+# their tmpfs memory before the big fills.
+find "$DIRECT" "$PTSRC" -mindepth 1 -maxdepth 1 -name '[sh][0-9]*' ! -name h1 -exec rm -rf {} +
 
-# 3. rsync -a of a SMALL_N-field hash (run 1's) out of the mount, cold
-for ((r = 1; r <= RUNS; r++)); do
-	say "[$(date +%T)] rsync, run $r/$RUNS"
-	for sd in "tmpfs $DIRECT/h1" "pt $PTM/h1" "kvfs $KNS/h1"; do
-		sys=${sd%% *}
-		out=$TMPFS/out/$sys
-		rm -rf "$out"
-		cold
-		if tsec rsync -a "${sd#* }/" "$out/" 2>"$LOGS/last.err"; then
-			n=$(find "$out" -type f | wc -l)
-			if [ "$n" -eq "$SMALL_N" ]; then
-				record rsync "$sys" "$ELAPSED"
-			else
-				record rsync "$sys" ERR
-				note "$sys, rsync: copied $n files, expected $SMALL_N"
-			fi
-		else
-			record rsync "$sys" ERR
-			note "$sys, rsync -a failed: $(head -c 300 "$LOGS/last.err")"
-		fi
-		rm -rf "$out"
-	done
-done
-
-# The small files are done with: free their tmpfs memory.
-rm -rf "$DIRECT"/[sh][0-9]* "$PTSRC"/[sh][0-9]*
-
-# 4. big listings and deletions. kvfs's collections are filled in-process
+# 2. big listings and deletions. kvfs's collections are filled in-process
 # through the type layer while it is unmounted (faster than through FUSE).
 kvfs_stop
 say "[$(date +%T)] filling: $NS_N keys, a $HASH_N-field hash, $RUNS x 2 $DEL_N-field hashes"
@@ -548,6 +484,7 @@ for ((r = 1; r <= RUNS; r++)); do
 	fill "$TL" fillhash "$KDB" __namespace "del$r" "$DEL_N" $SIZE
 	fill "$TL" fillhash "$KDB" __namespace "tldel$r" "$DEL_N" $SIZE
 done
+say "[$(date +%T)] type layer: listing and deleting"
 for ((r = 1; r <= RUNS; r++)); do
 	if out=$("$TL" list "$KDB" lsns 2>>"$LOGS/errors.log") && [ "$(echo "$out" | awk '{ print $3 }')" = "$NS_N" ]; then
 		record ls_ns tl "$(echo "$out" | awk '{ print $1 }')"
@@ -561,6 +498,7 @@ for ((r = 1; r <= RUNS; r++)); do
 	fi
 	measure del tl "$TL" del "$KDB" __namespace "tldel$r"
 done
+say "[$(date +%T)] filling tmpfs and redis"
 mkdir -p "$PTSRC/lsns" "$PTSRC/lsbig"
 fill "$FSOPS" create "$PTSRC/lsns" "$NS_N" $SIZE
 fill "$FSOPS" create "$PTSRC/lsbig" "$HASH_N" $SIZE
@@ -568,7 +506,7 @@ if [ -n "$REDIS_PID" ]; then
 	redis_fill_keys lsns "$NS_N"
 	redis_fill_hash lsbig "$HASH_N"
 fi
-DB_BEFORE=$(du -sk "$KDB" | awk '{ print $1 }')
+DB_BEFORE=$(du -sk --apparent-size "$KDB" | awk '{ print $1 }')
 kvfs_start || die "kvfs did not mount the filled database"
 
 for ((r = 1; r <= RUNS; r++)); do
@@ -596,6 +534,7 @@ for ((r = 1; r <= RUNS; r++)); do
 	fi
 done
 
+# 3. deleting a DEL_N-field hash
 DEL_HOW=
 for ((r = 1; r <= RUNS; r++)); do
 	say "[$(date +%T)] deleting a $DEL_N-field hash, run $r/$RUNS"
@@ -645,15 +584,92 @@ for ((r = 1; r <= RUNS; r++)); do
 		fi
 	fi
 done
+DB_AFTER=$(du -sk --apparent-size "$KDB" | awk '{ print $1 }')
+
+# 4. one big value: sequential write, cold sequential read, random reads
+COLD_HOW="kvfs and the passthrough remounted"
+[ -n "$DROP_OK" ] && COLD_HOW="$COLD_HOW, kernel caches dropped (drop_caches)"
+for ((r = 1; r <= RUNS; r++)); do
+	say "[$(date +%T)] $BIG_MIB MiB value, run $r/$RUNS"
+	measure seqw tmpfs "$FSOPS" seqwrite "$DIRECT/big" "$BIG_MIB"
+	measure seqw pt "$FSOPS" seqwrite "$PTM/big" "$BIG_MIB"
+	measure seqw kvfs "$FSOPS" seqwrite "$KNS/big" "$BIG_MIB"
+	sync
+	kvfs_stop
+	pt_stop
+	[ -n "$DROP_OK" ] && echo 3 >/proc/sys/vm/drop_caches
+	kvfs_start || die "kvfs did not mount again"
+	pt_start || die "the passthrough did not mount again"
+	for sf in "tmpfs $DIRECT/big" "pt $PTM/big" "kvfs $KNS/big"; do
+		measure seqr "${sf%% *}" "$FSOPS" seqread "${sf#* }"
+	done
+	for sf in "tmpfs $DIRECT/big" "pt $PTM/big" "kvfs $KNS/big"; do
+		measure randd "${sf%% *}" "$FSOPS" randread "${sf#* }" "$RAND_SECS" $RAND_MAX direct
+	done
+	for sf in "tmpfs $DIRECT/big" "pt $PTM/big" "kvfs $KNS/big"; do
+		"$FSOPS" seqread "${sf#* }" >/dev/null 2>&1 # into the page cache
+		measure randc "${sf%% *}" "$FSOPS" randread "${sf#* }" "$RAND_SECS" $RAND_MAX
+	done
+	rm -rf "$WORK/tl-big"
+	if out=$("$TL" big "$WORK/tl-big" "$BIG_MIB" "$RAND_SECS" 2>"$LOGS/last.err"); then
+		while read -r name v _; do
+			case $name in
+			string_set) record seqw tl "$v" ;;
+			string_get) record seqr tl "$v" ;;
+			string_read_4k) record randd tl "$v" ;;
+			esac
+		done <<<"$out"
+	else
+		note "type layer: big value failed: $(head -c 300 "$LOGS/last.err")"
+		record seqw tl ERR
+	fi
+	rm -rf "$WORK/tl-big"
+done
+rm -f "$DIRECT/big" "$PTM/big" "$KNS/big"
+
+# 5. the namespace listing again, now that a big value has been written
+# and deleted in the same database (a regression check: the value's data
+# block must not be read by operations on other keys)
+for ((r = 1; r <= RUNS; r++)); do
+	say "[$(date +%T)] ls -f after the big value, run $r/$RUNS"
+	cold
+	ls_run ls_ns2 tmpfs "$PTSRC/lsns" $((NS_N + 2))
+	ls_run ls_ns2 pt "$PTM/lsns" $((NS_N + 2)) "$PT_PID"
+	ls_run ls_ns2 kvfs "$KMNT/lsns" $((NS_N + 2)) "$KV_PID"
+done
+
+# 6. rsync -a of a SMALL_N-field hash (run 1's) out of the mount, cold
+for ((r = 1; r <= RUNS; r++)); do
+	say "[$(date +%T)] rsync, run $r/$RUNS"
+	for sd in "tmpfs $DIRECT/h1" "pt $PTM/h1" "kvfs $KNS/h1"; do
+		sys=${sd%% *}
+		out=$TMPFS/out/$sys
+		rm -rf "$out"
+		cold
+		if tsec rsync -a "${sd#* }/" "$out/" 2>"$LOGS/last.err"; then
+			n=$(find "$out" -type f | wc -l)
+			if [ "$n" -eq "$SMALL_N" ]; then
+				record rsync "$sys" "$ELAPSED"
+			else
+				record rsync "$sys" ERR
+				note "$sys, rsync: copied $n files, expected $SMALL_N"
+			fi
+		else
+			record rsync "$sys" ERR
+			note "$sys, rsync -a failed: $(head -c 300 "$LOGS/last.err")"
+		fi
+		rm -rf "$out"
+	done
+done
+
 kvfs_stop
-DB_AFTER=$(du -sk "$KDB" | awk '{ print $1 }')
 if out=$("$TL" compact "$KDB" 2>"$LOGS/last.err"); then
 	COMPACT_S=$(awk '{ print $1 }' <<<"$out")
 else
 	COMPACT_S=ERR
 	note "type layer: compaction failed: $(head -c 300 "$LOGS/last.err")"
 fi
-DB_COMPACTED=$(du -sk "$KDB" | awk '{ print $1 }')
+DB_COMPACTED=$(du -sk --apparent-size "$KDB" | awk '{ print $1 }')
 pt_stop
 
 # ----------------------------------------------------------------- report
@@ -689,7 +705,7 @@ mib() { awk -v k="$1" 'BEGIN { printf "%.1f MiB", k / 1024 }'; }
 kfmt() { printf "%'d" "$1" 2>/dev/null || echo "$1"; }
 
 ROWS=(create_s create_h stat_cold_s stat_cold_h stat_warm_s stat_warm_h cat_s cat_h
-	ls_ns ls_h seqw seqr randd randc rsync del)
+	ls_ns ls_h ls_ns2 seqw seqr randd randc rsync del)
 declare -A LABEL=(
 	[create_s]="create+write+close $(kfmt "$SMALL_N") × 100 B, string keys (files/s)"
 	[create_h]="create+write+close $(kfmt "$SMALL_N") × 100 B, hash fields (files/s)"
@@ -701,6 +717,7 @@ declare -A LABEL=(
 	[cat_h]="cat, warm, hash fields (files/s)"
 	[ls_ns]="ls -f, namespace of $(kfmt "$NS_N") keys (s)"
 	[ls_h]="ls -f, hash of $(kfmt "$HASH_N") fields (s)"
+	[ls_ns2]="ls -f, the same namespace after a $BIG_MIB MiB value was written and deleted (s)"
 	[seqw]="sequential write $BIG_MIB MiB, 128 KiB writes + close (MB/s)"
 	[seqr]="sequential read $BIG_MIB MiB, cold (MB/s)"
 	[randd]="random 4 KiB reads, O_DIRECT: answered by the daemon (IOPS)"
@@ -771,7 +788,7 @@ TOTAL=$(awk -v d=$((T_END - T_START)) 'BEGIN { printf "%d min %02d s", d / 6e7, 
 	echo
 	echo "Daemon RSS growth during \`ls -f\` (peak minus the RSS before, per run; ${RSS_HOW:-not measured})"
 	echo
-	for row in ls_ns ls_h; do
+	for row in ls_ns ls_h ls_ns2; do
 		for sys in pt kvfs; do
 			name=$([ $sys = pt ] && echo passthrough || echo kvfs)
 			vals=$(for v in ${RSS["$row|$sys"]-}; do mib "$v"; echo -n ", "; done | sed 's/, $//')
@@ -782,7 +799,7 @@ TOTAL=$(awk -v d=$((T_END - T_START)) 'BEGIN { printf "%d min %02d s", d / 6e7, 
 	echo
 	echo "Deleting on kvfs used:$DEL_HOW"
 	echo
-	echo "kvfs database: $(mib "$DB_BEFORE") before the deletions, $(mib "$DB_AFTER") after them (unmounted), $(mib "$DB_COMPACTED") after a full compaction (${COMPACT_S} s); $((2 * RUNS * DEL_N)) of the $((2 * RUNS * DEL_N + NS_N + HASH_N + 2 * RUNS * SMALL_N)) small values written belonged to the deleted hashes"
+	echo "kvfs database (apparent size): $(mib "$DB_BEFORE") before the deletions, $(mib "$DB_AFTER") after them, $(mib "$DB_COMPACTED") after all workloads and a full compaction (${COMPACT_S} s); $((2 * RUNS * DEL_N)) of the $((2 * RUNS * DEL_N + NS_N + HASH_N + 2 * RUNS * SMALL_N)) small values written belonged to the deleted hashes"
 	kerr=$(grep -ciE 'error|assert|sanitizer' "$LOGS/kvfs.log" 2>/dev/null)
 	echo
 	echo "kvfs log: ${kerr:-0} error lines$([ "${kerr:-0}" -gt 0 ] && echo "; the most frequent:")"
