@@ -522,18 +522,24 @@ int ks_lookup(struct keyspace *ks, const struct ks_key *k, struct ks_info *out)
 	struct enc_meta m;
 	enum kv_type t;
 	uint64_t vlen;
+	memset(out, 0, sizeof(*out));
 	int rc = ks_meta_head(ks, k, KV_TYPE_NONE, &raw, &m, &vlen);
-	if (rc == 0) {
+	if (rc == -ENOENT) {
+		rc = empty_get(ks, k, &t);
+		if (rc == 0) {
+			out->type = t;
+			out->empty = true;
+		} else if (rc == -ENOENT) {
+			/* The first element may have been written between the two
+			 * reads: it creates the metadata and drops the empty record
+			 * in one batch, so a second look at the metadata sees it. */
+			rc = ks_meta_head(ks, k, KV_TYPE_NONE, &raw, &m, &vlen);
+		}
+	}
+	if (rc == 0 && !out->empty) {
 		info_from_meta(out, &m);
 		if (enc_type_is_inline(m.type))
 			out->size = vlen - (uint64_t)((const char *)m.tail - raw.data);
-	} else if (rc == -ENOENT) {
-		rc = empty_get(ks, k, &t);
-		if (rc == 0) {
-			memset(out, 0, sizeof(*out));
-			out->type = t;
-			out->empty = true;
-		}
 	}
 	buf_release(&raw);
 	return rc;
