@@ -684,8 +684,8 @@ out:
 
 /* ---- creating and removing --------------------------------------------- */
 
-/* Common start of create/mkdir/unlink/rmdir/mknod: resolve the parent and
- * the stored name, and build the child's path. */
+/* Common start of create/mkdir/unlink/rmdir/mknod/rename: resolve the parent and
+ * the stored name, build the child's path, and refuse a read-only mount. */
 static int child_begin(struct fs *fs, fuse_ino_t parent_ino, const char *name,
 		       struct fs_node **parent, struct buf *stored, struct fs_path *p)
 {
@@ -695,9 +695,12 @@ static int child_begin(struct fs *fs, fuse_ino_t parent_ino, const char *name,
 	if ((*parent)->kind == FS_ENTRY)
 		return -ENOTDIR;
 	int rc = fs_decode_name(fs, *parent, name, stored);
-	if (rc)
-		return rc;
-	return fs_child_path(fs, *parent, stored->data, stored->len, p);
+	if (!rc)
+		rc = fs_child_path(fs, *parent, stored->data, stored->len, p);
+	/* Every caller changes the tree: a read-only mount refuses it here. */
+	if (!rc && fs->opt.read_only)
+		rc = -EROFS;
+	return rc;
 }
 
 /* What a create or mknod made, for the reply. */
@@ -804,10 +807,6 @@ static void op_create(fuse_req_t req, fuse_ino_t parent_ino, const char *name, m
 	rc = child_begin(fs, parent_ino, name, &parent, &stored, &p);
 	if (rc)
 		goto out;
-	if (fs->opt.read_only) {
-		rc = -EROFS;
-		goto out;
-	}
 	bool excl = fi->flags & O_EXCL;
 	switch (fs_child_kind(fs, parent)) {
 	case FS_NS:
@@ -863,8 +862,6 @@ static void op_mknod(fuse_req_t req, fuse_ino_t parent_ino, const char *name, mo
 	fs_inval_init(&iv);
 	fs_path_init(&p);
 	int rc = child_begin(fs, parent_ino, name, &parent, &stored, &p);
-	if (!rc && fs->opt.read_only)
-		rc = -EROFS;
 	if (!rc && fs_child_kind(fs, parent) == FS_NS)
 		rc = -EPERM;
 	if (!rc && fs_child_kind(fs, parent) == FS_KEY) {
@@ -907,10 +904,6 @@ static void op_mkdir(fuse_req_t req, fuse_ino_t parent_ino, const char *name, mo
 	rc = child_begin(fs, parent_ino, name, &parent, &stored, &p);
 	if (rc)
 		goto out;
-	if (fs->opt.read_only) {
-		rc = -EROFS;
-		goto out;
-	}
 	switch (fs_child_kind(fs, parent)) {
 	case FS_NS:
 		if (stored.len > ENC_MAX_NS) {
@@ -986,10 +979,6 @@ static void op_unlink(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 	rc = child_begin(fs, parent_ino, name, &parent, &stored, &p);
 	if (rc)
 		goto out;
-	if (fs->opt.read_only) {
-		rc = -EROFS;
-		goto out;
-	}
 	fs_path_key(fs, &p, &k);
 	switch (fs_child_kind(fs, parent)) {
 	case FS_NS:
@@ -1029,10 +1018,6 @@ static void op_rmdir(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 	rc = child_begin(fs, parent_ino, name, &parent, &stored, &p);
 	if (rc)
 		goto out;
-	if (fs->opt.read_only) {
-		rc = -EROFS;
-		goto out;
-	}
 	fs_path_key(fs, &p, &k);
 	switch (fs_child_kind(fs, parent)) {
 	case FS_NS:
@@ -1221,10 +1206,6 @@ static void op_rename(fuse_req_t req, fuse_ino_t parent_ino, const char *name,
 		rc = child_begin(fs, newparent_ino, newname, &newparent, &newstored, &to);
 	if (rc)
 		goto out;
-	if (fs->opt.read_only) {
-		rc = -EROFS;
-		goto out;
-	}
 	if (flags & RENAME_EXCHANGE) {
 		LOG_ERR("rename '%s': RENAME_EXCHANGE is not supported", name);
 		rc = -EINVAL;
