@@ -15,7 +15,8 @@
 #   names.c/h            names     util.h
 #   store.c/h            store     util.h
 #   keyspace.c/h         keyspace  store.h encoding.h util.h
-#   t_*.c/h              types     keyspace.h store.h encoding.h util.h t_*.h
+#   alg_*.c/h            algorithms util.h alg_*.h (pure cores: HLL, bloom, ...)
+#   t_*.c/h              types     keyspace.h store.h encoding.h util.h t_*.h alg_*.h
 #   fs*.c/h              fs        t_*.h keyspace.h names.h util.h fs*.h
 #                                  (never store.h or encoding.h)
 #   main.c               main      anything
@@ -44,6 +45,7 @@ layer_of() {
 	names.c | names.h) echo names ;;
 	store.c | store.h) echo store ;;
 	keyspace.c | keyspace.h) echo keyspace ;;
+	alg_*.c | alg_*.h) echo algorithms ;;
 	t_*.c | t_*.h) echo types ;;
 	fs*.c | fs*.h) echo fs ;;
 	main.c) echo main ;;
@@ -58,6 +60,12 @@ allowed() {
 	util | encoding | names | store)
 		[ "$h" = util.h ]
 		;;
+	algorithms)
+		case $h in
+		util.h | alg_*.h) return 0 ;;
+		esac
+		return 1
+		;;
 	keyspace)
 		case $h in
 		store.h | encoding.h | util.h) return 0 ;;
@@ -66,7 +74,7 @@ allowed() {
 		;;
 	types)
 		case $h in
-		keyspace.h | store.h | encoding.h | util.h | t_*.h) return 0 ;;
+		keyspace.h | store.h | encoding.h | util.h | t_*.h | alg_*.h) return 0 ;;
 		esac
 		return 1
 		;;
