@@ -52,6 +52,8 @@ enum fs_local {
 	FS_LOCAL_PENDING, /* stored by its first commit (a new zset member) */
 };
 
+struct string_pin;
+
 struct fs_node {
 	uint64_t ino;
 	enum fs_kind kind;
@@ -73,6 +75,11 @@ struct fs_node {
 	 */
 	pthread_mutex_t lock;
 	struct buf data;
+	/* A string key read and not written: its value borrowed from the
+	 * store instead of copied into data (never both: pin => !loaded). */
+	struct string_pin *pin;
+	const char *pin_data;
+	size_t pin_len;
 	bool loaded;
 	bool dirty;
 	bool bad;           /* a write was refused: the next commits fail, nothing is stored */

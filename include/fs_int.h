@@ -189,6 +189,9 @@ int fs_node_truncate(struct fs *fs, struct fs_node *node, uint64_t size, bool vi
 /* Commit the node's buffer now if it is dirty (before its key changes
  * type). 0 or the commit's error. */
 int fs_file_commit(struct fs *fs, struct fs_node *node);
+/* Make the node's buffer the empty file (a create, O_TRUNC, truncate to
+ * 0): loaded, nothing borrowed. Node lock held. */
+void fs_node_set_empty(struct fs_node *node);
 /* The node's key changed type (string <-> bitmap) under it. */
 void fs_file_set_type(struct fs_node *node, enum kv_type t);
 void fs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);

@@ -39,6 +39,16 @@ int string_getrange(struct keyspace *ks, const struct ks_key *k, int64_t start, 
 /* Bytes [off, off + n) clipped to the value (what pread needs). */
 int string_read(struct keyspace *ks, const struct ks_key *k, uint64_t off, size_t n,
 		struct buf *out);
+/*
+ * GET without a copy: the value of a live string, borrowed from the
+ * store. The bytes (*data, *n) stay valid, whatever happens to the key afterwards,
+ * until string_unpin(*pin). 0, -ENOENT, -KV_EWRONGTYPE, -EIO, -ENOMEM;
+ * *pin is NULL unless 0 is returned.
+ */
+struct string_pin;
+int string_pin(struct keyspace *ks, const struct ks_key *k, struct string_pin **pin,
+	       const char **data, size_t *n);
+void string_unpin(struct string_pin *pin);
 /* STRLEN: a missing key has length 0 (as Redis). */
 int string_strlen(struct keyspace *ks, const struct ks_key *k, uint64_t *len);
 /* DEL of a string key: -ENOENT, -KV_EWRONGTYPE if the key is another type. */

@@ -449,8 +449,7 @@ void fs_reply_entry(fuse_req_t req, struct fs *fs, struct fs_node *parent, const
 	if (r->local != FS_LOCAL_NONE) {
 		/* The entry lives in the node until a commit or rename stores it. */
 		pthread_mutex_lock(&node->lock);
-		buf_reset(&node->data);
-		node->loaded = true;
+		fs_node_set_empty(node);
 		node->dirty = r->local == FS_LOCAL_PENDING;
 		node->bad = false;
 		pthread_mutex_unlock(&node->lock);

@@ -38,11 +38,35 @@ static int node_ctx(struct fs *fs, struct fs_node *node, struct fs_path *p, stru
 	return rc;
 }
 
+static void node_unpin_locked(struct fs_node *node)
+{
+	string_unpin(node->pin);
+	node->pin = NULL;
+	node->pin_data = NULL;
+	node->pin_len = 0;
+}
+
+void fs_node_set_empty(struct fs_node *node)
+{
+	node_unpin_locked(node);
+	buf_reset(&node->data);
+	node->loaded = true;
+}
+
 /* Read the node's value into node->data. Node lock held. */
 static int node_load_locked(struct fs *fs, struct fs_node *node)
 {
 	if (node->loaded)
 		return 0;
+	if (node->pin) {
+		/* Read before, now written: copy what was borrowed. */
+		int rc = buf_set(&node->data, node->pin_data, node->pin_len);
+		if (rc)
+			return rc;
+		node_unpin_locked(node);
+		node->loaded = true;
+		return 0;
+	}
 	struct fs_path p;
 	struct fs_ctx c;
 	const struct fs_shape *sh;
@@ -146,6 +170,7 @@ out:
 static void node_unload_locked(struct fs *fs, struct fs_node *node)
 {
 	if (node->opens == 0 && !node->dirty && fs_itable_local(fs->it, node) == FS_LOCAL_NONE) {
+		node_unpin_locked(node);
 		buf_release(&node->data);
 		node->loaded = false;
 		node->bad = false;
@@ -222,8 +247,7 @@ void fs_file_open_setup(struct fs_node *node, struct fuse_file_info *fi, bool vi
 	pthread_mutex_lock(&node->lock);
 	node->opens++;
 	if (fi->flags & O_TRUNC) {
-		buf_reset(&node->data);
-		node->loaded = true;
+		fs_node_set_empty(node);
 		node->dirty = true;
 	}
 	pthread_mutex_unlock(&node->lock);
@@ -290,6 +314,32 @@ static bool is_direct(const struct fs_node *node)
 	return node->kind == FS_KEY && node->ktype == KV_TYPE_BITMAP && !node->loaded;
 }
 
+/*
+ * A string key that is only read borrows its value from the store (no
+ * copy of a 256 MiB value into a buffer of our own). 0 with node->pin
+ * set, 0 without it (not a string key: load instead), or an errno.
+ * Node lock held, node not loaded.
+ */
+static int node_pin_locked(struct fs *fs, struct fs_node *node)
+{
+	if (node->kind != FS_KEY || node->ktype != KV_TYPE_STRING)
+		return 0;
+	struct fs_path p;
+	struct ks_key k;
+	fs_path_init(&p);
+	int rc = fs_itable_path(fs->it, node, &p);
+	if (!rc) {
+		fs_path_key(fs, &p, &k);
+		rc = string_pin(fs->ks, &k, &node->pin, &node->pin_data, &node->pin_len);
+	}
+	if (rc == -KV_EWRONGTYPE) {
+		LOG_ERR("read of '%s': the key is not a string any more", p.key.data);
+		rc = -EIO;
+	}
+	fs_path_release(&p);
+	return rc;
+}
+
 /* The key of a bitmap node, for reading or writing it in place. */
 static int direct_key(struct fs *fs, struct fs_node *node, struct fs_path *p, struct ks_key *k)
 {
@@ -325,16 +375,19 @@ void fs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		fs_path_release(&p);
 		return;
 	}
-	rc = node_load_locked(fs, node);
+	rc = node->loaded || node->pin ? 0 : node_pin_locked(fs, node);
+	if (!rc && !node->pin)
+		rc = node_load_locked(fs, node);
 	if (rc) {
 		pthread_mutex_unlock(&node->lock);
 		fuse_reply_err(req, fs_errno(rc));
 		return;
 	}
-	size_t len = node->data.len;
+	const char *data = node->pin ? node->pin_data : node->data.data;
+	size_t len = node->pin ? node->pin_len : node->data.len;
 	size_t start = (uint64_t)off < len ? (size_t)off : len;
 	size_t n = len - start < size ? len - start : size;
-	fuse_reply_buf(req, n ? node->data.data + start : NULL, n);
+	fuse_reply_buf(req, n ? data + start : NULL, n);
 	pthread_mutex_unlock(&node->lock);
 }
 
@@ -476,8 +529,7 @@ int fs_node_truncate(struct fs *fs, struct fs_node *node, uint64_t size, bool vi
 		return rc;
 	}
 	if (size == 0) {
-		buf_reset(&node->data);
-		node->loaded = true;
+		fs_node_set_empty(node);
 	} else {
 		rc = node_load_locked(fs, node);
 	}

@@ -7,6 +7,8 @@
  */
 #include "fs_inode.h"
 
+#include "t_string.h"
+
 #include <errno.h>
 #include <stdlib.h>
 
@@ -151,6 +153,7 @@ static void node_free(struct fs_node *n)
 {
 	pthread_mutex_destroy(&n->lock);
 	buf_release(&n->data);
+	string_unpin(n->pin);
 	free(n->gaps.v);
 	free(n->name);
 	free(n);

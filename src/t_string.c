@@ -52,6 +52,27 @@ int string_get(struct keyspace *ks, const struct ks_key *k, struct buf *out)
 	return string_load(ks, k, out);
 }
 
+/* A pin is the store's pinned record; the value is its tail. */
+int string_pin(struct keyspace *ks, const struct ks_key *k, struct string_pin **pin,
+	       const char **data, size_t *n)
+{
+	struct store_value *v;
+	struct enc_meta m;
+	int rc = ks_meta_pin(ks, k, KV_TYPE_STRING, &v, &m);
+	*pin = NULL;
+	if (rc)
+		return rc;
+	*pin = (struct string_pin *)v;
+	*data = (const char *)m.tail;
+	*n = m.tail_len;
+	return 0;
+}
+
+void string_unpin(struct string_pin *pin)
+{
+	store_value_free((struct store_value *)pin);
+}
+
 int string_set(struct keyspace *ks, const struct ks_key *k, const void *v, size_t n, unsigned flags)
 {
 	struct buf raw = BUF_INIT;

@@ -237,6 +237,32 @@ static void test_getrange_read(void)
 	CHECK_INT(string_read(ks, KEY(DEFNS, "h"), 0, 1, &v), -KV_EWRONGTYPE);
 }
 
+static void test_pin(void)
+{
+	struct string_pin *pin = (struct string_pin *)1;
+	const char *d = NULL;
+	size_t n = 0;
+	CHECK_INT(string_set(ks, KEY(DEFNS, "pin"), "first", 5, 0), 0);
+	CHECK_INT(string_pin(ks, KEY(DEFNS, "pin"), &pin, &d, &n), 0);
+	CHECK_MEM(d, n, "first", 5);
+	/* The borrowed bytes outlive a change of the key. */
+	CHECK_INT(string_set(ks, KEY(DEFNS, "pin"), "second!", 7, 0), 0);
+	CHECK_MEM(d, n, "first", 5);
+	string_unpin(pin);
+	CHECK_INT(string_pin(ks, KEY(DEFNS, "pin"), &pin, &d, &n), 0);
+	CHECK_MEM(d, n, "second!", 7);
+	string_unpin(pin);
+	CHECK_INT(string_set(ks, KEY(DEFNS, "pin0"), "", 0, 0), 0);
+	CHECK_INT(string_pin(ks, KEY(DEFNS, "pin0"), &pin, &d, &n), 0);
+	CHECK_INT(n, 0);
+	string_unpin(pin);
+	CHECK_INT(string_pin(ks, KEY(DEFNS, "nope"), &pin, &d, &n), -ENOENT);
+	CHECK(pin == NULL);
+	CHECK_INT(string_pin(ks, KEY(DEFNS, "h"), &pin, &d, &n), -KV_EWRONGTYPE);
+	CHECK(pin == NULL);
+	string_unpin(NULL); /* a no-op, like free(NULL) */
+}
+
 static void test_strlen_del(void)
 {
 	uint64_t len = 99;
@@ -297,6 +323,7 @@ int main(void)
 	test_append();
 	test_setrange();
 	test_getrange_read();
+	test_pin();
 	test_strlen_del();
 	test_read_only(dir);
 	ks_close(ks);
