@@ -12,8 +12,10 @@
 #include "store.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -46,6 +48,40 @@ struct store {
 	rocksdb_column_family_handle_t *cf[STORE_CF_COUNT];
 	bool read_only;
 	char *path;
+	struct head_cache *heads;
+};
+
+/*
+ * The heads of large values. A value from STORE_BLOB_MIN bytes lives in
+ * a blob file, and RocksDB 7.8 cannot read the first bytes of a value
+ * without reading all of it: a stat of a 256 MiB string would read 256
+ * MiB. So store_get_head remembers the first HEAD_BYTES and the length
+ * of large values, in a direct-mapped table of slots indexed by a hash
+ * of (column family, key).
+ *
+ * kvfs is the only writer (RocksDB's lock), and every write goes through
+ * store_write: a batch remembers the hash of each key it touches, and
+ * store_write bumps those slots' epochs and empties them after the write.
+ * A reader notes a slot's epoch before its read and fills the slot only
+ * if the epoch is unchanged afterwards, so a value read before a write
+ * can never be remembered after it.
+ */
+#define HEAD_SLOTS 256
+#define HEAD_BYTES 512
+
+struct head_slot {
+	uint64_t epoch;
+	bool valid;
+	enum store_cf cf;
+	char *key;
+	size_t kn;
+	char head[HEAD_BYTES];
+	size_t n, full;
+};
+
+struct head_cache {
+	pthread_mutex_t lock;
+	struct head_slot slot[HEAD_SLOTS];
 };
 
 /*
@@ -58,6 +94,10 @@ struct store_batch {
 	struct store *s;
 	rocksdb_writebatch_t *wb;
 	int err;
+	/* Head-cache slots of the keys written (see struct head_cache). */
+	uint64_t *touched;
+	size_t ntouched, captouched;
+	bool touched_all; /* a range delete */
 };
 
 struct store_iter {
@@ -257,6 +297,11 @@ int store_open(const char *dir, const struct store_options *opt, struct store **
 	*out = NULL;
 	if (!s)
 		return -ENOMEM;
+	if (!(s->heads = calloc(1, sizeof(*s->heads)))) {
+		free(s);
+		return -ENOMEM;
+	}
+	pthread_mutex_init(&s->heads->lock, NULL);
 	s->read_only = opt && opt->read_only;
 	rc = store_pick_path(dir, s->read_only, &s->path, &fresh);
 	if (rc)
@@ -324,6 +369,12 @@ void store_close(struct store *s)
 		rocksdb_close(s->db);
 	}
 	free(s->handles);
+	if (s->heads) {
+		for (size_t i = 0; i < HEAD_SLOTS; i++)
+			free(s->heads->slot[i].key);
+		pthread_mutex_destroy(&s->heads->lock);
+		free(s->heads);
+	}
 	if (s->ropts)
 		rocksdb_readoptions_destroy(s->ropts);
 	if (s->wopts)
@@ -373,14 +424,99 @@ int store_get(struct store *s, enum store_cf cf, const void *k, size_t kn, struc
 	return rc;
 }
 
+static uint64_t head_hash(enum store_cf cf, const void *k, size_t kn)
+{
+	return hash_bytes(k, kn) ^ ((uint64_t)cf * 0x9e3779b97f4a7c15ull);
+}
+
+/* A remembered head of (cf, k): 0 with out/full filled, or -ENOENT. */
+static int head_find(struct head_cache *hc, enum store_cf cf, const void *k, size_t kn,
+		     size_t max, struct buf *out, size_t *full, uint64_t *epoch)
+{
+	struct head_slot *sl = &hc->slot[head_hash(cf, k, kn) % HEAD_SLOTS];
+	int rc = -ENOENT;
+	pthread_mutex_lock(&hc->lock);
+	*epoch = sl->epoch;
+	if (sl->valid && sl->cf == cf && sl->kn == kn && memcmp(sl->key, k, kn) == 0 &&
+	    (max <= sl->n || sl->n == sl->full)) {
+		rc = out ? buf_set(out, sl->head, max < sl->n ? max : sl->n) : 0;
+		if (full)
+			*full = sl->full;
+	}
+	pthread_mutex_unlock(&hc->lock);
+	return rc;
+}
+
+/* Remember the head of a large value read when the slot had `epoch`. */
+static void head_fill(struct head_cache *hc, enum store_cf cf, const void *k, size_t kn,
+		      const char *v, size_t vn, uint64_t epoch)
+{
+	struct head_slot *sl = &hc->slot[head_hash(cf, k, kn) % HEAD_SLOTS];
+	pthread_mutex_lock(&hc->lock);
+	if (sl->epoch == epoch) {
+		char *key = sl->kn >= kn && sl->key ? sl->key : realloc(sl->key, kn ? kn : 1);
+		if (key) {
+			sl->key = key;
+			memcpy(sl->key, k, kn);
+			sl->kn = kn;
+			sl->cf = cf;
+			sl->n = vn < HEAD_BYTES ? vn : HEAD_BYTES;
+			memcpy(sl->head, v, sl->n);
+			sl->full = vn;
+			sl->valid = true;
+		}
+	}
+	pthread_mutex_unlock(&hc->lock);
+}
+
+/* After a write: forget what the batch touched. */
+static void head_invalidate(struct head_cache *hc, const struct store_batch *b)
+{
+	pthread_mutex_lock(&hc->lock);
+	if (b->touched_all) {
+		for (size_t i = 0; i < HEAD_SLOTS; i++) {
+			hc->slot[i].epoch++;
+			hc->slot[i].valid = false;
+		}
+	} else {
+		for (size_t i = 0; i < b->ntouched; i++) {
+			struct head_slot *sl = &hc->slot[b->touched[i] % HEAD_SLOTS];
+			sl->epoch++;
+			sl->valid = false;
+		}
+	}
+	pthread_mutex_unlock(&hc->lock);
+}
+
+/* Note a key the batch writes; without memory, forget every head. */
+static void batch_touch(struct store_batch *b, enum store_cf cf, const void *k, size_t kn)
+{
+	if (b->touched_all)
+		return;
+	if (b->ntouched == b->captouched) {
+		size_t cap = b->captouched ? 2 * b->captouched : 8;
+		uint64_t *t = realloc(b->touched, cap * sizeof(*t));
+		if (!t) {
+			b->touched_all = true;
+			return;
+		}
+		b->touched = t;
+		b->captouched = cap;
+	}
+	b->touched[b->ntouched++] = head_hash(cf, k, kn);
+}
+
 int store_get_head(struct store *s, enum store_cf cf, const void *k, size_t kn, size_t max,
 		   struct buf *out, size_t *full)
 {
 	rocksdb_column_family_handle_t *h = store_cf(s, cf);
 	char *err = NULL;
+	uint64_t epoch;
 
 	if (!h)
 		return -ENOENT;
+	if (head_find(s->heads, cf, k, kn, max, out, full, &epoch) == 0)
+		return 0;
 	rocksdb_pinnableslice_t *v = rocksdb_get_pinned_cf(s->db, s->ropts, h, k, kn, &err);
 	if (err)
 		return store_err("get", err);
@@ -391,6 +527,8 @@ int store_get_head(struct store *s, enum store_cf cf, const void *k, size_t kn, 
 	int rc = out ? buf_set(out, p, vn < max ? vn : max) : 0;
 	if (full)
 		*full = vn;
+	if (vn >= STORE_BLOB_MIN)
+		head_fill(s->heads, cf, k, kn, p, vn, epoch);
 	rocksdb_pinnableslice_destroy(v);
 	return rc;
 }
@@ -448,6 +586,7 @@ void store_batch_free(struct store_batch *b)
 	if (!b)
 		return;
 	rocksdb_writebatch_destroy(b->wb);
+	free(b->touched);
 	free(b);
 }
 
@@ -469,6 +608,7 @@ void store_batch_put(struct store_batch *b, enum store_cf cf, const void *k, siz
 	rocksdb_column_family_handle_t *h = batch_cf(b, cf);
 	if (h)
 		rocksdb_writebatch_put_cf(b->wb, h, k, kn, v, vn);
+	batch_touch(b, cf, k, kn);
 }
 
 void store_batch_putv(struct store_batch *b, enum store_cf cf, const void *k, size_t kn,
@@ -479,6 +619,7 @@ void store_batch_putv(struct store_batch *b, enum store_cf cf, const void *k, si
 	if (h)
 		rocksdb_writebatch_putv_cf(b->wb, h, 1, &key, &kn, nparts, (const char *const *)parts,
 					   lens);
+	batch_touch(b, cf, k, kn);
 }
 
 void store_batch_delete(struct store_batch *b, enum store_cf cf, const void *k, size_t kn)
@@ -486,6 +627,7 @@ void store_batch_delete(struct store_batch *b, enum store_cf cf, const void *k, 
 	rocksdb_column_family_handle_t *h = batch_cf(b, cf);
 	if (h)
 		rocksdb_writebatch_delete_cf(b->wb, h, k, kn);
+	batch_touch(b, cf, k, kn);
 }
 
 void store_batch_delete_range(struct store_batch *b, enum store_cf cf, const void *begin, size_t bn,
@@ -494,6 +636,7 @@ void store_batch_delete_range(struct store_batch *b, enum store_cf cf, const voi
 	rocksdb_column_family_handle_t *h = batch_cf(b, cf);
 	if (h)
 		rocksdb_writebatch_delete_range_cf(b->wb, h, begin, bn, end, en);
+	b->touched_all = true;
 }
 
 int store_batch_count(struct store_batch *b)
@@ -505,6 +648,8 @@ void store_batch_clear(struct store_batch *b)
 {
 	rocksdb_writebatch_clear(b->wb);
 	b->err = 0;
+	b->ntouched = 0;
+	b->touched_all = false;
 }
 
 int store_write(struct store *s, struct store_batch *b, bool sync)
@@ -518,6 +663,7 @@ int store_write(struct store *s, struct store_batch *b, bool sync)
 	if (rocksdb_writebatch_count(b->wb) == 0)
 		return 0;
 	rocksdb_write(s->db, sync ? s->wopts_sync : s->wopts, b->wb, &err);
+	head_invalidate(s->heads, b);
 	return err ? store_err("write", err) : 0;
 }
 

@@ -182,6 +182,79 @@ out:
 	tmpdir_remove(dir);
 }
 
+/* store_get_head of large values (remembered by the store) follows
+ * every kind of write: put, putv, delete, range delete, a flush to a
+ * blob file and a reopen. */
+static void test_get_head_large(void)
+{
+	char *dir = tmpdir_new();
+	struct store *s = NULL;
+	struct buf v = BUF_INIT;
+	size_t big = 1u << 20, full = 0;
+	char *a = malloc(big), *c = malloc(big);
+	memset(a, 'a', big);
+	memset(c, 'c', big);
+	CHECK_INT(store_open(dir, NULL, &s), 0);
+	if (!s)
+		goto out;
+	struct store_batch *b = store_batch_new(s);
+	store_batch_put(b, STORE_CF_METADATA, "k", 1, a, big);
+	CHECK_INT(store_write(s, b, false), 0);
+	for (int i = 0; i < 2; i++) { /* the second is answered from memory */
+		CHECK_INT(store_get_head(s, STORE_CF_METADATA, "k", 1, 4, &v, &full), 0);
+		CHECK_MEM(v.data, v.len, "aaaa", 4);
+		CHECK_INT(full, big);
+	}
+	/* Another column family, the same key: not the same value. */
+	CHECK_INT(store_get_head(s, STORE_CF_DEFAULT, "k", 1, 4, &v, &full), -ENOENT);
+	store_batch_clear(b);
+	const void *parts[2] = { "xy", c };
+	size_t lens[2] = { 2, big - 1 };
+	store_batch_putv(b, STORE_CF_METADATA, "k", 1, parts, lens, 2);
+	CHECK_INT(store_write(s, b, false), 0);
+	CHECK_INT(store_get_head(s, STORE_CF_METADATA, "k", 1, 4, &v, &full), 0);
+	CHECK_MEM(v.data, v.len, "xycc", 4);
+	CHECK_INT(full, big + 1);
+	/* More than the remembered head: read through. */
+	CHECK_INT(store_get_head(s, STORE_CF_METADATA, "k", 1, 4096, &v, &full), 0);
+	CHECK_INT(v.len, 4096);
+	CHECK_INT(v.data[4095], 'c');
+	store_batch_clear(b);
+	store_batch_delete(b, STORE_CF_METADATA, "k", 1);
+	CHECK_INT(store_write(s, b, false), 0);
+	CHECK_INT(store_get_head(s, STORE_CF_METADATA, "k", 1, 4, &v, &full), -ENOENT);
+	store_batch_clear(b);
+	store_batch_put(b, STORE_CF_METADATA, "k", 1, a, big);
+	CHECK_INT(store_write(s, b, false), 0);
+	CHECK_INT(store_get_head(s, STORE_CF_METADATA, "k", 1, 4, &v, &full), 0);
+	store_batch_clear(b);
+	store_batch_delete_range(b, STORE_CF_METADATA, "a", 1, "z", 1);
+	CHECK_INT(store_write(s, b, false), 0);
+	CHECK_INT(store_get_head(s, STORE_CF_METADATA, "k", 1, 4, &v, &full), -ENOENT);
+	/* Through a flush into a blob file and a reopen. */
+	store_batch_clear(b);
+	store_batch_put(b, STORE_CF_METADATA, "k", 1, c, big);
+	CHECK_INT(store_write(s, b, false), 0);
+	store_batch_free(b);
+	CHECK_INT(store_compact(s, STORE_CF_METADATA, NULL, 0, NULL, 0), 0);
+	store_close(s);
+	s = NULL;
+	CHECK_INT(store_open(dir, NULL, &s), 0);
+	if (!s)
+		goto out;
+	CHECK_INT(store_get_head(s, STORE_CF_METADATA, "k", 1, 4, &v, &full), 0);
+	CHECK_MEM(v.data, v.len, "cccc", 4);
+	CHECK_INT(full, big);
+	CHECK_INT(store_get(s, STORE_CF_METADATA, "k", 1, &v), 0);
+	CHECK(v.len == big && memcmp(v.data, c, big) == 0);
+	store_close(s);
+out:
+	free(a);
+	free(c);
+	buf_release(&v);
+	tmpdir_remove(dir);
+}
+
 /* Nothing of a batch is visible before store_write, all of it after, and
  * later operations in a batch win over earlier ones on the same key. */
 static void test_batch_atomic(void)
@@ -550,6 +623,7 @@ int main(void)
 	test_names();
 	test_new_database();
 	test_get_put_delete();
+	test_get_head_large();
 	test_batch_atomic();
 	test_delete_range();
 	test_iterators();
