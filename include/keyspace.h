@@ -51,6 +51,12 @@ int ks_sync(struct keyspace *ks);
 /* statfs numbers: bytes used and number of keys (estimates). */
 int ks_stats(struct keyspace *ks, uint64_t *bytes, uint64_t *keys);
 
+/* Compact the whole database now (metadata first, then the sub-key
+ * column families), so that Kvrocks's compaction filters drop deleted,
+ * re-created and expired data and the space comes back. Blocks; safe
+ * beside other operations. 0, -EROFS, -EIO. (src/ks_gc.c) */
+int ks_compact(struct keyspace *ks);
+
 /* What a key is. For inline types (string, json) size is the value length. */
 struct ks_info {
 	enum kv_type type;

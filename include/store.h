@@ -30,9 +30,43 @@ struct store;
 struct store_batch;
 struct store_iter;
 
+/*
+ * Compaction-filter hook. The store knows nothing about what a record
+ * means; the layer above decides, per record, whether a compaction keeps
+ * or drops it (Kvrocks's MetadataFilter / SubKeyFilter rules live in the
+ * keyspace). `drop` runs on RocksDB's background threads, for several
+ * compactions at once: it must be thread-safe, must not write and must
+ * not wait for a lock a foreground writer holds while it waits for
+ * RocksDB. It may read the metadata column family through `rd` (see
+ * store_gc_meta_get). It is never called before store_open() returns or
+ * after store_close() has begun.
+ */
+struct store_gc_read;
+struct store_gc {
+	/* true = drop the record. Records of column families not in `cfs`
+	 * are never shown. */
+	bool (*drop)(void *ctx, struct store_gc_read *rd, enum store_cf cf, const void *k,
+		     size_t kn, const void *v, size_t vn);
+	void *ctx;
+	unsigned cfs; /* bit (1u << cf) for each column family to filter */
+};
+
+/*
+ * From inside `drop`: read the metadata-CF record `k`. Each compaction
+ * caches the last key it read (a run of sub-keys of one key costs one
+ * read). 0 with *v, *vn borrowed until the next call on rd; -ENOENT if
+ * absent; -EIO (logged) or -ESHUTDOWN (the store is closing): the
+ * caller should keep the record.
+ */
+int store_gc_meta_get(struct store_gc_read *rd, const void *k, size_t kn, const char **v,
+		      size_t *vn);
+
 struct store_options {
 	bool read_only;           /* open with RocksDB's read-only mode */
 	size_t block_cache_bytes; /* 0 = default (64 MiB) */
+	/* Compaction filters to install (copied; NULL = none). Ignored on a
+	 * read-only store, which never compacts. */
+	const struct store_gc *gc;
 };
 
 /*
@@ -116,7 +150,11 @@ int store_iter_status(struct store_iter *it);
 /* Sizes for statfs: live data bytes (SST + memtables, all CFs) and the
  * estimated number of keys in the metadata CF. 0 or -EIO. */
 int store_stats(struct store *s, uint64_t *bytes, uint64_t *keys);
-/* Compact one column family over [begin, end) (NULL = everything). */
+/* Compact one column family over [begin, end) (NULL = everything),
+ * down to the last level, so that the compaction filters see every
+ * record (memtables are flushed first). Blocks until done.
+ * 0, -EROFS on a read-only store, -ENOENT if the column family is not
+ * open. */
 int store_compact(struct store *s, enum store_cf cf, const void *begin, size_t bn,
 		  const void *end, size_t en);
 

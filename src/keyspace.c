@@ -25,6 +25,7 @@
  */
 #include "keyspace.h"
 
+#include "ks_gc.h"
 #include "store.h"
 
 #include <errno.h>
@@ -59,6 +60,7 @@ struct keyspace {
 int ks_open(const char *dir, const struct ks_options *opt, struct keyspace **out)
 {
 	struct store_options so = {0};
+	struct store_gc gc;
 	struct keyspace *ks;
 	int rc;
 
@@ -71,6 +73,11 @@ int ks_open(const char *dir, const struct ks_options *opt, struct keyspace **out
 		so.block_cache_bytes = opt->block_cache_bytes;
 		ks->cluster = opt->cluster;
 	}
+	/* Kvrocks's compaction filters (src/ks_gc.c); the store installs
+	 * nothing on a read-only database. They call back into ks, which
+	 * ks_close frees only after store_close has stopped them. */
+	ks_gc_hook(ks, &gc);
+	so.gc = &gc;
 	rc = store_open(dir, &so, &ks->st);
 	if (rc) {
 		free(ks);

@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,18 @@ struct store {
 	bool read_only;
 	char *path;
 	struct head_cache *heads;
+	/* Compaction filters (store_gc): the hook, one factory state per
+	 * filtered column family, and per-CF options carrying the factory.
+	 * gc_on is true from the end of store_open to the start of
+	 * store_close; filters that find it false keep everything and do
+	 * not touch the handles. */
+	struct store_gc gc;
+	struct gc_cf {
+		struct store *s;
+		enum store_cf cf;
+	} gc_cf[STORE_CF_COUNT];
+	rocksdb_options_t *cf_opts[STORE_CF_COUNT];
+	atomic_bool gc_on;
 };
 
 /*
@@ -284,6 +297,125 @@ out:
 	return rc;
 }
 
+/* ---- Compaction filters -------------------------------------------- */
+
+/*
+ * RocksDB makes one filter per (sub)compaction through a factory, and uses
+ * each filter from one thread only; so the metadata cache of a filter
+ * needs no lock. The filter (and its state) is owned by RocksDB, which
+ * calls gc_filter_free when the compaction ends.
+ */
+struct store_gc_read {
+	struct gc_cf *c;
+	struct buf key; /* the metadata key last read */
+	struct buf val; /* its value, if found */
+	int cached;	/* 0 nothing cached, 1 found, -ENOENT absent */
+};
+
+int store_gc_meta_get(struct store_gc_read *rd, const void *k, size_t kn, const char **v,
+		      size_t *vn)
+{
+	struct store *s = rd->c->s;
+	int rc;
+
+	if (!atomic_load(&s->gc_on) || !s->cf[STORE_CF_METADATA])
+		return -ESHUTDOWN;
+	if (!rd->cached || rd->key.len != kn || memcmp(rd->key.data, k, kn) != 0) {
+		rd->cached = 0;
+		if ((rc = buf_set(&rd->key, k, kn)) != 0)
+			return rc;
+		rc = store_get(s, STORE_CF_METADATA, k, kn, &rd->val);
+		if (rc && rc != -ENOENT)
+			return rc; /* not cached: the next record tries again */
+		rd->cached = rc ? rc : 1;
+	}
+	if (rd->cached < 0)
+		return rd->cached;
+	*v = rd->val.data;
+	*vn = rd->val.len;
+	return 0;
+}
+
+static unsigned char gc_filter(void *state, int level, const char *k, size_t kn, const char *v,
+			       size_t vn, char **new_value, size_t *new_len,
+			       unsigned char *value_changed)
+{
+	(void)level;
+	(void)new_value;
+	(void)new_len;
+	struct store_gc_read *rd = state;
+	struct store *s = rd->c->s;
+	*value_changed = 0;
+	if (!atomic_load(&s->gc_on))
+		return 0;
+	return s->gc.drop(s->gc.ctx, rd, rd->c->cf, k, kn, v, vn) ? 1 : 0;
+}
+
+static void gc_filter_free(void *state)
+{
+	struct store_gc_read *rd = state;
+	buf_release(&rd->key);
+	buf_release(&rd->val);
+	free(rd);
+}
+
+static const char *gc_filter_name(void *state)
+{
+	(void)state;
+	return "kvfs.Filter";
+}
+
+static rocksdb_compactionfilter_t *gc_factory_create(void *state,
+						     rocksdb_compactionfiltercontext_t *ctx)
+{
+	(void)ctx;
+	struct store_gc_read *rd = calloc(1, sizeof(*rd));
+	if (!rd)
+		return NULL; /* RocksDB then compacts without a filter */
+	rd->c = state;
+	buf_init(&rd->key);
+	buf_init(&rd->val);
+	return rocksdb_compactionfilter_create(rd, gc_filter_free, gc_filter, gc_filter_name);
+}
+
+/* The factory's state is a gc_cf inside struct store, freed with it. */
+static void gc_factory_free(void *state)
+{
+	(void)state;
+}
+
+static const char *gc_factory_name(void *state)
+{
+	(void)state;
+	return "kvfs.FilterFactory";
+}
+
+/* Per-CF options carrying a filter factory for each filtered column
+ * family. Nothing on a read-only store: it never compacts. */
+static int store_gc_options(struct store *s, const struct store_options *opt)
+{
+	if (s->read_only || !opt || !opt->gc || !opt->gc->drop)
+		return 0;
+	s->gc = *opt->gc;
+	for (int c = 0; c < STORE_CF_COUNT; c++) {
+		if (!(s->gc.cfs & (1u << c)))
+			continue;
+		s->gc_cf[c].s = s;
+		s->gc_cf[c].cf = (enum store_cf)c;
+		rocksdb_compactionfilterfactory_t *f = rocksdb_compactionfilterfactory_create(
+		    &s->gc_cf[c], gc_factory_free, gc_factory_create, gc_factory_name);
+		s->cf_opts[c] = rocksdb_options_create_copy(s->opts);
+		if (!f || !s->cf_opts[c]) {
+			if (f)
+				rocksdb_compactionfilterfactory_destroy(f);
+			return -ENOMEM;
+		}
+		/* The options take ownership of the factory. */
+		rocksdb_options_set_compaction_filter_factory(s->cf_opts[c], f);
+	}
+	return 0;
+}
+
 int store_open(const char *dir, const struct store_options *opt, struct store **out)
 {
 	struct store *s = calloc(1, sizeof(*s));
@@ -318,8 +450,15 @@ int store_open(const char *dir, const struct store_options *opt, struct store **
 		rc = -ENOMEM;
 		goto out;
 	}
-	for (size_t i = 0; i < n; i++)
+	rc = store_gc_options(s, opt);
+	if (rc)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
 		cfopts[i] = s->opts;
+		for (int c = 0; c < STORE_CF_COUNT; c++)
+			if (s->cf_opts[c] && strcmp(names[i], cf_names[c]) == 0)
+				cfopts[i] = s->cf_opts[c];
+	}
 	if (s->read_only)
 		s->db = rocksdb_open_for_read_only_column_families(s->opts, s->path, (int)n,
 								   (const char *const *)names,
@@ -337,6 +476,7 @@ int store_open(const char *dir, const struct store_options *opt, struct store **
 		for (int c = 0; c < STORE_CF_COUNT; c++)
 			if (strcmp(names[i], cf_names[c]) == 0)
 				s->cf[c] = s->handles[i];
+	atomic_store(&s->gc_on, s->gc.drop != NULL);
 	LOG_DEBUG("%s: opened %s with %zu column families", s->path,
 		  s->read_only ? "read-only" : "read-write", n);
 out:
@@ -358,10 +498,15 @@ void store_close(struct store *s)
 		return;
 	if (s->db) {
 		char *err = NULL;
+		/* Filters stop consulting the metadata first; then wait for
+		 * running compactions, which may still be inside a filter and
+		 * use a handle, before the handles go. */
+		atomic_store(&s->gc_on, false);
 		if (!s->read_only) {
 			rocksdb_flush_wal(s->db, 1, &err);
 			if (err)
 				store_err("flush WAL on close", err);
+			rocksdb_cancel_all_background_work(s->db, 1);
 		}
 		/* Handles go before the database they belong to. */
 		for (size_t i = 0; i < s->nhandles; i++)
@@ -381,6 +526,10 @@ void store_close(struct store *s)
 		rocksdb_writeoptions_destroy(s->wopts);
 	if (s->wopts_sync)
 		rocksdb_writeoptions_destroy(s->wopts_sync);
+	/* The options own the filter factories; their states live in s. */
+	for (int c = 0; c < STORE_CF_COUNT; c++)
+		if (s->cf_opts[c])
+			rocksdb_options_destroy(s->cf_opts[c]);
 	if (s->opts)
 		rocksdb_options_destroy(s->opts);
 	if (s->cache)
@@ -828,6 +977,12 @@ int store_compact(struct store *s, enum store_cf cf, const void *begin, size_t b
 		return -EROFS;
 	if (!h)
 		return -ENOENT;
-	rocksdb_compact_range_cf(s->db, h, begin, begin ? bn : 0, end, end ? en : 0);
+	rocksdb_compactoptions_t *o = rocksdb_compactoptions_create();
+	if (!o)
+		return -ENOMEM;
+	/* kForce: the last level too, so every record meets the filter. */
+	rocksdb_compactoptions_set_bottommost_level_compaction(o, 2);
+	rocksdb_compact_range_cf_opt(s->db, h, o, begin, begin ? bn : 0, end, end ? en : 0);
+	rocksdb_compactoptions_destroy(o);
 	return 0;
 }

@@ -15,6 +15,7 @@
 #   names.c/h            names     util.h
 #   store.c/h            store     util.h
 #   keyspace.c/h         keyspace  store.h encoding.h util.h
+#   ks_*.c/h             keyspace  (the same, and keyspace.h ks_*.h)
 #   alg_*.c/h            algorithms util.h alg_*.h (pure cores: HLL, bloom, ...)
 #   t_*.c/h              types     keyspace.h store.h encoding.h util.h t_*.h alg_*.h
 #   fs*.c/h              fs        t_*.h keyspace.h names.h util.h fs*.h
@@ -44,7 +45,7 @@ layer_of() {
 	encoding.c | encoding.h) echo encoding ;;
 	names.c | names.h) echo names ;;
 	store.c | store.h) echo store ;;
-	keyspace.c | keyspace.h) echo keyspace ;;
+	keyspace.c | keyspace.h | ks_*.c | ks_*.h) echo keyspace ;;
 	alg_*.c | alg_*.h) echo algorithms ;;
 	t_*.c | t_*.h) echo types ;;
 	fs*.c | fs*.h) echo fs ;;
@@ -68,7 +69,7 @@ allowed() {
 		;;
 	keyspace)
 		case $h in
-		store.h | encoding.h | util.h) return 0 ;;
+		store.h | encoding.h | util.h | keyspace.h | ks_*.h) return 0 ;;
 		esac
 		return 1
 		;;
