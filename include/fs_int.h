@@ -131,6 +131,20 @@ struct fs_shape {
 	void (*iter_free)(void *it);
 	/* Is `name` a view (read-only, never listed)? NULL: no views. */
 	bool (*is_view)(const char *name, size_t n);
+	/*
+	 * Is `name` an input (never listed, like a view, but written to:
+	 * `cut -f1 log >> hll/.add`)? NULL: no inputs. An input holds
+	 * nothing: it reads as empty, truncation is ignored, and it cannot
+	 * be removed or renamed (EACCES). Each write's complete lines go to
+	 * `feed` at once, all or nothing (a refused write applies nothing
+	 * and leaves the partial line before it in place); a last line
+	 * without a newline is fed when the file is closed (flush).
+	 */
+	bool (*is_input)(const char *name, size_t n);
+	/* Feed lines to input `name`: d holds whole lines, each ending in
+	 * '\n' except possibly the last one at a close. One batch: an
+	 * error stores nothing (log the line number). */
+	int (*feed)(struct fs_ctx *c, const char *name, size_t n, const char *d, size_t dn);
 	/* The file contents of an entry. */
 	int (*load)(struct fs_ctx *c, const char *name, size_t n, struct buf *out);
 	/* May an entry hold these bytes? Checked on every write and truncate
@@ -157,6 +171,9 @@ struct fs_shape {
 	 * conversion. */
 	convert_field_cb from_field;
 };
+
+/* Is `name` a view or an input of shape sh (read-only for tree changes)? */
+bool fs_shape_is_special(const struct fs_shape *sh, const char *name, size_t n);
 
 /* fs_list.c: the last open handle of a key's directory closed: a list
  * closes the gaps removals left while it was open. */

@@ -219,6 +219,11 @@ const struct fs_shape *fs_shape_of(enum kv_type t)
 	}
 }
 
+bool fs_shape_is_special(const struct fs_shape *sh, const char *name, size_t n)
+{
+	return (sh->is_view && sh->is_view(name, n)) || (sh->is_input && sh->is_input(name, n));
+}
+
 int fs_ctx_open(struct fs *fs, struct fs_node *dir, const struct fs_path *p, struct fs_inval *iv,
 		struct fs_ctx *c, const struct fs_shape **sh, struct ks_info *info)
 {
@@ -952,8 +957,8 @@ static int unlink_entry(struct fs *fs, struct fs_node *parent, const struct fs_p
 	}
 	if (rc)
 		return rc;
-	if (sh->is_view && sh->is_view(stored, n)) {
-		LOG_ERR("'%s/%s' is a read-only view", p->key.data, stored);
+	if (fs_shape_is_special(sh, stored, n)) {
+		LOG_ERR("'%s/%s' is a view or an input: it cannot be removed", p->key.data, stored);
 		return -EACCES;
 	}
 	rc = sh->unlink(&c, stored, n);
@@ -1142,9 +1147,10 @@ static int rename_entries(struct fs *fs, struct fs_node *parent, struct fs_node 
 	fs_entry_init(&e);
 	lfrom = fs_itable_find_local(fs->it, parent, fname->data, fname->len);
 	lto = fs_itable_find_local(fs->it, newparent, tname->data, tname->len);
-	if ((!lfrom && sa->is_view && sa->is_view(fname->data, fname->len)) ||
-	    (!lto && sb->is_view && sb->is_view(tname->data, tname->len))) {
-		LOG_ERR("rename '%s' -> '%s': a view is read-only", fname->data, tname->data);
+	if ((!lfrom && fs_shape_is_special(sa, fname->data, fname->len)) ||
+	    (!lto && fs_shape_is_special(sb, tname->data, tname->len))) {
+		LOG_ERR("rename '%s' -> '%s': a view or an input cannot be renamed", fname->data,
+			tname->data);
 		rc = -EACCES;
 		goto out;
 	}

@@ -96,6 +96,40 @@ out:
 }
 
 /*
+ * Feed the first n bytes of an input node's buffer (whole lines, or a
+ * last line at a close) to its shape and drop them from the buffer. On
+ * an error nothing was stored; the caller decides what stays buffered.
+ * Node lock held.
+ */
+static int input_feed_locked(struct fs *fs, struct fs_node *node, size_t n)
+{
+	struct fs_path p;
+	struct fs_ctx c;
+	const struct fs_shape *sh;
+	if (n == 0)
+		return 0;
+	fs_path_init(&p);
+	int rc = node_ctx(fs, node, &p, &c, &sh);
+	if (!rc && sh && sh->feed)
+		rc = sh->feed(&c, node->name, node->namelen, node->data.data, n);
+	else if (!rc)
+		rc = -EACCES;
+	if (rc) {
+		LOG_ERR("lines written to '%s/%s' refused: %s", p.key.data, p.entry.data,
+			strerror(-rc == KV_EWRONGTYPE ? EIO : -rc));
+		/* A last line at a close is not kept for another try. */
+		if (n == node->data.len)
+			buf_reset(&node->data);
+	} else {
+		memmove(node->data.data, node->data.data + n, node->data.len - n);
+		buf_resize(&node->data, node->data.len - n);
+		clock_gettime(CLOCK_REALTIME, &node->mtime);
+	}
+	fs_path_release(&p);
+	return rc;
+}
+
+/*
  * Commit buffered data: one atomic write of the whole value. Node lock
  * held. `last`: the last close (release). A new entry with nothing
  * written yet waits for it, since shells close a duplicate of the file
@@ -103,6 +137,8 @@ out:
  */
 static int node_commit_locked(struct fs *fs, struct fs_node *node, bool last)
 {
+	if (node->input)
+		return input_feed_locked(fs, node, node->data.len);
 	if (!node->dirty && !node->bad)
 		return 0;
 	struct fs_path p;
@@ -202,6 +238,7 @@ int fs_file_check(struct fs *fs, struct fs_node *node, bool write, bool *view)
 	struct fs_ctx c;
 	struct ks_info info;
 	const struct fs_shape *sh;
+	bool input = false;
 	int rc = 0;
 
 	*view = false;
@@ -223,8 +260,9 @@ int fs_file_check(struct fs *fs, struct fs_node *node, bool write, bool *view)
 		}
 	} else {
 		rc = fs_ctx_open(fs, node->parent, &p, NULL, &c, &sh, &info);
-		if (!rc && sh->is_view && fs_itable_local(fs->it, node) == FS_LOCAL_NONE &&
-		    sh->is_view(node->name, node->namelen)) {
+		bool stored = fs_itable_local(fs->it, node) == FS_LOCAL_NONE;
+		input = !rc && stored && sh->is_input && sh->is_input(node->name, node->namelen);
+		if (!rc && !input && stored && sh->is_view && sh->is_view(node->name, node->namelen)) {
 			*view = true;
 			if (write) {
 				LOG_ERR("'%s/%s' is a read-only view", p.key.data, p.entry.data);
@@ -235,6 +273,7 @@ int fs_file_check(struct fs *fs, struct fs_node *node, bool write, bool *view)
 	if (!rc) {
 		pthread_mutex_lock(&node->lock);
 		node->ktype = info.type;
+		node->input = input;
 		pthread_mutex_unlock(&node->lock);
 	}
 out:
@@ -246,7 +285,8 @@ void fs_file_open_setup(struct fs_node *node, struct fuse_file_info *fi, bool vi
 {
 	pthread_mutex_lock(&node->lock);
 	node->opens++;
-	if (fi->flags & O_TRUNC) {
+	bool input = node->input;
+	if ((fi->flags & O_TRUNC) && !input) {
 		fs_node_set_empty(node);
 		node->dirty = true;
 	}
@@ -254,8 +294,8 @@ void fs_file_open_setup(struct fs_node *node, struct fuse_file_info *fi, bool vi
 	/* The page cache stays valid across opens: every change to a node's
 	 * data goes through the kernel or is invalidated explicitly. A view
 	 * is made anew by each open, whatever size a stat said. */
-	fi->keep_cache = !(fi->flags & O_TRUNC) && !view;
-	fi->direct_io = view;
+	fi->keep_cache = !(fi->flags & O_TRUNC) && !view && !input;
+	fi->direct_io = view || input;
 	/* A close of a read-only open has nothing to commit. */
 	fi->noflush = (fi->flags & O_ACCMODE) == O_RDONLY;
 }
@@ -375,6 +415,11 @@ void fs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		fs_path_release(&p);
 		return;
 	}
+	if (node->input) {
+		pthread_mutex_unlock(&node->lock);
+		fuse_reply_buf(req, NULL, 0); /* an input holds nothing */
+		return;
+	}
 	rc = node->loaded || node->pin ? 0 : node_pin_locked(fs, node);
 	if (!rc && !node->pin)
 		rc = node_load_locked(fs, node);
@@ -427,6 +472,24 @@ static int buffer_write_locked(struct fs_node *node, const char *data, size_t si
 	return 0;
 }
 
+/* A write to an input: every line it completes is fed now, in one
+ * batch; the offset is ignored (an input is a stream). A refused write
+ * leaves the buffer as it was. Node lock held. */
+static int input_write_locked(struct fs *fs, struct fs_node *node, const char *data, size_t size)
+{
+	size_t before = node->data.len;
+	int rc = buf_add(&node->data, data, size);
+	if (rc)
+		return rc;
+	const char *nl = memrchr(node->data.data + before, '\n', size);
+	if (!nl)
+		return 0;
+	rc = input_feed_locked(fs, node, (size_t)(nl - node->data.data) + 1);
+	if (rc)
+		buf_resize(&node->data, before);
+	return rc;
+}
+
 void fs_op_write(fuse_req_t req, fuse_ino_t ino, const char *data, size_t size, off_t off,
 		 struct fuse_file_info *fi)
 {
@@ -453,6 +516,8 @@ void fs_op_write(fuse_req_t req, fuse_ino_t ino, const char *data, size_t size, 
 		if (!rc)
 			clock_gettime(CLOCK_REALTIME, &node->mtime);
 		fs_path_release(&p);
+	} else if (node->input) {
+		rc = input_write_locked(fs, node, data, size);
 	} else {
 		rc = node_load_locked(fs, node);
 		if (!rc)
@@ -521,6 +586,10 @@ int fs_node_truncate(struct fs *fs, struct fs_node *node, uint64_t size, bool vi
 		return -EFBIG;
 	pthread_mutex_lock(&node->lock);
 	int rc = 0;
+	if (node->input) {
+		pthread_mutex_unlock(&node->lock);
+		return 0; /* an input holds nothing to truncate */
+	}
 	if (is_direct(node)) {
 		rc = direct_truncate(fs, node, size);
 		if (!rc)
