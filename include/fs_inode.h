@@ -99,6 +99,9 @@ struct fs_node {
 		uint64_t *v;
 		size_t n, cap;
 	} gaps;
+	/* ... and after the last close, until this time (Unix ms): a shell
+	 * glob (`rm l/[*]`) lists, closes, then removes (fs_list.c). */
+	uint64_t gaps_until;
 	/* Attributes set through setattr during this mount (0 = not set). */
 	struct timespec mtime, atime;
 	mode_t mode;

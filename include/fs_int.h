@@ -175,9 +175,11 @@ struct fs_shape {
 /* Is `name` a view or an input of shape sh (read-only for tree changes)? */
 bool fs_shape_is_special(const struct fs_shape *sh, const char *name, size_t n);
 
-/* fs_list.c: the last open handle of a key's directory closed: a list
- * closes the gaps removals left while it was open. */
+/* fs_list.c: the last open handle of a key's directory closed: a list's
+ * gaps (and its numbering for removals) linger a moment, then close; a
+ * first open of it starts a fresh numbering. */
 void fs_list_dir_closed(struct fs *fs, struct fs_node *dir);
+void fs_list_dir_opened(struct fs *fs, struct fs_node *dir);
 
 /* The shape of a directory type, or NULL (a file type, or not mapped). */
 const struct fs_shape *fs_shape_of(enum kv_type t);

@@ -209,6 +209,8 @@ void fs_op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	pthread_mutex_lock(&node->lock);
 	node->dir_opens++;
 	pthread_mutex_unlock(&node->lock);
+	if (node->kind == FS_KEY)
+		fs_list_dir_opened(fs, node);
 	fi->fh = (uintptr_t)d;
 	if (fuse_reply_open(req, fi))
 		dir_close(fs, d);

@@ -116,8 +116,32 @@ struct view {
 	unsigned width; /* of every name */
 };
 
+/*
+ * How long the numbering of a listing outlives its directory handle:
+ * `rm l/[*]` is a shell listing the directory, closing it, then one rm
+ * removing the names it saw, in order. Each removal in the window
+ * extends it; a new listing, or a second without a removal, ends it.
+ */
+#define LIST_GAPS_LINGER_MS 1000
+
+static bool gaps_frozen(const struct fs_node *dir)
+{
+	return dir->dir_opens > 0 || now_ms() < dir->gaps_until;
+}
+
+/* Close the gaps if nothing holds them any more: every later position
+ * moves down. Directory lock held. */
+static void gaps_settle(struct fs *fs, struct fs_node *dir)
+{
+	if (dir->gaps.n > 0 && !gaps_frozen(dir)) {
+		dir->gaps.n = 0;
+		fs_itable_unhash_kids(fs->it, dir, NULL, NULL, NULL);
+	}
+}
+
 static int view_get(struct fs_ctx *c, struct view *v)
 {
+	gaps_settle(c->fs, c->dir);
 	int rc = list_len(c->fs->ks, &c->k, &v->len);
 	if (rc == -KV_EWRONGTYPE)
 		rc = -ENOENT;
@@ -236,6 +260,7 @@ static int list_open_iter(struct fs_ctx *c, const void *after, size_t alen, bool
 	if (!it)
 		return -ENOMEM;
 	pthread_mutex_lock(&c->dir->lock);
+	gaps_settle(c->fs, c->dir);
 	it->ngaps = c->dir->gaps.n;
 	if (it->ngaps) {
 		it->gaps = malloc(it->ngaps * sizeof(*it->gaps));
@@ -402,9 +427,12 @@ static int list_unlink(struct fs_ctx *c, const char *name, size_t n)
 	int rc = view_get(c, &v);
 	if (!rc)
 		rc = resolve(c->dir, &v, idx, &f, &pos);
-	/* While the directory is open, the slot becomes a gap: remember it
-	 * before the element goes, so a failure leaves both as they were. */
-	bool frozen = !rc && c->dir->dir_opens > 0;
+	/* While the directory is open (or just listed), the slot becomes a
+	 * gap: remember it before the element goes, so a failure leaves
+	 * both as they were. */
+	bool frozen = !rc && gaps_frozen(c->dir);
+	if (frozen && c->dir->dir_opens == 0)
+		c->dir->gaps_until = now_ms() + LIST_GAPS_LINGER_MS;
 	if (frozen)
 		rc = gap_add(c->dir, f);
 	if (!rc) {
@@ -450,9 +478,19 @@ static int list_adopt(struct fs_ctx *c, const char *to, size_t tn, const char *d
 
 void fs_list_dir_closed(struct fs *fs, struct fs_node *dir)
 {
+	(void)fs;
 	pthread_mutex_lock(&dir->lock);
-	if (dir->dir_opens == 0 && dir->gaps.n > 0) {
-		/* The gaps close: every later position moves down. */
+	if (dir->dir_opens == 0)
+		dir->gaps_until = now_ms() + LIST_GAPS_LINGER_MS;
+	pthread_mutex_unlock(&dir->lock);
+}
+
+void fs_list_dir_opened(struct fs *fs, struct fs_node *dir)
+{
+	pthread_mutex_lock(&dir->lock);
+	if (dir->dir_opens == 1 && dir->gaps.n > 0) {
+		/* A new listing numbers the list afresh. */
+		dir->gaps_until = 0;
 		dir->gaps.n = 0;
 		fs_itable_unhash_kids(fs->it, dir, NULL, NULL, NULL);
 	}

@@ -179,6 +179,33 @@ print(" ".join(sorted(os.listdir(d))), open(d + "/1").read())
 	assert_eq "$output" $'0 2 3 c\n0 1 2 c' "names while open, then after"
 }
 
+@test "rm l/* (a shell glob: list, close, then remove) removes every element" {
+	mklist "$NS/l" $(seq 0 24)
+	rm "$NS"/l/*
+	assert_eq "$(ls -A "$NS/l" | wc -l)" 0 "elements left"
+	[ -d "$NS/l" ]
+	assert_eq "$(kvfs_type "$NS/l")" list
+	mklist "$NS/m" a b c d e
+	for f in "$NS"/m/[13]; do rm "$f"; done
+	assert_eq "$(elements "$NS/m" | paste -sd' ')" "a c e" "every other element"
+}
+
+@test "a listing's numbering for removals ends after a second without one" {
+	mklist "$NS/l" a b c d
+	ls "$NS/l" >/dev/null
+	rm "$NS/l/1"
+	# still the listing's numbering: 1 is a gap, 2 is still c
+	[ ! -e "$NS/l/1" ]
+	assert_bytes "$NS/l/2" c
+	sleep 1.2
+	assert_eq "$(elements "$NS/l" | paste -sd' ')" "a c d" "after the window"
+	assert_bytes "$NS/l/1" c
+	# a removal with no listing before it renumbers at once
+	sleep 1.2
+	rm "$NS/l/0"
+	assert_bytes "$NS/l/0" c
+}
+
 @test "scratch files: never stored or listed; a rename onto position n appends" {
 	mklist "$NS/l" a
 	printf b >"$NS/l/.1.tmp"
