@@ -167,12 +167,15 @@ with open(d + "/2") as f:
 @test "while the directory is open a removal leaves a gap, closed at the last close" {
 	mklist "$NS/l" a b c d
 	run python3 -c '
-import os, sys
+import os, sys, time
 d = sys.argv[1]
 fd = os.open(d, os.O_RDONLY | os.O_DIRECTORY)
 os.unlink(d + "/1")
 print(" ".join(sorted(os.listdir(d))), open(d + "/2").read())
 os.close(fd)
+# The kernel sends RELEASEDIR in the background: give it time to arrive
+# before the next opendir (otherwise that opendir still sees it open).
+time.sleep(0.3)
 print(" ".join(sorted(os.listdir(d))), open(d + "/1").read())
 ' "$NS/l"
 	[ "$status" -eq 0 ]
