@@ -463,11 +463,19 @@ static int buffer_write_locked(struct fs_node *node, const char *data, size_t si
 		return 0;
 	}
 	if (off + size > node->data.len) {
-		int rc = buf_resize(&node->data, off + size);
+		/* Only a hole before the write needs zeros: an append (the
+		 * common case, sequential writes) touches each byte once. */
+		int rc = off > node->data.len ? buf_resize(&node->data, off) : 0;
+		if (!rc)
+			rc = buf_reserve(&node->data, off + size - node->data.len);
 		if (rc)
 			return rc;
+		memcpy(node->data.data + off, data, size);
+		node->data.len = off + size;
+		node->data.data[node->data.len] = '\0';
+	} else {
+		memcpy(node->data.data + off, data, size);
 	}
-	memcpy(node->data.data + off, data, size);
 	node->dirty = true;
 	return 0;
 }

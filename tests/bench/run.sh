@@ -12,8 +12,10 @@
 #   BENCH_DEL_N, BENCH_BIG_MIB, BENCH_RAND_SECS   override a size
 #   BENCH_THREADS     FUSE loop threads for kvfs and the passthrough (4)
 #   BENCH_TIMEOUT     entry/attr timeout of both (10 s, kvfs's default)
-#   BENCH_WORKDIR     where the kvfs database and mount points go (TMPDIR or
-#                     /tmp: a disk, as a user's database would be)
+#   BENCH_WORKDIR     where the mount points and logs go (TMPDIR or /tmp)
+#   BENCH_DB=disk     kvfs's database in BENCH_WORKDIR (a disk, as a user's
+#                     would be) instead of on the tmpfs beside the
+#                     passthrough's files (the default: like for like)
 #   BENCH_KEEP=1      keep the work directory (database, logs)
 # Everything it mounts it unmounts, and it stops only the processes it
 # started, also when interrupted.
@@ -116,7 +118,6 @@ command -v fusermount3 >/dev/null || die "fusermount3 is missing (make deps)"
 WORK=$(mktemp -d "${BENCH_WORKDIR:-${TMPDIR:-/tmp}}/kvfs-bench.XXXXXX") || die "mktemp failed"
 LOGS=$WORK/logs
 mkdir -p "$LOGS"
-KDB=$WORK/kvfs-db
 KMNT=$WORK/kvfs-mnt
 PTM=$WORK/pt-mnt
 TMPFS=$WORK/tmpfs
@@ -196,6 +197,14 @@ fi
 [ "$(stat -f -c %T "$TMPFS")" = tmpfs ] || die "$TMPFS is not a tmpfs"
 DIRECT=$TMPFS/direct # tmpfs workloads
 PTSRC=$TMPFS/pt      # the passthrough's source
+# kvfs's database lives where the passthrough's files do, on the tmpfs,
+# so the ratios compare the file systems and not a disk with memory.
+# BENCH_DB=disk puts it in the work directory instead.
+if [ "${BENCH_DB:-tmpfs}" = disk ]; then
+	KDB=$WORK/kvfs-db
+else
+	KDB=$TMPFS/kvfs-db
+fi
 mkdir -p "$DIRECT" "$PTSRC" "$TMPFS/out"
 
 # -------------------------------------------------------------- mounting
@@ -766,7 +775,7 @@ TOTAL=$(awk -v d=$((T_END - T_START)) 'BEGIN { printf "%d min %02d s", d / 6e7, 
 	echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC'); run time $TOTAL"
 	echo "- machine: $(nproc) cores ($(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)), $(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo) memory, kernel $(uname -r), load average at the end $(cut -d' ' -f1-3 /proc/loadavg)"
 	echo "- libfuse $(pkg-config --modversion fuse3), RocksDB $(pkg-config --modversion rocksdb), $(redis-server --version 2>/dev/null | awk '{ print $1, $2, $3 }'), kvfs $KVFS_COMMIT"
-	echo "- kvfs database on $(stat -f -c %T "$WORK") ($WORK); tmpfs and passthrough source on tmpfs; FUSE: $THREADS loop threads, entry/attr timeout $TIMEOUT s"
+	echo "- kvfs database on $(stat -f -c %T "$KDB") ($KDB; BENCH_DB=disk puts it on the work directory's file system); tmpfs and passthrough source on tmpfs; FUSE: $THREADS loop threads, entry/attr timeout $TIMEOUT s"
 	echo "- each figure is the median of $RUNS runs; ratios are of the medians (time rows: kvfs's time / the other's, lower is better)"
 	echo "- cold: $([ -n "$DROP_OK" ] && echo "kernel caches dropped (echo 3 > /proc/sys/vm/drop_caches)" || echo "drop_caches not permitted: both FUSE file systems remounted") before the not-cached stat, rsync and ls rows; before the cold read, $COLD_HOW"
 	echo "- redis-cli: one redis-cli process per command in a shell loop of $(kfmt "$REDIS_N") commands (create, cat); ls: --scan / HKEYS; delete: DEL; a private redis-server on a unix socket, no persistence"
