@@ -240,6 +240,9 @@ struct ts_chunk_iter *ts_chunk_iter_new(struct keyspace *ks, const struct ks_key
 					const uint64_t *after, int *err);
 int ts_chunk_iter_next(struct ts_chunk_iter *it, uint64_t *id, uint32_t *count);
 void ts_chunk_iter_free(struct ts_chunk_iter *it);
+/* The samples of the chunk next() returned, borrowed until the next
+ * call. 0 or -ENOMEM. */
+int ts_chunk_iter_samples(struct ts_chunk_iter *it, const struct ts_sample **s, size_t *n);
 /* The samples of chunk id (allocated, free them). -ENOENT. */
 int ts_chunk_get(struct keyspace *ks, const struct ks_key *k, uint64_t id, struct ts_sample **s,
 		 size_t *n);

@@ -214,6 +214,8 @@ const struct fs_shape *fs_shape_of(enum kv_type t)
 		return &fs_zset_shape;
 	case KV_TYPE_SORTEDINT:
 		return &fs_sortedint_shape;
+	case KV_TYPE_TIMESERIES:
+		return &fs_timeseries_shape;
 	default:
 		return NULL;
 	}
@@ -1031,6 +1033,8 @@ static void op_rmdir(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 		rc = ks_lookup(fs->ks, &k, &info);
 		if (!rc && fs_type_is_file(info.type))
 			rc = -ENOTDIR;
+		else if (!rc && info.type == KV_TYPE_TIMESERIES && info.size == 0 && !info.empty)
+			rc = ks_del(fs->ks, &k); /* a time series without chunks */
 		else if (!rc && !info.empty)
 			rc = -ENOTEMPTY;
 		else if (!rc)

@@ -2440,6 +2440,7 @@ int ts_mget(struct keyspace *ks, const char *ns, size_t nslen, const struct ts_f
 struct ts_chunk_iter {
 	struct series s;
 	bool started, empty;
+	struct sarr cur;
 };
 
 struct ts_chunk_iter *ts_chunk_iter_new(struct keyspace *ks, const struct ks_key *k,
@@ -2495,10 +2496,27 @@ int ts_chunk_iter_next(struct ts_chunk_iter *it, uint64_t *id, uint32_t *count)
 	return 1;
 }
 
+int ts_chunk_iter_samples(struct ts_chunk_iter *it, const struct ts_sample **out, size_t *n)
+{
+	size_t vn;
+	uint32_t count;
+	const void *v = store_iter_value(it->s.it, &vn);
+	it->cur.n = 0;
+	if (!chunk_check(v, vn, &count))
+		return -EUCLEAN;
+	for (uint32_t i = 0; i < count; i++)
+		if (sarr_push(&it->cur, chunk_sample(v, i)))
+			return -ENOMEM;
+	*out = it->cur.s;
+	*n = it->cur.n;
+	return 0;
+}
+
 void ts_chunk_iter_free(struct ts_chunk_iter *it)
 {
 	if (!it)
 		return;
+	free(it->cur.s);
 	series_release(&it->s);
 	free(it);
 }
