@@ -191,6 +191,13 @@ struct ts_sample;
 struct ts_range_opt;
 int fs_ts_csv(struct buf *out, const struct ts_sample *s, size_t n);
 int fs_ts_range_parse(const char *spec, size_t n, struct ts_range_opt *o, uint64_t **fts);
+/* Namespace views over the time series selected by label filters:
+ * ".mrange:RANGE[:OPT]...?FILTERS", ".mrevrange:...", ".mget?FILTERS"
+ * (a key of that name is shadowed). fs_ts_ns_view fills out with
+ * "key,timestamp,value" lines for the view named k->key in namespace
+ * k->ns. 0, -EINVAL (logged), -ENOMEM, -EIO. */
+bool fs_ts_is_ns_view(const char *name, size_t n);
+int fs_ts_ns_view(struct fs *fs, const struct ks_key *k, struct buf *out);
 
 /* The key of directory node `dir` and its shape: c is set up (k borrows
  * from p, which the caller has filled with fs_itable_path or

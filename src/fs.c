@@ -326,6 +326,16 @@ int fs_stat_path(struct fs *fs, enum fs_kind kind, const struct fs_path *p, stru
 			return rc < 0 ? rc : -ENOENT;
 		break;
 	case FS_KEY:
+		if (fs_ts_is_ns_view(k.key, k.klen)) {
+			/* A read-only view of the namespace's time series. */
+			struct buf out = BUF_INIT;
+			rc = fs_ts_ns_view(fs, &k, &out);
+			if (!rc)
+				fs_stat_fill(fs, S_IFREG | 0444, out.len, 0, 0, st, timeout);
+			*timeout = 0;
+			buf_release(&out);
+			return rc;
+		}
 		rc = ks_lookup(fs->ks, &k, &info);
 		if (rc)
 			return rc;

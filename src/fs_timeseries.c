@@ -595,3 +595,80 @@ const struct fs_shape fs_timeseries_shape = {
     .unlink = tsf_unlink,
     .adopt = tsf_adopt,
 };
+
+/* ---- namespace views: .mrange, .mrevrange, .mget ----------------------- */
+
+#define NSVIEW_MRANGE	 ".mrange:"
+#define NSVIEW_MREVRANGE ".mrevrange:"
+#define NSVIEW_MGET	 ".mget?"
+
+bool fs_ts_is_ns_view(const char *name, size_t n)
+{
+	return (has_prefix(name, n, NSVIEW_MRANGE) || has_prefix(name, n, NSVIEW_MREVRANGE) ||
+		has_prefix(name, n, NSVIEW_MGET)) &&
+	       memchr(name, '?', n) != NULL;
+}
+
+/* Parse "F1,F2,..." (commas inside parentheses or quotes do not split). */
+static int filters_parse(const char *s, size_t n, struct ts_filter *f)
+{
+	size_t start = 0;
+	int depth = 0, rc = 0;
+	char q = 0;
+	for (size_t i = 0; i <= n && !rc; i++) {
+		if (i < n && (s[i] == '"' || s[i] == '\''))
+			q = q == 0 ? s[i] : (q == s[i] ? 0 : q);
+		else if (i < n && !q && s[i] == '(')
+			depth++;
+		else if (i < n && !q && s[i] == ')' && depth > 0)
+			depth--;
+		if (i == n || (!q && !depth && s[i] == ',')) {
+			rc = ts_filter_parse(f, s + start, i - start);
+			start = i + 1;
+		}
+	}
+	return rc ? rc : ts_filter_check(f);
+}
+
+static int ns_line(void *arg, const struct ts_series_result *r)
+{
+	struct buf *out = arg, fname = BUF_INIT;
+	char v[40];
+	int rc = names_encode(r->key, r->klen, &fname);
+	for (size_t i = 0; i < r->n && !rc; i++) {
+		value_text(r->s[i].v, v);
+		rc = buf_printf(out, "%s,%" PRIu64 ",%s\n", fname.data, r->s[i].ts, v);
+	}
+	buf_release(&fname);
+	return rc;
+}
+
+int fs_ts_ns_view(struct fs *fs, const struct ks_key *k, struct buf *out)
+{
+	const char *name = k->key, *q = memchr(k->key, '?', k->klen);
+	size_t n = k->klen;
+	struct ts_filter *f = ts_filter_new();
+	struct ts_range_opt o;
+	uint64_t *fts = NULL;
+	int rc = f ? 0 : -ENOMEM;
+	buf_reset(out);
+	if (!rc)
+		rc = filters_parse(q + 1, n - (size_t)(q + 1 - name), f);
+	if (rc == -EINVAL)
+		LOG_ERR("'%.*s': filters after '?' are LABEL=VALUE, LABEL!=VALUE, LABEL=, LABEL!=, "
+			"LABEL=(V1,V2), LABEL!=(V1,V2), separated by commas, at least one "
+			"LABEL=VALUE",
+			(int)n, name);
+	if (!rc && has_prefix(name, n, NSVIEW_MGET)) {
+		rc = ts_mget(fs->ks, k->ns, k->nslen, f, ns_line, out);
+	} else if (!rc) {
+		bool rev = has_prefix(name, n, NSVIEW_MREVRANGE);
+		size_t head = strlen(rev ? NSVIEW_MREVRANGE : NSVIEW_MRANGE);
+		rc = fs_ts_range_parse(name + head, (size_t)(q - name) - head, &o, &fts);
+		if (!rc)
+			rc = ts_mrange(fs->ks, k->ns, k->nslen, f, &o, rev, ns_line, out);
+	}
+	free(fts);
+	ts_filter_free(f);
+	return rc;
+}
