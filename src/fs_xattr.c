@@ -8,7 +8,11 @@
  * file and must not wait. Setting user.kvfs.type on a string or bitmap
  * converts between the two keeping the bytes, and on a hash whose fields
  * spell out a list, set, zset or sortedint converts the hash (what rsync
- * and cp -a need: they write content first and types after).
+ * and cp -a need: they write content first and types after). A time
+ * series also carries user.kvfs.ts.* (retention, chunk_size,
+ * duplicate_policy, last_timestamp, label.NAME, rule.DEST), which sort
+ * before user.kvfs.type: set on an empty directory they make it a time
+ * series first, so rsync -X restores them in its sorted order.
  * Layer: fs.
  */
 #include "fs_int.h"

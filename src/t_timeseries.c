@@ -871,6 +871,12 @@ static int series_collect(struct series *s, uint64_t from, uint64_t to, struct s
 	return rc;
 }
 
+static int by_idx(const void *a, const void *b)
+{
+	const struct ssamp *x = *(struct ssamp *const *)a, *y = *(struct ssamp *const *)b;
+	return x->idx < y->idx ? -1 : (x->idx > y->idx ? 1 : 0);
+}
+
 /*
  * Upsert sorted samples (results preset for duplicates inside the batch)
  * with the policy, as Kvrocks's upsertCommonInBatch: retention first,
@@ -888,20 +894,14 @@ static int series_upsert(struct series *s, struct ssamp *v, size_t n, int policy
 	if (s->tm.retention) {
 		/* Kvrocks's Expire: in the caller's order, against a running newest. */
 		uint64_t lt = any ? last.ts : 0;
-		size_t *order = malloc(n * sizeof(*order) + 1);
+		struct ssamp **order = malloc(n * sizeof(*order) + 1);
 		if (!order)
 			return -ENOMEM;
 		for (size_t i = 0; i < n; i++)
-			order[i] = i;
-		for (size_t i = 0; i < n; i++)
-			for (size_t j = i + 1; j < n; j++)
-				if (v[order[j]].idx < v[order[i]].idx) {
-					size_t t = order[i];
-					order[i] = order[j];
-					order[j] = t;
-				}
+			order[i] = &v[i];
+		qsort(order, n, sizeof(*order), by_idx);
 		for (size_t i = 0; i < n; i++) {
-			struct ssamp *x = &v[order[i]];
+			struct ssamp *x = order[i];
 			if (x->s.ts + s->tm.retention < lt)
 				x->res = TS_ADD_OLD;
 			else if (x->s.ts > lt)
