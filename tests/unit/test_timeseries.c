@@ -587,6 +587,40 @@ static void test_wrongtype_missing_bad(void)
 	CHECK_INT(info.m.chunk_size, TS_DEFAULT_CHUNK_SIZE);
 	CHECK_INT(info.m.policy, TS_DUP_BLOCK);
 	buf_release(&info.source);
+	/* Every verb on a string: WRONGTYPE, nothing changed. */
+	struct ts_sample one = {1, 1};
+	struct ts_range_opt ro;
+	struct ts_sample *rs = NULL;
+	size_t rn = 0;
+	uint64_t del;
+	double dv;
+	ts_range_opt_init(&ro);
+	CHECK_INT(ts_alter(ks, KEY("str"), &(struct ts_options){0}), -KV_EWRONGTYPE);
+	CHECK_INT(ts_madd(ks, KEY("str"), &one, 1, 0, NULL, NULL), -KV_EWRONGTYPE);
+	CHECK_INT(ts_incrby(ks, KEY("str"), 1, 1, NULL, &dv, NULL), -KV_EWRONGTYPE);
+	CHECK_INT(ts_del(ks, KEY("str"), 0, 10, &del), -KV_EWRONGTYPE);
+	CHECK_INT(ts_range(ks, KEY("str"), &ro, false, &rs, &rn), -KV_EWRONGTYPE);
+	CHECK_INT(ts_info(ks, KEY("str"), &info), -KV_EWRONGTYPE);
+	CHECK_INT(ts_label_set(ks, KEY("str"), "a", 1, "b", 1), -KV_EWRONGTYPE);
+	CHECK_INT(ts_createrule(ks, KEY("empty"), KEY("str"), TS_AGG_SUM, 10, 0, NULL),
+		  -KV_EWRONGTYPE);
+	CHECK_INT(ts_chunk_put(ks, KEY("str"), 1, &one, 1), -KV_EWRONGTYPE);
+	struct buf sv = BUF_INIT;
+	CHECK_INT(string_get(ks, KEY("str"), &sv), 0);
+	CHECK(sv.len == 1 && sv.data[0] == 'x');
+	buf_release(&sv);
+	/* Missing keys. */
+	CHECK_INT(ts_info(ks, KEY("missing"), &info), -ENOENT);
+	CHECK_INT(ts_label_set(ks, KEY("missing"), "a", 1, "b", 1), -ENOENT);
+	CHECK_INT(ts_chunk_put(ks, KEY("missing"), 1, &one, 1), -ENOENT);
+	CHECK_INT(ts_deleterule(ks, KEY("missing"), KEY("empty")), -ENOENT);
+	CHECK_INT(ts_get(ks, KEY("missing"), &s), -ENOENT);
+	/* Bad input. */
+	CHECK_INT(ts_add(ks, KEY("empty"), 5, NAN, NULL, TS_DUP_NONE, NULL), -EINVAL);
+	CHECK_INT(ts_add(ks, KEY("empty"), 5, 1, NULL, 17, NULL), -EINVAL);
+	CHECK_INT(ts_label_set(ks, KEY("empty"), "", 0, "b", 1), -EINVAL);
+	CHECK_INT(ts_label_set(ks, KEY("empty"), "a", 1, "", 0), -EINVAL);
+	CHECK_INT(ts_get(ks, KEY("empty"), &s), 0);
 	CHECK_INT(ts_policy_parse("Last", 4), TS_DUP_LAST);
 	CHECK_INT(ts_agg_parse("std.s", 5), TS_AGG_STD_S);
 	CHECK_INT(ts_agg_parse("median", 6), -1);
