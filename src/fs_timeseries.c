@@ -80,10 +80,17 @@ static size_t value_text(double d, char out[40])
 		return (size_t)snprintf(out, 40, "%s", d > 0 ? "inf" : "-inf");
 	for (int prec = 1; prec <= 17; prec++) {
 		n = snprintf(tmp, sizeof(tmp), "%.*g", prec, d);
-		if (strtod(tmp, NULL) == d && (best < 0 || n < best)) {
+		if (strtod(tmp, NULL) != d)
+			continue;
+		if (best < 0 || n < best) {
 			memcpy(out, tmp, (size_t)n + 1);
 			best = n;
 		}
+		/* Past the first exact text only a switch from the exponent
+		 * form to the fixed one can be shorter ("1e+02" -> "100"); a
+		 * fixed text is as short as it gets. */
+		if (!strchr(tmp, 'e'))
+			break;
 	}
 	return (size_t)best;
 }
