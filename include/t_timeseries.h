@@ -15,6 +15,7 @@
 #ifndef KVFS_T_TIMESERIES_H
 #define KVFS_T_TIMESERIES_H
 
+#include "alg_tsagg.h"
 #include "keyspace.h"
 
 /* Kvrocks's numbering (metadata byte). */
@@ -28,46 +29,14 @@ enum ts_policy {
 };
 #define TS_DUP_NONE (-1) /* no ON_DUPLICATE override */
 
-/* Kvrocks's TSAggregatorType numbering (rule byte). */
-enum ts_agg {
-	TS_AGG_NONE = 0,
-	TS_AGG_SUM = 1,
-	TS_AGG_MIN = 2,
-	TS_AGG_MAX = 3,
-	TS_AGG_COUNT = 4,
-	TS_AGG_FIRST = 5,
-	TS_AGG_LAST = 6,
-	TS_AGG_AVG = 7,
-	TS_AGG_RANGE = 8,
-	TS_AGG_STD_P = 9,
-	TS_AGG_STD_S = 10,
-	TS_AGG_VAR_P = 11,
-	TS_AGG_VAR_S = 12,
-};
-
 #define TS_DEFAULT_CHUNK_SIZE 1024 /* samples per chunk (Kvrocks) */
 #define TS_CHUNK_SIZE_MAX     (1u << 20)
 #define TS_NOW		      UINT64_MAX /* a timestamp of "*": the clock */
-#define TS_AUX_MAX	      4
 
-/* Names: "block", "first", ... / "avg", "sum", ... (lower case). NULL or
- * -1 when unknown. Parsing is case-insensitive. */
+/* Policy names: "block", "first", ... (lower case); NULL or -1 when
+ * unknown. Parsing is case-insensitive. (Aggregators: alg_tsagg.h.) */
 const char *ts_policy_name(int p);
 int ts_policy_parse(const char *s, size_t n);
-const char *ts_agg_name(int a);
-int ts_agg_parse(const char *s, size_t n);
-
-struct ts_sample {
-	uint64_t ts;
-	double v;
-};
-
-struct ts_label {
-	const char *name;
-	size_t nn;
-	const char *value;
-	size_t vn;
-};
 
 /* Options of TS.CREATE / TS.ALTER / the create part of TS.ADD. */
 #define TS_OPT_RETENTION  0x1
@@ -164,16 +133,6 @@ void ts_range_opt_init(struct ts_range_opt *o);
 int ts_range(struct keyspace *ks, const struct ks_key *k, const struct ts_range_opt *o,
 	     bool reverse, struct ts_sample **out, size_t *n);
 
-/* Label filters of TS.MRANGE / TS.MGET ("a=b", "a!=b", "a=", "a!=",
- * "a=(x,y)", "a!=(x,y)"). Parse with ts_filter_parse (one expression
- * each call); ts_filter_check: at least one positive matcher "a=b" or
- * "a=(..)", as RedisTimeSeries requires. */
-struct ts_filter;
-struct ts_filter *ts_filter_new(void);
-void ts_filter_free(struct ts_filter *f);
-int ts_filter_parse(struct ts_filter *f, const char *expr, size_t n); /* -EINVAL, -ENOMEM */
-int ts_filter_check(const struct ts_filter *f);			      /* -EINVAL */
-
 /* One series of TS.MRANGE / TS.MGET: borrowed during the callback. */
 struct ts_series_result {
 	const char *key;
@@ -206,17 +165,6 @@ int ts_labels(struct keyspace *ks, const struct ks_key *k, ts_label_cb cb, void 
  * absent). */
 int ts_label_set(struct keyspace *ks, const struct ks_key *k, const char *name, size_t nn,
 		 const char *v, size_t vn);
-
-/* A compaction rule (downstream record), with its running state. */
-struct ts_rule {
-	int agg;
-	uint64_t bucket, align, latest;
-	uint8_t nu, nf;
-	uint64_t u[TS_AUX_MAX];
-	double f[TS_AUX_MAX];
-};
-/* The state of a rule just created: latest 0, aux reset (Kvrocks). */
-void ts_rule_init(struct ts_rule *r, int agg, uint64_t bucket, uint64_t align);
 
 /* TS.CREATERULE src dst AGGREGATION agg bucket [align]. -ENOENT if src
  * or dst is missing, -EINVAL if src == dst, dst already has a source,

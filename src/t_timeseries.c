@@ -34,6 +34,12 @@
  * reset means no bucket is open yet (a new rule starts at the next
  * sample, as Redis). All of it goes into the one batch of the add.
  *
+ * The pure parts (aggregators, rule state, bucket alignment, label
+ * filters) live in alg_tsagg.c. What stays here is one concern -- the
+ * chunks of a series and the batch that changes them -- kept in one file
+ * past the usual length because every verb shares struct series, which
+ * no other module may see (one header per module).
+ *
  * No Index CF: kvfs never adds a column family, so the label reverse
  * index of Kvrocks's Index CF is not written; TS.MRANGE/MGET scan the
  * namespace's metadata and the labels of each series instead.
@@ -57,8 +63,6 @@
 /* ---- names ------------------------------------------------------------ */
 
 static const char *const policy_names[] = {"block", "first", "last", "min", "max", "sum"};
-static const char *const agg_names[] = {"none", "sum",	 "min",	  "max",   "count", "first", "last",
-					"avg",	"range", "std.p", "std.s", "var.p", "var.s"};
 
 const char *ts_policy_name(int p)
 {
@@ -69,19 +73,6 @@ int ts_policy_parse(const char *s, size_t n)
 {
 	for (int i = 0; i <= TS_DUP_SUM; i++)
 		if (strlen(policy_names[i]) == n && strncasecmp(s, policy_names[i], n) == 0)
-			return i;
-	return -1;
-}
-
-const char *ts_agg_name(int a)
-{
-	return a > 0 && a <= TS_AGG_VAR_S ? agg_names[a] : NULL;
-}
-
-int ts_agg_parse(const char *s, size_t n)
-{
-	for (int i = 1; i <= TS_AGG_VAR_S; i++)
-		if (strlen(agg_names[i]) == n && strncasecmp(s, agg_names[i], n) == 0)
 			return i;
 	return -1;
 }
@@ -244,201 +235,6 @@ static int rule_decode(const void *v, size_t n, struct ts_rule *r)
 	for (int i = 0; i < r->nf; i++)
 		r->f[i] = enc_sortable_to_double(get_be64(p + RULE_FIXED + 8 * (r->nu + i)));
 	return 0;
-}
-
-/* Kvrocks's ResetAuxs. */
-static void rule_reset(struct ts_rule *r)
-{
-	r->nu = r->nf = 0;
-	switch (r->agg) {
-	case TS_AGG_SUM:
-	case TS_AGG_COUNT:
-		r->nf = 1;
-		r->f[0] = 0;
-		break;
-	case TS_AGG_MIN:
-	case TS_AGG_MAX:
-		r->nf = 1;
-		r->f[0] = NAN;
-		break;
-	case TS_AGG_FIRST:
-	case TS_AGG_LAST:
-		r->nu = r->nf = 1;
-		r->u[0] = r->agg == TS_AGG_FIRST ? UINT64_MAX : 0;
-		r->f[0] = NAN;
-		break;
-	case TS_AGG_AVG:
-		r->nu = r->nf = 1;
-		r->u[0] = 0;
-		r->f[0] = 0;
-		break;
-	case TS_AGG_RANGE:
-		r->nf = 2;
-		r->f[0] = r->f[1] = NAN;
-		break;
-	default: /* std, var */
-		r->nu = 1;
-		r->nf = 2;
-		r->u[0] = 0;
-		r->f[0] = r->f[1] = 0;
-		break;
-	}
-}
-
-void ts_rule_init(struct ts_rule *r, int agg, uint64_t bucket, uint64_t align)
-{
-	memset(r, 0, sizeof(*r));
-	r->agg = agg;
-	r->bucket = bucket;
-	r->align = align;
-	rule_reset(r);
-}
-
-static bool rule_is_reset(const struct ts_rule *r)
-{
-	struct ts_rule z;
-	ts_rule_init(&z, r->agg, r->bucket, r->align);
-	if (z.nu != r->nu || z.nf != r->nf)
-		return false;
-	for (int i = 0; i < z.nu; i++)
-		if (z.u[i] != r->u[i])
-			return false;
-	for (int i = 0; i < z.nf; i++)
-		if (dbits(z.f[i]) != dbits(r->f[i]) && !(isnan(z.f[i]) && isnan(r->f[i])))
-			return false;
-	return true;
-}
-
-/* Kvrocks's CalculateAlignedBucketLeft / Right. */
-static uint64_t bucket_left(uint64_t ts, uint64_t dur, uint64_t align)
-{
-	if (ts >= align)
-		return align + (ts - align) / dur * dur;
-	uint64_t diff = align - ts, m0 = diff / dur + (diff % dur ? 1 : 0);
-	return m0 <= align / dur ? align - m0 * dur : 0;
-}
-
-static uint64_t bucket_right(uint64_t ts, uint64_t dur, uint64_t align)
-{
-	if (ts < align)
-		return align - (align - ts) / dur * dur;
-	uint64_t m0 = (ts - align) / dur + 1;
-	return m0 <= (UINT64_MAX - align) / dur ? align + m0 * dur : UINT64_MAX;
-}
-
-/* The value of one bucket's samples (non-empty). */
-static double aggregate(int agg, const struct ts_sample *s, size_t n)
-{
-	double sum = 0, sq = 0, mn = s[0].v, mx = s[0].v, var;
-	for (size_t i = 0; i < n; i++) {
-		sum += s[i].v;
-		sq += s[i].v * s[i].v;
-		if (s[i].v < mn)
-			mn = s[i].v;
-		if (s[i].v > mx)
-			mx = s[i].v;
-	}
-	double dn = (double)n;
-	switch (agg) {
-	case TS_AGG_SUM:
-		return sum;
-	case TS_AGG_MIN:
-		return mn;
-	case TS_AGG_MAX:
-		return mx;
-	case TS_AGG_COUNT:
-		return dn;
-	case TS_AGG_FIRST:
-		return s[0].v;
-	case TS_AGG_LAST:
-		return s[n - 1].v;
-	case TS_AGG_AVG:
-		return sum / dn;
-	case TS_AGG_RANGE:
-		return mx - mn;
-	default:
-		break;
-	}
-	var = (sq - sum * sum / dn) / dn;
-	if (agg == TS_AGG_STD_S || agg == TS_AGG_VAR_S)
-		var = n > 1 ? var * dn / (dn - 1) : 0;
-	return agg == TS_AGG_STD_P || agg == TS_AGG_STD_S ? sqrt(var) : var;
-}
-
-/* Kvrocks's AggregateLatestBucket: fold samples into the open bucket. */
-static void rule_fold(struct ts_rule *r, const struct ts_sample *s, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		double v = s[i].v;
-		switch (r->agg) {
-		case TS_AGG_SUM:
-			r->f[0] += v;
-			break;
-		case TS_AGG_MIN:
-			r->f[0] = isnan(r->f[0]) || v < r->f[0] ? v : r->f[0];
-			break;
-		case TS_AGG_MAX:
-			r->f[0] = isnan(r->f[0]) || v > r->f[0] ? v : r->f[0];
-			break;
-		case TS_AGG_COUNT:
-			r->f[0] += 1;
-			break;
-		case TS_AGG_FIRST:
-			if (isnan(r->f[0]) || s[i].ts < r->u[0]) {
-				r->f[0] = v;
-				r->u[0] = s[i].ts;
-			}
-			break;
-		case TS_AGG_LAST:
-			if (isnan(r->f[0]) || s[i].ts > r->u[0]) {
-				r->f[0] = v;
-				r->u[0] = s[i].ts;
-			}
-			break;
-		case TS_AGG_AVG:
-			r->u[0]++;
-			r->f[0] += v;
-			break;
-		case TS_AGG_RANGE:
-			if (isnan(r->f[0])) {
-				r->f[0] = r->f[1] = v;
-			} else {
-				r->f[0] = v < r->f[0] ? v : r->f[0];
-				r->f[1] = v > r->f[1] ? v : r->f[1];
-			}
-			break;
-		default:
-			r->u[0]++;
-			r->f[0] += v;
-			r->f[1] += v * v;
-			break;
-		}
-	}
-}
-
-/* The closed bucket's value from the state (Kvrocks's AggregateMultiBuckets). */
-static double rule_value(const struct ts_rule *r)
-{
-	double dn, v;
-	switch (r->agg) {
-	case TS_AGG_AVG:
-		return r->f[0] / (double)r->u[0];
-	case TS_AGG_RANGE:
-		return r->f[1] - r->f[0];
-	case TS_AGG_STD_P:
-	case TS_AGG_STD_S:
-	case TS_AGG_VAR_P:
-	case TS_AGG_VAR_S:
-		dn = (double)r->u[0];
-		v = r->f[1] - r->f[0] * r->f[0] / dn;
-		if (r->agg == TS_AGG_STD_S || r->agg == TS_AGG_VAR_S)
-			v = r->u[0] > 1 ? v / (dn - 1) : 0;
-		else
-			v = v / dn;
-		return r->agg == TS_AGG_STD_P || r->agg == TS_AGG_STD_S ? sqrt(v) : v;
-	default:
-		return r->f[0];
-	}
 }
 
 /* ---- samples ----------------------------------------------------------- */
@@ -1254,7 +1050,7 @@ struct dst_upd {
 
 static int bucket_samples(struct series *src, const struct ts_rule *r, uint64_t b, struct sarr *a)
 {
-	uint64_t right = bucket_right(b, r->bucket, r->align);
+	uint64_t right = ts_bucket_right(b, r->bucket, r->align);
 	return series_collect(src, b, right - 1, a);
 }
 
@@ -1263,9 +1059,9 @@ static int rule_refold(struct series *src, struct ts_rule *r)
 {
 	struct sarr a = {0};
 	int rc = bucket_samples(src, r, r->latest, &a);
-	rule_reset(r);
+	ts_rule_reset(r);
 	if (!rc)
-		rule_fold(r, a.s, a.n);
+		ts_rule_fold(r, a.s, a.n);
 	free(a.s);
 	return rc;
 }
@@ -1275,17 +1071,17 @@ static int rule_close(struct series *src, struct ts_rule *r, struct dst_upd *u)
 {
 	struct sarr a = {0};
 	int rc = 0;
-	if (rule_is_reset(r)) {
+	if (ts_rule_is_reset(r)) {
 		/* Nothing folded (or a sum of 0): ask the source. */
 		rc = bucket_samples(src, r, r->latest, &a);
 		if (!rc && a.n)
-			rc = sarr_push(&u->put,
-				       (struct ts_sample){r->latest, aggregate(r->agg, a.s, a.n)});
+			rc = sarr_push(
+			    &u->put, (struct ts_sample){r->latest, ts_aggregate(r->agg, a.s, a.n)});
 	} else {
-		rc = sarr_push(&u->put, (struct ts_sample){r->latest, rule_value(r)});
+		rc = sarr_push(&u->put, (struct ts_sample){r->latest, ts_rule_value(r)});
 	}
 	free(a.s);
-	rule_reset(r);
+	ts_rule_reset(r);
 	return rc;
 }
 
@@ -1297,22 +1093,22 @@ static int rule_apply(struct series *src, struct ts_rule *r, const struct ssamp 
 	int rc = 0;
 	size_t i = 0;
 	while (i < n && !rc) {
-		uint64_t b = bucket_left(c[i].s.ts, r->bucket, r->align);
+		uint64_t b = ts_bucket_left(c[i].s.ts, r->bucket, r->align);
 		bool upd = false;
 		g.n = 0;
-		for (; i < n && bucket_left(c[i].s.ts, r->bucket, r->align) == b && !rc; i++) {
+		for (; i < n && ts_bucket_left(c[i].s.ts, r->bucket, r->align) == b && !rc; i++) {
 			upd |= c[i].res == TS_ADD_UPDATE;
 			rc = sarr_push(&g, c[i].s);
 		}
 		if (rc)
 			break;
-		bool open = !(r->latest == 0 && rule_is_reset(r));
+		bool open = !(r->latest == 0 && ts_rule_is_reset(r));
 		if (open && b < r->latest) {
 			/* A late sample: recompute the closed bucket. */
 			rc = bucket_samples(src, r, b, &a);
 			if (!rc && a.n)
-				rc = sarr_push(&u->put,
-					       (struct ts_sample){b, aggregate(r->agg, a.s, a.n)});
+				rc = sarr_push(
+				    &u->put, (struct ts_sample){b, ts_aggregate(r->agg, a.s, a.n)});
 			else if (!rc)
 				rc = sarr_push(&u->del, (struct ts_sample){b, 0});
 			continue;
@@ -1320,13 +1116,13 @@ static int rule_apply(struct series *src, struct ts_rule *r, const struct ssamp 
 		if (open && b > r->latest)
 			rc = rule_close(src, r, u);
 		if (!open || b > r->latest) {
-			rule_reset(r);
+			ts_rule_reset(r);
 			r->latest = b;
 		}
 		if (!rc && upd)
 			rc = rule_refold(src, r);
 		else if (!rc)
-			rule_fold(r, g.s, g.n);
+			ts_rule_fold(r, g.s, g.n);
 	}
 	free(g.s);
 	free(a.s);
@@ -1679,21 +1475,21 @@ int ts_del(struct keyspace *ks, const struct ks_key *k, uint64_t from, uint64_t 
 			struct ts_rule *r = &rs.e[i].r;
 			uint64_t prev = UINT64_MAX;
 			for (size_t j = 0; j < gone.n && !rc; j++) {
-				uint64_t bk = bucket_left(gone.s[j].ts, r->bucket, r->align);
+				uint64_t bk = ts_bucket_left(gone.s[j].ts, r->bucket, r->align);
 				if (bk == prev)
 					continue;
 				prev = bk;
-				bool open = !(r->latest == 0 && rule_is_reset(r));
+				bool open = !(r->latest == 0 && ts_rule_is_reset(r));
 				if (open && bk == r->latest) {
 					rc = rule_refold(&s, r);
 				} else if (open && bk < r->latest) {
 					struct sarr a = {0};
 					rc = bucket_samples(&s, r, bk, &a);
 					if (!rc && a.n)
-						rc =
-						    sarr_push(&u[i].put,
-							      (struct ts_sample){
-								  bk, aggregate(r->agg, a.s, a.n)});
+						rc = sarr_push(
+						    &u[i].put,
+						    (struct ts_sample){
+							bk, ts_aggregate(r->agg, a.s, a.n)});
 					else if (!rc)
 						rc =
 						    sarr_push(&u[i].del, (struct ts_sample){bk, 0});
@@ -1766,12 +1562,12 @@ static int range_aggregate(const struct ts_range_opt *o, const struct sarr *a, s
 	int rc = 0;
 	if (!a->n)
 		return 0;
-	uint64_t left = bucket_left(a->s[0].ts, o->bucket, o->align);
+	uint64_t left = ts_bucket_left(a->s[0].ts, o->bucket, o->align);
 	size_t i = 0;
 	bool prev_empty = true;
 	double prev_last = NAN;
 	while (i < a->n && !rc) {
-		uint64_t right = bucket_right(left, o->bucket, o->align);
+		uint64_t right = ts_bucket_right(left, o->bucket, o->align);
 		size_t j = i;
 		while (j < a->n && a->s[j].ts < right)
 			j++;
@@ -1779,8 +1575,8 @@ static int range_aggregate(const struct ts_range_opt *o, const struct sarr *a, s
 			      : o->bt == TS_BT_MID ? left + o->bucket / 2
 						   : left;
 		if (j > i) {
-			rc = sarr_push(out,
-				       (struct ts_sample){ts, aggregate(o->agg, a->s + i, j - i)});
+			rc = sarr_push(
+			    out, (struct ts_sample){ts, ts_aggregate(o->agg, a->s + i, j - i)});
 			prev_empty = false;
 			prev_last = a->s[j - 1].v;
 		} else if (o->empty) {
@@ -2157,148 +1953,7 @@ int ts_rules(struct keyspace *ks, const struct ks_key *k, ts_rule_cb cb, void *a
 	return rc;
 }
 
-/* ---- label filters --------------------------------------------------------- */
-
-struct matcher {
-	struct buf label;
-	bool neg;
-	struct buf *vals; /* none: "a=" (absent) or "a!=" (present) */
-	size_t nvals;
-};
-
-struct ts_filter {
-	struct matcher *m;
-	size_t n;
-};
-
-struct ts_filter *ts_filter_new(void)
-{
-	return calloc(1, sizeof(struct ts_filter));
-}
-
-void ts_filter_free(struct ts_filter *f)
-{
-	if (!f)
-		return;
-	for (size_t i = 0; i < f->n; i++) {
-		buf_release(&f->m[i].label);
-		for (size_t j = 0; j < f->m[i].nvals; j++)
-			buf_release(&f->m[i].vals[j]);
-		free(f->m[i].vals);
-	}
-	free(f->m);
-	free(f);
-}
-
-static void trim(const char **s, size_t *n)
-{
-	while (*n && (**s == ' ' || **s == '\t')) {
-		(*s)++;
-		(*n)--;
-	}
-	while (*n && ((*s)[*n - 1] == ' ' || (*s)[*n - 1] == '\t'))
-		(*n)--;
-}
-
-static void unquote(const char **s, size_t *n)
-{
-	if (*n >= 2 &&
-	    ((**s == '"' && (*s)[*n - 1] == '"') || (**s == '\'' && (*s)[*n - 1] == '\''))) {
-		(*s)++;
-		*n -= 2;
-	}
-}
-
-static int add_val(struct matcher *m, const char *s, size_t n)
-{
-	trim(&s, &n);
-	unquote(&s, &n);
-	if (!n)
-		return 0;
-	void *p = realloc(m->vals, (m->nvals + 1) * sizeof(*m->vals));
-	if (!p)
-		return -ENOMEM;
-	m->vals = p;
-	buf_init(&m->vals[m->nvals]);
-	return buf_set(&m->vals[m->nvals++], s, n);
-}
-
-int ts_filter_parse(struct ts_filter *f, const char *e, size_t n)
-{
-	size_t op = n, oplen = 0;
-	char q = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (e[i] == '"' || e[i] == '\'')
-			q = q == 0 ? e[i] : (q == e[i] ? 0 : q);
-		else if (!q && e[i] == '!' && i + 1 < n && e[i + 1] == '=') {
-			op = i;
-			oplen = 2;
-			break;
-		} else if (!q && e[i] == '=') {
-			op = i;
-			oplen = 1;
-			break;
-		}
-	}
-	const char *l = e;
-	size_t ln = op;
-	if (op < n)
-		trim(&l, &ln);
-	if (op == n || ln == 0) {
-		LOG_ERR("filter '%.*s': write LABEL=VALUE, LABEL!=VALUE, LABEL=, LABEL!=, "
-			"LABEL=(V1,V2) or LABEL!=(V1,V2)",
-			(int)n, e);
-		return -EINVAL;
-	}
-	void *p = realloc(f->m, (f->n + 1) * sizeof(*f->m));
-	if (!p)
-		return -ENOMEM;
-	f->m = p;
-	struct matcher *m = &f->m[f->n];
-	memset(m, 0, sizeof(*m));
-	f->n++;
-	m->neg = oplen == 2;
-	int rc = buf_set(&m->label, l, ln);
-	const char *v = e + op + oplen;
-	size_t vn = n - op - oplen;
-	trim(&v, &vn);
-	if (!rc && vn >= 2 && v[0] == '(' && v[vn - 1] == ')') {
-		size_t start = 1;
-		int depth = 0;
-		q = 0;
-		for (size_t i = 1; i < vn - 1 && !rc; i++) {
-			if (v[i] == '"' || v[i] == '\'')
-				q = q == 0 ? v[i] : (q == v[i] ? 0 : q);
-			else if (!q && v[i] == '(')
-				depth++;
-			else if (!q && v[i] == ')' && depth > 0)
-				depth--;
-			else if (!q && !depth && v[i] == ',') {
-				rc = add_val(m, v + start, i - start);
-				start = i + 1;
-			}
-		}
-		if (!rc)
-			rc = add_val(m, v + start, vn - 1 - start);
-		if (!rc && !m->nvals) {
-			LOG_ERR("filter '%.*s': an empty list", (int)n, e);
-			rc = -EINVAL;
-		}
-	} else if (!rc && vn) {
-		rc = add_val(m, v, vn);
-	}
-	return rc;
-}
-
-int ts_filter_check(const struct ts_filter *f)
-{
-	for (size_t i = 0; f && i < f->n; i++)
-		if (!f->m[i].neg && f->m[i].nvals)
-			return 0;
-	LOG_ERR("a label filter needs at least one matcher LABEL=VALUE or LABEL=(V1,..)");
-	return -EINVAL;
-}
-
+/* ---- label filters (alg_tsagg.c matches) ----------------------------------- */
 struct lab {
 	struct buf *names, *vals;
 	size_t n;
@@ -2322,6 +1977,23 @@ static int lab_cb(void *arg, const char *name, size_t nn, const char *v, size_t 
 	return rc ? rc : buf_set(&l->vals[l->n - 1], v, vn);
 }
 
+/* Do the labels l pass filter f? (false when out of memory: no match) */
+static bool lab_match(const struct ts_filter *f, const struct lab *l)
+{
+	struct ts_label *v = calloc(l->n + 1, sizeof(*v));
+	if (!v)
+		return false;
+	for (size_t i = 0; i < l->n; i++) {
+		v[i].name = l->names[i].data;
+		v[i].nn = l->names[i].len;
+		v[i].value = l->vals[i].data;
+		v[i].vn = l->vals[i].len;
+	}
+	bool ok = ts_filter_match(f, v, l->n);
+	free(v);
+	return ok;
+}
+
 static void lab_release(struct lab *l)
 {
 	for (size_t i = 0; i < l->n; i++) {
@@ -2331,30 +2003,6 @@ static void lab_release(struct lab *l)
 	free(l->names);
 	free(l->vals);
 	memset(l, 0, sizeof(*l));
-}
-
-static bool filter_match(const struct ts_filter *f, const struct lab *l)
-{
-	for (size_t i = 0; i < f->n; i++) {
-		const struct matcher *m = &f->m[i];
-		const struct buf *v = NULL;
-		for (size_t j = 0; j < l->n; j++)
-			if (l->names[j].len == m->label.len &&
-			    memcmp(l->names[j].data, m->label.data, m->label.len) == 0)
-				v = &l->vals[j];
-		bool in = false;
-		for (size_t j = 0; v && j < m->nvals; j++)
-			in |= m->vals[j].len == v->len &&
-			      memcmp(m->vals[j].data, v->data, v->len) == 0;
-		if (!m->nvals) {
-			/* a= : absent; a!= : present */
-			if (m->neg ? v == NULL : v != NULL)
-				return false;
-		} else if (m->neg ? in : !in) {
-			return false;
-		}
-	}
-	return true;
 }
 
 /* Every time series of the namespace whose labels match. */
@@ -2380,7 +2028,7 @@ static int each_series(struct keyspace *ks, const char *ns, size_t nslen, const 
 		rc = series_open(&s, ks, &k, false, NULL);
 		if (!rc)
 			rc = series_subs(&s, SUB_LABEL, lab_cb, &l);
-		if (!rc && filter_match(f, &l))
+		if (!rc && lab_match(f, &l))
 			rc = fn(arg, &s);
 		else if (rc == -ENOENT)
 			rc = 0; /* gone meanwhile */
