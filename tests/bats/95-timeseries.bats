@@ -248,3 +248,23 @@ C1000=00000000000000001000.csv
 	assert_eq "$(cat "$KVFS_MNT/copy/t"/*.csv | paste -sd' ')" \
 		"1000,1 1500,2 2100,4 2600,5 3200,0.1 4000,1" "after remount"
 }
+
+@test "kvfs compact drops chunks past the retention (Kvrocks's rule), keeps the rest" {
+	mkts "$NS/t"
+	setfattr -n user.kvfs.ts.chunk_size -v 2 "$NS/t"
+	setfattr -n user.kvfs.ts.retention -v 1000 "$NS/t"
+	printf '1000,1\n2000,2\n3000,3\n4000,4\n5000,5\n' >>"$NS/t/.add"
+	assert_eq "$(getfattr --only-values -n user.kvfs.ts.last_timestamp "$NS/t")" 5000
+	kvfs_unmount
+	pfx="${NS_HEX}0000000174"
+	run ldb_scan default
+	[ "$(printf '%s\n' "$output" | grep -c "^0x${pfx}[0-9A-F]\{16\}00")" -eq 3 ]
+	"$KVFS_BIN" compact "$KVFS_DB" >/dev/null
+	run ldb_scan default
+	# chunk 1000 (last 2000 < 5000 - 1000) is gone; 3000 (last 4000) and 5000 stay
+	! printf '%s\n' "$output" | grep -q "^0x${pfx}[0-9A-F]\{16\}0000000000000003E8 "
+	printf '%s\n' "$output" | grep -q "^0x${pfx}[0-9A-F]\{16\}000000000000000BB8 "
+	printf '%s\n' "$output" | grep -q "^0x${pfx}[0-9A-F]\{16\}000000000000001388 "
+	kvfs_mount
+	assert_eq "$(cat "$NS/t"/*.csv | paste -sd' ')" "3000,3 4000,4 5000,5" "samples left"
+}
