@@ -108,6 +108,12 @@ uint64_t enc_double_to_sortable(double d);
 double enc_sortable_to_double(uint64_t u);
 int buf_add_double(struct buf *b, double d); /* appends 8 sortable bytes */
 
+/* Kvrocks's retention rule for a time-series chunk (kvrocks-encoding.md
+ * 6.13 and 9): given the series' metadata tail (after `size`) and a chunk
+ * value, true if retention != 0 and the chunk's last timestamp <
+ * last_timestamp - retention. Anything that does not decode: false. */
+bool enc_ts_chunk_expired(const uint8_t *tail, size_t tn, const void *chunk, size_t cn);
+
 /* Kvrocks version: (unix_us << 11) + (counter mod 2048). */
 static inline uint64_t enc_version_make(uint64_t unix_us, uint64_t counter)
 {

@@ -3,7 +3,7 @@
  * context, open-file handles, helpers for paths, attributes and replies,
  * and the shape table through which fs.c dispatches an entry operation
  * to the module of the key's type (fs_hash.c, fs_list.c, fs_set.c,
- * fs_zset.c, fs_sortedint.c). Layer: fs.
+ * fs_zset.c, fs_sortedint.c, fs_timeseries.c). Layer: fs.
  */
 #ifndef KVFS_FS_INT_H
 #define KVFS_FS_INT_H
@@ -184,7 +184,22 @@ void fs_list_dir_opened(struct fs *fs, struct fs_node *dir);
 /* The shape of a directory type, or NULL (a file type, or not mapped). */
 const struct fs_shape *fs_shape_of(enum kv_type t);
 extern const struct fs_shape fs_hash_shape, fs_list_shape, fs_set_shape, fs_zset_shape,
-    fs_sortedint_shape;
+    fs_sortedint_shape, fs_timeseries_shape;
+
+/* fs_timeseries.c: samples as CSV "timestamp,value" lines (appended to
+ * out), and the options of a range view ("FROM..TO[:OPT]..."; *fts is
+ * allocated for ts=..., free it). 0, -EINVAL (logged), -ENOMEM. */
+struct ts_sample;
+struct ts_range_opt;
+int fs_ts_csv(struct buf *out, const struct ts_sample *s, size_t n);
+int fs_ts_range_parse(const char *spec, size_t n, struct ts_range_opt *o, uint64_t **fts);
+/* Namespace views over the time series selected by label filters:
+ * ".mrange:RANGE[:OPT]...?FILTERS", ".mrevrange:...", ".mget?FILTERS"
+ * (a key of that name is shadowed). fs_ts_ns_view fills out with
+ * "key,timestamp,value" lines for the view named k->key in namespace
+ * k->ns. 0, -EINVAL (logged), -ENOMEM, -EIO. */
+bool fs_ts_is_ns_view(const char *name, size_t n);
+int fs_ts_ns_view(struct fs *fs, const struct ks_key *k, struct buf *out);
 
 /* The key of directory node `dir` and its shape: c is set up (k borrows
  * from p, which the caller has filled with fs_itable_path or

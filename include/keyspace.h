@@ -126,6 +126,11 @@ void ks_lock(struct keyspace *ks, const struct ks_key *k);
 void ks_unlock(struct keyspace *ks, const struct ks_key *k);
 void ks_lock2(struct keyspace *ks, const struct ks_key *a, const struct ks_key *b);
 void ks_unlock2(struct keyspace *ks, const struct ks_key *a, const struct ks_key *b);
+/* Lock / unlock the stripes of n keys (n <= KS_LOCKV_MAX), each once, in
+ * ascending order: a time series and the destinations of its rules. */
+#define KS_LOCKV_MAX 64
+void ks_lockv(struct keyspace *ks, const struct ks_key *keys, size_t n);
+void ks_unlockv(struct keyspace *ks, const struct ks_key *keys, size_t n);
 
 /*
  * Read the live metadata of k. `want` = KV_TYPE_NONE accepts any type.

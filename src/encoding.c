@@ -352,3 +352,25 @@ int buf_add_double(struct buf *b, double d)
 {
 	return buf_add_be64(b, enc_double_to_sortable(d));
 }
+
+bool enc_ts_chunk_expired(const uint8_t *t, size_t tn, const void *chunk, size_t cn)
+{
+	const uint8_t *c = chunk;
+	/* tail: retention u64 | chunk_size u64 | type u8 | policy u8 |
+	 * source (u32 len + bytes) | last_timestamp u64 */
+	if (tn < 30 || cn < 8 || (get_be32(c) & 1))
+		return false;
+	uint32_t sl = get_be32(t + 18);
+	if (tn != 30 + (size_t)sl)
+		return false;
+	uint64_t retention = get_be64(t), last = get_be64(t + 22 + sl);
+	uint32_t count = get_be32(c + 4);
+	if (!retention || !count || cn != 8 + (size_t)count * 16 || last < retention)
+		return false;
+	/* The chunk's last sample: u64 ts in host (little-endian) order. */
+	const uint8_t *p = c + 8 + (size_t)(count - 1) * 16;
+	uint64_t ts = 0;
+	for (int i = 7; i >= 0; i--)
+		ts = (ts << 8) | p[i];
+	return ts < last - retention;
+}

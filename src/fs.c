@@ -214,6 +214,8 @@ const struct fs_shape *fs_shape_of(enum kv_type t)
 		return &fs_zset_shape;
 	case KV_TYPE_SORTEDINT:
 		return &fs_sortedint_shape;
+	case KV_TYPE_TIMESERIES:
+		return &fs_timeseries_shape;
 	default:
 		return NULL;
 	}
@@ -324,6 +326,16 @@ int fs_stat_path(struct fs *fs, enum fs_kind kind, const struct fs_path *p, stru
 			return rc < 0 ? rc : -ENOENT;
 		break;
 	case FS_KEY:
+		if (fs_ts_is_ns_view(k.key, k.klen)) {
+			/* A read-only view of the namespace's time series. */
+			struct buf out = BUF_INIT;
+			rc = fs_ts_ns_view(fs, &k, &out);
+			if (!rc)
+				fs_stat_fill(fs, S_IFREG | 0444, out.len, 0, 0, st, timeout);
+			*timeout = 0;
+			buf_release(&out);
+			return rc;
+		}
 		rc = ks_lookup(fs->ks, &k, &info);
 		if (rc)
 			return rc;
@@ -1031,6 +1043,8 @@ static void op_rmdir(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 		rc = ks_lookup(fs->ks, &k, &info);
 		if (!rc && fs_type_is_file(info.type))
 			rc = -ENOTDIR;
+		else if (!rc && info.type == KV_TYPE_TIMESERIES && info.size == 0 && !info.empty)
+			rc = ks_del(fs->ks, &k); /* a time series without chunks */
 		else if (!rc && !info.empty)
 			rc = -ENOTEMPTY;
 		else if (!rc)

@@ -74,7 +74,9 @@ static int node_load_locked(struct fs *fs, struct fs_node *node)
 	int rc = node_ctx(fs, node, &p, &c, &sh);
 	if (rc)
 		goto out;
-	if (node->kind == FS_KEY) {
+	if (node->kind == FS_KEY && fs_ts_is_ns_view(c.k.key, c.k.klen)) {
+		rc = fs_ts_ns_view(fs, &c.k, &node->data);
+	} else if (node->kind == FS_KEY) {
 		rc = node->ktype == KV_TYPE_BITMAP
 			 ? bitmap_read(fs->ks, &c.k, 0, BITMAP_MAX_BYTES, &node->data)
 			 : string_get(fs->ks, &c.k, &node->data);
@@ -248,7 +250,14 @@ int fs_file_check(struct fs *fs, struct fs_node *node, bool write, bool *view)
 	rc = fs_itable_path(fs->it, node, &p);
 	if (rc)
 		goto out;
-	if (node->kind == FS_KEY) {
+	if (node->kind == FS_KEY && (fs_path_key(fs, &p, &c.k), fs_ts_is_ns_view(c.k.key, c.k.klen))) {
+		*view = true;
+		info.type = KV_TYPE_TIMESERIES; /* not a string: no pinned read */
+		if (write) {
+			LOG_ERR("'%s' is a read-only view", p.key.data);
+			rc = -EACCES;
+		}
+	} else if (node->kind == FS_KEY) {
 		fs_path_key(fs, &p, &c.k);
 		rc = ks_lookup(fs->ks, &c.k, &info);
 		if (!rc && !fs_type_is_file(info.type)) {

@@ -8,19 +8,332 @@
  * file and must not wait. Setting user.kvfs.type on a string or bitmap
  * converts between the two keeping the bytes, and on a hash whose fields
  * spell out a list, set, zset or sortedint converts the hash (what rsync
- * and cp -a need: they write content first and types after).
+ * and cp -a need: they write content first and types after). A time
+ * series also carries user.kvfs.ts.* (retention, chunk_size,
+ * duplicate_policy, last_timestamp, label.NAME, rule.DEST), which sort
+ * before user.kvfs.type: set on an empty directory they make it a time
+ * series first, so rsync -X restores them in its sorted order.
  * Layer: fs.
  */
 #include "fs_int.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <sys/xattr.h>
 
 #include "t_bitmap.h"
+#include "t_timeseries.h"
 
 #define XATTR_TYPE "user.kvfs.type"
 #define XATTR_TTL "user.kvfs.ttl"
+#define XATTR_TS "user.kvfs.ts."
+#define XATTR_TS_LABEL XATTR_TS "label."
+#define XATTR_TS_RULE XATTR_TS "rule."
+
+/* ---- time-series parameters: user.kvfs.ts.* -------------------------- */
+
+static const char *const ts_params[] = {"retention", "chunk_size", "duplicate_policy",
+					"last_timestamp"};
+
+static bool has_pfx(const char *s, const char *p)
+{
+	return strncmp(s, p, strlen(p)) == 0;
+}
+
+/* A rule as its xattr shows it: "AGG BUCKET ALIGN latest=N u=N.. f=X..". */
+static int rule_text(struct buf *out, const struct ts_rule *r)
+{
+	char v[40];
+	int rc = buf_printf(out, "%s %llu %llu latest=%llu", ts_agg_name(r->agg),
+			    (unsigned long long)r->bucket, (unsigned long long)r->align,
+			    (unsigned long long)r->latest);
+	for (int i = 0; i < r->nu && !rc; i++)
+		rc = buf_printf(out, " u=%llu", (unsigned long long)r->u[i]);
+	for (int i = 0; i < r->nf && !rc; i++) {
+		if (isnan(r->f[i]))
+			snprintf(v, sizeof(v), "nan");
+		else
+			snprintf(v, sizeof(v), "%.17g", r->f[i]);
+		rc = buf_printf(out, " f=%s", v);
+	}
+	return rc;
+}
+
+static int rule_parse(const char *val, size_t n, struct ts_rule *r)
+{
+	char tmp[512], *save = NULL;
+	int i = 0, nu = 0, nf = 0, rc = 0;
+	struct ts_rule st;
+	bool state = false;
+	if (n >= sizeof(tmp))
+		return -EINVAL;
+	memcpy(tmp, val, n);
+	tmp[n] = 0;
+	memset(r, 0, sizeof(*r));
+	for (char *t = strtok_r(tmp, " \t\n", &save); t && !rc;
+	     t = strtok_r(NULL, " \t\n", &save), i++) {
+		size_t tn = strlen(t);
+		if (i == 0) {
+			r->agg = ts_agg_parse(t, tn);
+			rc = r->agg > 0 ? 0 : -EINVAL;
+		} else if (i == 1) {
+			rc = parse_u64(t, tn, &r->bucket) || r->bucket == 0 ? -EINVAL : 0;
+		} else if (i == 2) {
+			rc = parse_u64(t, tn, &r->align) ? -EINVAL : 0;
+		} else if (strncmp(t, "latest=", 7) == 0) {
+			state = true;
+			rc = parse_u64(t + 7, tn - 7, &st.latest) ? -EINVAL : 0;
+		} else if (strncmp(t, "u=", 2) == 0 && nu < TS_AUX_MAX) {
+			state = true;
+			rc = parse_u64(t + 2, tn - 2, &st.u[nu++]) ? -EINVAL : 0;
+		} else if (strncmp(t, "f=", 2) == 0 && nf < TS_AUX_MAX) {
+			state = true;
+			if (strcmp(t + 2, "nan") == 0)
+				st.f[nf++] = NAN;
+			else
+				rc = parse_double(t + 2, tn - 2, &st.f[nf++]) ? -EINVAL : 0;
+		} else {
+			rc = -EINVAL;
+		}
+	}
+	if (!rc && i < 3)
+		rc = -EINVAL;
+	if (!rc) {
+		struct ts_rule z;
+		ts_rule_init(&z, r->agg, r->bucket, r->align);
+		if (state && (nu != z.nu || nf != z.nf))
+			rc = -EINVAL;
+		if (!rc && state) {
+			memcpy(z.u, st.u, sizeof(z.u));
+			memcpy(z.f, st.f, sizeof(z.f));
+			z.latest = st.latest;
+		}
+		*r = z;
+	}
+	if (rc)
+		LOG_ERR("%s*: write \"AGG BUCKET ALIGN\" (AGG avg, sum, min, max, range, count, "
+			"first, last, std.p, std.s, var.p, var.s), optionally followed by the state "
+			"\"latest=N u=N.. f=X..\" as read; not '%.*s'",
+			XATTR_TS_RULE, (int)(n > 80 ? 80 : n), val);
+	return rc;
+}
+
+struct ts_xlist {
+	struct buf *out;
+	bool names; /* listing names, else looking one up */
+	const char *want;
+	struct buf *val;
+	bool found;
+};
+
+static int ts_x_label(void *arg, const char *name, size_t nn, const char *v, size_t vn)
+{
+	struct ts_xlist *l = arg;
+	if (memchr(name, 0, nn))
+		return 0; /* an xattr name cannot hold NUL: not shown */
+	if (l->names) {
+		int rc = buf_printf(l->out, XATTR_TS_LABEL "%.*s", (int)nn, name);
+		return rc ? rc : buf_add_u8(l->out, 0);
+	}
+	const char *w = l->want + strlen(XATTR_TS_LABEL);
+	if (strlen(w) == nn && memcmp(w, name, nn) == 0) {
+		l->found = true;
+		return buf_set(l->val, v, vn);
+	}
+	return 0;
+}
+
+static int ts_x_rule(void *arg, const char *dst, size_t dn, const struct ts_rule *r)
+{
+	struct ts_xlist *l = arg;
+	struct buf fname = BUF_INIT;
+	int rc = names_encode(dst, dn, &fname);
+	if (!rc && l->names) {
+		rc = buf_printf(l->out, XATTR_TS_RULE "%s", fname.data);
+		if (!rc)
+			rc = buf_add_u8(l->out, 0);
+	} else if (!rc && strcmp(l->want + strlen(XATTR_TS_RULE), fname.data) == 0) {
+		l->found = true;
+		buf_reset(l->val);
+		rc = rule_text(l->val, r);
+	}
+	buf_release(&fname);
+	return rc;
+}
+
+/* The names of a time series' attributes (after the type's), NUL-ended. */
+static int ts_xattr_names(struct fs *fs, const struct ks_key *k, struct buf *out)
+{
+	struct ts_xlist l = {out, true, NULL, NULL, false};
+	int rc = 0;
+	for (size_t i = 0; i < sizeof(ts_params) / sizeof(ts_params[0]) && !rc; i++) {
+		rc = buf_printf(out, XATTR_TS "%s", ts_params[i]);
+		if (!rc)
+			rc = buf_add_u8(out, 0);
+	}
+	if (!rc)
+		rc = ts_labels(fs->ks, k, ts_x_label, &l);
+	if (!rc)
+		rc = ts_rules(fs->ks, k, ts_x_rule, &l);
+	return rc;
+}
+
+/* One time-series attribute's value. -ENODATA if there is none. */
+static int ts_xattr_get(struct fs *fs, const struct ks_key *k, const char *name, struct buf *val)
+{
+	struct ts_info i;
+	int rc;
+	if (has_pfx(name, XATTR_TS_LABEL) || has_pfx(name, XATTR_TS_RULE)) {
+		struct ts_xlist l = {NULL, false, name, val, false};
+		rc = has_pfx(name, XATTR_TS_LABEL) ? ts_labels(fs->ks, k, ts_x_label, &l)
+						   : ts_rules(fs->ks, k, ts_x_rule, &l);
+		return rc ? rc : (l.found ? 0 : -ENODATA);
+	}
+	const char *p = name + strlen(XATTR_TS);
+	rc = ts_info(fs->ks, k, &i);
+	if (rc)
+		return rc;
+	buf_release(&i.source);
+	if (strcmp(p, "retention") == 0)
+		return buf_printf(val, "%llu", (unsigned long long)i.m.retention);
+	if (strcmp(p, "chunk_size") == 0)
+		return buf_printf(val, "%llu", (unsigned long long)i.m.chunk_size);
+	if (strcmp(p, "last_timestamp") == 0)
+		return buf_printf(val, "%llu", (unsigned long long)i.m.last_ts);
+	if (strcmp(p, "duplicate_policy") == 0 && ts_policy_name(i.m.policy))
+		return buf_printf(val, "%s", ts_policy_name(i.m.policy));
+	return -ENODATA;
+}
+
+/*
+ * Set (value) or remove (value NULL) a time-series attribute. A
+ * remembered empty directory becomes an empty time series first (rsync
+ * sets these attributes, which sort before user.kvfs.type, first).
+ */
+static int ts_xattr_set(struct fs *fs, const struct ks_key *k, const struct ks_info *info,
+			const char *name, const char *value, size_t size)
+{
+	const char *p = name + strlen(XATTR_TS);
+	struct ts_options o = {0};
+	int rc = 0;
+	if (value)
+		while (size > 0 && (value[size - 1] == '\n' || value[size - 1] == ' '))
+			size--;
+	if (info->type != KV_TYPE_TIMESERIES && !info->empty) {
+		LOG_ERR("%s: '%.*s' is a %s, not a time series", name, (int)k->klen, k->key,
+			enc_type_name(info->type));
+		return -EINVAL;
+	}
+	if (has_pfx(name, XATTR_TS_LABEL)) {
+		const char *l = name + strlen(XATTR_TS_LABEL);
+		if (value && !size) {
+			LOG_ERR("%s: a label needs a value (remove the attribute to drop it)", name);
+			return -EINVAL;
+		}
+		if (!*l) {
+			LOG_ERR("%s: a label needs a name", name);
+			return -EINVAL;
+		}
+		if (info->empty && value)
+			rc = ts_create(fs->ks, k, NULL);
+		return rc ? rc : ts_label_set(fs->ks, k, l, strlen(l), value, size);
+	}
+	if (has_pfx(name, XATTR_TS_RULE)) {
+		struct buf dn = BUF_INIT;
+		struct ts_rule r;
+		uint64_t hash;
+		const char *d = name + strlen(XATTR_TS_RULE);
+		if (names_decode(d, &dn, &hash) != 0 || !dn.len) {
+			buf_release(&dn);
+			LOG_ERR("%s: not a destination key name", name);
+			return -EINVAL;
+		}
+		struct ks_key dk = *k;
+		dk.key = dn.data;
+		dk.klen = dn.len;
+		if (!value) {
+			rc = ts_deleterule(fs->ks, k, &dk);
+			buf_release(&dn);
+			return rc == -ENOENT ? -ENODATA : rc;
+		}
+		rc = rule_parse(value, size, &r);
+		if (!rc && info->empty)
+			rc = ts_create(fs->ks, k, NULL);
+		if (!rc) {
+			/* A missing destination (rsync makes it later) is created empty. */
+			struct ks_info di;
+			int r2 = ks_lookup(fs->ks, &dk, &di);
+			if (r2 == -ENOENT || (r2 == 0 && di.empty))
+				rc = ts_create(fs->ks, &dk, NULL);
+		}
+		if (!rc)
+			rc = ts_createrule(fs->ks, k, &dk, r.agg, r.bucket, r.align, &r);
+		buf_release(&dn);
+		return rc;
+	}
+	if (!value) {
+		LOG_ERR("%s cannot be removed; set it instead", name);
+		return -EPERM;
+	}
+	uint64_t num = 0;
+	bool is_num = strcmp(p, "duplicate_policy") != 0;
+	if (is_num && parse_u64(value, size, &num)) {
+		LOG_ERR("%s: '%.*s' is not a number", name, (int)size, value);
+		return -EINVAL;
+	}
+	if (strcmp(p, "retention") == 0) {
+		o.set = TS_OPT_RETENTION;
+		o.retention = num;
+	} else if (strcmp(p, "chunk_size") == 0) {
+		o.set = TS_OPT_CHUNK_SIZE;
+		o.chunk_size = num;
+	} else if (strcmp(p, "duplicate_policy") == 0) {
+		o.set = TS_OPT_POLICY;
+		o.policy = ts_policy_parse(value, size);
+		if (o.policy < 0) {
+			LOG_ERR("%s: '%.*s' is not block, first, last, min, max or sum", name,
+				(int)size, value);
+			return -EINVAL;
+		}
+	} else if (strcmp(p, "last_timestamp") != 0) {
+		return -ENOTSUP;
+	}
+	if (info->empty) {
+		rc = ts_create(fs->ks, k, &o);
+		if (rc || !o.set)
+			return rc ? rc : ts_set_last_timestamp(fs->ks, k, num);
+		return 0;
+	}
+	return o.set ? ts_alter(fs->ks, k, &o) : ts_set_last_timestamp(fs->ks, k, num);
+}
+
+/* user.kvfs.ts.* on node: set, remove (value NULL), with the node's key. */
+static int ts_xattr_node_set(struct fs *fs, struct fs_node *node, const char *name,
+			     const char *value, size_t size, struct fs_inval *iv)
+{
+	struct fs_path p;
+	struct ks_info info;
+	struct ks_key k;
+	fs_path_init(&p);
+	int rc = fs_itable_path(fs->it, node, &p);
+	if (!rc && p.unhashed)
+		rc = -ENOENT;
+	if (!rc) {
+		fs_path_key(fs, &p, &k);
+		rc = ks_lookup(fs->ks, &k, &info);
+	}
+	if (!rc && fs_type_is_file(info.type)) {
+		LOG_ERR("%s: '%s' is a file, not a time series", name, p.key.data);
+		rc = -EINVAL;
+	}
+	if (!rc)
+		rc = ts_xattr_set(fs, &k, &info, name, value, size);
+	if (!rc && info.empty)
+		fs_itable_unhash_kids(fs->it, node, NULL, NULL, iv);
+	fs_path_release(&p);
+	return rc;
+}
 
 /* The key a KEY node names, and what it is. */
 static int node_key_info(struct fs *fs, struct fs_node *node, struct fs_path *p,
@@ -41,8 +354,34 @@ void fs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t siz
 	struct fs *fs = fuse_req_userdata(req);
 	struct fs_node *node = fs_itable_get(fs->it, ino);
 	bool is_type = strcmp(name, XATTR_TYPE) == 0, is_ttl = strcmp(name, XATTR_TTL) == 0;
-	if (!node || node->kind != FS_KEY || !(is_type || is_ttl)) {
+	bool is_ts = has_pfx(name, XATTR_TS);
+	if (!node || node->kind != FS_KEY || !(is_type || is_ttl || is_ts)) {
 		fuse_reply_err(req, node ? ENODATA : ESTALE);
+		return;
+	}
+	if (is_ts) {
+		struct fs_path p;
+		struct ks_info info;
+		struct ks_key k;
+		struct buf val = BUF_INIT;
+		fs_path_init(&p);
+		int rc = node_key_info(fs, node, &p, &info);
+		if (!rc && (info.type != KV_TYPE_TIMESERIES || info.empty))
+			rc = -ENODATA;
+		if (!rc) {
+			fs_path_key(fs, &p, &k);
+			rc = ts_xattr_get(fs, &k, name, &val);
+		}
+		if (rc)
+			fuse_reply_err(req, fs_errno(rc));
+		else if (size == 0)
+			fuse_reply_xattr(req, val.len);
+		else if (size < val.len)
+			fuse_reply_err(req, ERANGE);
+		else
+			fuse_reply_buf(req, val.data ? val.data : "", val.len);
+		buf_release(&val);
+		fs_path_release(&p);
 		return;
 	}
 	struct fs_path p;
@@ -79,24 +418,36 @@ void fs_op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 	struct fs_node *node = fs_itable_get(fs->it, ino);
 	static const char list[] = XATTR_TYPE "\0" XATTR_TTL; /* with the last NUL */
 	size_t n = 0;
+	struct buf all = BUF_INIT;
 	if (node && node->kind == FS_KEY) {
 		struct fs_path p;
 		struct ks_info info;
+		struct ks_key k;
 		fs_path_init(&p);
 		int rc = node_key_info(fs, node, &p, &info);
+		n = !rc && info.expire_ms ? sizeof(list) : sizeof(XATTR_TYPE);
+		if (!rc && info.type == KV_TYPE_TIMESERIES && !info.empty) {
+			fs_path_key(fs, &p, &k);
+			rc = buf_add(&all, list, n);
+			if (!rc)
+				rc = ts_xattr_names(fs, &k, &all);
+		}
 		fs_path_release(&p);
 		if (rc) {
+			buf_release(&all);
 			fuse_reply_err(req, fs_errno(rc));
 			return;
 		}
-		n = info.expire_ms ? sizeof(list) : sizeof(XATTR_TYPE);
 	}
+	const char *l = all.len ? all.data : list;
+	n = all.len ? all.len : n;
 	if (size == 0)
 		fuse_reply_xattr(req, n);
 	else if (size < n)
 		fuse_reply_err(req, ERANGE);
 	else
-		fuse_reply_buf(req, list, n);
+		fuse_reply_buf(req, l, n);
+	buf_release(&all);
 }
 
 /* A file key becomes the other file type with the same bytes (string
@@ -133,7 +484,10 @@ static int retype_dir(struct fs *fs, struct fs_node *node, const struct ks_key *
 		LOG_ERR("%s: type %s is not mapped into files yet", XATTR_TYPE, enc_type_name(to));
 		return -ENOTSUP;
 	}
-	if (info->empty) {
+	if (info->empty && to == KV_TYPE_TIMESERIES) {
+		/* Kvrocks keeps an empty time series: it is created at once. */
+		rc = ts_create(fs->ks, k, NULL);
+	} else if (info->empty) {
 		rc = ks_empty_retype(fs->ks, k, to);
 	} else if (info->type == KV_TYPE_HASH && sh && sh->from_field) {
 		rc = convert_hash(fs->ks, k, to, sh->from_field, NULL);
@@ -271,6 +625,8 @@ void fs_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char
 		rc = set_type(fs, node, value, size, flags, &iv);
 	else if (node->kind == FS_KEY && strcmp(name, XATTR_TTL) == 0)
 		rc = set_ttl(fs, node, value, size, false, &gone);
+	else if (node->kind == FS_KEY && has_pfx(name, XATTR_TS))
+		rc = ts_xattr_node_set(fs, node, name, value, size, &iv);
 	else
 		rc = -ENOTSUP;
 	if (gone)
@@ -292,6 +648,14 @@ void fs_op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 	if (node && node->kind == FS_KEY && strcmp(name, XATTR_TTL) == 0) {
 		int rc = fs->opt.read_only ? -EROFS : set_ttl(fs, node, NULL, 0, true, &gone);
 		fuse_reply_err(req, fs_errno(rc));
+		return;
+	}
+	if (node && node->kind == FS_KEY && has_pfx(name, XATTR_TS)) {
+		struct fs_inval iv;
+		fs_inval_init(&iv);
+		int rc = fs->opt.read_only ? -EROFS : ts_xattr_node_set(fs, node, name, NULL, 0, &iv);
+		fuse_reply_err(req, fs_errno(rc));
+		fs_inval_send(fs, &iv);
 		return;
 	}
 	fuse_reply_err(req, node ? ENODATA : ESTALE);

@@ -36,9 +36,10 @@
 
 /*
  * Lock stripes. A key's stripe is hash(ns_len | ns | key) & (KS_LOCKS - 1).
- * Order rule: a thread holds at most two stripes, and takes them in
- * ascending stripe index (ks_lock2); it never takes a stripe while holding
- * a higher one. Equal stripes are taken once.
+ * Order rule: a thread takes the stripes it needs at once, in ascending
+ * stripe index (ks_lock2 for two keys, ks_lockv for a time series and the
+ * destinations of its rules); it never takes a stripe while holding one.
+ * Equal stripes are taken once.
  */
 #define KS_LOCKS      1024
 #define KS_STRIPE_BUF 1024 /* keys up to this hash as ns_len|ns|key directly */
@@ -178,6 +179,45 @@ void ks_unlock2(struct keyspace *ks, const struct ks_key *a, const struct ks_key
 	if (y != x)
 		pthread_mutex_unlock(&ks->locks[y]);
 	pthread_mutex_unlock(&ks->locks[x]);
+}
+
+static int stripe_cmp(const void *a, const void *b)
+{
+	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+	return x < y ? -1 : (x > y ? 1 : 0);
+}
+
+/* The distinct stripes of n keys, ascending, in out (n entries). */
+static size_t stripes_of(const struct ks_key *keys, size_t n, unsigned *out)
+{
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++)
+		out[i] = ks_stripe(&keys[i]);
+	qsort(out, n, sizeof(*out), stripe_cmp);
+	for (size_t i = 0; i < n; i++)
+		if (m == 0 || out[i] != out[m - 1])
+			out[m++] = out[i];
+	return m;
+}
+
+void ks_lockv(struct keyspace *ks, const struct ks_key *keys, size_t n)
+{
+	unsigned st[KS_LOCKV_MAX];
+	if (n > KS_LOCKV_MAX)
+		n = KS_LOCKV_MAX; /* callers check; never lock a partial set silently */
+	size_t m = stripes_of(keys, n, st);
+	for (size_t i = 0; i < m; i++)
+		pthread_mutex_lock(&ks->locks[st[i]]);
+}
+
+void ks_unlockv(struct keyspace *ks, const struct ks_key *keys, size_t n)
+{
+	unsigned st[KS_LOCKV_MAX];
+	if (n > KS_LOCKV_MAX)
+		n = KS_LOCKV_MAX;
+	size_t m = stripes_of(keys, n, st);
+	for (size_t i = m; i > 0; i--)
+		pthread_mutex_unlock(&ks->locks[st[i - 1]]);
 }
 
 /* ---- Versions, keys, metadata -------------------------------------- */

@@ -8,8 +8,10 @@
  *   metadata                   drop if expired (MetadataFilter)
  *   default, zset_score,       drop if the key's metadata is missing, is a
  *   stream                     string/JSON, expired over 5 minutes ago, of
- *                              another version; or an all-zero bitmap
- *                              fragment (SubKeyFilter)
+ *                              another version; an all-zero bitmap
+ *                              fragment; a time-series chunk whose last
+ *                              timestamp < last_timestamp - retention
+ *                              (SubKeyFilter)
  *   pubsub                     drop everything (PubSubFilter)
  *   propagate                  drop the key "script" (PropagateFilter)
  *   search, others             no filter
@@ -81,6 +83,9 @@ static bool sub_drop(struct keyspace *ks, struct store_gc_read *rd, const void *
 		drop = true; /* the key was deleted: DEL, expiry, FLUSHDB */
 	} else if (rc == 0 && enc_meta_decode(mv, mvn, &m) == 0) {
 		drop = ks_gc_sub_dead(&m, version, v, vn, now_ms());
+		/* Kvrocks (2025+): a time-series chunk past the retention. */
+		if (!drop && m.type == KV_TYPE_TIMESERIES && sublen == 9 && sub[0] == 0x00)
+			drop = enc_ts_chunk_expired(m.tail, m.tail_len, v, vn);
 	}
 	/* A read error, a closing store or undecodable metadata: keep. */
 out:
