@@ -214,9 +214,31 @@ const struct fs_shape *fs_shape_of(enum kv_type t)
 		return &fs_zset_shape;
 	case KV_TYPE_SORTEDINT:
 		return &fs_sortedint_shape;
+	case KV_TYPE_TDIGEST:
+		return &fs_tdigest_shape;
+	case KV_TYPE_TOPK:
+		return &fs_topk_shape;
 	default:
 		return NULL;
 	}
+}
+
+const struct fs_shape *fs_shape_of_param(const char *name)
+{
+	size_t n = strlen(name) + 1;
+	for (int t = KV_TYPE_STRING; t <= KV_TYPE_MAX; t++) {
+		const struct fs_shape *sh = fs_shape_of((enum kv_type)t);
+		if (!sh || !sh->param_names)
+			continue;
+		for (size_t off = 0; off < sh->param_names_len;) {
+			const char *p = sh->param_names + off;
+			size_t pn = strlen(p) + 1;
+			if (pn == n && memcmp(p, name, n) == 0)
+				return sh;
+			off += pn;
+		}
+	}
+	return NULL;
 }
 
 bool fs_shape_is_special(const struct fs_shape *sh, const char *name, size_t n)
@@ -1008,6 +1030,17 @@ out:
 	fs_path_release(&p);
 }
 
+/* rmdir of a live key: a sketch that lists nothing goes (DEL); anything
+ * else is not empty. */
+static int rmdir_blank(struct fs *fs, const struct ks_key *k, const struct ks_info *info)
+{
+	const struct fs_shape *sh = fs_shape_of(info->type);
+	struct fs_ctx c = {.fs = fs, .dir = NULL, .k = *k, .iv = NULL};
+	if (sh && sh->is_blank && sh->is_blank(&c))
+		return ks_del(fs->ks, k);
+	return -ENOTEMPTY;
+}
+
 static void op_rmdir(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 {
 	struct fs *fs = fuse_req_userdata(req);
@@ -1032,7 +1065,7 @@ static void op_rmdir(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 		if (!rc && fs_type_is_file(info.type))
 			rc = -ENOTDIR;
 		else if (!rc && !info.empty)
-			rc = -ENOTEMPTY;
+			rc = rmdir_blank(fs, &k, &info);
 		else if (!rc)
 			rc = ks_empty_remove(fs->ks, &k);
 		if (!rc) {

@@ -8,7 +8,9 @@
  * file and must not wait. Setting user.kvfs.type on a string or bitmap
  * converts between the two keeping the bytes, and on a hash whose fields
  * spell out a list, set, zset or sortedint converts the hash (what rsync
- * and cp -a need: they write content first and types after).
+ * and cp -a need: they write content first and types after). Type
+ * parameters (user.kvfs.tdigest.compression, user.kvfs.topk.k, ...) come
+ * from the shape of their type (fs_int.h param_*).
  * Layer: fs.
  */
 #include "fs_int.h"
@@ -19,8 +21,9 @@
 
 #include "t_bitmap.h"
 
-#define XATTR_TYPE "user.kvfs.type"
-#define XATTR_TTL "user.kvfs.ttl"
+#define XATTR_PREFIX "user.kvfs."
+#define XATTR_TYPE   "user.kvfs.type"
+#define XATTR_TTL    "user.kvfs.ttl"
 
 /* The key a KEY node names, and what it is. */
 static int node_key_info(struct fs *fs, struct fs_node *node, struct fs_path *p,
@@ -36,11 +39,53 @@ static int node_key_info(struct fs *fs, struct fs_node *node, struct fs_path *p,
 	return ks_lookup(fs->ks, &k, info);
 }
 
+static void reply_value(fuse_req_t req, const char *v, size_t n, size_t size)
+{
+	if (size == 0)
+		fuse_reply_xattr(req, n);
+	else if (size < n)
+		fuse_reply_err(req, ERANGE);
+	else
+		fuse_reply_buf(req, v, n);
+}
+
+/* A type parameter (user.kvfs.tdigest.compression, ...) of a key of that type. */
+static void get_param(fuse_req_t req, struct fs *fs, struct fs_node *node, const char *name,
+		      size_t size)
+{
+	const struct fs_shape *sh = fs_shape_of_param(name);
+	struct fs_path p;
+	struct ks_info info;
+	struct ks_key k;
+	struct buf out = BUF_INIT;
+	int rc = sh ? 0 : -ENODATA;
+	fs_path_init(&p);
+	if (!rc)
+		rc = node_key_info(fs, node, &p, &info);
+	if (!rc && (info.type != sh->type || info.empty))
+		rc = -ENODATA;
+	if (!rc) {
+		fs_path_key(fs, &p, &k);
+		rc = sh->param_get(fs->ks, &k, name, &out);
+	}
+	if (rc)
+		fuse_reply_err(req, fs_errno(rc));
+	else
+		reply_value(req, out.data, out.len, size);
+	buf_release(&out);
+	fs_path_release(&p);
+}
+
 void fs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
 {
 	struct fs *fs = fuse_req_userdata(req);
 	struct fs_node *node = fs_itable_get(fs->it, ino);
 	bool is_type = strcmp(name, XATTR_TYPE) == 0, is_ttl = strcmp(name, XATTR_TTL) == 0;
+	if (node && node->kind == FS_KEY && !is_type && !is_ttl &&
+	    strncmp(name, XATTR_PREFIX, strlen(XATTR_PREFIX)) == 0) {
+		get_param(req, fs, node, name, size);
+		return;
+	}
 	if (!node || node->kind != FS_KEY || !(is_type || is_ttl)) {
 		fuse_reply_err(req, node ? ENODATA : ESTALE);
 		return;
@@ -78,25 +123,27 @@ void fs_op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 	struct fs *fs = fuse_req_userdata(req);
 	struct fs_node *node = fs_itable_get(fs->it, ino);
 	static const char list[] = XATTR_TYPE "\0" XATTR_TTL; /* with the last NUL */
-	size_t n = 0;
+	struct buf out = BUF_INIT;
+	int rc = 0;
 	if (node && node->kind == FS_KEY) {
 		struct fs_path p;
 		struct ks_info info;
 		fs_path_init(&p);
-		int rc = node_key_info(fs, node, &p, &info);
+		rc = node_key_info(fs, node, &p, &info);
 		fs_path_release(&p);
-		if (rc) {
-			fuse_reply_err(req, fs_errno(rc));
-			return;
-		}
-		n = info.expire_ms ? sizeof(list) : sizeof(XATTR_TYPE);
+		if (!rc)
+			rc =
+			    buf_add(&out, list, info.expire_ms ? sizeof(list) : sizeof(XATTR_TYPE));
+		/* the type's parameters, which rsync -X copies */
+		const struct fs_shape *sh = rc || info.empty ? NULL : fs_shape_of(info.type);
+		if (sh && sh->param_names)
+			rc = buf_add(&out, sh->param_names, sh->param_names_len);
 	}
-	if (size == 0)
-		fuse_reply_xattr(req, n);
-	else if (size < n)
-		fuse_reply_err(req, ERANGE);
+	if (rc)
+		fuse_reply_err(req, fs_errno(rc));
 	else
-		fuse_reply_buf(req, list, n);
+		reply_value(req, out.data, out.len, size);
+	buf_release(&out);
 }
 
 /* A file key becomes the other file type with the same bytes (string
@@ -133,7 +180,9 @@ static int retype_dir(struct fs *fs, struct fs_node *node, const struct ks_key *
 		LOG_ERR("%s: type %s is not mapped into files yet", XATTR_TYPE, enc_type_name(to));
 		return -ENOTSUP;
 	}
-	if (info->empty) {
+	if (info->empty && sh->create_key) {
+		rc = sh->create_key(fs->ks, k);
+	} else if (info->empty) {
 		rc = ks_empty_retype(fs->ks, k, to);
 	} else if (info->type == KV_TYPE_HASH && sh && sh->from_field) {
 		rc = convert_hash(fs->ks, k, to, sh->from_field, NULL);
@@ -154,8 +203,8 @@ static int retype_dir(struct fs *fs, struct fs_node *node, const struct ks_key *
 }
 
 /* Choose the type of a key: see retype_file and retype_dir. */
-static int set_type(struct fs *fs, struct fs_node *node, const char *value, size_t size,
-		    int flags, struct fs_inval *iv)
+static int set_type(struct fs *fs, struct fs_node *node, const char *value, size_t size, int flags,
+		    struct fs_inval *iv)
 {
 	struct fs_path p;
 	struct ks_info info;
@@ -192,12 +241,47 @@ out:
 }
 
 /*
+ * Set a type parameter. On a key of that type the type module decides
+ * (sketches: only while they hold nothing); a remembered empty collection
+ * of another type becomes a key of this type with this parameter (rsync
+ * sets a directory's attributes in name order, user.kvfs.tdigest.* and
+ * user.kvfs.topk.* before user.kvfs.type).
+ */
+static int set_param(struct fs *fs, struct fs_node *node, const char *name, const char *value,
+		     size_t size, struct fs_inval *iv)
+{
+	const struct fs_shape *sh = fs_shape_of_param(name);
+	struct fs_path p;
+	struct ks_info info;
+	struct ks_key k;
+	fs_path_init(&p);
+	int rc = node_key_info(fs, node, &p, &info);
+	if (rc)
+		goto out;
+	fs_path_key(fs, &p, &k);
+	if (info.type == sh->type && !info.empty) {
+		rc = sh->param_set(fs->ks, &k, name, value, size, false);
+	} else if (info.empty) {
+		rc = sh->param_set(fs->ks, &k, name, value, size, true);
+		if (!rc)
+			fs_itable_unhash_kids(fs->it, node, NULL, NULL, iv);
+	} else {
+		LOG_ERR("%s: '%s' is a %s, not an empty key", name, p.key.data,
+			enc_type_name(info.type));
+		rc = -ENOTEMPTY;
+	}
+out:
+	fs_path_release(&p);
+	return rc;
+}
+
+/*
  * Set (ms > 0) or drop (ms == 0, or `remove`: make persistent) the
  * expiry. *gone is set when the key was deleted, so the caller can tell
  * the kernel its name is gone.
  */
-static int set_ttl(struct fs *fs, struct fs_node *node, const char *value, size_t size,
-		   bool remove, bool *gone)
+static int set_ttl(struct fs *fs, struct fs_node *node, const char *value, size_t size, bool remove,
+		   bool *gone)
 {
 	struct fs_path p;
 	struct ks_info info;
@@ -210,8 +294,8 @@ static int set_ttl(struct fs *fs, struct fs_node *node, const char *value, size_
 			size--;
 		rc = parse_u64(value, size, &ms);
 		if (rc || ms > UINT64_MAX / 2) {
-			LOG_ERR("%s: '%.*s' is not a number of milliseconds", XATTR_TTL,
-				(int)size, value);
+			LOG_ERR("%s: '%.*s' is not a number of milliseconds", XATTR_TTL, (int)size,
+				value);
 			return -EINVAL;
 		}
 	}
@@ -271,6 +355,8 @@ void fs_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char
 		rc = set_type(fs, node, value, size, flags, &iv);
 	else if (node->kind == FS_KEY && strcmp(name, XATTR_TTL) == 0)
 		rc = set_ttl(fs, node, value, size, false, &gone);
+	else if (node->kind == FS_KEY && fs_shape_of_param(name))
+		rc = set_param(fs, node, name, value, size, &iv);
 	else
 		rc = -ENOTSUP;
 	if (gone)
