@@ -1,6 +1,7 @@
 /*
  * fs_tdigest: a t-digest key is a directory holding its exact state in
- * three text files, listed only while they hold something:
+ * three text files, listed only while they hold something (state: while
+ * the digest is not blank):
  *   buffer     the samples not merged yet, one number a line
  *   centroids  "MEAN WEIGHT" a line, in mean order
  *   state      "NAME VALUE" lines: compression, capacity, unmerged_nodes,
@@ -146,7 +147,8 @@ static int part_render(struct fs_ctx *c, enum part p, struct buf *o, bool *liste
 				rc = buf_add(o, "\n", 1);
 		}
 	} else if (!rc) {
-		*listed = !stats_default(&in);
+		/* listed unless the digest is blank */
+		*listed = in.unmerged_nodes || in.merged_nodes || !stats_default(&in);
 		rc = buf_printf(o,
 				"compression %" PRIu32 "\ncapacity %" PRIu32
 				"\nunmerged_nodes %" PRIu64 "\nmerged_nodes %" PRIu64
