@@ -198,6 +198,7 @@ static void test_meta_rule(void)
 	CHECK(!meta_dead(KV_TYPE_HLL, 0, 0));
 	CHECK(!meta_dead(KV_TYPE_TDIGEST, 0, 0));
 	CHECK(!meta_dead(KV_TYPE_TIMESERIES, 0, 0));
+	CHECK(!meta_dead(KV_TYPE_TOPK, 0, 0)); /* kvfs's own type 14 */
 	CHECK(!meta_dead(KV_TYPE_JSON, 0, 0));
 	/* v0 (expire in seconds): 1699999999 s is before NOW. */
 	uint8_t v0[17] = {KV_TYPE_HASH};
