@@ -83,6 +83,7 @@ struct fs_entry {
 	struct buf name; /* the node's stored name (a list position's canonical spelling) */
 	mode_t mode;
 	uint64_t size;
+	uint64_t version; /* a Kvrocks version whose time is the mtime (0: the mount time) */
 	bool alias; /* the name asked for is not the node's name: the kernel must not cache it */
 	bool view;  /* a read-only view */
 };

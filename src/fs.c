@@ -423,7 +423,7 @@ int fs_entry_stat(struct fs *fs, struct fs_node *node, struct stat *st, double *
 	if (!rc)
 		rc = sh->lookup(&c, p.entry.data, p.entry.len, &e);
 	if (!rc)
-		fs_stat_fill(fs, e.mode, e.size, 0, 0, st, timeout);
+		fs_stat_fill(fs, e.mode, e.size, e.version, 0, st, timeout);
 	if (!rc && sh->recomputed)
 		*timeout = 0;
 	fs_entry_release(&e);
@@ -552,7 +552,7 @@ static int lookup_entry(struct fs *fs, struct fs_node *parent, const struct fs_p
 	if (!rc)
 		rc = sh->lookup(&c, stored, n, &e);
 	if (!rc) {
-		fs_stat_fill(fs, e.mode, e.size, 0, 0, st, &timeout);
+		fs_stat_fill(fs, e.mode, e.size, e.version, 0, st, &timeout);
 		r->attr_timeout = sh->recomputed ? 0 : timeout;
 		/* Another spelling of the node's name (a list position
 		 * counted from the end), or a name whose meaning changes:
@@ -804,7 +804,7 @@ static int create_entry(struct fs *fs, struct fs_node *parent, const struct fs_p
 		rc = fs_entry_set(&e, stored, n, S_IFREG | 0644, 0);
 	}
 	if (!rc) {
-		fs_stat_fill(fs, e.mode, e.size, 0, 0, &m->st, &timeout);
+		fs_stat_fill(fs, e.mode, e.size, e.version, 0, &m->st, &timeout);
 		m->r.attr_timeout = sh->recomputed ? 0 : timeout;
 		m->r.entry_timeout = e.alias || (sh->uncached && !m->r.local) ? 0 : timeout;
 		rc = buf_set(&m->name, e.name.data, e.name.len);

@@ -245,3 +245,19 @@ sketch_state() {
 	[ "$(wc -l <<<"$a")" -gt 10 ]
 	assert_eq "$b" "$a" "stored state"
 }
+
+@test "a second rsync -aX after more samples carries every changed part (mtime follows the contents)" {
+	mktd "$NS/td"
+	seq 1 5 >>"$NS/td/.add"
+	plain=$BATS_TEST_TMPDIR/plain
+	rsync -aX "$NS/" "$plain/"
+	mkdir "$KVFS_MNT/two"
+	rsync -aX "$plain/" "$KVFS_MNT/two/"
+	t1=$(stat -c %Y "$NS/td/state")
+	echo 6 >>"$NS/td/.add" # state keeps its size: only the mtime tells
+	[ "$(stat -c %Y "$NS/td/state")" != "$t1" ]
+	rsync -aX "$NS/" "$plain/"
+	rsync -aX "$plain/" "$KVFS_MNT/two/"
+	assert_eq "$(cat "$KVFS_MNT/two/td/state")" "$(cat "$NS/td/state")" "state"
+	assert_eq "$(cat "$KVFS_MNT/two/td/buffer")" "$(cat "$NS/td/buffer")" "buffer"
+}

@@ -210,3 +210,18 @@ for x in random.choices(range(1, 2001), weights=w, k=20000):
 	[ "$(wc -l <<<"$a")" -ge 5 ]
 	assert_eq "$b" "$a" "stored state"
 }
+
+@test "a second rsync -aX after more items carries every changed part" {
+	mktk "$NS/t"
+	printf 'a\nb\n' >>"$NS/t/.add"
+	plain=$BATS_TEST_TMPDIR/plain
+	rsync -aX "$NS/" "$plain/"
+	mkdir "$KVFS_MNT/two"
+	rsync -aX "$plain/" "$KVFS_MNT/two/"
+	printf 'c\na\n' >>"$NS/t/.add"
+	rsync -aX "$NS/" "$plain/"
+	rsync -aX "$plain/" "$KVFS_MNT/two/"
+	for f in buckets heap; do
+		assert_eq "$(cat "$KVFS_MNT/two/t/$f")" "$(cat "$NS/t/$f")" "$f"
+	done
+}
