@@ -375,6 +375,11 @@ void fs_op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 		fuse_reply_err(req, fs->opt.read_only ? EROFS : EPERM);
 		return;
 	}
+	if (node && node->kind == FS_KEY && fs_shape_of_param(name)) {
+		LOG_ERR("%s cannot be removed: set it instead", name);
+		fuse_reply_err(req, fs->opt.read_only ? EROFS : EPERM);
+		return;
+	}
 	if (node && node->kind == FS_KEY && strcmp(name, XATTR_TTL) == 0) {
 		int rc = fs->opt.read_only ? -EROFS : set_ttl(fs, node, NULL, 0, true, &gone);
 		fuse_reply_err(req, fs_errno(rc));

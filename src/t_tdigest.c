@@ -456,10 +456,15 @@ int tdigest_merge(struct keyspace *ks, const struct ks_key *dest, const struct k
 		rc = -ENOMEM;
 		goto free;
 	}
-	/* NEEDSWORK: only dest's lock is held (two stripes could deadlock
-	 * with a fixed pair order only): the sources are read as any read
-	 * is, a concurrent write to one may or may not be seen. */
-	ks_lock(ks, dest);
+	/* One source (the common case): both locks, in ks_lock2's order.
+	 * NEEDSWORK: with more, only dest's lock is held and the sources
+	 * are read as any read is (a concurrent write to one may or may not
+	 * be seen). */
+	bool two = nsrc == 1;
+	if (two)
+		ks_lock2(ks, dest, &src[0]);
+	else
+		ks_lock(ks, dest);
 
 	rc = meta_read(ks, dest, &raw, &m, &din);
 	bool dest_exists = rc == 0;
@@ -513,7 +518,10 @@ int tdigest_merge(struct keyspace *ks, const struct ks_key *dest, const struct k
 	if (!rc)
 		rc = ks_write(ks, b);
 unlock:
-	ks_unlock(ks, dest);
+	if (two)
+		ks_unlock2(ks, dest, &src[0]);
+	else
+		ks_unlock(ks, dest);
 free:
 	for (size_t i = 0; i < nd; i++)
 		td_release(&ds[i]);

@@ -68,6 +68,8 @@ sketch_state() {
 			"$NS/e" "$bad"
 		assert_eq "$output" EINVAL "compression $bad"
 	done
+	run errno_of 'os.removexattr(a[0], "user.kvfs.tdigest.compression")' "$NS/e"
+	assert_eq "$output" EPERM "removexattr"
 	assert_eq "$(getfattr --only-values -n user.kvfs.tdigest.compression "$NS/e")" 100 "kept"
 	assert_eq "$(getfattr --only-values -n user.kvfs.tdigest.compression "$NS/td")" 100 "kept"
 	# a hash with fields is not empty
