@@ -149,7 +149,7 @@ static int centroids_read(struct keyspace *ks, const struct ks_key *k,
 	while ((rc = ks_sub_iter_next(it, &s, &sn, &v, &vn)) > 0) {
 		if (sn < 1 || (uint8_t)s[0] != SEG_CENTROID)
 			break;
-		if (sn != 13 || vn != 8) {
+		if ((sn != 13 && sn != 9) || vn != 8) { /* 9: no seq (early 2025) */
 			LOG_ERR("%.*s: a t-digest centroid record of %zu/%zu bytes", (int)k->klen,
 				k->key, sn, vn);
 			rc = -EUCLEAN;

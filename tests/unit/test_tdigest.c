@@ -395,6 +395,69 @@ static void test_setters(void)
 	buf_release(&snap);
 }
 
+static void put_raw(enum store_cf cf, const void *k, size_t kn, const void *v, size_t vn)
+{
+	struct store_batch *b = store_batch_new(ks_store(ks));
+	store_batch_put(b, cf, k, kn, v, vn);
+	CHECK_INT(store_write(ks_store(ks), b, false), 0);
+	store_batch_free(b);
+}
+
+/* A digest as Kvrocks writes it, by hand: two centroids, one with the seq
+ * suffix and one without (Kvrocks before mid-2025), and a buffer of one. */
+static void test_kvrocks_written(void)
+{
+	unsigned char meta[128], sub[32], val[16];
+	struct buf k = BUF_INIT;
+	size_t n = check_unhex("8C 00 00 00 00 00 00 00 00" /* flags, expire */
+			       "00 00 00 00 00 00 10 00"    /* version 4096 */
+			       "00 00 00 00 00 00 00 00"    /* size */
+			       "00 00 00 64 00 00 02 62"    /* compression 100, capacity 610 */
+			       "00 00 00 00 00 00 00 01"    /* unmerged 1 */
+			       "00 00 00 00 00 00 00 02"    /* merged 2 */
+			       "00 00 00 00 00 00 00 06"    /* total weight 6 */
+			       "00 00 00 00 00 00 00 05"    /* merged weight 5 */
+			       "BF F0 00 00 00 00 00 00"    /* min 1 */
+			       "C0 24 00 00 00 00 00 00"    /* max 10 */
+			       "00 00 00 00 00 00 00 06"    /* observations */
+			       "00 00 00 00 00 00 00 01",   /* merge_times */
+			       meta, sizeof(meta));
+	CHECK_INT(n, 97);
+	ks_meta_key(ks, KEY(DEFNS, "kv"), &k);
+	put_raw(STORE_CF_METADATA, k.data, k.len, meta, n);
+	/* centroid (2.0, 2) with seq 0; centroid (6.0, 3) without seq */
+	n = check_unhex("01 C0 00 00 00 00 00 00 00 00 00 00 00", sub, sizeof(sub));
+	ks_sub_key(ks, KEY(DEFNS, "kv"), 4096, sub, n, &k);
+	put_raw(STORE_CF_DEFAULT, k.data, k.len, val,
+		check_unhex("C0 00 00 00 00 00 00 00", val, 16));
+	n = check_unhex("01 C0 18 00 00 00 00 00 00", sub, sizeof(sub));
+	ks_sub_key(ks, KEY(DEFNS, "kv"), 4096, sub, n, &k);
+	put_raw(STORE_CF_DEFAULT, k.data, k.len, val,
+		check_unhex("C0 08 00 00 00 00 00 00", val, 16));
+	n = check_unhex("00", sub, sizeof(sub));
+	ks_sub_key(ks, KEY(DEFNS, "kv"), 4096, sub, n, &k);
+	put_raw(STORE_CF_DEFAULT, k.data, k.len, val,
+		check_unhex("C0 20 00 00 00 00 00 00", val, 16));
+	struct td_digest d;
+	struct tdigest_info in;
+	CHECK_INT(tdigest_digest(ks, KEY(DEFNS, "kv"), &d, &in), 0);
+	CHECK(d.n == 3 && d.total_weight == 6 && d.min == 1 && d.max == 10);
+	CHECK(d.c[0].mean == 2 && d.c[1].mean == 6 && d.c[2].mean == 8);
+	td_release(&d);
+	/* RESET deletes both kinds of record */
+	CHECK_INT(tdigest_reset(ks, KEY(DEFNS, "kv")), 0);
+	struct buf v = BUF_INIT;
+	CHECK_INT(sub_raw("kv", "01 C0 18 00 00 00 00 00 00", &v), -ENOENT);
+	/* a centroid record of another length is corruption */
+	n = check_unhex("01 C0 18 00", sub, sizeof(sub));
+	ks_sub_key(ks, KEY(DEFNS, "kv"), 4096, sub, n, &k);
+	put_raw(STORE_CF_DEFAULT, k.data, k.len, val, 8);
+	CHECK_INT(tdigest_digest(ks, KEY(DEFNS, "kv"), &d, &in), -EUCLEAN);
+	td_release(&d);
+	buf_release(&v);
+	buf_release(&k);
+}
+
 int main(void)
 {
 	log_level_current = -1;
@@ -410,6 +473,7 @@ int main(void)
 	test_merge();
 	test_info();
 	test_setters();
+	test_kvrocks_written();
 	ks_close(ks);
 	tmpdir_remove(dir);
 	return check_done("test_tdigest");
