@@ -26,7 +26,8 @@ enum kv_type {
 	KV_TYPE_HLL = 11,
 	KV_TYPE_TDIGEST = 12,
 	KV_TYPE_TIMESERIES = 13,
-	KV_TYPE_MAX = 13,
+	KV_TYPE_TOPK = 14, /* kvfs's own layout: Kvrocks has no top-k yet */
+	KV_TYPE_MAX = 14,
 };
 
 /* Lower-case name of a type ("string", "hash", ...); "none" for 0 and
@@ -38,7 +39,7 @@ enum kv_type enc_type_from_name(const char *name, size_t n);
  * no size, no sub-keys). */
 bool enc_type_is_inline(enum kv_type t);
 /* Types whose live keys may have size 0 (stream, bloom, hll, tdigest,
- * timeseries). */
+ * timeseries, topk). */
 bool enc_type_is_emptyable(enum kv_type t);
 
 #define ENC_FLAG_64BIT 0x80 /* metadata flags bit 7: v1 encoding */

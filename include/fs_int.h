@@ -3,7 +3,8 @@
  * context, open-file handles, helpers for paths, attributes and replies,
  * and the shape table through which fs.c dispatches an entry operation
  * to the module of the key's type (fs_hash.c, fs_list.c, fs_set.c,
- * fs_zset.c, fs_sortedint.c, fs_timeseries.c). Layer: fs.
+ * fs_zset.c, fs_sortedint.c, fs_timeseries.c, fs_tdigest.c, fs_topk.c).
+ * Layer: fs.
  */
 #ifndef KVFS_FS_INT_H
 #define KVFS_FS_INT_H
@@ -83,6 +84,7 @@ struct fs_entry {
 	struct buf name; /* the node's stored name (a list position's canonical spelling) */
 	mode_t mode;
 	uint64_t size;
+	uint64_t version; /* a Kvrocks version whose time is the mtime (0: the mount time) */
 	bool alias; /* the name asked for is not the node's name: the kernel must not cache it */
 	bool view;  /* a read-only view */
 };
@@ -170,6 +172,24 @@ struct fs_shape {
 	 * (cp -a sets a directory's type after filling it). NULL: no
 	 * conversion. */
 	convert_field_cb from_field;
+
+	/* Types whose empty keys are real Kvrocks records (sketches). */
+	/* A live key that lists no entry: rmdir deletes it. NULL: never. */
+	bool (*is_blank)(struct fs_ctx *c);
+	/* Create k empty with default parameters, replacing the remembered
+	 * empty collection there (mkdir k; setfattr -n user.kvfs.type). */
+	int (*create_key)(struct keyspace *ks, const struct ks_key *k);
+	/* Parameter attributes: their full names, each ending in NUL, and
+	 * the bytes of that list (listxattr shows them on keys of the
+	 * type). get: 0 with the value in out, or an errno. set: change one
+	 * (create: k is a remembered empty collection of another type; make
+	 * it a key of this type with this parameter, in one batch). */
+	const char *param_names;
+	size_t param_names_len;
+	int (*param_get)(struct keyspace *ks, const struct ks_key *k, const char *name,
+			 struct buf *out);
+	int (*param_set)(struct keyspace *ks, const struct ks_key *k, const char *name,
+			 const char *v, size_t n, bool create);
 };
 
 /* Is `name` a view or an input of shape sh (read-only for tree changes)? */
@@ -184,7 +204,9 @@ void fs_list_dir_opened(struct fs *fs, struct fs_node *dir);
 /* The shape of a directory type, or NULL (a file type, or not mapped). */
 const struct fs_shape *fs_shape_of(enum kv_type t);
 extern const struct fs_shape fs_hash_shape, fs_list_shape, fs_set_shape, fs_zset_shape,
-    fs_sortedint_shape, fs_timeseries_shape;
+    fs_sortedint_shape, fs_timeseries_shape, fs_tdigest_shape, fs_topk_shape;
+/* The shape whose param_names hold this attribute name, or NULL. */
+const struct fs_shape *fs_shape_of_param(const char *name);
 
 /* fs_timeseries.c: samples as CSV "timestamp,value" lines (appended to
  * out), and the options of a range view ("FROM..TO[:OPT]..."; *fts is

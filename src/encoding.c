@@ -54,6 +54,7 @@ static const char *const type_names[KV_TYPE_MAX + 1] = {
     [KV_TYPE_STREAM] = "stream",   [KV_TYPE_BLOOM] = "bloom",
     [KV_TYPE_JSON] = "json",	   [KV_TYPE_HLL] = "hyperloglog",
     [KV_TYPE_TDIGEST] = "tdigest", [KV_TYPE_TIMESERIES] = "timeseries",
+    [KV_TYPE_TOPK] = "topk",
 };
 
 #define ENC_FLAG_RESERVED 0x70 /* flags bits 4-6: must be zero */
@@ -88,7 +89,7 @@ bool enc_type_is_inline(enum kv_type t)
 bool enc_type_is_emptyable(enum kv_type t)
 {
 	return t == KV_TYPE_STREAM || t == KV_TYPE_BLOOM || t == KV_TYPE_HLL ||
-	       t == KV_TYPE_TDIGEST || t == KV_TYPE_TIMESERIES;
+	       t == KV_TYPE_TDIGEST || t == KV_TYPE_TIMESERIES || t == KV_TYPE_TOPK;
 }
 
 /* ---- Metadata values ---------------------------------------------- */

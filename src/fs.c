@@ -216,9 +216,31 @@ const struct fs_shape *fs_shape_of(enum kv_type t)
 		return &fs_sortedint_shape;
 	case KV_TYPE_TIMESERIES:
 		return &fs_timeseries_shape;
+	case KV_TYPE_TDIGEST:
+		return &fs_tdigest_shape;
+	case KV_TYPE_TOPK:
+		return &fs_topk_shape;
 	default:
 		return NULL;
 	}
+}
+
+const struct fs_shape *fs_shape_of_param(const char *name)
+{
+	size_t n = strlen(name) + 1;
+	for (int t = KV_TYPE_STRING; t <= KV_TYPE_MAX; t++) {
+		const struct fs_shape *sh = fs_shape_of((enum kv_type)t);
+		if (!sh || !sh->param_names)
+			continue;
+		for (size_t off = 0; off < sh->param_names_len;) {
+			const char *p = sh->param_names + off;
+			size_t pn = strlen(p) + 1;
+			if (pn == n && memcmp(p, name, n) == 0)
+				return sh;
+			off += pn;
+		}
+	}
+	return NULL;
 }
 
 bool fs_shape_is_special(const struct fs_shape *sh, const char *name, size_t n)
@@ -413,7 +435,7 @@ int fs_entry_stat(struct fs *fs, struct fs_node *node, struct stat *st, double *
 	if (!rc)
 		rc = sh->lookup(&c, p.entry.data, p.entry.len, &e);
 	if (!rc)
-		fs_stat_fill(fs, e.mode, e.size, 0, 0, st, timeout);
+		fs_stat_fill(fs, e.mode, e.size, e.version, 0, st, timeout);
 	if (!rc && sh->recomputed)
 		*timeout = 0;
 	fs_entry_release(&e);
@@ -542,7 +564,7 @@ static int lookup_entry(struct fs *fs, struct fs_node *parent, const struct fs_p
 	if (!rc)
 		rc = sh->lookup(&c, stored, n, &e);
 	if (!rc) {
-		fs_stat_fill(fs, e.mode, e.size, 0, 0, st, &timeout);
+		fs_stat_fill(fs, e.mode, e.size, e.version, 0, st, &timeout);
 		r->attr_timeout = sh->recomputed ? 0 : timeout;
 		/* Another spelling of the node's name (a list position
 		 * counted from the end), or a name whose meaning changes:
@@ -794,7 +816,7 @@ static int create_entry(struct fs *fs, struct fs_node *parent, const struct fs_p
 		rc = fs_entry_set(&e, stored, n, S_IFREG | 0644, 0);
 	}
 	if (!rc) {
-		fs_stat_fill(fs, e.mode, e.size, 0, 0, &m->st, &timeout);
+		fs_stat_fill(fs, e.mode, e.size, e.version, 0, &m->st, &timeout);
 		m->r.attr_timeout = sh->recomputed ? 0 : timeout;
 		m->r.entry_timeout = e.alias || (sh->uncached && !m->r.local) ? 0 : timeout;
 		rc = buf_set(&m->name, e.name.data, e.name.len);
@@ -1020,6 +1042,17 @@ out:
 	fs_path_release(&p);
 }
 
+/* rmdir of a live key: a sketch that lists nothing goes (DEL); anything
+ * else is not empty. */
+static int rmdir_blank(struct fs *fs, const struct ks_key *k, const struct ks_info *info)
+{
+	const struct fs_shape *sh = fs_shape_of(info->type);
+	struct fs_ctx c = {.fs = fs, .dir = NULL, .k = *k, .iv = NULL};
+	if (sh && sh->is_blank && sh->is_blank(&c))
+		return ks_del(fs->ks, k);
+	return -ENOTEMPTY;
+}
+
 static void op_rmdir(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 {
 	struct fs *fs = fuse_req_userdata(req);
@@ -1043,10 +1076,8 @@ static void op_rmdir(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 		rc = ks_lookup(fs->ks, &k, &info);
 		if (!rc && fs_type_is_file(info.type))
 			rc = -ENOTDIR;
-		else if (!rc && info.type == KV_TYPE_TIMESERIES && info.size == 0 && !info.empty)
-			rc = ks_del(fs->ks, &k); /* a time series without chunks */
 		else if (!rc && !info.empty)
-			rc = -ENOTEMPTY;
+			rc = rmdir_blank(fs, &k, &info);
 		else if (!rc)
 			rc = ks_empty_remove(fs->ks, &k);
 		if (!rc) {

@@ -585,8 +585,25 @@ static int tsf_adopt(struct fs_ctx *c, const char *to, size_t tn, const char *d,
 	return rc ? rc : buf_set(canon, to, tn);
 }
 
+/* A series without chunks lists nothing: rmdir deletes it (labels and
+ * rules go with it). */
+static bool tsf_is_blank(struct fs_ctx *c)
+{
+	struct ks_info info;
+	return ks_lookup(c->fs->ks, &c->k, &info) == 0 && !info.empty &&
+	       info.type == KV_TYPE_TIMESERIES && info.size == 0;
+}
+
+/* Kvrocks keeps an empty time series: user.kvfs.type makes it at once. */
+static int tsf_create_key(struct keyspace *ks, const struct ks_key *k)
+{
+	return ts_create(ks, k, NULL);
+}
+
 const struct fs_shape fs_timeseries_shape = {
     .type = KV_TYPE_TIMESERIES,
+    .is_blank = tsf_is_blank,
+    .create_key = tsf_create_key,
     .recomputed = true,
     .lookup = tsf_lookup,
     .iter_open = tsf_open_iter,

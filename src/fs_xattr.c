@@ -12,7 +12,9 @@
  * series also carries user.kvfs.ts.* (retention, chunk_size,
  * duplicate_policy, last_timestamp, label.NAME, rule.DEST), which sort
  * before user.kvfs.type: set on an empty directory they make it a time
- * series first, so rsync -X restores them in its sorted order.
+ * series first, so rsync -X restores them in its sorted order. Other type
+ * parameters (user.kvfs.tdigest.compression, user.kvfs.topk.k, ...) come
+ * from the shape of their type (fs_int.h param_*).
  * Layer: fs.
  */
 #include "fs_int.h"
@@ -25,6 +27,7 @@
 #include "t_bitmap.h"
 #include "t_timeseries.h"
 
+#define XATTR_PREFIX "user.kvfs."
 #define XATTR_TYPE "user.kvfs.type"
 #define XATTR_TTL "user.kvfs.ttl"
 #define XATTR_TS "user.kvfs.ts."
@@ -349,12 +352,54 @@ static int node_key_info(struct fs *fs, struct fs_node *node, struct fs_path *p,
 	return ks_lookup(fs->ks, &k, info);
 }
 
+static void reply_value(fuse_req_t req, const char *v, size_t n, size_t size)
+{
+	if (size == 0)
+		fuse_reply_xattr(req, n);
+	else if (size < n)
+		fuse_reply_err(req, ERANGE);
+	else
+		fuse_reply_buf(req, v, n);
+}
+
+/* A type parameter (user.kvfs.tdigest.compression, ...) of a key of that type. */
+static void get_param(fuse_req_t req, struct fs *fs, struct fs_node *node, const char *name,
+		      size_t size)
+{
+	const struct fs_shape *sh = fs_shape_of_param(name);
+	struct fs_path p;
+	struct ks_info info;
+	struct ks_key k;
+	struct buf out = BUF_INIT;
+	int rc = sh ? 0 : -ENODATA;
+	fs_path_init(&p);
+	if (!rc)
+		rc = node_key_info(fs, node, &p, &info);
+	if (!rc && (info.type != sh->type || info.empty))
+		rc = -ENODATA;
+	if (!rc) {
+		fs_path_key(fs, &p, &k);
+		rc = sh->param_get(fs->ks, &k, name, &out);
+	}
+	if (rc)
+		fuse_reply_err(req, fs_errno(rc));
+	else
+		reply_value(req, out.data, out.len, size);
+	buf_release(&out);
+	fs_path_release(&p);
+}
+
 void fs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
 {
 	struct fs *fs = fuse_req_userdata(req);
 	struct fs_node *node = fs_itable_get(fs->it, ino);
 	bool is_type = strcmp(name, XATTR_TYPE) == 0, is_ttl = strcmp(name, XATTR_TTL) == 0;
 	bool is_ts = has_pfx(name, XATTR_TS);
+	if (node && node->kind == FS_KEY && !is_type && !is_ttl && !is_ts &&
+	    strncmp(name, XATTR_PREFIX, strlen(XATTR_PREFIX)) == 0) {
+		get_param(req, fs, node, name, size);
+		return;
+	}
 	if (!node || node->kind != FS_KEY || !(is_type || is_ttl || is_ts)) {
 		fuse_reply_err(req, node ? ENODATA : ESTALE);
 		return;
@@ -417,37 +462,32 @@ void fs_op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 	struct fs *fs = fuse_req_userdata(req);
 	struct fs_node *node = fs_itable_get(fs->it, ino);
 	static const char list[] = XATTR_TYPE "\0" XATTR_TTL; /* with the last NUL */
-	size_t n = 0;
-	struct buf all = BUF_INIT;
+	struct buf out = BUF_INIT;
+	int rc = 0;
 	if (node && node->kind == FS_KEY) {
 		struct fs_path p;
 		struct ks_info info;
 		struct ks_key k;
 		fs_path_init(&p);
-		int rc = node_key_info(fs, node, &p, &info);
-		n = !rc && info.expire_ms ? sizeof(list) : sizeof(XATTR_TYPE);
+		rc = node_key_info(fs, node, &p, &info);
+		if (!rc)
+			rc =
+			    buf_add(&out, list, info.expire_ms ? sizeof(list) : sizeof(XATTR_TYPE));
+		/* the type's parameters, which rsync -X copies */
+		const struct fs_shape *sh = rc || info.empty ? NULL : fs_shape_of(info.type);
+		if (sh && sh->param_names)
+			rc = buf_add(&out, sh->param_names, sh->param_names_len);
 		if (!rc && info.type == KV_TYPE_TIMESERIES && !info.empty) {
 			fs_path_key(fs, &p, &k);
-			rc = buf_add(&all, list, n);
-			if (!rc)
-				rc = ts_xattr_names(fs, &k, &all);
+			rc = ts_xattr_names(fs, &k, &out);
 		}
 		fs_path_release(&p);
-		if (rc) {
-			buf_release(&all);
-			fuse_reply_err(req, fs_errno(rc));
-			return;
-		}
 	}
-	const char *l = all.len ? all.data : list;
-	n = all.len ? all.len : n;
-	if (size == 0)
-		fuse_reply_xattr(req, n);
-	else if (size < n)
-		fuse_reply_err(req, ERANGE);
+	if (rc)
+		fuse_reply_err(req, fs_errno(rc));
 	else
-		fuse_reply_buf(req, l, n);
-	buf_release(&all);
+		reply_value(req, out.data, out.len, size);
+	buf_release(&out);
 }
 
 /* A file key becomes the other file type with the same bytes (string
@@ -484,9 +524,8 @@ static int retype_dir(struct fs *fs, struct fs_node *node, const struct ks_key *
 		LOG_ERR("%s: type %s is not mapped into files yet", XATTR_TYPE, enc_type_name(to));
 		return -ENOTSUP;
 	}
-	if (info->empty && to == KV_TYPE_TIMESERIES) {
-		/* Kvrocks keeps an empty time series: it is created at once. */
-		rc = ts_create(fs->ks, k, NULL);
+	if (info->empty && sh->create_key) {
+		rc = sh->create_key(fs->ks, k);
 	} else if (info->empty) {
 		rc = ks_empty_retype(fs->ks, k, to);
 	} else if (info->type == KV_TYPE_HASH && sh && sh->from_field) {
@@ -508,8 +547,8 @@ static int retype_dir(struct fs *fs, struct fs_node *node, const struct ks_key *
 }
 
 /* Choose the type of a key: see retype_file and retype_dir. */
-static int set_type(struct fs *fs, struct fs_node *node, const char *value, size_t size,
-		    int flags, struct fs_inval *iv)
+static int set_type(struct fs *fs, struct fs_node *node, const char *value, size_t size, int flags,
+		    struct fs_inval *iv)
 {
 	struct fs_path p;
 	struct ks_info info;
@@ -546,12 +585,47 @@ out:
 }
 
 /*
+ * Set a type parameter. On a key of that type the type module decides
+ * (sketches: only while they hold nothing); a remembered empty collection
+ * of another type becomes a key of this type with this parameter (rsync
+ * sets a directory's attributes in name order, user.kvfs.tdigest.* and
+ * user.kvfs.topk.* before user.kvfs.type).
+ */
+static int set_param(struct fs *fs, struct fs_node *node, const char *name, const char *value,
+		     size_t size, struct fs_inval *iv)
+{
+	const struct fs_shape *sh = fs_shape_of_param(name);
+	struct fs_path p;
+	struct ks_info info;
+	struct ks_key k;
+	fs_path_init(&p);
+	int rc = node_key_info(fs, node, &p, &info);
+	if (rc)
+		goto out;
+	fs_path_key(fs, &p, &k);
+	if (info.type == sh->type && !info.empty) {
+		rc = sh->param_set(fs->ks, &k, name, value, size, false);
+	} else if (info.empty) {
+		rc = sh->param_set(fs->ks, &k, name, value, size, true);
+		if (!rc)
+			fs_itable_unhash_kids(fs->it, node, NULL, NULL, iv);
+	} else {
+		LOG_ERR("%s: '%s' is a %s, not an empty key", name, p.key.data,
+			enc_type_name(info.type));
+		rc = -ENOTEMPTY;
+	}
+out:
+	fs_path_release(&p);
+	return rc;
+}
+
+/*
  * Set (ms > 0) or drop (ms == 0, or `remove`: make persistent) the
  * expiry. *gone is set when the key was deleted, so the caller can tell
  * the kernel its name is gone.
  */
-static int set_ttl(struct fs *fs, struct fs_node *node, const char *value, size_t size,
-		   bool remove, bool *gone)
+static int set_ttl(struct fs *fs, struct fs_node *node, const char *value, size_t size, bool remove,
+		   bool *gone)
 {
 	struct fs_path p;
 	struct ks_info info;
@@ -564,8 +638,8 @@ static int set_ttl(struct fs *fs, struct fs_node *node, const char *value, size_
 			size--;
 		rc = parse_u64(value, size, &ms);
 		if (rc || ms > UINT64_MAX / 2) {
-			LOG_ERR("%s: '%.*s' is not a number of milliseconds", XATTR_TTL,
-				(int)size, value);
+			LOG_ERR("%s: '%.*s' is not a number of milliseconds", XATTR_TTL, (int)size,
+				value);
 			return -EINVAL;
 		}
 	}
@@ -627,6 +701,8 @@ void fs_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char
 		rc = set_ttl(fs, node, value, size, false, &gone);
 	else if (node->kind == FS_KEY && has_pfx(name, XATTR_TS))
 		rc = ts_xattr_node_set(fs, node, name, value, size, &iv);
+	else if (node->kind == FS_KEY && fs_shape_of_param(name))
+		rc = set_param(fs, node, name, value, size, &iv);
 	else
 		rc = -ENOTSUP;
 	if (gone)
@@ -642,6 +718,11 @@ void fs_op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 	bool gone = false;
 	if (node && node->kind == FS_KEY && strcmp(name, XATTR_TYPE) == 0) {
 		LOG_ERR("%s cannot be removed: every key has a type", XATTR_TYPE);
+		fuse_reply_err(req, fs->opt.read_only ? EROFS : EPERM);
+		return;
+	}
+	if (node && node->kind == FS_KEY && fs_shape_of_param(name)) {
+		LOG_ERR("%s cannot be removed: set it instead", name);
 		fuse_reply_err(req, fs->opt.read_only ? EROFS : EPERM);
 		return;
 	}

@@ -472,7 +472,7 @@ static void test_v0_encode(void)
 	CHECK_HEX(&b, "8A 00 00 00 00 00 00 00 00");
 	m.type = KV_TYPE_NONE;
 	CHECK_INT(enc_meta_encode(&b, &m), -EINVAL);
-	m.type = (enum kv_type)14;
+	m.type = (enum kv_type)15;
 	CHECK_INT(enc_meta_encode(&b, &m), -EINVAL);
 	buf_release(&b);
 }
@@ -493,8 +493,8 @@ static void test_meta_reject(void)
 			   sizeof(raw) - n);
 		CHECK_INT(enc_meta_decode(raw, n, &d), -EUCLEAN);
 	}
-	/* Unknown type ids 0, 14, 15. */
-	const char *unknown[] = {"80", "8E", "8F", "00", "0E", "0F"};
+	/* Unknown type ids 0 and 15 (14 is kvfs's top-k). */
+	const char *unknown[] = {"80", "8F", "00", "0F"};
 	for (size_t i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++) {
 		n = unhex(unknown[i], raw, sizeof(raw));
 		n += unhex("00 00 00 00 00 00 00 00" V "00 00 00 00 00 00 00 01", raw + n,
@@ -502,7 +502,7 @@ static void test_meta_reject(void)
 		CHECK_INT(enc_meta_decode(raw, n, &d), -EUCLEAN);
 	}
 	/* Every known type id decodes in both encodings. */
-	for (int t = 1; t <= 13; t++) {
+	for (int t = 1; t <= 14; t++) {
 		memset(raw, 0, sizeof(raw));
 		raw[0] = (uint8_t)(0x80 | t);
 		CHECK_INT(enc_meta_decode(raw, 25, &d), 0);
@@ -554,7 +554,7 @@ static void test_expired(void)
 				     KV_TYPE_ZSET, KV_TYPE_BITMAP, KV_TYPE_SORTEDINT};
 	const enum kv_type live[] = {KV_TYPE_STRING,	KV_TYPE_JSON, KV_TYPE_STREAM,
 				     KV_TYPE_BLOOM,	KV_TYPE_HLL,  KV_TYPE_TDIGEST,
-				     KV_TYPE_TIMESERIES};
+				     KV_TYPE_TIMESERIES, KV_TYPE_TOPK};
 	for (size_t i = 0; i < sizeof(dead) / sizeof(dead[0]); i++) {
 		m = meta(dead[i], true, 0, VERSION, 0);
 		CHECK(enc_meta_is_expired(&m, now));
@@ -573,13 +573,13 @@ static void test_types(void)
 {
 	static const char *const names[] = {
 	    "none",	 "string", "hash",  "list", "set",	   "zset",    "bitmap",
-	    "sortedint", "stream", "bloom", "json", "hyperloglog", "tdigest", "timeseries"};
-	for (int t = 0; t <= 13; t++) {
+	    "sortedint", "stream", "bloom", "json", "hyperloglog", "tdigest", "timeseries", "topk"};
+	for (int t = 0; t <= 14; t++) {
 		CHECK(strcmp(enc_type_name((enum kv_type)t), names[t]) == 0);
 		if (t)
 			CHECK_INT(enc_type_from_name(names[t], strlen(names[t])), t);
 	}
-	CHECK(strcmp(enc_type_name((enum kv_type)14), "none") == 0);
+	CHECK(strcmp(enc_type_name((enum kv_type)15), "none") == 0);
 	CHECK(strcmp(enc_type_name((enum kv_type)255), "none") == 0);
 	CHECK_INT(enc_type_from_name("none", 4), KV_TYPE_NONE);
 	CHECK_INT(enc_type_from_name("Hash", 4), KV_TYPE_NONE);
@@ -589,10 +589,10 @@ static void test_types(void)
 	CHECK_INT(enc_type_from_name("", 0), KV_TYPE_NONE);
 	CHECK_INT(enc_type_from_name("sets", 3), KV_TYPE_SET);
 
-	for (int t = 0; t <= 13; t++) {
+	for (int t = 0; t <= 15; t++) {
 		CHECK(enc_type_is_inline((enum kv_type)t) == (t == 1 || t == 10));
 		CHECK(enc_type_is_emptyable((enum kv_type)t) ==
-		      (t == 8 || t == 9 || t == 11 || t == 12 || t == 13));
+		      (t == 8 || t == 9 || t == 11 || t == 12 || t == 13 || t == 14));
 	}
 }
 

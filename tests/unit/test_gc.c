@@ -198,6 +198,7 @@ static void test_meta_rule(void)
 	CHECK(!meta_dead(KV_TYPE_HLL, 0, 0));
 	CHECK(!meta_dead(KV_TYPE_TDIGEST, 0, 0));
 	CHECK(!meta_dead(KV_TYPE_TIMESERIES, 0, 0));
+	CHECK(!meta_dead(KV_TYPE_TOPK, 0, 0)); /* kvfs's own type 14 */
 	CHECK(!meta_dead(KV_TYPE_JSON, 0, 0));
 	/* v0 (expire in seconds): 1699999999 s is before NOW. */
 	uint8_t v0[17] = {KV_TYPE_HASH};
@@ -210,7 +211,7 @@ static void test_meta_rule(void)
 	 * flag bits, nothing. */
 	uint8_t bad[25] = {0x82};
 	CHECK(!ks_gc_meta_dead(bad, 10, NOW));
-	bad[0] = 0x8e;
+	bad[0] = 0x8f;
 	CHECK(!ks_gc_meta_dead(bad, sizeof(bad), NOW));
 	bad[0] = 0x82 | 0x10;
 	CHECK(!ks_gc_meta_dead(bad, sizeof(bad), NOW));
@@ -291,7 +292,7 @@ static void test_compact(void)
 	put_meta_raw("h_zero", raw, meta_v1(raw, KV_TYPE_HASH, 0, 5, 0));
 	put_meta_raw("hll", raw, meta_v1(raw, KV_TYPE_HLL, 0, 5, 0));
 	memset(raw, 0, sizeof(raw));
-	raw[0] = 0x8e;
+	raw[0] = 0x8f;
 	put_meta_raw("unknown", raw, 25);
 	/* A sub-key the filter cannot parse: kept. */
 	put_raw(STORE_CF_DEFAULT, "\x03" "abc", 4, "v", 1);

@@ -302,7 +302,7 @@ static void test_empty_records(void)
 	CHECK_INT(ks_empty_create(ks, KEY("n", "s"), KV_TYPE_STRING), -EINVAL);
 	CHECK_INT(ks_empty_create(ks, KEY("n", "s"), KV_TYPE_JSON), -EINVAL);
 	CHECK_INT(ks_empty_create(ks, KEY("n", "s"), KV_TYPE_NONE), -EINVAL);
-	CHECK_INT(ks_empty_create(ks, KEY("n", "s"), (enum kv_type)14), -EINVAL);
+	CHECK_INT(ks_empty_create(ks, KEY("n", "s"), (enum kv_type)15), -EINVAL);
 	CHECK_INT(ks_empty_retype(ks, KEY("n", "h"), KV_TYPE_ZSET), 0);
 	CHECK_INT(ks_lookup(ks, KEY("n", "h"), &info), 0);
 	CHECK_INT(info.type, KV_TYPE_ZSET);
