@@ -11,6 +11,7 @@
 #include "fs.h"
 #include "fs_int.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h> /* RENAME_NOREPLACE, RENAME_EXCHANGE */
@@ -219,6 +220,27 @@ const struct fs_shape *fs_shape_of(enum kv_type t)
 	}
 }
 
+bool fs_is_temp_name(const char *name, size_t n)
+{
+	if (n > 0 && (name[0] == '.' || name[n - 1] == '~'))
+		return true;
+	if (n != 9 || memcmp(name, "sed", 3) != 0)
+		return false;
+	for (size_t i = 3; i < n; i++)
+		if (!isalnum((unsigned char)name[i]))
+			return false;
+	return true;
+}
+
+bool fs_is_swap_name(const char *name, size_t n)
+{
+	if (n < 5 || name[0] != '.')
+		return false;
+	if (n >= 6 && memcmp(name + n - 5, ".swpx", 5) == 0)
+		return true;
+	return memcmp(name + n - 4, ".sw", 3) == 0 && name[n - 1] >= 'a' && name[n - 1] <= 'p';
+}
+
 bool fs_shape_is_special(const struct fs_shape *sh, const char *name, size_t n)
 {
 	return (sh->is_view && sh->is_view(name, n)) || (sh->is_input && sh->is_input(name, n));
@@ -409,9 +431,32 @@ int fs_entry_stat(struct fs *fs, struct fs_node *node, struct stat *st, double *
 	return rc;
 }
 
+/* Is node a file removed or replaced while open, whose buffer holds its
+ * value (fs_file_keep)? Its open files still stat and read it. */
+static bool node_orphan(struct fs *fs, struct fs_node *node)
+{
+	struct fs_path p;
+	fs_path_init(&p);
+	bool gone = fs_itable_path(fs->it, node, &p) == 0 && p.unhashed;
+	fs_path_release(&p);
+	if (!gone)
+		return false;
+	pthread_mutex_lock(&node->lock);
+	bool kept = node->opens > 0 && node->loaded;
+	pthread_mutex_unlock(&node->lock);
+	return kept;
+}
+
 static int node_stat(struct fs *fs, struct fs_node *node, struct stat *st, double *timeout)
 {
 	int rc;
+	if ((node->kind == FS_KEY || node->kind == FS_ENTRY) &&
+	    fs_itable_local(fs->it, node) == FS_LOCAL_NONE && node_orphan(fs, node)) {
+		local_stat(fs, node, st, timeout);
+		st->st_nlink = 0;
+		fs_stat_overlay(node, st);
+		return 0;
+	}
 	if (node->kind == FS_ENTRY) {
 		rc = fs_entry_stat(fs, node, st, timeout);
 	} else {
@@ -939,6 +984,17 @@ out:
 	fs_path_release(&p);
 }
 
+/* The node of (parent, name), if any, keeps its value for its open files. */
+static int keep_open(struct fs *fs, struct fs_node *parent, const char *name, size_t n)
+{
+	struct fs_node *node = fs_itable_find(fs->it, parent, name, n);
+	if (!node)
+		return 0;
+	int rc = fs_file_keep(fs, node);
+	fs_itable_unref(fs->it, node);
+	return rc;
+}
+
 /* Remove an entry: a local one is just forgotten. */
 static int unlink_entry(struct fs *fs, struct fs_node *parent, const struct fs_path *p,
 			const char *stored, size_t n, struct fs_inval *iv)
@@ -950,10 +1006,18 @@ static int unlink_entry(struct fs *fs, struct fs_node *parent, const struct fs_p
 		return -ENOTDIR;
 	struct fs_node *local = fs_itable_find_local(fs->it, parent, stored, n);
 	if (local) {
-		fs_itable_unhash(fs->it, local);
-		fs_itable_set_local(fs->it, local, FS_LOCAL_NONE);
+		/* Under its lock: a release may be storing a pending entry now,
+		 * and then it is removed as a stored one. */
+		pthread_mutex_lock(&local->lock);
+		bool still = fs_itable_local(fs->it, local) != FS_LOCAL_NONE;
+		if (still) {
+			fs_itable_unhash(fs->it, local);
+			fs_itable_set_local(fs->it, local, FS_LOCAL_NONE);
+		}
+		pthread_mutex_unlock(&local->lock);
 		fs_itable_unref(fs->it, local);
-		return 0;
+		if (still)
+			return 0;
 	}
 	if (rc)
 		return rc;
@@ -961,7 +1025,9 @@ static int unlink_entry(struct fs *fs, struct fs_node *parent, const struct fs_p
 		LOG_ERR("'%s/%s' is a view or an input: it cannot be removed", p->key.data, stored);
 		return -EACCES;
 	}
-	rc = sh->unlink(&c, stored, n);
+	rc = keep_open(fs, parent, stored, n);
+	if (!rc)
+		rc = sh->unlink(&c, stored, n);
 	if (!rc)
 		fs_itable_unlink(fs->it, parent, stored, n);
 	return rc;
@@ -992,6 +1058,8 @@ static void op_unlink(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 		rc = ks_lookup(fs->ks, &k, &info);
 		if (!rc && !fs_type_is_file(info.type))
 			rc = -EISDIR;
+		if (!rc)
+			rc = keep_open(fs, parent, stored.data, stored.len);
 		if (!rc)
 			rc = ks_del(fs->ks, &k);
 		if (!rc)
@@ -1064,8 +1132,40 @@ out:
  * list position or a sortedint id). Anything else is EXDEV, so mv falls
  * back to copy and delete, which gives the documented result.
  */
-static int rename_keys(struct fs *fs, const struct fs_path *from, const struct fs_path *to,
-		       unsigned flags)
+static bool key_eq(const struct ks_key *a, const struct ks_key *b)
+{
+	return bytes_cmp(a->ns, a->nslen, b->ns, b->nslen) == 0 &&
+	       bytes_cmp(a->key, a->klen, b->key, b->klen) == 0;
+}
+
+/*
+ * The string key a, about to replace key b of file type `to`, takes that
+ * type first (its open buffer committed, its node told). Two batches (the
+ * conversion, then RENAME): a crash between leaves the temp file as a key
+ * of the new type, never a half value. -EINVAL (logged) if no conversion
+ * exists: nothing changed.
+ */
+static int rename_save_key(struct fs *fs, struct fs_node *parent, const struct buf *fname,
+			   const struct ks_key *a, const struct ks_key *b, enum kv_type to)
+{
+	struct fs_node *node = fs_itable_find(fs->it, parent, fname->data, fname->len);
+	int rc = node ? fs_file_commit(fs, node) : 0;
+	if (!rc)
+		rc = fs_file_convert(fs, a, KV_TYPE_STRING, to);
+	if (rc == -EOPNOTSUPP) {
+		LOG_ERR("rename '%.*s' -> '%.*s': a string cannot become a %s", (int)a->klen,
+			a->key, (int)b->klen, b->key, enc_type_name(to));
+		rc = -EINVAL;
+	}
+	if (!rc && node)
+		fs_file_set_type(node, to);
+	if (node)
+		fs_itable_unref(fs->it, node);
+	return rc;
+}
+
+static int rename_keys(struct fs *fs, struct fs_node *parent, const struct buf *fname,
+		       const struct fs_path *from, const struct fs_path *to, unsigned flags)
 {
 	struct ks_key a, b;
 	struct ks_info ia, ib;
@@ -1077,6 +1177,8 @@ static int rename_keys(struct fs *fs, const struct fs_path *from, const struct f
 	rc = ks_lookup(fs->ks, &b, &ib);
 	if (rc && rc != -ENOENT)
 		return rc;
+	if (rc == 0 && key_eq(&a, &b))
+		return 0; /* rename(x, x) does nothing */
 	if (rc == 0) {
 		if (flags & RENAME_NOREPLACE)
 			return -EEXIST;
@@ -1087,28 +1189,29 @@ static int rename_keys(struct fs *fs, const struct fs_path *from, const struct f
 			return -ENOTDIR;
 		if (!fb && !ib.empty)
 			return -ENOTEMPTY;
+		if (fa && ia.type == KV_TYPE_STRING && ib.type != KV_TYPE_STRING) {
+			/* A save: a new file (a string) replaces a key of another
+			 * file type, which keeps its type with the new bytes. */
+			rc = rename_save_key(fs, parent, fname, &a, &b, ib.type);
+			if (rc)
+				return rc;
+		}
 	}
 	return ks_rename(fs->ks, &a, &b);
 }
 
-static bool key_eq(const struct ks_key *a, const struct ks_key *b)
-{
-	return bytes_cmp(a->ns, a->nslen, b->ns, b->nslen) == 0 &&
-	       bytes_cmp(a->key, a->klen, b->key, b->klen) == 0;
-}
-
-/* A local entry renamed: stored by the shape's adopt, or renamed as it is. */
+/* A local entry renamed: stored by the shape's adopt, or renamed as it is.
+ * The node's lock is held, so a commit of a pending entry (its release,
+ * which FUSE sends asynchronously) cannot store it under the old name
+ * while it is renamed. */
 static int rename_local(struct fs *fs, struct fs_ctx *c, const struct fs_shape *sh,
 			struct fs_node *node, struct fs_node *parent, const struct buf *from,
 			const struct buf *to)
 {
 	struct buf canon = BUF_INIT;
 	int rc = FS_ADOPT_LOCAL;
-	if (sh->adopt && fs_itable_local(fs->it, node) == FS_LOCAL_SCRATCH) {
-		pthread_mutex_lock(&node->lock);
+	if (sh->adopt && fs_itable_local(fs->it, node) == FS_LOCAL_SCRATCH)
 		rc = sh->adopt(c, to->data, to->len, node->data.data, node->data.len, &canon);
-		pthread_mutex_unlock(&node->lock);
-	}
 	if (rc == FS_ADOPT_LOCAL) {
 		rc = fs_itable_rename(fs->it, parent, from->data, from->len, parent, to->data,
 				      to->len);
@@ -1130,6 +1233,50 @@ static int rename_local(struct fs *fs, struct fs_ctx *c, const struct fs_shape *
 	return rc;
 }
 
+/*
+ * An entry of a shape without renames (a list position, a sortedint id)
+ * renamed onto a scratch name of its key: the entry stays and the scratch
+ * file gets its contents. This is an editor's backup (vim renames FILE to
+ * FILE~, writes FILE anew, removes FILE~); a real move would renumber a
+ * list under the editor. The node moves with the name, as the kernel
+ * expects; the entry gets a new node at its next lookup.
+ */
+static int rename_to_backup(struct fs *fs, struct fs_ctx *c, const struct fs_shape *sh,
+			    struct fs_node *parent, const struct buf *from, const struct buf *to,
+			    struct fs_node *lto)
+{
+	struct buf v = BUF_INIT;
+	struct fs_node *node = fs_itable_find(fs->it, parent, from->data, from->len);
+	int rc = node ? fs_file_commit(fs, node) : 0;
+	if (!rc)
+		rc = sh->load(c, from->data, from->len, &v);
+	if (!rc && lto) {
+		fs_itable_unhash(fs->it, lto);
+		fs_itable_set_local(fs->it, lto, FS_LOCAL_NONE); /* replaced */
+	}
+	if (!rc && node)
+		rc = fs_itable_rename(fs->it, parent, from->data, from->len, parent, to->data,
+				      to->len);
+	if (!rc && node) {
+		pthread_mutex_lock(&node->lock);
+		fs_node_set_empty(node);
+		struct buf old = node->data; /* the empty buffer, given to v */
+		node->data = v;
+		v = old;
+		node->dirty = false;
+		node->bad = false;
+		pthread_mutex_unlock(&node->lock);
+		fs_itable_set_local(fs->it, node, FS_LOCAL_SCRATCH);
+		fs_inval_add(c->iv, parent->ino, 0, from->data, from->len);
+		LOG_INFO("rename '%s' -> '%s' in a %s: the entry stays, '%s' is a scratch copy",
+			 from->data, to->data, enc_type_name(sh->type), to->data);
+	}
+	if (node)
+		fs_itable_unref(fs->it, node);
+	buf_release(&v);
+	return rc;
+}
+
 static int rename_entries(struct fs *fs, struct fs_node *parent, struct fs_node *newparent,
 			  const struct fs_path *from, const struct fs_path *to,
 			  const struct buf *fname, const struct buf *tname, unsigned flags,
@@ -1146,6 +1293,16 @@ static int rename_entries(struct fs *fs, struct fs_node *parent, struct fs_node 
 		return rc;
 	fs_entry_init(&e);
 	lfrom = fs_itable_find_local(fs->it, parent, fname->data, fname->len);
+	if (lfrom) {
+		/* Held to the end: the entry stays local, or was stored just now
+		 * (a release committed it) and renames as a stored one. */
+		pthread_mutex_lock(&lfrom->lock);
+		if (fs_itable_local(fs->it, lfrom) == FS_LOCAL_NONE) {
+			pthread_mutex_unlock(&lfrom->lock);
+			fs_itable_unref(fs->it, lfrom);
+			lfrom = NULL;
+		}
+	}
 	lto = fs_itable_find_local(fs->it, newparent, tname->data, tname->len);
 	if ((!lfrom && fs_shape_is_special(sa, fname->data, fname->len)) ||
 	    (!lto && fs_shape_is_special(sb, tname->data, tname->len))) {
@@ -1164,7 +1321,15 @@ static int rename_entries(struct fs *fs, struct fs_node *parent, struct fs_node 
 			goto out;
 		rc = 0;
 	}
-	if (sa != sb || (!key_eq(&a.k, &b.k) && (lfrom || !sa->rename || sa != &fs_hash_shape))) {
+	bool same_key = sa == sb && key_eq(&a.k, &b.k);
+	if (!same_key && !lto && sb->is_scratch && sb->is_scratch(tname->data, tname->len)) {
+		LOG_ERR("rename '%s' -> '%s': '%s' would be a scratch file in the %s, and a copy "
+			"there would be lost",
+			fname->data, tname->data, tname->data, enc_type_name(sb->type));
+		rc = -EINVAL;
+		goto out;
+	}
+	if (!same_key && (sa != sb || lfrom || !sa->rename || sa != &fs_hash_shape)) {
 		LOG_INFO("rename '%s' -> '%s' moves an entry between keys: EXDEV", fname->data,
 			 tname->data);
 		rc = -EXDEV;
@@ -1172,6 +1337,8 @@ static int rename_entries(struct fs *fs, struct fs_node *parent, struct fs_node 
 	}
 	if (lfrom) {
 		rc = rename_local(fs, &a, sa, lfrom, parent, fname, tname);
+	} else if (!sa->rename && sa->is_scratch && sa->is_scratch(tname->data, tname->len)) {
+		rc = rename_to_backup(fs, &a, sa, parent, fname, tname, lto);
 	} else if (!sa->rename) {
 		LOG_INFO("rename '%s' -> '%s' in a %s: EXDEV, so mv copies", fname->data,
 			 tname->data, enc_type_name(sa->type));
@@ -1182,15 +1349,39 @@ static int rename_entries(struct fs *fs, struct fs_node *parent, struct fs_node 
 			rc = fs_itable_rename(fs->it, parent, fname->data, fname->len, newparent,
 					      tname->data, tname->len);
 	}
-	if (!rc && lto && lto != lfrom)
+	if (!rc && lto && lto != lfrom && fs_itable_local(fs->it, lto) != FS_LOCAL_NONE)
 		fs_itable_set_local(fs->it, lto, FS_LOCAL_NONE); /* replaced */
 out:
-	if (lfrom)
+	if (lfrom) {
+		pthread_mutex_unlock(&lfrom->lock);
 		fs_itable_unref(fs->it, lfrom);
+	}
 	if (lto)
 		fs_itable_unref(fs->it, lto);
 	fs_entry_release(&e);
 	return rc;
+}
+
+/* A rename across kinds of directory: EXDEV (mv copies and removes), or
+ * EINVAL onto a scratch name, where the copy would be lost. */
+static int cross_kind_errno(struct fs *fs, struct fs_node *newparent, const struct fs_path *to,
+			    const struct buf *tname, struct fs_inval *iv)
+{
+	struct fs_ctx b;
+	const struct fs_shape *sb;
+	if (fs_child_kind(fs, newparent) != FS_ENTRY ||
+	    entry_ctx(fs, newparent, to, iv, &b, &sb) != 0 || !sb->is_scratch ||
+	    !sb->is_scratch(tname->data, tname->len))
+		return -EXDEV;
+	struct fs_node *lto = fs_itable_find_local(fs->it, newparent, tname->data, tname->len);
+	if (lto) {
+		fs_itable_unref(fs->it, lto);
+		return -EXDEV; /* a scratch file there already: mv replaces it */
+	}
+	LOG_ERR("rename onto '%s': it would be a scratch file in the %s, and a copy there would "
+		"be lost",
+		tname->data, enc_type_name(sb->type));
+	return -EINVAL;
 }
 
 static void op_rename(fuse_req_t req, fuse_ino_t parent_ino, const char *name,
@@ -1218,12 +1409,14 @@ static void op_rename(fuse_req_t req, fuse_ino_t parent_ino, const char *name,
 	}
 	enum fs_kind ka = fs_child_kind(fs, parent), kb = fs_child_kind(fs, newparent);
 	if (ka != kb || ka == FS_NS) {
-		LOG_INFO("rename '%s' -> '%s' crosses kinds of directory: EXDEV", name, newname);
-		rc = -EXDEV;
+		rc = cross_kind_errno(fs, newparent, &to, &newstored, &iv);
+		if (rc == -EXDEV)
+			LOG_INFO("rename '%s' -> '%s' crosses kinds of directory: EXDEV", name,
+				 newname);
 		goto out;
 	}
 	if (ka == FS_KEY) {
-		rc = rename_keys(fs, &from, &to, flags);
+		rc = rename_keys(fs, parent, &stored, &from, &to, flags);
 		if (!rc)
 			rc = fs_itable_rename(fs->it, parent, stored.data, stored.len, newparent,
 					      newstored.data, newstored.len);

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Run the bats suites against a real mount and total the results.
 # Usage: [KVFS_BIN=path/to/kvfs] tests/run-bats.sh [FILE.bats...]
-#        (default: every tests/bats/*.bats, in name order)
+#        (default: every tests/bats/*.bats, in name order, then the POSIX
+#        conformance suite tests/posix/*.bats)
 #
 # Each file runs as `bats --tap FILE`; its output is shown as it runs.
 # "ok" lines count as passed, "ok ... # skip" as skipped, "not ok" as
@@ -54,7 +55,7 @@ fi
 if [ $# -gt 0 ]; then
 	files=("$@")
 else
-	files=("$here"/bats/*.bats)
+	files=("$here"/bats/*.bats "$here"/posix/*.bats)
 fi
 if [ ! -e "${files[0]}" ]; then
 	echo "run-bats: no .bats files found in $here/bats"
