@@ -1402,8 +1402,9 @@ static void op_rename(fuse_req_t req, fuse_ino_t parent_ino, const char *name,
 		rc = child_begin(fs, newparent_ino, newname, &newparent, &newstored, &to);
 	if (rc)
 		goto out;
-	if (flags & RENAME_EXCHANGE) {
-		LOG_ERR("rename '%s': RENAME_EXCHANGE is not supported", name);
+	if (flags & ~(unsigned)RENAME_NOREPLACE) {
+		LOG_ERR("rename '%s': %s is not supported", name,
+			flags & RENAME_EXCHANGE ? "RENAME_EXCHANGE" : "RENAME_WHITEOUT");
 		rc = -EINVAL;
 		goto out;
 	}
@@ -1415,6 +1416,10 @@ static void op_rename(fuse_req_t req, fuse_ino_t parent_ino, const char *name,
 				 newname);
 		goto out;
 	}
+	/* A file this rename replaces lives on for its open files. */
+	rc = keep_open(fs, newparent, newstored.data, newstored.len);
+	if (rc)
+		goto out;
 	if (ka == FS_KEY) {
 		rc = rename_keys(fs, parent, &stored, &from, &to, flags);
 		if (!rc)

@@ -28,14 +28,19 @@ load posix
 	assert_eq "$(names "$NS/h")" "" "fields"
 }
 
-@test "an open file stays readable after unlink" {
+@test "an open file stays readable after unlink (key and field), and fstat works" {
 	printf abc >"$NS/s"
+	mkdir "$NS/h"
+	printf abc >"$NS/h/f"
 	expect OK '
-fd = os.open(a[0], os.O_RDONLY)
-os.unlink(a[0])
-assert os.read(fd, 9) == b"abc"
-os.close(fd)' "$NS/s"
+for p in a:
+    fd = os.open(p, os.O_RDONLY)
+    os.unlink(p)
+    assert os.read(fd, 9) == b"abc", p
+    assert os.fstat(fd).st_size == 3, p
+    os.close(fd)' "$NS/s" "$NS/h/f"
 	[ ! -e "$NS/s" ]
+	[ ! -e "$NS/h/f" ]
 }
 
 @test "ENOENT: no such key, field, or directory" {
