@@ -8,6 +8,7 @@
 #ifndef KVFS_FS_INT_H
 #define KVFS_FS_INT_H
 
+#include <pthread.h>
 #include <sys/stat.h>
 
 #include "fs.h"
@@ -25,6 +26,16 @@ struct fs {
 	const char *ns; /* -o ns=NAME, or NULL */
 	size_t nslen;
 	struct fs_notifier *notifier; /* sends kernel invalidations (fs.c) */
+	/* The last file key of a type other than string that was renamed
+	 * to a temp name (vim's NAME -> NAME~): a key created as NAME soon
+	 * after takes its type (fs.c, rename_keys and create_key). */
+	pthread_mutex_t backup_lock;
+	struct {
+		uint64_t parent; /* inode of its directory; 0: none */
+		struct buf name;
+		enum kv_type type;
+		uint64_t at_ms;
+	} backup;
 };
 
 /* An open file: the node whose buffer it reads and writes. */

@@ -115,6 +115,8 @@ struct fs *fs_new(struct keyspace *ks, const struct fs_options *opt)
 		fs->nslen = strlen(opt->ns);
 	}
 	clock_gettime(CLOCK_REALTIME, &fs->mount_time);
+	pthread_mutex_init(&fs->backup_lock, NULL);
+	buf_init(&fs->backup.name);
 	return fs;
 }
 
@@ -124,6 +126,8 @@ void fs_free(struct fs *fs)
 		return;
 	notifier_stop(fs);
 	fs_itable_free(fs->it);
+	buf_release(&fs->backup.name);
+	pthread_mutex_destroy(&fs->backup_lock);
 	free(fs);
 }
 
@@ -759,18 +763,59 @@ struct made {
 	struct fs_reply r;
 };
 
+/* How long a backup's type waits for the file written anew (ms). */
+#define BACKUP_TYPE_MS 60000
+
+/* Remember that file key `name` of type t in directory `parent` was
+ * renamed to a temp name (an editor's backup). */
+static void backup_note(struct fs *fs, struct fs_node *parent, const char *name, size_t n,
+			enum kv_type t)
+{
+	pthread_mutex_lock(&fs->backup_lock);
+	if (buf_set(&fs->backup.name, name, n) == 0) {
+		fs->backup.parent = parent->ino;
+		fs->backup.type = t;
+		fs->backup.at_ms = now_ms();
+	} else {
+		fs->backup.parent = 0;
+	}
+	pthread_mutex_unlock(&fs->backup_lock);
+}
+
+/* The type a new file key `name` in `parent` takes from its backup (and
+ * forget it), or KV_TYPE_NONE. */
+static enum kv_type backup_type(struct fs *fs, struct fs_node *parent, const char *name, size_t n)
+{
+	enum kv_type t = KV_TYPE_NONE;
+	pthread_mutex_lock(&fs->backup_lock);
+	if (fs->backup.parent == parent->ino && fs->backup.name.len == n &&
+	    memcmp(fs->backup.name.data, name, n) == 0) {
+		if (now_ms() - fs->backup.at_ms < BACKUP_TYPE_MS)
+			t = fs->backup.type;
+		fs->backup.parent = 0;
+	}
+	pthread_mutex_unlock(&fs->backup_lock);
+	return t;
+}
+
 /* Create (or, without excl, find) key k as a file. A remembered empty
  * bitmap counts as existing, so it is never replaced by a string. */
-static int create_key(struct fs *fs, const struct fs_path *p, bool excl, struct made *m)
+static int create_key(struct fs *fs, struct fs_node *parent, const struct fs_path *p, bool excl,
+		      struct made *m)
 {
 	struct ks_key k;
 	struct ks_info info;
 	fs_path_key(fs, p, &k);
 	int rc = ks_lookup(fs->ks, &k, &info);
-	if (rc == -ENOENT)
+	if (rc == -ENOENT) {
 		rc = string_set(fs->ks, &k, "", 0, STRING_SET_NX);
-	else if (rc == 0)
+		enum kv_type t = backup_type(fs, parent, p->key.data, p->key.len);
+		if (!rc && t != KV_TYPE_NONE && fs_file_convert(fs, &k, KV_TYPE_STRING, t) == 0)
+			LOG_INFO("'%s' written anew after its backup: it keeps its type, %s",
+				 p->key.data, enc_type_name(t));
+	} else if (rc == 0) {
 		rc = -EEXIST;
+	}
 	if (rc == -EEXIST && !excl)
 		rc = 0; /* open the existing file */
 	if (rc)
@@ -864,7 +909,7 @@ static void op_create(fuse_req_t req, fuse_ino_t parent_ino, const char *name, m
 		rc = -EPERM;
 		break;
 	case FS_KEY:
-		rc = create_key(fs, &p, excl, &m);
+		rc = create_key(fs, parent, &p, excl, &m);
 		break;
 	default:
 		rc = create_entry(fs, parent, &p, stored.data, stored.len, excl,
@@ -914,7 +959,7 @@ static void op_mknod(fuse_req_t req, fuse_ino_t parent_ino, const char *name, mo
 	if (!rc && fs_child_kind(fs, parent) == FS_NS)
 		rc = -EPERM;
 	if (!rc && fs_child_kind(fs, parent) == FS_KEY) {
-		rc = create_key(fs, &p, true, &m);
+		rc = create_key(fs, parent, &p, true, &m);
 	} else if (!rc) {
 		rc = create_entry(fs, parent, &p, stored.data, stored.len, true, false, &iv, &m);
 		if (!rc && m.r.local == FS_LOCAL_PENDING) {
@@ -1165,7 +1210,8 @@ static int rename_save_key(struct fs *fs, struct fs_node *parent, const struct b
 }
 
 static int rename_keys(struct fs *fs, struct fs_node *parent, const struct buf *fname,
-		       const struct fs_path *from, const struct fs_path *to, unsigned flags)
+		       const struct fs_path *from, const struct fs_path *to, unsigned flags,
+		       enum kv_type *moved)
 {
 	struct ks_key a, b;
 	struct ks_info ia, ib;
@@ -1174,6 +1220,7 @@ static int rename_keys(struct fs *fs, struct fs_node *parent, const struct buf *
 	int rc = ks_lookup(fs->ks, &a, &ia);
 	if (rc)
 		return rc;
+	*moved = ia.type;
 	rc = ks_lookup(fs->ks, &b, &ib);
 	if (rc && rc != -ENOENT)
 		return rc;
@@ -1421,10 +1468,17 @@ static void op_rename(fuse_req_t req, fuse_ino_t parent_ino, const char *name,
 	if (rc)
 		goto out;
 	if (ka == FS_KEY) {
-		rc = rename_keys(fs, parent, &stored, &from, &to, flags);
+		enum kv_type t = KV_TYPE_NONE;
+		rc = rename_keys(fs, parent, &stored, &from, &to, flags, &t);
 		if (!rc)
 			rc = fs_itable_rename(fs->it, parent, stored.data, stored.len, newparent,
 					      newstored.data, newstored.len);
+		/* An editor's backup (vim: NAME -> NAME~) of a typed file: NAME
+		 * written anew takes the type back (docs/mapping.md section 6). */
+		if (!rc && parent == newparent && fs_type_is_file(t) && t != KV_TYPE_STRING &&
+		    fs_is_temp_name(newstored.data, newstored.len) &&
+		    !fs_is_temp_name(stored.data, stored.len))
+			backup_note(fs, parent, stored.data, stored.len, t);
 	} else {
 		rc = rename_entries(fs, parent, newparent, &from, &to, &stored, &newstored, flags,
 				    &iv);
