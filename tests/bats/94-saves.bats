@@ -530,6 +530,8 @@ tree_of() {
 	assert_bytes "$bk/l/03" eX3
 	assert_eq "$(cat "$bk/z/m")" 2.5 "score"
 	assert_eq "$(tree_of "$bk")" "$(tree_of "$NS")" "second copy"
+	# rsync's temp files (.NAME.XXXXXX) left no key, field or member
+	refute_debris ".s." ".b." ".f." ".03." ".m."
 }
 
 @test "rsync -aX of a backup into an empty namespace recreates every type; a second run transfers nothing" {
