@@ -49,6 +49,7 @@ load posix
 	expect ENOTDIR 'os.open(a[0], os.O_RDONLY)' "$NS/s/x"
 	expect ENOTDIR 'os.open(a[0], os.O_WRONLY | os.O_CREAT)' "$NS/s/x"
 	expect ENOTDIR 'os.open(a[0], os.O_RDONLY | os.O_DIRECTORY)' "$NS/s"
+	expect ENOTDIR 'os.open(a[0] + "/", os.O_RDONLY)' "$NS/s"
 	assert_bytes "$NS/s" abc
 }
 

@@ -43,6 +43,18 @@ for p in a:
 	[ ! -e "$NS/h/f" ]
 }
 
+@test "an unlinked open file can still be written and read back; nothing is stored" {
+	printf abc >"$NS/s"
+	expect OK '
+fd = os.open(a[0], os.O_RDWR)
+os.unlink(a[0])
+os.pwrite(fd, b"XY", 1)
+assert os.pread(fd, 9, 0) == b"aXY", os.pread(fd, 9, 0)
+os.close(fd)' "$NS/s"
+	[ ! -e "$NS/s" ]
+	assert_eq "$(names "$NS")" "" "keys"
+}
+
 @test "ENOENT: no such key, field, or directory" {
 	mkdir "$NS/h"
 	expect ENOENT 'os.unlink(a[0])' "$NS/nope"
