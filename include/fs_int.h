@@ -9,6 +9,7 @@
 #ifndef KVFS_FS_INT_H
 #define KVFS_FS_INT_H
 
+#include <pthread.h>
 #include <sys/stat.h>
 
 #include "fs.h"
@@ -26,6 +27,16 @@ struct fs {
 	const char *ns; /* -o ns=NAME, or NULL */
 	size_t nslen;
 	struct fs_notifier *notifier; /* sends kernel invalidations (fs.c) */
+	/* The last file key of a type other than string that was renamed
+	 * to a temp name (vim's NAME -> NAME~): a key created as NAME soon
+	 * after takes its type (fs.c, rename_keys and create_key). */
+	pthread_mutex_t backup_lock;
+	struct {
+		uint64_t parent; /* inode of its directory; 0: none */
+		struct buf name;
+		enum kv_type type;
+		uint64_t at_ms;
+	} backup;
 };
 
 /* An open file: the node whose buffer it reads and writes. */
@@ -168,6 +179,14 @@ struct fs_shape {
 	 * scratch name), or an errno. NULL: local entries rename locally. */
 	int (*adopt)(struct fs_ctx *c, const char *to, size_t tn, const char *d, size_t dn,
 		     struct buf *canon);
+	/* Is `name` a scratch name here: a file that lives in the daemon
+	 * only (rsync's and editors' temp files), never stored by itself?
+	 * NULL: every name is stored. A rename from outside the key onto a
+	 * scratch name is EINVAL (a copy there would be lost); a rename of
+	 * an entry onto one within the key, where the shape has no rename,
+	 * leaves the entry and gives the scratch file its contents (an
+	 * editor's backup; docs/mapping.md section 6). */
+	bool (*is_scratch)(const char *name, size_t n);
 	/* What a field of a hash means in this type, for converting a hash
 	 * (cp -a sets a directory's type after filling it). NULL: no
 	 * conversion. */
@@ -191,6 +210,14 @@ struct fs_shape {
 	int (*param_set)(struct keyspace *ks, const struct ks_key *k, const char *name,
 			 const char *v, size_t n, bool create);
 };
+
+/* Names editors and tools give their temp and backup files: ".NAME..."
+ * (rsync, vim's swap file), "NAME~" (backups), "sedXXXXXX" (sed -i).
+ * Vim's test file "4913" is a number: a list position or a sortedint id. */
+bool fs_is_temp_name(const char *name, size_t n);
+
+/* Vim's swap files: ".NAME.swp" (".swo", ... ".swa"), ".NAME.swpx". */
+bool fs_is_swap_name(const char *name, size_t n);
 
 /* Is `name` a view or an input of shape sh (read-only for tree changes)? */
 bool fs_shape_is_special(const struct fs_shape *sh, const char *name, size_t n);
@@ -248,6 +275,15 @@ int fs_file_commit(struct fs *fs, struct fs_node *node);
 /* Make the node's buffer the empty file (a create, O_TRUNC, truncate to
  * 0): loaded, nothing borrowed. Node lock held. */
 void fs_node_set_empty(struct fs_node *node);
+/* Node's key or entry is about to be removed or replaced: if it is open,
+ * its value is read into its buffer now, so the open files keep reading
+ * it (POSIX: an unlinked file lives on while open). 0 or the load's errno
+ * (then nothing may be removed). */
+int fs_file_keep(struct fs *fs, struct fs_node *node);
+/* Turn file key k of type `from` into type `to` keeping its bytes (string
+ * <-> bitmap), in one batch. 0, -EOPNOTSUPP (no such conversion: a new
+ * file type adds its own here), or the type's errno. */
+int fs_file_convert(struct fs *fs, const struct ks_key *k, enum kv_type from, enum kv_type to);
 /* The node's key changed type (string <-> bitmap) under it. */
 void fs_file_set_type(struct fs_node *node, enum kv_type t);
 void fs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);

@@ -11,6 +11,7 @@
 #include "fs.h"
 #include "fs_int.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h> /* RENAME_NOREPLACE, RENAME_EXCHANGE */
@@ -114,6 +115,8 @@ struct fs *fs_new(struct keyspace *ks, const struct fs_options *opt)
 		fs->nslen = strlen(opt->ns);
 	}
 	clock_gettime(CLOCK_REALTIME, &fs->mount_time);
+	pthread_mutex_init(&fs->backup_lock, NULL);
+	buf_init(&fs->backup.name);
 	return fs;
 }
 
@@ -123,6 +126,8 @@ void fs_free(struct fs *fs)
 		return;
 	notifier_stop(fs);
 	fs_itable_free(fs->it);
+	buf_release(&fs->backup.name);
+	pthread_mutex_destroy(&fs->backup_lock);
 	free(fs);
 }
 
@@ -241,6 +246,27 @@ const struct fs_shape *fs_shape_of_param(const char *name)
 		}
 	}
 	return NULL;
+}
+
+bool fs_is_temp_name(const char *name, size_t n)
+{
+	if (n > 0 && (name[0] == '.' || name[n - 1] == '~'))
+		return true;
+	if (n != 9 || memcmp(name, "sed", 3) != 0)
+		return false;
+	for (size_t i = 3; i < n; i++)
+		if (!isalnum((unsigned char)name[i]))
+			return false;
+	return true;
+}
+
+bool fs_is_swap_name(const char *name, size_t n)
+{
+	if (n < 5 || name[0] != '.')
+		return false;
+	if (n >= 6 && memcmp(name + n - 5, ".swpx", 5) == 0)
+		return true;
+	return memcmp(name + n - 4, ".sw", 3) == 0 && name[n - 1] >= 'a' && name[n - 1] <= 'p';
 }
 
 bool fs_shape_is_special(const struct fs_shape *sh, const char *name, size_t n)
@@ -443,9 +469,32 @@ int fs_entry_stat(struct fs *fs, struct fs_node *node, struct stat *st, double *
 	return rc;
 }
 
+/* Is node a file removed or replaced while open, whose buffer holds its
+ * value (fs_file_keep)? Its open files still stat and read it. */
+static bool node_orphan(struct fs *fs, struct fs_node *node)
+{
+	struct fs_path p;
+	fs_path_init(&p);
+	bool gone = fs_itable_path(fs->it, node, &p) == 0 && p.unhashed;
+	fs_path_release(&p);
+	if (!gone)
+		return false;
+	pthread_mutex_lock(&node->lock);
+	bool kept = node->opens > 0 && node->loaded;
+	pthread_mutex_unlock(&node->lock);
+	return kept;
+}
+
 static int node_stat(struct fs *fs, struct fs_node *node, struct stat *st, double *timeout)
 {
 	int rc;
+	if ((node->kind == FS_KEY || node->kind == FS_ENTRY) &&
+	    fs_itable_local(fs->it, node) == FS_LOCAL_NONE && node_orphan(fs, node)) {
+		local_stat(fs, node, st, timeout);
+		st->st_nlink = 0;
+		fs_stat_overlay(node, st);
+		return 0;
+	}
 	if (node->kind == FS_ENTRY) {
 		rc = fs_entry_stat(fs, node, st, timeout);
 	} else {
@@ -748,18 +797,59 @@ struct made {
 	struct fs_reply r;
 };
 
+/* How long a backup's type waits for the file written anew (ms). */
+#define BACKUP_TYPE_MS 60000
+
+/* Remember that file key `name` of type t in directory `parent` was
+ * renamed to a temp name (an editor's backup). */
+static void backup_note(struct fs *fs, struct fs_node *parent, const char *name, size_t n,
+			enum kv_type t)
+{
+	pthread_mutex_lock(&fs->backup_lock);
+	if (buf_set(&fs->backup.name, name, n) == 0) {
+		fs->backup.parent = parent->ino;
+		fs->backup.type = t;
+		fs->backup.at_ms = now_ms();
+	} else {
+		fs->backup.parent = 0;
+	}
+	pthread_mutex_unlock(&fs->backup_lock);
+}
+
+/* The type a new file key `name` in `parent` takes from its backup (and
+ * forget it), or KV_TYPE_NONE. */
+static enum kv_type backup_type(struct fs *fs, struct fs_node *parent, const char *name, size_t n)
+{
+	enum kv_type t = KV_TYPE_NONE;
+	pthread_mutex_lock(&fs->backup_lock);
+	if (fs->backup.parent == parent->ino && fs->backup.name.len == n &&
+	    memcmp(fs->backup.name.data, name, n) == 0) {
+		if (now_ms() - fs->backup.at_ms < BACKUP_TYPE_MS)
+			t = fs->backup.type;
+		fs->backup.parent = 0;
+	}
+	pthread_mutex_unlock(&fs->backup_lock);
+	return t;
+}
+
 /* Create (or, without excl, find) key k as a file. A remembered empty
  * bitmap counts as existing, so it is never replaced by a string. */
-static int create_key(struct fs *fs, const struct fs_path *p, bool excl, struct made *m)
+static int create_key(struct fs *fs, struct fs_node *parent, const struct fs_path *p, bool excl,
+		      struct made *m)
 {
 	struct ks_key k;
 	struct ks_info info;
 	fs_path_key(fs, p, &k);
 	int rc = ks_lookup(fs->ks, &k, &info);
-	if (rc == -ENOENT)
+	if (rc == -ENOENT) {
 		rc = string_set(fs->ks, &k, "", 0, STRING_SET_NX);
-	else if (rc == 0)
+		enum kv_type t = backup_type(fs, parent, p->key.data, p->key.len);
+		if (!rc && t != KV_TYPE_NONE && fs_file_convert(fs, &k, KV_TYPE_STRING, t) == 0)
+			LOG_INFO("'%s' written anew after its backup: it keeps its type, %s",
+				 p->key.data, enc_type_name(t));
+	} else if (rc == 0) {
 		rc = -EEXIST;
+	}
 	if (rc == -EEXIST && !excl)
 		rc = 0; /* open the existing file */
 	if (rc)
@@ -853,7 +943,7 @@ static void op_create(fuse_req_t req, fuse_ino_t parent_ino, const char *name, m
 		rc = -EPERM;
 		break;
 	case FS_KEY:
-		rc = create_key(fs, &p, excl, &m);
+		rc = create_key(fs, parent, &p, excl, &m);
 		break;
 	default:
 		rc = create_entry(fs, parent, &p, stored.data, stored.len, excl,
@@ -903,7 +993,7 @@ static void op_mknod(fuse_req_t req, fuse_ino_t parent_ino, const char *name, mo
 	if (!rc && fs_child_kind(fs, parent) == FS_NS)
 		rc = -EPERM;
 	if (!rc && fs_child_kind(fs, parent) == FS_KEY) {
-		rc = create_key(fs, &p, true, &m);
+		rc = create_key(fs, parent, &p, true, &m);
 	} else if (!rc) {
 		rc = create_entry(fs, parent, &p, stored.data, stored.len, true, false, &iv, &m);
 		if (!rc && m.r.local == FS_LOCAL_PENDING) {
@@ -973,6 +1063,17 @@ out:
 	fs_path_release(&p);
 }
 
+/* The node of (parent, name), if any, keeps its value for its open files. */
+static int keep_open(struct fs *fs, struct fs_node *parent, const char *name, size_t n)
+{
+	struct fs_node *node = fs_itable_find(fs->it, parent, name, n);
+	if (!node)
+		return 0;
+	int rc = fs_file_keep(fs, node);
+	fs_itable_unref(fs->it, node);
+	return rc;
+}
+
 /* Remove an entry: a local one is just forgotten. */
 static int unlink_entry(struct fs *fs, struct fs_node *parent, const struct fs_path *p,
 			const char *stored, size_t n, struct fs_inval *iv)
@@ -984,10 +1085,18 @@ static int unlink_entry(struct fs *fs, struct fs_node *parent, const struct fs_p
 		return -ENOTDIR;
 	struct fs_node *local = fs_itable_find_local(fs->it, parent, stored, n);
 	if (local) {
-		fs_itable_unhash(fs->it, local);
-		fs_itable_set_local(fs->it, local, FS_LOCAL_NONE);
+		/* Under its lock: a release may be storing a pending entry now,
+		 * and then it is removed as a stored one. */
+		pthread_mutex_lock(&local->lock);
+		bool still = fs_itable_local(fs->it, local) != FS_LOCAL_NONE;
+		if (still) {
+			fs_itable_unhash(fs->it, local);
+			fs_itable_set_local(fs->it, local, FS_LOCAL_NONE);
+		}
+		pthread_mutex_unlock(&local->lock);
 		fs_itable_unref(fs->it, local);
-		return 0;
+		if (still)
+			return 0;
 	}
 	if (rc)
 		return rc;
@@ -995,7 +1104,9 @@ static int unlink_entry(struct fs *fs, struct fs_node *parent, const struct fs_p
 		LOG_ERR("'%s/%s' is a view or an input: it cannot be removed", p->key.data, stored);
 		return -EACCES;
 	}
-	rc = sh->unlink(&c, stored, n);
+	rc = keep_open(fs, parent, stored, n);
+	if (!rc)
+		rc = sh->unlink(&c, stored, n);
 	if (!rc)
 		fs_itable_unlink(fs->it, parent, stored, n);
 	return rc;
@@ -1026,6 +1137,8 @@ static void op_unlink(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 		rc = ks_lookup(fs->ks, &k, &info);
 		if (!rc && !fs_type_is_file(info.type))
 			rc = -EISDIR;
+		if (!rc)
+			rc = keep_open(fs, parent, stored.data, stored.len);
 		if (!rc)
 			rc = ks_del(fs->ks, &k);
 		if (!rc)
@@ -1109,8 +1222,41 @@ out:
  * list position or a sortedint id). Anything else is EXDEV, so mv falls
  * back to copy and delete, which gives the documented result.
  */
-static int rename_keys(struct fs *fs, const struct fs_path *from, const struct fs_path *to,
-		       unsigned flags)
+static bool key_eq(const struct ks_key *a, const struct ks_key *b)
+{
+	return bytes_cmp(a->ns, a->nslen, b->ns, b->nslen) == 0 &&
+	       bytes_cmp(a->key, a->klen, b->key, b->klen) == 0;
+}
+
+/*
+ * The string key a, about to replace key b of file type `to`, takes that
+ * type first (its open buffer committed, its node told). Two batches (the
+ * conversion, then RENAME): a crash between leaves the temp file as a key
+ * of the new type, never a half value. -EINVAL (logged) if no conversion
+ * exists: nothing changed.
+ */
+static int rename_save_key(struct fs *fs, struct fs_node *parent, const struct buf *fname,
+			   const struct ks_key *a, const struct ks_key *b, enum kv_type to)
+{
+	struct fs_node *node = fs_itable_find(fs->it, parent, fname->data, fname->len);
+	int rc = node ? fs_file_commit(fs, node) : 0;
+	if (!rc)
+		rc = fs_file_convert(fs, a, KV_TYPE_STRING, to);
+	if (rc == -EOPNOTSUPP) {
+		LOG_ERR("rename '%.*s' -> '%.*s': a string cannot become a %s", (int)a->klen,
+			a->key, (int)b->klen, b->key, enc_type_name(to));
+		rc = -EINVAL;
+	}
+	if (!rc && node)
+		fs_file_set_type(node, to);
+	if (node)
+		fs_itable_unref(fs->it, node);
+	return rc;
+}
+
+static int rename_keys(struct fs *fs, struct fs_node *parent, const struct buf *fname,
+		       const struct fs_path *from, const struct fs_path *to, unsigned flags,
+		       enum kv_type *moved)
 {
 	struct ks_key a, b;
 	struct ks_info ia, ib;
@@ -1119,9 +1265,12 @@ static int rename_keys(struct fs *fs, const struct fs_path *from, const struct f
 	int rc = ks_lookup(fs->ks, &a, &ia);
 	if (rc)
 		return rc;
+	*moved = ia.type;
 	rc = ks_lookup(fs->ks, &b, &ib);
 	if (rc && rc != -ENOENT)
 		return rc;
+	if (rc == 0 && key_eq(&a, &b))
+		return 0; /* rename(x, x) does nothing */
 	if (rc == 0) {
 		if (flags & RENAME_NOREPLACE)
 			return -EEXIST;
@@ -1132,28 +1281,29 @@ static int rename_keys(struct fs *fs, const struct fs_path *from, const struct f
 			return -ENOTDIR;
 		if (!fb && !ib.empty)
 			return -ENOTEMPTY;
+		if (fa && ia.type == KV_TYPE_STRING && ib.type != KV_TYPE_STRING) {
+			/* A save: a new file (a string) replaces a key of another
+			 * file type, which keeps its type with the new bytes. */
+			rc = rename_save_key(fs, parent, fname, &a, &b, ib.type);
+			if (rc)
+				return rc;
+		}
 	}
 	return ks_rename(fs->ks, &a, &b);
 }
 
-static bool key_eq(const struct ks_key *a, const struct ks_key *b)
-{
-	return bytes_cmp(a->ns, a->nslen, b->ns, b->nslen) == 0 &&
-	       bytes_cmp(a->key, a->klen, b->key, b->klen) == 0;
-}
-
-/* A local entry renamed: stored by the shape's adopt, or renamed as it is. */
+/* A local entry renamed: stored by the shape's adopt, or renamed as it is.
+ * The node's lock is held, so a commit of a pending entry (its release,
+ * which FUSE sends asynchronously) cannot store it under the old name
+ * while it is renamed. */
 static int rename_local(struct fs *fs, struct fs_ctx *c, const struct fs_shape *sh,
 			struct fs_node *node, struct fs_node *parent, const struct buf *from,
 			const struct buf *to)
 {
 	struct buf canon = BUF_INIT;
 	int rc = FS_ADOPT_LOCAL;
-	if (sh->adopt && fs_itable_local(fs->it, node) == FS_LOCAL_SCRATCH) {
-		pthread_mutex_lock(&node->lock);
+	if (sh->adopt && fs_itable_local(fs->it, node) == FS_LOCAL_SCRATCH)
 		rc = sh->adopt(c, to->data, to->len, node->data.data, node->data.len, &canon);
-		pthread_mutex_unlock(&node->lock);
-	}
 	if (rc == FS_ADOPT_LOCAL) {
 		rc = fs_itable_rename(fs->it, parent, from->data, from->len, parent, to->data,
 				      to->len);
@@ -1175,6 +1325,50 @@ static int rename_local(struct fs *fs, struct fs_ctx *c, const struct fs_shape *
 	return rc;
 }
 
+/*
+ * An entry of a shape without renames (a list position, a sortedint id)
+ * renamed onto a scratch name of its key: the entry stays and the scratch
+ * file gets its contents. This is an editor's backup (vim renames FILE to
+ * FILE~, writes FILE anew, removes FILE~); a real move would renumber a
+ * list under the editor. The node moves with the name, as the kernel
+ * expects; the entry gets a new node at its next lookup.
+ */
+static int rename_to_backup(struct fs *fs, struct fs_ctx *c, const struct fs_shape *sh,
+			    struct fs_node *parent, const struct buf *from, const struct buf *to,
+			    struct fs_node *lto)
+{
+	struct buf v = BUF_INIT;
+	struct fs_node *node = fs_itable_find(fs->it, parent, from->data, from->len);
+	int rc = node ? fs_file_commit(fs, node) : 0;
+	if (!rc)
+		rc = sh->load(c, from->data, from->len, &v);
+	if (!rc && lto) {
+		fs_itable_unhash(fs->it, lto);
+		fs_itable_set_local(fs->it, lto, FS_LOCAL_NONE); /* replaced */
+	}
+	if (!rc && node)
+		rc = fs_itable_rename(fs->it, parent, from->data, from->len, parent, to->data,
+				      to->len);
+	if (!rc && node) {
+		pthread_mutex_lock(&node->lock);
+		fs_node_set_empty(node);
+		struct buf old = node->data; /* the empty buffer, given to v */
+		node->data = v;
+		v = old;
+		node->dirty = false;
+		node->bad = false;
+		pthread_mutex_unlock(&node->lock);
+		fs_itable_set_local(fs->it, node, FS_LOCAL_SCRATCH);
+		fs_inval_add(c->iv, parent->ino, 0, from->data, from->len);
+		LOG_INFO("rename '%s' -> '%s' in a %s: the entry stays, '%s' is a scratch copy",
+			 from->data, to->data, enc_type_name(sh->type), to->data);
+	}
+	if (node)
+		fs_itable_unref(fs->it, node);
+	buf_release(&v);
+	return rc;
+}
+
 static int rename_entries(struct fs *fs, struct fs_node *parent, struct fs_node *newparent,
 			  const struct fs_path *from, const struct fs_path *to,
 			  const struct buf *fname, const struct buf *tname, unsigned flags,
@@ -1191,6 +1385,16 @@ static int rename_entries(struct fs *fs, struct fs_node *parent, struct fs_node 
 		return rc;
 	fs_entry_init(&e);
 	lfrom = fs_itable_find_local(fs->it, parent, fname->data, fname->len);
+	if (lfrom) {
+		/* Held to the end: the entry stays local, or was stored just now
+		 * (a release committed it) and renames as a stored one. */
+		pthread_mutex_lock(&lfrom->lock);
+		if (fs_itable_local(fs->it, lfrom) == FS_LOCAL_NONE) {
+			pthread_mutex_unlock(&lfrom->lock);
+			fs_itable_unref(fs->it, lfrom);
+			lfrom = NULL;
+		}
+	}
 	lto = fs_itable_find_local(fs->it, newparent, tname->data, tname->len);
 	if ((!lfrom && fs_shape_is_special(sa, fname->data, fname->len)) ||
 	    (!lto && fs_shape_is_special(sb, tname->data, tname->len))) {
@@ -1209,7 +1413,15 @@ static int rename_entries(struct fs *fs, struct fs_node *parent, struct fs_node 
 			goto out;
 		rc = 0;
 	}
-	if (sa != sb || (!key_eq(&a.k, &b.k) && (lfrom || !sa->rename || sa != &fs_hash_shape))) {
+	bool same_key = sa == sb && key_eq(&a.k, &b.k);
+	if (!same_key && !lto && sb->is_scratch && sb->is_scratch(tname->data, tname->len)) {
+		LOG_ERR("rename '%s' -> '%s': '%s' would be a scratch file in the %s, and a copy "
+			"there would be lost",
+			fname->data, tname->data, tname->data, enc_type_name(sb->type));
+		rc = -EINVAL;
+		goto out;
+	}
+	if (!same_key && (sa != sb || lfrom || !sa->rename || sa != &fs_hash_shape)) {
 		LOG_INFO("rename '%s' -> '%s' moves an entry between keys: EXDEV", fname->data,
 			 tname->data);
 		rc = -EXDEV;
@@ -1217,6 +1429,8 @@ static int rename_entries(struct fs *fs, struct fs_node *parent, struct fs_node 
 	}
 	if (lfrom) {
 		rc = rename_local(fs, &a, sa, lfrom, parent, fname, tname);
+	} else if (!sa->rename && sa->is_scratch && sa->is_scratch(tname->data, tname->len)) {
+		rc = rename_to_backup(fs, &a, sa, parent, fname, tname, lto);
 	} else if (!sa->rename) {
 		LOG_INFO("rename '%s' -> '%s' in a %s: EXDEV, so mv copies", fname->data,
 			 tname->data, enc_type_name(sa->type));
@@ -1227,15 +1441,39 @@ static int rename_entries(struct fs *fs, struct fs_node *parent, struct fs_node 
 			rc = fs_itable_rename(fs->it, parent, fname->data, fname->len, newparent,
 					      tname->data, tname->len);
 	}
-	if (!rc && lto && lto != lfrom)
+	if (!rc && lto && lto != lfrom && fs_itable_local(fs->it, lto) != FS_LOCAL_NONE)
 		fs_itable_set_local(fs->it, lto, FS_LOCAL_NONE); /* replaced */
 out:
-	if (lfrom)
+	if (lfrom) {
+		pthread_mutex_unlock(&lfrom->lock);
 		fs_itable_unref(fs->it, lfrom);
+	}
 	if (lto)
 		fs_itable_unref(fs->it, lto);
 	fs_entry_release(&e);
 	return rc;
+}
+
+/* A rename across kinds of directory: EXDEV (mv copies and removes), or
+ * EINVAL onto a scratch name, where the copy would be lost. */
+static int cross_kind_errno(struct fs *fs, struct fs_node *newparent, const struct fs_path *to,
+			    const struct buf *tname, struct fs_inval *iv)
+{
+	struct fs_ctx b;
+	const struct fs_shape *sb;
+	if (fs_child_kind(fs, newparent) != FS_ENTRY ||
+	    entry_ctx(fs, newparent, to, iv, &b, &sb) != 0 || !sb->is_scratch ||
+	    !sb->is_scratch(tname->data, tname->len))
+		return -EXDEV;
+	struct fs_node *lto = fs_itable_find_local(fs->it, newparent, tname->data, tname->len);
+	if (lto) {
+		fs_itable_unref(fs->it, lto);
+		return -EXDEV; /* a scratch file there already: mv replaces it */
+	}
+	LOG_ERR("rename onto '%s': it would be a scratch file in the %s, and a copy there would "
+		"be lost",
+		tname->data, enc_type_name(sb->type));
+	return -EINVAL;
 }
 
 static void op_rename(fuse_req_t req, fuse_ino_t parent_ino, const char *name,
@@ -1256,22 +1494,36 @@ static void op_rename(fuse_req_t req, fuse_ino_t parent_ino, const char *name,
 		rc = child_begin(fs, newparent_ino, newname, &newparent, &newstored, &to);
 	if (rc)
 		goto out;
-	if (flags & RENAME_EXCHANGE) {
-		LOG_ERR("rename '%s': RENAME_EXCHANGE is not supported", name);
+	if (flags & ~(unsigned)RENAME_NOREPLACE) {
+		LOG_ERR("rename '%s': %s is not supported", name,
+			flags & RENAME_EXCHANGE ? "RENAME_EXCHANGE" : "RENAME_WHITEOUT");
 		rc = -EINVAL;
 		goto out;
 	}
 	enum fs_kind ka = fs_child_kind(fs, parent), kb = fs_child_kind(fs, newparent);
 	if (ka != kb || ka == FS_NS) {
-		LOG_INFO("rename '%s' -> '%s' crosses kinds of directory: EXDEV", name, newname);
-		rc = -EXDEV;
+		rc = cross_kind_errno(fs, newparent, &to, &newstored, &iv);
+		if (rc == -EXDEV)
+			LOG_INFO("rename '%s' -> '%s' crosses kinds of directory: EXDEV", name,
+				 newname);
 		goto out;
 	}
+	/* A file this rename replaces lives on for its open files. */
+	rc = keep_open(fs, newparent, newstored.data, newstored.len);
+	if (rc)
+		goto out;
 	if (ka == FS_KEY) {
-		rc = rename_keys(fs, &from, &to, flags);
+		enum kv_type t = KV_TYPE_NONE;
+		rc = rename_keys(fs, parent, &stored, &from, &to, flags, &t);
 		if (!rc)
 			rc = fs_itable_rename(fs->it, parent, stored.data, stored.len, newparent,
 					      newstored.data, newstored.len);
+		/* An editor's backup (vim: NAME -> NAME~) of a typed file: NAME
+		 * written anew takes the type back (docs/mapping.md section 6). */
+		if (!rc && parent == newparent && fs_type_is_file(t) && t != KV_TYPE_STRING &&
+		    fs_is_temp_name(newstored.data, newstored.len) &&
+		    !fs_is_temp_name(stored.data, stored.len))
+			backup_note(fs, parent, stored.data, stored.len, t);
 	} else {
 		rc = rename_entries(fs, parent, newparent, &from, &to, &stored, &newstored, flags,
 				    &iv);

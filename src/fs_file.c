@@ -445,12 +445,23 @@ void fs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	pthread_mutex_unlock(&node->lock);
 }
 
+/* The shape whose check applies to node's contents: an entry's, unless it
+ * is a scratch file, which holds anything until a rename stores it (the
+ * shape's adopt checks it then). NULL: no check. */
+static const struct fs_shape *check_shape(struct fs *fs, struct fs_node *node)
+{
+	if (node->kind != FS_ENTRY || fs_itable_local(fs->it, node) == FS_LOCAL_SCRATCH)
+		return NULL;
+	return fs_shape_of(node->ktype);
+}
+
 /* Apply a write to the buffer; for entries whose shape restricts what a
  * file may hold, check the result first and refuse it whole. Node lock
  * held, node loaded. */
-static int buffer_write_locked(struct fs_node *node, const char *data, size_t size, size_t off)
+static int buffer_write_locked(struct fs *fs, struct fs_node *node, const char *data,
+			       size_t size, size_t off)
 {
-	const struct fs_shape *sh = node->kind == FS_ENTRY ? fs_shape_of(node->ktype) : NULL;
+	const struct fs_shape *sh = check_shape(fs, node);
 	if (sh && sh->check) {
 		struct buf tmp = BUF_INIT;
 		size_t len = off + size > node->data.len ? off + size : node->data.len;
@@ -538,7 +549,7 @@ void fs_op_write(fuse_req_t req, fuse_ino_t ino, const char *data, size_t size, 
 	} else {
 		rc = node_load_locked(fs, node);
 		if (!rc)
-			rc = buffer_write_locked(node, data, size, (size_t)off);
+			rc = buffer_write_locked(fs, node, data, size, (size_t)off);
 	}
 	pthread_mutex_unlock(&node->lock);
 	if (rc)
@@ -619,7 +630,7 @@ int fs_node_truncate(struct fs *fs, struct fs_node *node, uint64_t size, bool vi
 	} else {
 		rc = node_load_locked(fs, node);
 	}
-	const struct fs_shape *sh = node->kind == FS_ENTRY ? fs_shape_of(node->ktype) : NULL;
+	const struct fs_shape *sh = check_shape(fs, node);
 	if (!rc && sh && sh->check && size > node->data.len) {
 		/* Growing adds zero bytes: ask the shape about the result. */
 		struct buf tmp = BUF_INIT;
@@ -652,6 +663,28 @@ int fs_file_commit(struct fs *fs, struct fs_node *node)
 	int rc = node_commit_locked(fs, node, false);
 	pthread_mutex_unlock(&node->lock);
 	return rc;
+}
+
+int fs_file_keep(struct fs *fs, struct fs_node *node)
+{
+	int rc = 0;
+	pthread_mutex_lock(&node->lock);
+	if (node->opens > 0 && !node->loaded && !node->input &&
+	    fs_itable_local(fs->it, node) == FS_LOCAL_NONE)
+		rc = node_load_locked(fs, node);
+	pthread_mutex_unlock(&node->lock);
+	return rc;
+}
+
+int fs_file_convert(struct fs *fs, const struct ks_key *k, enum kv_type from, enum kv_type to)
+{
+	if (from == to)
+		return 0;
+	if (from == KV_TYPE_STRING && to == KV_TYPE_BITMAP)
+		return bitmap_from_string(fs->ks, k);
+	if (from == KV_TYPE_BITMAP && to == KV_TYPE_STRING)
+		return bitmap_to_string(fs->ks, k);
+	return -EOPNOTSUPP;
 }
 
 void fs_file_set_type(struct fs_node *node, enum kv_type t)

@@ -497,6 +497,12 @@ void fs_list_dir_opened(struct fs *fs, struct fs_node *dir)
 	pthread_mutex_unlock(&dir->lock);
 }
 
+static bool list_is_scratch(const char *name, size_t n)
+{
+	int64_t idx;
+	return parse_index(name, n, &idx) != 0;
+}
+
 static int list_from_field(void *arg, const char *f, size_t fn, const char *v, size_t vn,
 			   struct convert_item *it)
 {
@@ -521,5 +527,6 @@ const struct fs_shape fs_list_shape = {
 	.create = list_create,
 	.unlink = list_unlink,
 	.adopt = list_adopt,
+	.is_scratch = list_is_scratch,
 	.from_field = list_from_field,
 };

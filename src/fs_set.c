@@ -75,7 +75,21 @@ static int set_create(struct fs_ctx *c, const char *name, size_t n, struct fs_en
 	int rc = set_ismember(c->fs->ks, &c->k, name, n);
 	if (rc < 0)
 		return rc;
+	if (!rc && fs_is_swap_name(name, n))
+		return FS_CREATE_SCRATCH;
 	return rc ? -EEXIST : FS_CREATE_PENDING;
+}
+
+/* A scratch file (a swap file) renamed onto member `to` adds it. */
+static int set_adopt(struct fs_ctx *c, const char *to, size_t tn, const char *d, size_t dn,
+		     struct buf *canon)
+{
+	if (fs_is_swap_name(to, tn))
+		return FS_ADOPT_LOCAL;
+	int rc = set_check(to, tn, d, dn);
+	if (!rc)
+		rc = set_add(c->fs->ks, &c->k, to, tn, NULL);
+	return rc < 0 ? rc : buf_set(canon, to, tn);
 }
 
 static int set_unlink(struct fs_ctx *c, const char *name, size_t n)
@@ -115,5 +129,7 @@ const struct fs_shape fs_set_shape = {
 	.create = set_create,
 	.unlink = set_unlink,
 	.rename = set_rename,
+	.adopt = set_adopt,
+	.is_scratch = fs_is_swap_name,
 	.from_field = set_from_field,
 };

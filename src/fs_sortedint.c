@@ -2,9 +2,10 @@
  * fs_sortedint: the entries of a sortedint key's directory are its ids,
  * empty files named in decimal, listed in ascending order. Creating a
  * file named by a number from 0 to 2^64-1 adds the id when the file is
- * closed (SIADD); any other name is refused (EINVAL), except names that
- * start with "." (rsync's and editors' temp files), which are scratch
- * files held in memory until a rename onto an id adds it. Data written
+ * closed (SIADD); any other name is refused (EINVAL), except the temp
+ * names of rsync, editors and sed (fs_is_temp_name: ".NAME...", "NAME~",
+ * "sedXXXXXX"), which are scratch files held in memory until a rename
+ * onto an id adds it. Data written
  * into an id is refused (EINVAL). rm is SIREM. Another spelling of an id
  * ("007") reaches the id but is not cached by the kernel. Layer: fs.
  */
@@ -27,9 +28,11 @@ static int parse_id(const char *name, size_t n, uint64_t *id, const char *why)
 	return rc ? -EINVAL : 0;
 }
 
+/* A temp name that is no id: a scratch file. */
 static bool is_scratch_name(const char *name, size_t n)
 {
-	return n > 0 && name[0] == '.';
+	uint64_t id;
+	return fs_is_temp_name(name, n) && parse_id(name, n, &id, NULL) != 0;
 }
 
 static int id_entry(struct fs_entry *e, const char *typed, size_t tn, uint64_t id)
@@ -137,7 +140,7 @@ static int si_create(struct fs_ctx *c, const char *name, size_t n, struct fs_ent
 {
 	(void)e;
 	uint64_t id;
-	if (is_scratch_name(name, n) && parse_id(name, n, &id, NULL))
+	if (is_scratch_name(name, n))
 		return FS_CREATE_SCRATCH;
 	int rc = parse_id(name, n, &id, "create");
 	if (!rc)
@@ -159,7 +162,7 @@ static int si_adopt(struct fs_ctx *c, const char *to, size_t tn, const char *d, 
 		    struct buf *canon)
 {
 	uint64_t id;
-	if (is_scratch_name(to, tn) && parse_id(to, tn, &id, NULL))
+	if (is_scratch_name(to, tn))
 		return FS_ADOPT_LOCAL;
 	int rc = parse_id(to, tn, &id, "rename onto");
 	if (rc)
@@ -202,5 +205,6 @@ const struct fs_shape fs_sortedint_shape = {
 	.create = si_create,
 	.unlink = si_unlink,
 	.adopt = si_adopt,
+	.is_scratch = is_scratch_name,
 	.from_field = si_from_field,
 };

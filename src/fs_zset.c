@@ -378,6 +378,8 @@ static int zset_create(struct fs_ctx *c, const char *name, size_t n, struct fs_e
 	double score;
 	if (zset_is_view(name, n))
 		return -EEXIST;
+	if (fs_is_swap_name(name, n))
+		return FS_CREATE_SCRATCH;
 	int rc = zset_score(c->fs->ks, &c->k, name, n, &score);
 	if (rc == 0)
 		return -EEXIST;
@@ -395,6 +397,19 @@ static int zset_rename(struct fs_ctx *a, const char *from, size_t fn, struct fs_
 	(void)b; /* the same key: the caller sends other moves to EXDEV */
 	(void)flags;
 	return zset_rename_member(a->fs->ks, &a->k, from, fn, to, tn);
+}
+
+/* A scratch file (a swap file) renamed onto member `to`: its contents are
+ * the score, as a commit's. */
+static int zset_adopt(struct fs_ctx *c, const char *to, size_t tn, const char *d, size_t dn,
+		      struct buf *canon)
+{
+	if (fs_is_swap_name(to, tn))
+		return FS_ADOPT_LOCAL;
+	int rc = zset_check(to, tn, d, dn);
+	if (!rc)
+		rc = zset_commit(c, to, tn, d, dn, true);
+	return rc ? rc : buf_set(canon, to, tn);
 }
 
 static int zset_from_field(void *arg, const char *f, size_t fn, const char *v, size_t vn,
@@ -423,5 +438,7 @@ const struct fs_shape fs_zset_shape = {
 	.create = zset_create,
 	.unlink = zset_unlink,
 	.rename = zset_rename,
+	.adopt = zset_adopt,
+	.is_scratch = fs_is_swap_name,
 	.from_field = zset_from_field,
 };

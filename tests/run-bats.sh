@@ -1,7 +1,8 @@
 #!/bin/bash
 # Run the bats suites against a real mount and total the results.
 # Usage: [KVFS_BIN=path/to/kvfs] tests/run-bats.sh [FILE.bats...]
-#        (default: every tests/bats/*.bats, in name order)
+#        (default: every tests/bats/*.bats, in name order, then the POSIX
+#        conformance suite tests/posix/*.bats)
 #
 # Each file runs as `bats --tap FILE`; its output is shown as it runs.
 # "ok" lines count as passed, "ok ... # skip" as skipped, "not ok" as
@@ -13,7 +14,8 @@
 # directory (TMPDIR for bats); any mount left behind there after a file
 # has run is lazily unmounted, so a broken run cannot leave a stale mount.
 #
-# Prints "bats: N passed, N failed, N skipped" last. If KVFS_TEST_SUMMARY
+# Prints "bats: N passed, N failed, N skipped" last (after a "posix: ..."
+# line with the share of tests/posix/*.bats, when any ran). If KVFS_TEST_SUMMARY
 # names a file, "bats PASSED FAILED SKIPPED" is appended to it (see
 # tests/run-all.sh). Exit status 0 only if nothing failed.
 #
@@ -35,8 +37,15 @@ file_timeout=${KVFS_BATS_FILE_TIMEOUT:-3600}
 passed=0
 failed=0
 skipped=0
+# the part of the totals that came from tests/posix (the conformance suite)
+p_passed=0
+p_failed=0
+p_skipped=0
 
 report() {
+	if [ $((p_passed + p_failed + p_skipped)) -gt 0 ]; then
+		echo "posix: $p_passed passed, $p_failed failed, $p_skipped skipped (included below)"
+	fi
 	echo "bats: $passed passed, $failed failed, $skipped skipped"
 	if [ -n "${KVFS_TEST_SUMMARY:-}" ]; then
 		echo "bats $passed $failed $skipped" >>"$KVFS_TEST_SUMMARY"
@@ -54,7 +63,7 @@ fi
 if [ $# -gt 0 ]; then
 	files=("$@")
 else
-	files=("$here"/bats/*.bats)
+	files=("$here"/bats/*.bats "$here"/posix/*.bats)
 fi
 if [ ! -e "${files[0]}" ]; then
 	echo "run-bats: no .bats files found in $here/bats"
@@ -95,6 +104,13 @@ for f in "${files[@]}"; do
 	passed=$((passed + ok - skip))
 	skipped=$((skipped + skip))
 	failed=$((failed + f_failed))
+	case $f in
+	*/posix/*.bats)
+		p_passed=$((p_passed + ok - skip))
+		p_skipped=$((p_skipped + skip))
+		p_failed=$((p_failed + f_failed))
+		;;
+	esac
 
 	for m in $(leftover_mounts); do
 		echo "run-bats: $f left $m mounted; unmounting it lazily"
