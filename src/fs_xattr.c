@@ -6,7 +6,8 @@
  * removing it makes the key persistent. Anything else answers ENODATA
  * (reads) or ENOTSUP (writes) at once: `ls -l` asks for two attributes per
  * file and must not wait. Setting user.kvfs.type on a string or bitmap
- * converts between the two keeping the bytes, and on a hash whose fields
+ * converts between the two keeping the bytes (string <-> json through
+ * the JSON text), and on a hash whose fields
  * spell out a list, set, zset or sortedint converts the hash (what rsync
  * and cp -a need: they write content first and types after).
  * Layer: fs.
@@ -99,12 +100,14 @@ void fs_op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 		fuse_reply_buf(req, list, n);
 }
 
-/* A file key becomes the other file type with the same bytes (string
- * <-> bitmap): what rsync and cp need, which write a new file (a string)
- * and set its type afterwards. An open file's buffer is committed first,
- * and stays valid: the bytes do not change. */
+/* A file key becomes another file type: string <-> bitmap with the same
+ * bytes, string <-> json through the text (a string must hold JSON, and
+ * is stored compact). That is what rsync and cp need, which write a new
+ * file (a string) and set its type afterwards. An open file's buffer is
+ * committed first; it stays valid for a bitmap, and the kernel forgets
+ * what it cached of a file whose bytes a JSON conversion changed. */
 static int retype_file(struct fs *fs, struct fs_node *node, const struct ks_key *k,
-		       enum kv_type from, enum kv_type to)
+		       enum kv_type from, enum kv_type to, struct fs_inval *iv)
 {
 	if (!fs_type_is_supported(to) || !fs_type_is_supported(from)) {
 		LOG_ERR("%s: type %s is not mapped into files yet", XATTR_TYPE,
@@ -114,7 +117,14 @@ static int retype_file(struct fs *fs, struct fs_node *node, const struct ks_key 
 	int rc = fs_file_commit(fs, node);
 	if (rc)
 		return rc;
-	rc = to == KV_TYPE_BITMAP ? bitmap_from_string(fs->ks, k) : bitmap_to_string(fs->ks, k);
+	if (from == KV_TYPE_JSON || to == KV_TYPE_JSON) {
+		rc = fs_json_retype(fs, k, from, to);
+		if (!rc && node->parent)
+			fs_inval_add(iv, node->parent->ino, node->ino, k->key, k->klen);
+	} else {
+		rc = to == KV_TYPE_BITMAP ? bitmap_from_string(fs->ks, k)
+					  : bitmap_to_string(fs->ks, k);
+	}
 	if (!rc)
 		fs_file_set_type(node, to);
 	return rc;
@@ -182,7 +192,7 @@ static int set_type(struct fs *fs, struct fs_node *node, const char *value, size
 			fs_type_is_file(t) ? "file" : "directory");
 		rc = -EINVAL;
 	} else if (fs_type_is_file(t)) {
-		rc = retype_file(fs, node, &k, info.type, t);
+		rc = retype_file(fs, node, &k, info.type, t, iv);
 	} else {
 		rc = retype_dir(fs, node, &k, &info, t, iv);
 	}
