@@ -425,7 +425,20 @@ static int node_stat(struct fs *fs, struct fs_node *node, struct stat *st, doubl
 		rc = fs_itable_path(fs->it, node, &p);
 		if (!rc)
 			rc = p.unhashed ? -ENOENT : fs_stat_path(fs, node->kind, &p, st, timeout);
+		bool unhashed = p.unhashed;
 		fs_path_release(&p);
+		if (rc == -ENOENT && node->kind == FS_KEY && !unhashed) {
+			/* A JSON path name created and open, not written yet:
+			 * a file of what its buffer holds. */
+			pthread_mutex_lock(&node->lock);
+			bool open_json = node->opens && node->ktype == KV_TYPE_JSON;
+			pthread_mutex_unlock(&node->lock);
+			if (open_json) {
+				local_stat(fs, node, st, timeout);
+				*timeout = 0;
+				rc = 0;
+			}
+		}
 	}
 	if (!rc)
 		fs_stat_overlay(node, st);
