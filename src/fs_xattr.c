@@ -191,6 +191,10 @@ static int set_type(struct fs *fs, struct fs_node *node, const char *value, size
 			fs_type_is_file(info.type) ? "file" : "directory",
 			fs_type_is_file(t) ? "file" : "directory");
 		rc = -EINVAL;
+	} else if (fs_type_is_file(t) && info.empty && t != KV_TYPE_STRING) {
+		rc = ks_empty_retype(fs->ks, &k, t); /* an empty bitmap <-> an empty JSON key */
+		if (!rc)
+			fs_file_set_type(node, t);
 	} else if (fs_type_is_file(t)) {
 		rc = retype_file(fs, node, &k, info.type, t, iv);
 	} else {
