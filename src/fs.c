@@ -776,9 +776,9 @@ static int create_key(struct fs *fs, const struct fs_path *p, bool excl, struct 
 		if (rc != -ENOENT)
 			return rc;
 		rc = string_set(fs->ks, &k, "", 0, STRING_SET_NX);
-	}
-	else if (rc == 0)
+	} else if (rc == 0) {
 		rc = -EEXIST;
+	}
 	if (rc == -EEXIST && !excl)
 		rc = 0; /* open the existing file */
 	if (rc)
@@ -1112,13 +1112,7 @@ out:
 	fs_path_release(&p);
 }
 
-/*
- * Rename. Keys move within and across namespaces (Kvrocks RENAME); the
- * entries of a key as its shape allows (hash fields within and across
- * hashes, set and zset members within their key, a scratch file onto a
- * list position or a sortedint id). Anything else is EXDEV, so mv falls
- * back to copy and delete, which gives the documented result.
- */
+/* Is k (which names no key) a JSON path name? */
 static bool is_json_path(struct fs *fs, const struct ks_key *k)
 {
 	struct fs_jalias a;
@@ -1128,6 +1122,13 @@ static bool is_json_path(struct fs *fs, const struct ks_key *k)
 	return yes;
 }
 
+/*
+ * Rename. Keys move within and across namespaces (Kvrocks RENAME); the
+ * entries of a key as its shape allows (hash fields within and across
+ * hashes, set and zset members within their key, a scratch file onto a
+ * list position or a sortedint id). Anything else is EXDEV, so mv falls
+ * back to copy and delete, which gives the documented result.
+ */
 static int rename_keys(struct fs *fs, const struct fs_path *from, const struct fs_path *to,
 		       unsigned flags)
 {

@@ -6,10 +6,10 @@
  * removing it makes the key persistent. Anything else answers ENODATA
  * (reads) or ENOTSUP (writes) at once: `ls -l` asks for two attributes per
  * file and must not wait. Setting user.kvfs.type on a string or bitmap
- * converts between the two keeping the bytes (string <-> json through
- * the JSON text), and on a hash whose fields
- * spell out a list, set, zset or sortedint converts the hash (what rsync
- * and cp -a need: they write content first and types after).
+ * converts between the two keeping the bytes, between a string and json
+ * through the JSON text, and on a hash whose fields spell out a list,
+ * set, zset or sortedint converts the hash (what rsync and cp -a need:
+ * they write content first and types after).
  * Layer: fs.
  */
 #include "fs_int.h"

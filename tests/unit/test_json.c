@@ -120,6 +120,10 @@ static void test_set_get_bytes(void)
 	CHECK_INT(json_set(ks, KEY("s"), P("$.a"), P("1"), 0), -KV_EWRONGTYPE);
 	CHECK_INT(json_set(ks, KEY("s"), P("$"), P("1"), 0), -KV_EWRONGTYPE);
 	check_raw("s", "81 00 00 00 00 00 00 00 00 78");
+	CHECK_INT(json_text_len(ks, KEY("s"), &len), -KV_EWRONGTYPE);
+	CHECK_INT(json_text_len(ks, KEY("nope"), &len), -ENOENT);
+	CHECK_INT(json_text_len(ks, KEY("e"), &len), 0);
+	CHECK_INT(len, 4);
 
 	/* NX / XX. */
 	CHECK_INT(json_set(ks, KEY("d"), P("$.a"), P("0"), JSON_SET_NX), -EEXIST);
@@ -237,6 +241,7 @@ static void test_paths(void)
 		CHECK_INT(json_del(ks, KEY("p"), P(bad[i])), -EINVAL);
 		CHECK_INT(json_type(ks, KEY("p"), P(bad[i]), &t), -EINVAL);
 		CHECK_INT(json_arrappend(ks, KEY("p"), P(bad[i]), P("1"), &n), -EINVAL);
+		CHECK_INT(json_strappend(ks, KEY("p"), P(bad[i]), P("\"x\""), &n), -EINVAL);
 		CHECK_INT(json_numincrby(ks, KEY("p"), P(bad[i]), P("1"), NULL), -EINVAL);
 		CHECK_INT(json_objkeys(ks, KEY("p"), P(bad[i]), &v), -EINVAL);
 		unchanged("p");
