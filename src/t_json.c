@@ -61,6 +61,39 @@ static bool lit_is_integer(const char *lit)
 	return !strpbrk(lit, ".eE");
 }
 
+/*
+ * Is the valid float literal s already what fmt_double would print? True
+ * for plain decimals of at most 15 significant digits (which %.15g gives
+ * back digit for digit) without an exponent, trailing fraction zeros
+ * (except a lone ".0") or the leading zeros %g would write as an
+ * exponent: "2.5", "1000.0", "0.001". Saves a strtod and printf per
+ * number when a stored document is parsed again.
+ */
+static bool lit_float_is_canon(const char *s, size_t n)
+{
+	const char *dot = memchr(s, '.', n), *end = s + n;
+	if (!dot || memchr(s, 'e', n) || memchr(s, 'E', n))
+		return false;
+	if (end[-1] == '0' && !(end - dot == 2))
+		return false; /* "2.50" */
+	const char *d = s + (s[0] == '-');
+	size_t sig = 0, lead = 0;
+	bool seen = false;
+	for (const char *c = d; c < end; c++) {
+		if (*c == '.')
+			continue;
+		if (*c != '0')
+			seen = true;
+		if (seen)
+			sig++;
+		else if (c > dot)
+			lead++;
+	}
+	if (sig > 15 || (size_t)(dot - d) > 15 || lead > 3)
+		return false;
+	return seen || end - dot == 2; /* "0.0" is canonical, "0.00" is not */
+}
+
 /* The canonical literal of a valid JSON number literal: an integer stays
  * as written, anything else is a double in fmt_double's form. NULL on
  * ENOMEM; *range set if the value is not finite. */
@@ -70,7 +103,7 @@ static char *lit_canon(const char *s, size_t n, bool *range)
 	*range = false;
 	memcpy(tmp, s, n);
 	tmp[n] = '\0';
-	if (lit_is_integer(tmp))
+	if (lit_is_integer(tmp) || lit_float_is_canon(tmp, n))
 		return strdup(tmp);
 	double d = strtod(tmp, NULL);
 	if (!isfinite(d)) {
@@ -233,7 +266,7 @@ static int lex_scan(const char *s, size_t n, struct lits *l, size_t *at, const c
 static int attach_lits(cJSON *c, struct lits *l)
 {
 	for (; c; c = c->next) {
-		if (cJSON_IsNumber(c)) {
+		if ((c->type & 0xFF) == cJSON_Number) {
 			if (l->next >= l->n)
 				return -EINVAL;
 			c->valuestring = l->v[l->next++];
@@ -243,6 +276,55 @@ static int attach_lits(cJSON *c, struct lits *l)
 			if (rc)
 				return rc;
 		}
+	}
+	return 0;
+}
+
+struct member {
+	cJSON *c;
+	size_t pos;
+};
+
+/* Sort members by name, then by position. */
+static int member_cmp(const void *a, const void *b)
+{
+	const struct member *x = a, *y = b;
+	int c = strcmp(x->c->string, y->c->string);
+	if (c)
+		return c;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/*
+ * A member name given twice keeps its last value, as RedisJSON's parser
+ * does (cJSON keeps both, and a path would find the first). Sorting a
+ * list of the members keeps this O(n log n) for large objects. 0 or
+ * -ENOMEM.
+ */
+static int dedup_members(cJSON *c)
+{
+	for (; c; c = c->next) {
+		if (c->child) {
+			int rc = dedup_members(c->child);
+			if (rc)
+				return rc;
+		}
+		if (!cJSON_IsObject(c) || !c->child || !c->child->next)
+			continue;
+		size_t n = 0;
+		for (cJSON *m = c->child; m; m = m->next)
+			n++;
+		struct member *v = malloc(n * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		n = 0;
+		for (cJSON *m = c->child; m; m = m->next, n++)
+			v[n] = (struct member){m, n};
+		qsort(v, n, sizeof(*v), member_cmp);
+		for (size_t i = 0; i + 1 < n; i++)
+			if (strcmp(v[i].c->string, v[i + 1].c->string) == 0)
+				cJSON_Delete(cJSON_DetachItemViaPointer(c, v[i].c));
+		free(v);
 	}
 	return 0;
 }
@@ -290,6 +372,10 @@ static int parse_values(const char *s, size_t n, cJSON ***vals, size_t max, size
 			cJSON_Delete(c);
 			*at = i;
 			*why = "numbers do not match the text";
+			goto fail;
+		}
+		if ((rc = dedup_members(c))) {
+			cJSON_Delete(c);
 			goto fail;
 		}
 		if (got == cap) {
@@ -345,9 +431,10 @@ static int parse_one(const char *verb, const struct ks_key *k, const char *s, si
 static void nums_raw(cJSON *c, bool raw)
 {
 	for (; c; c = c->next) {
-		if (raw && cJSON_IsNumber(c) && c->valuestring)
+		int t = c->type & 0xFF;
+		if (raw && t == cJSON_Number && c->valuestring)
 			c->type = cJSON_Raw;
-		else if (!raw && cJSON_IsRaw(c))
+		else if (!raw && t == cJSON_Raw)
 			c->type = cJSON_Number;
 		if (c->child)
 			nums_raw(c->child, raw);
@@ -636,35 +723,275 @@ static int doc_put(struct keyspace *ks, struct store_batch *b, const struct ks_k
 
 /* ---- Verbs ----------------------------------------------------------- */
 
-/* Read-only verbs: the value `path` matches in k's document. */
-static int find_ro(struct keyspace *ks, const struct ks_key *k, const char *verb, const char *path,
-		   size_t plen, cJSON **root, cJSON **match, const char *want)
+/* ---- Reading without a tree -------------------------------------------
+ *
+ * A read at a path scans the stored text for the value the path names
+ * and parses only that value: a member of a 1 MiB document costs one pass
+ * over its bytes, not a tree of every node. Text the scan does not
+ * understand sends the caller back to the full parse.
+ */
+
+static size_t skip_ws(const char *s, size_t n, size_t i)
 {
-	struct buf raw = BUF_INIT;
+	while (i < n && is_ws(s[i]))
+		i++;
+	return i;
+}
+
+/* The end of the value that starts at s[i], or 0 if it is malformed. */
+static size_t skip_value(const char *s, size_t n, size_t i)
+{
+	if (i >= n)
+		return 0;
+	if (s[i] == '"') {
+		for (i++; i < n; i++) {
+			if (s[i] == '\\')
+				i++;
+			else if (s[i] == '"')
+				return i + 1;
+		}
+		return 0;
+	}
+	if (s[i] == '{' || s[i] == '[') {
+		size_t depth = 0;
+		for (; i < n; i++) {
+			if (s[i] == '"') {
+				size_t e = skip_value(s, n, i);
+				if (!e)
+					return 0;
+				i = e - 1;
+			} else if (s[i] == '{' || s[i] == '[') {
+				depth++;
+			} else if ((s[i] == '}' || s[i] == ']') && --depth == 0) {
+				return i + 1;
+			}
+		}
+		return 0;
+	}
+	size_t st = i;
+	while (i < n && !is_ws(s[i]) && !strchr(",:]}[{\"", s[i]))
+		i++;
+	return i > st ? i : 0;
+}
+
+/* Is the string token s[i, e) (quotes included) the member name `name`? */
+static int key_is(const char *s, size_t i, size_t e, const char *name, bool *yes)
+{
+	if (!memchr(s + i, '\\', e - i)) {
+		*yes = e - i - 2 == strlen(name) && memcmp(s + i + 1, name, e - i - 2) == 0;
+		return 0;
+	}
+	cJSON *c = cJSON_ParseWithLength(s + i, e - i);
+	if (!c)
+		return -EINVAL;
+	*yes = cJSON_IsString(c) && strcmp(c->valuestring, name) == 0;
+	cJSON_Delete(c);
+	return 0;
+}
+
+/* The member (the last one, if the name repeats) of the object at s[i]. */
+static int scan_member(const char *s, size_t n, size_t *i, size_t *e, const char *name)
+{
+	size_t j = skip_ws(s, n, *i + 1), found = 0, fend = 0;
+	if (j < n && s[j] == '}')
+		return -ENOENT;
+	for (;;) {
+		size_t ke = j < n && s[j] == '"' ? skip_value(s, n, j) : 0;
+		if (!ke)
+			return -EINVAL;
+		bool yes;
+		int rc = key_is(s, j, ke, name, &yes);
+		if (rc)
+			return rc;
+		j = skip_ws(s, n, ke);
+		if (j >= n || s[j] != ':')
+			return -EINVAL;
+		j = skip_ws(s, n, j + 1);
+		size_t ve = skip_value(s, n, j);
+		if (!ve)
+			return -EINVAL;
+		if (yes) {
+			found = j;
+			fend = ve;
+		}
+		j = skip_ws(s, n, ve);
+		if (j < n && s[j] == '}')
+			break;
+		if (j >= n || s[j] != ',')
+			return -EINVAL;
+		j = skip_ws(s, n, j + 1);
+	}
+	if (!fend)
+		return -ENOENT;
+	*i = found;
+	*e = fend;
+	return 0;
+}
+
+/* Element `idx` of the array at s[i]; negative counts from the end. */
+static int scan_element(const char *s, size_t n, size_t *i, size_t *e, int64_t idx)
+{
+	for (int pass = idx < 0 ? 0 : 1; pass < 2; pass++) {
+		size_t j = skip_ws(s, n, *i + 1);
+		int64_t k = 0;
+		if (j < n && s[j] == ']') {
+			if (pass == 0 || idx >= 0)
+				return -ENOENT;
+		}
+		while (j < n && s[j] != ']') {
+			size_t ve = skip_value(s, n, j);
+			if (!ve)
+				return -EINVAL;
+			if (pass == 1 && k == idx) {
+				*i = j;
+				*e = ve;
+				return 0;
+			}
+			k++;
+			j = skip_ws(s, n, ve);
+			if (j < n && s[j] == ',')
+				j = skip_ws(s, n, j + 1);
+			else if (j >= n || s[j] != ']')
+				return -EINVAL;
+		}
+		if (pass == 0) {
+			idx += k; /* the count is known now */
+			if (idx < 0)
+				return -ENOENT;
+		}
+	}
+	return -ENOENT;
+}
+
+/* The span [*start, *start + *len) of text holding the value p names:
+ * 0, -ENOENT, or -EINVAL if the scan does not understand the text. */
+static int scan_path(const char *s, size_t n, const struct path *p, size_t *start, size_t *len)
+{
+	size_t i = n >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0, e;
+	i = skip_ws(s, n, i);
+	if (!(e = skip_value(s, n, i)))
+		return -EINVAL;
+	for (size_t k = 0; k < p->n; k++) {
+		const struct step *st = &p->v[k];
+		int rc;
+		if (!st->index && s[i] == '{')
+			rc = scan_member(s, n, &i, &e, st->name);
+		else if (st->index && s[i] == '[')
+			rc = scan_element(s, n, &i, &e, st->i);
+		else
+			rc = -ENOENT; /* a member of an array, an element of an object, a scalar */
+		if (rc)
+			return rc;
+	}
+	*start = i;
+	*len = e - i;
+	return 0;
+}
+
+/* The type of a value from its text (a valid value: the first byte tells). */
+static const char *span_type(const char *s, size_t n)
+{
+	switch (s[0]) {
+	case '{':
+		return "object";
+	case '[':
+		return "array";
+	case '"':
+		return "string";
+	case 't':
+	case 'f':
+		return "boolean";
+	case 'n':
+		return "null";
+	default:
+		return memchr(s, '.', n) || memchr(s, 'e', n) || memchr(s, 'E', n) ? "number"
+										   : "integer";
+	}
+}
+
+/*
+ * Read-only verbs: the value `path` matches in k's document, as a tree of
+ * that value alone (*root, free with cJSON_Delete; NULL with type_only,
+ * which only sets *type). A match of another type than `want` (non-NULL)
+ * is -EINVAL, logged.
+ */
+static int find_ro(struct keyspace *ks, const struct ks_key *k, const char *verb, const char *path,
+		   size_t plen, cJSON **root, const char *want, const char **type)
+{
+	struct buf raw = BUF_INIT, conv = BUF_INIT;
 	struct enc_meta m;
 	struct path p;
+	const char *text = NULL;
+	size_t tlen = 0, start, len;
 	*root = NULL;
 	int rc = path_get(verb, path, plen, &p);
 	if (rc)
 		return rc;
-	rc = doc_load(ks, k, &raw, &m, root);
-	if (!rc && want)
-		rc = match_of(verb, k, *root, &p, want, match);
-	else if (!rc && !(*match = path_find(*root, &p, p.n)))
-		rc = -ENOENT;
+	rc = ks_meta_get(ks, k, KV_TYPE_JSON, &raw, &m);
+	if (!rc && m.tail_len && ((const unsigned char *)m.tail)[0] == JSON_FORMAT_TEXT) {
+		text = (const char *)m.tail + 1;
+		tlen = m.tail_len - 1;
+	} else if (!rc) {
+		rc = doc_text(k, &m, &conv);
+		text = conv.data;
+		tlen = conv.len;
+	}
+	if (!rc)
+		rc = scan_path(text, tlen, &p, &start, &len);
+	if (rc == -EINVAL) {
+		/* Text the scan does not follow: the full parse says why. */
+		cJSON *doc;
+		rc = doc_load(ks, k, &raw, &m, &doc);
+		cJSON *c = rc ? NULL : path_find(doc, &p, p.n);
+		if (!rc && !c)
+			rc = -ENOENT;
+		if (c && doc != c) {
+			c = cJSON_DetachItemViaPointer(path_find(doc, &p, p.n - 1), c);
+			cJSON_Delete(doc);
+			doc = c;
+		}
+		*root = doc;
+	} else if (!rc) {
+		size_t at, count;
+		const char *why;
+		cJSON **v;
+		if (type && !want) {
+			*type = span_type(text + start, len);
+			goto out;
+		}
+		rc = parse_values(text + start, len, &v, 1, &count, &at, &why);
+		if (rc == -EINVAL) {
+			LOG_ERR("JSON key '%.*s': stored document is not JSON: %s at byte %zu",
+				(int)k->klen, k->key, why, start + at);
+			rc = -EUCLEAN;
+		}
+		if (!rc) {
+			*root = v[0];
+			free(v);
+		}
+	}
+	if (!rc && type)
+		*type = value_type(*root);
+	if (!rc && want) {
+		struct path none = {0};
+		cJSON *c;
+		rc = match_of(verb, k, *root, &none, want, &c);
+	}
 	if (rc) {
 		cJSON_Delete(*root);
 		*root = NULL;
 	}
+out:
 	path_free(&p);
 	buf_release(&raw);
+	buf_release(&conv);
 	return rc;
 }
 
 int json_get(struct keyspace *ks, const struct ks_key *k, const char *path, size_t plen,
 	     struct buf *out)
 {
-	cJSON *root, *c;
+	cJSON *root;
 	buf_reset(out);
 	if (plen == 1 && path[0] == '$') {
 		/* The whole document: no parse. */
@@ -677,9 +1004,9 @@ int json_get(struct keyspace *ks, const struct ks_key *k, const char *path, size
 		}
 		return rc;
 	}
-	int rc = find_ro(ks, k, "JSON.GET", path, plen, &root, &c, NULL);
+	int rc = find_ro(ks, k, "JSON.GET", path, plen, &root, NULL, NULL);
 	if (!rc)
-		rc = print_value(c, out);
+		rc = print_value(root, out);
 	cJSON_Delete(root);
 	return rc;
 }
@@ -826,10 +1153,8 @@ int json_del(struct keyspace *ks, const struct ks_key *k, const char *path, size
 int json_type(struct keyspace *ks, const struct ks_key *k, const char *path, size_t plen,
 	      const char **name)
 {
-	cJSON *root, *c;
-	int rc = find_ro(ks, k, "JSON.TYPE", path, plen, &root, &c, NULL);
-	if (!rc)
-		*name = value_type(c);
+	cJSON *root;
+	int rc = find_ro(ks, k, "JSON.TYPE", path, plen, &root, NULL, name);
 	cJSON_Delete(root);
 	return rc;
 }
@@ -1015,11 +1340,11 @@ int json_numincrby(struct keyspace *ks, const struct ks_key *k, const char *path
 int json_objkeys(struct keyspace *ks, const struct ks_key *k, const char *path, size_t plen,
 		 struct buf *out)
 {
-	cJSON *root, *c;
+	cJSON *root;
 	int count = 0;
 	buf_reset(out);
-	int rc = find_ro(ks, k, "JSON.OBJKEYS", path, plen, &root, &c, "object");
-	for (cJSON *m = rc ? NULL : c->child; m && !rc; m = m->next, count++)
+	int rc = find_ro(ks, k, "JSON.OBJKEYS", path, plen, &root, "object", NULL);
+	for (cJSON *m = rc ? NULL : root->child; m && !rc; m = m->next, count++)
 		rc = buf_add(out, m->string, strlen(m->string) + 1);
 	cJSON_Delete(root);
 	return rc ? rc : count;

@@ -204,6 +204,57 @@ static void test_numbers(void)
 	check_get("num", "$[5]", "18446744073709551615");
 }
 
+/* fmt_double of t_json.c, written again: the shortest %.Ng that reads
+ * back, ".0" when it looks like an integer. */
+static void shortest(double d, char out[40])
+{
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(out, 40, "%.*g", prec, d);
+		if (strtod(out, NULL) == d)
+			break;
+	}
+	if (!strpbrk(out, ".eE"))
+		strcat(out, ".0");
+}
+
+/* Random decimal literals are stored in exactly the shortest form (the
+ * fast path that keeps literals already in that form must agree). */
+static void test_numbers_random(void)
+{
+	unsigned seed = 12345;
+	for (int i = 0; i < 3000; i++) {
+		char lit[64], want[40], doc[80];
+		seed = seed * 1103515245u + 12345u;
+		int ip = (int)(seed >> 8) % 7, fp = 1 + (int)(seed >> 16) % 12;
+		int z = (int)(seed >> 24) % 7; /* leading zeros of the fraction */
+		char *c = lit;
+		if (seed & 1)
+			*c++ = '-';
+		c +=
+		    sprintf(c, "%d.", ip == 0 ? 0 : (int)(seed % 1000000) + (ip > 3 ? 1000000 : 0));
+		for (int j = 0; j < z; j++)
+			*c++ = '0';
+		for (int j = 0; j < fp; j++) {
+			seed = seed * 1103515245u + 12345u;
+			*c++ = (char)('0' + (seed >> 16) % 10);
+		}
+		*c = '\0';
+		shortest(strtod(lit, NULL), want);
+		snprintf(doc, sizeof(doc), "[%s]", lit);
+		CHECK_INT(json_set(ks, KEY("rnd"), P("$"), P(doc), 0), 0);
+		snprintf(doc, sizeof(doc), "[%s]", want);
+		struct buf r = BUF_INIT;
+		raw_meta("rnd", &r);
+		if (r.len < 10 || r.len - 10 != strlen(doc) ||
+		    memcmp(r.data + 10, doc, r.len - 10)) {
+			fprintf(stderr, "literal %s: stored %.*s, want %s\n", lit,
+				(int)(r.len > 10 ? r.len - 10 : 0), r.data + 10, doc);
+			CHECK(0);
+		}
+		buf_release(&r);
+	}
+}
+
 static void test_paths(void)
 {
 	const char *doc = "{\"a\":{\"b\":[10,20,{\"c\":true}],\"key with space\":null},"
@@ -219,6 +270,12 @@ static void test_paths(void)
 	check_get("p", "$['x.y']", "\"dot\"");
 	check_get("p", "$['q\\'']", "1");
 	check_get("p", "$.e", "{}");
+	/* A member given twice keeps its last value (as RedisJSON). */
+	CHECK_INT(
+	    json_set(ks, KEY("dup"), P("$"), P("{\"a\":1,\"b\":{\"x\":1,\"x\":[2]},\"a\":3}"), 0),
+	    0);
+	check_doc("dup", "{\"b\":{\"x\":[2]},\"a\":3}");
+	check_get("dup", "$.a", "3");
 	check_get("p", "$.a", "{\"b\":[10,20,{\"c\":true}],\"key with space\":null}");
 
 	/* Matches nothing: ENOENT. */
@@ -279,6 +336,41 @@ static void test_paths(void)
 	CHECK_INT(json_del(ks, KEY("p"), P("$")), 0);
 	raw_meta("p", &v);
 	CHECK_INT(v.len, 0);
+}
+
+/* Stored text with blanks, escaped names and repeated members, as another
+ * writer may leave it: paths are read from it as from compact text. */
+static void test_stored_text(void)
+{
+	char rec[512], hex[400];
+	const char *doc = " { \"a\" : [ 1 , { \"b\" : \"x\" } ] , \"\\u0063\" : 2 ,"
+			  " \"d\" : 1 , \"d\" : [ 3 ] } ";
+	for (size_t i = 0; doc[i]; i++)
+		sprintf(hex + 2 * i, "%02X", (unsigned char)doc[i]);
+	snprintf(rec, sizeof(rec), "8A 00 00 00 00 00 00 00 00 00 %s", hex);
+	put_raw("st", rec);
+	check_get("st", "$", doc); /* the whole document: as stored */
+	check_get("st", "$.a", "[1,{\"b\":\"x\"}]");
+	check_get("st", "$.a[-1].b", "\"x\"");
+	check_get("st", "$.c", "2");
+	check_get("st", "$.d", "[3]");
+	check_get("st", "$.d[-1]", "3");
+	const char *t;
+	CHECK_INT(json_type(ks, KEY("st"), P("$.a[1]"), &t), 0);
+	CHECK(strcmp(t, "object") == 0);
+	CHECK_INT(json_objkeys(ks, KEY("st"), P("$"), &v), 3);
+	CHECK_MEM(v.data, v.len, "a\0c\0d\0", 6);
+	CHECK_INT(json_get(ks, KEY("st"), P("$.a[2]"), &v), -ENOENT);
+	CHECK_INT(json_get(ks, KEY("st"), P("$.a.b"), &v), -ENOENT);
+	CHECK_INT(json_get(ks, KEY("st"), P("$[0]"), &v), -ENOENT);
+	CHECK_INT(json_get(ks, KEY("st"), P("$.a[-3]"), &v), -ENOENT);
+	/* Stored text that is not JSON: the whole of it reads as stored, a
+	 * path is EUCLEAN (never a guess), and so is a write. */
+	put_raw("st", "8A 00 00 00 00 00 00 00 00 00 7B 22 61 22 3A 31 2C 22 62 22 3A 5B 31 2C 7D");
+	check_get("st", "$", "{\"a\":1,\"b\":[1,}");
+	CHECK_INT(json_get(ks, KEY("st"), P("$.a"), &v), -EUCLEAN);
+	CHECK_INT(json_type(ks, KEY("st"), P("$.a"), &t), -EUCLEAN);
+	CHECK_INT(json_set(ks, KEY("st"), P("$.a"), P("2"), 0), -EUCLEAN);
 }
 
 static void test_type(void)
@@ -554,7 +646,9 @@ int main(void)
 	test_set_get_bytes();
 	test_bad_json();
 	test_numbers();
+	test_numbers_random();
 	test_paths();
+	test_stored_text();
 	test_type();
 	test_arrappend();
 	test_strappend();
