@@ -205,6 +205,24 @@ os.close(fd)' "$1" "$2" "${3:-trunc}"
 	assert_eq "$(cat "$NS/d:\$.o:type")" object "still there"
 }
 
+@test ":keys escapes a backslash and a newline in member names" {
+	mkjson "$NS/d" '{"a\\b":1,"c\nd":2,"e":3}'
+	assert_bytes "$NS/d:\$:keys" 'a\\b
+c\nd
+e
+'
+}
+
+@test "path names work at the root of a -o ns= mount" {
+	mkdir "$KVFS_MNT/app"
+	mkjson "$KVFS_MNT/app/cfg" '{"port":80}'
+	kvfs_remount -o ns=app
+	assert_bytes "$KVFS_MNT/cfg:\$.port" $'80\n'
+	echo 81 >"$KVFS_MNT/cfg:\$.port"
+	assert_bytes "$KVFS_MNT/cfg" $'{"port":81}\n'
+	assert_eq "$(ls "$KVFS_MNT")" cfg "listing"
+}
+
 @test "a real key with a path name's exact name wins" {
 	mkjson "$NS/d" '{"a":1}'
 	# an ordinary key of that name cannot be made through the path name...
