@@ -234,7 +234,6 @@ struct fs_jalias {
 	const char *path; /* the JSONPath, borrowed from the name resolved */
 	size_t plen;
 	enum fs_jview view;
-	bool empty; /* the key is a remembered empty JSON key */
 };
 void fs_jalias_init(struct fs_jalias *a);
 void fs_jalias_release(struct fs_jalias *a);
@@ -246,8 +245,8 @@ int fs_json_alias(struct fs *fs, const struct ks_key *k, struct fs_jalias *a);
 bool fs_json_maybe_alias(const char *name, size_t n);
 /* Attributes of JSON key k (info: its ks_lookup) or, with info NULL, of
  * path name k. The timeout is 0: contents are recomputed. */
-int fs_json_stat(struct fs *fs, const struct ks_key *k, const struct ks_info *info,
-		 struct stat *st, double *timeout);
+int fs_json_stat(struct fs *fs, const struct ks_key *k, const struct ks_info *info, struct stat *st,
+		 double *timeout);
 /* Open of path name k: 0 (*view: a read-only view; EACCES for writing
  * one), -ENOENT. */
 int fs_json_check(struct fs *fs, const struct ks_key *k, bool write, bool *view);

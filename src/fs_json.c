@@ -69,7 +69,6 @@ int fs_json_alias(struct fs *fs, const struct ks_key *k, struct fs_jalias *a)
 		a->path = path;
 		a->plen = plen;
 		a->view = view;
-		a->empty = info.empty;
 		return 0;
 	}
 	return -ENOENT;

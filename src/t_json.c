@@ -1668,7 +1668,7 @@ static int cbor_item(struct cbor *c)
 {
 	struct buf s = BUF_INIT;
 	char num[40];
-	uint64_t v, tag;
+	uint64_t v = 0, tag = 0;
 	bool indef;
 	int rc;
 	if (c->p >= c->end || ++c->depth > JSON_MAX_DEPTH)
@@ -1743,7 +1743,8 @@ static int cbor_item(struct cbor *c)
 				return -EUCLEAN;
 			rc = buf_add(c->out, "null", 4); /* null, undefined, other simples */
 		} else if (ai >= 25 && ai <= 27) {
-			rc = cbor_arg(c, ai, &v, &indef);
+			if ((rc = cbor_arg(c, ai, &v, &indef)))
+				break;
 			double d;
 			if (ai == 25) {
 				d = half_to_double((unsigned)v);
@@ -1756,8 +1757,7 @@ static int cbor_item(struct cbor *c)
 				memcpy(&d, &v, 8);
 			}
 			fmt_double(d, num);
-			if (!rc)
-				rc = buf_add(c->out, num, strlen(num));
+			rc = buf_add(c->out, num, strlen(num));
 		} else {
 			rc = -EUCLEAN; /* a break outside an indefinite item, or reserved */
 		}
