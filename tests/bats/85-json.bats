@@ -293,6 +293,31 @@ e
 	assert_bytes "$NS/j" $'[2,3]\n'
 }
 
+@test "parallel appends to one array are all kept (each is one batch under the key's lock)" {
+	mkjson "$NS/d" '{"l":[]}'
+	local pids=()
+	for w in 1 2 3 4; do
+		(for i in $(seq 25); do echo "$w" >>"$NS/d:\$.l"; done) &
+		pids+=($!)
+	done
+	wait "${pids[@]}" # not the daemon, which this shell started too
+	n=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["l"]))' "$NS/d")
+	assert_eq "$n" 100 "elements"
+}
+
+@test "mv moves a JSON key, an empty one too; rm removes it" {
+	mkjson "$NS/a" '[1]'
+	mkjson "$NS/e"
+	mv "$NS/a" "$NS/b"
+	mv "$NS/e" "$NS/f"
+	assert_bytes "$NS/b" $'[1]\n'
+	assert_eq "$(kvfs_type "$NS/f")" json "type of the moved empty key"
+	assert_size "$NS/f" 0
+	assert_eq "$(ls "$NS" | tr '\n' ' ')" "b f " "keys"
+	rm "$NS/b" "$NS/f"
+	assert_eq "$(ls "$NS")" "" "keys after rm"
+}
+
 @test "rsync -aX out and into an empty namespace recreates every JSON key" {
 	mkdir "$KVFS_MNT/app"
 	mkjson "$KVFS_MNT/app/doc" '{"a":{"b":[1,2.5,9007199254740993]},"s":"caf\u00e9 \"q\""}'
