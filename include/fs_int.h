@@ -39,9 +39,13 @@ struct fs {
 	} backup;
 };
 
-/* An open file: the node whose buffer it reads and writes. */
+/* An open file: the node whose buffer it reads and writes. A JSON file
+ * opened with O_APPEND collects its writes in `added` instead, and adds
+ * them at each flush (fs_json_add). */
 struct fs_handle {
 	struct fs_node *node;
+	bool json_add;
+	struct buf added;
 };
 
 /* Kind of the children of `parent`. */
@@ -110,6 +114,7 @@ struct fs_child {
 	size_t n;
 	const char *cursor; /* where the listing resumes after this child (NULL: the name) */
 	size_t clen;
+	bool recomputed; /* its attributes must not be cached (a JSON key) */
 	mode_t mode;
 	uint64_t size, version, expire_ms;
 };
@@ -263,8 +268,8 @@ int fs_entry_stat(struct fs *fs, struct fs_node *node, struct stat *st, double *
 /* Check that node is a file kvfs can open (for writing: `write`) and
  * note its type in the node; *view = a read-only view. 0 or errno. */
 int fs_file_check(struct fs *fs, struct fs_node *node, bool write, bool *view);
-/* Count an open of node and apply O_TRUNC; set the file's caching. */
-void fs_file_open_setup(struct fs_node *node, struct fuse_file_info *fi, bool view);
+/* Count an open of h's node and apply O_TRUNC; set the file's caching. */
+void fs_file_open_setup(struct fs_handle *h, struct fuse_file_info *fi, bool view);
 void fs_file_close(struct fs *fs, struct fs_handle *h);
 /* Truncate a file node (setattr): through its buffer when it is open,
  * committed now unless an open file will commit it. */
@@ -294,6 +299,45 @@ void fs_op_write(fuse_req_t req, fuse_ino_t ino, const char *data, size_t size, 
 void fs_op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
 void fs_op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi);
 void fs_op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
+
+/* fs_json.c: JSON keys and the path names beside them (KEY:PATH,
+ * KEY:PATH:type, KEY:PATH:keys). */
+enum fs_jview { FS_JVIEW_VALUE, FS_JVIEW_TYPE, FS_JVIEW_KEYS };
+struct fs_jalias {
+	struct buf key;	  /* the JSON key's name */
+	struct ks_key k;  /* that key (borrows key and the namespace) */
+	const char *path; /* the JSONPath, borrowed from the name resolved */
+	size_t plen;
+	enum fs_jview view;
+};
+void fs_jalias_init(struct fs_jalias *a);
+void fs_jalias_release(struct fs_jalias *a);
+/* Is k (a name that is no key) a path name of a JSON key? The first
+ * ":$" after which a valid path follows and before which a JSON key is
+ * named decides. 0 with a filled, -ENOENT, <0. */
+int fs_json_alias(struct fs *fs, const struct ks_key *k, struct fs_jalias *a);
+/* Could `name` be a path name (it holds ":$")? A cheap test, no lookup. */
+bool fs_json_maybe_alias(const char *name, size_t n);
+/* Attributes of JSON key k (info: its ks_lookup) or, with info NULL, of
+ * path name k. The timeout is 0: contents are recomputed. */
+int fs_json_stat(struct fs *fs, const struct ks_key *k, const struct ks_info *info, struct stat *st,
+		 double *timeout);
+/* Open of path name k: 0 (*view: a read-only view; EACCES for writing
+ * one), -ENOENT. */
+int fs_json_check(struct fs *fs, const struct ks_key *k, bool write, bool *view);
+/* Contents of a JSON key or path name file (a path being created: ""). */
+int fs_json_load(struct fs *fs, const struct ks_key *k, struct buf *out);
+/* Store a JSON key's or path name's file: JSON.SET (empty: the empty
+ * document for a key, EINVAL for a path). */
+int fs_json_commit(struct fs *fs, const struct ks_key *k, const char *d, size_t n);
+/* Appended bytes (O_APPEND) of a JSON key or path name: ARRAPPEND,
+ * STRAPPEND or NUMINCRBY by the type of the value there; JSON.SET where
+ * there is none. */
+int fs_json_add(struct fs *fs, const struct ks_key *k, const char *d, size_t n);
+/* rm of path name k: JSON.DEL. -ENOENT if k is none. */
+int fs_json_unlink(struct fs *fs, const struct ks_key *k);
+/* string <-> json conversions of a file key (user.kvfs.type). */
+int fs_json_retype(struct fs *fs, const struct ks_key *k, enum kv_type from, enum kv_type to);
 
 /* fs_dir.c */
 /* Resolve a long name (PREFIX%~HASH, typed in full as `typed`): name holds

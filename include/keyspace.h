@@ -78,8 +78,9 @@ int ks_rename(struct keyspace *ks, const struct ks_key *from, const struct ks_ke
 /* PEXPIREAT: set (ms > 0) or remove (ms == 0) the expiry. 0, -ENOENT. */
 int ks_expire(struct keyspace *ks, const struct ks_key *k, uint64_t expire_ms);
 
-/* Remember an empty collection of type t (mkdir). 0, -EEXIST if the key
- * is live or already remembered, -EINVAL for inline types. */
+/* Remember an empty collection of type t (mkdir), or an empty JSON key.
+ * 0, -EEXIST if the key is live or already remembered, -EINVAL for a
+ * string (an empty string is a string record). */
 int ks_empty_create(struct keyspace *ks, const struct ks_key *k, enum kv_type t);
 /* Change the type of a remembered empty collection. 0, -ENOENT,
  * -ENOTEMPTY if the key is live. */

@@ -203,7 +203,8 @@ bool fs_type_is_file(enum kv_type t)
 /* Types whose contents this version of kvfs maps into the tree. */
 bool fs_type_is_supported(enum kv_type t)
 {
-	return t == KV_TYPE_STRING || t == KV_TYPE_BITMAP || fs_shape_of(t) != NULL;
+	return t == KV_TYPE_STRING || t == KV_TYPE_BITMAP || t == KV_TYPE_JSON ||
+	       fs_shape_of(t) != NULL;
 }
 
 const struct fs_shape *fs_shape_of(enum kv_type t)
@@ -385,8 +386,12 @@ int fs_stat_path(struct fs *fs, enum fs_kind kind, const struct fs_path *p, stru
 			return rc;
 		}
 		rc = ks_lookup(fs->ks, &k, &info);
+		if (rc == -ENOENT)
+			return fs_json_stat(fs, &k, NULL, st, timeout); /* a JSON path name? */
 		if (rc)
 			return rc;
+		if (info.type == KV_TYPE_JSON)
+			return fs_json_stat(fs, &k, &info, st, timeout);
 		fs_stat_fill(fs, fs_type_is_file(info.type) ? S_IFREG | 0644 : S_IFDIR | 0755,
 			     info.size, info.version, info.expire_ms, st, timeout);
 		return 0;
@@ -503,7 +508,20 @@ static int node_stat(struct fs *fs, struct fs_node *node, struct stat *st, doubl
 		rc = fs_itable_path(fs->it, node, &p);
 		if (!rc)
 			rc = p.unhashed ? -ENOENT : fs_stat_path(fs, node->kind, &p, st, timeout);
+		bool unhashed = p.unhashed;
 		fs_path_release(&p);
+		if (rc == -ENOENT && node->kind == FS_KEY && !unhashed) {
+			/* A JSON path name created and open, not written yet:
+			 * a file of what its buffer holds. */
+			pthread_mutex_lock(&node->lock);
+			bool open_json = node->opens && node->ktype == KV_TYPE_JSON;
+			pthread_mutex_unlock(&node->lock);
+			if (open_json) {
+				local_stat(fs, node, st, timeout);
+				*timeout = 0;
+				rc = 0;
+			}
+		}
 	}
 	if (!rc)
 		fs_stat_overlay(node, st);
@@ -562,7 +580,7 @@ void fs_reply_entry(fuse_req_t req, struct fs *fs, struct fs_node *parent, const
 		struct fs_handle *h = (struct fs_handle *)(uintptr_t)fi->fh;
 		h->node = node;
 		fs_itable_ref(fs->it, node);
-		fs_file_open_setup(node, fi, false);
+		fs_file_open_setup(h, fi, false);
 		rc = fuse_reply_create(req, &e, fi);
 		if (rc)
 			fs_file_close(fs, h);
@@ -672,10 +690,14 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 	fs_reply_entry(req, fs, parent, nodename.data, nodename.len, &st, &r, NULL);
 out:
 	if (rc == -ENOENT) {
-		/* A negative entry: the kernel remembers the miss. */
+		/* A negative entry: the kernel remembers the miss (but not of
+		 * a name that may be a JSON path name: a write may make it). */
 		struct fuse_entry_param e;
 		memset(&e, 0, sizeof(e));
 		e.entry_timeout = r.entry_timeout;
+		if (parent && fs_child_kind(fs, parent) == FS_KEY &&
+		    fs_json_maybe_alias(stored.data, stored.len))
+			e.entry_timeout = 0;
 		fuse_reply_entry(req, &e);
 	} else if (rc) {
 		fuse_reply_err(req, fs_errno(rc));
@@ -832,6 +854,33 @@ static enum kv_type backup_type(struct fs *fs, struct fs_node *parent, const cha
 	return t;
 }
 
+/* Create (or, without excl, find) JSON path name k: nothing is stored
+ * before the file's commit. -ENOENT if k is no path name. */
+static int create_json_path(struct fs *fs, const struct ks_key *k, const struct fs_path *p,
+			    bool excl, struct made *m)
+{
+	struct fs_jalias a;
+	fs_jalias_init(&a);
+	int rc = fs_json_alias(fs, k, &a);
+	if (!rc && a.view != FS_JVIEW_VALUE) {
+		LOG_ERR("'%s' is a read-only view", p->key.data);
+		rc = -EACCES;
+	}
+	fs_jalias_release(&a);
+	if (rc)
+		return rc;
+	rc = fs_json_stat(fs, k, NULL, &m->st, &m->r.attr_timeout);
+	if (rc == 0 && excl)
+		rc = -EEXIST;
+	if (rc == -ENOENT) {
+		fs_stat_fill(fs, S_IFREG | 0644, 0, 0, 0, &m->st, &m->r.attr_timeout);
+		rc = 0;
+	}
+	m->r.attr_timeout = m->r.entry_timeout = 0;
+	m->r.ktype = KV_TYPE_JSON;
+	return rc ? rc : buf_set(&m->name, p->key.data, p->key.len);
+}
+
 /* Create (or, without excl, find) key k as a file. A remembered empty
  * bitmap counts as existing, so it is never replaced by a string. */
 static int create_key(struct fs *fs, struct fs_node *parent, const struct fs_path *p, bool excl,
@@ -842,6 +891,9 @@ static int create_key(struct fs *fs, struct fs_node *parent, const struct fs_pat
 	fs_path_key(fs, p, &k);
 	int rc = ks_lookup(fs->ks, &k, &info);
 	if (rc == -ENOENT) {
+		rc = create_json_path(fs, &k, p, excl, m);
+		if (rc != -ENOENT)
+			return rc;
 		rc = string_set(fs->ks, &k, "", 0, STRING_SET_NX);
 		enum kv_type t = backup_type(fs, parent, p->key.data, p->key.len);
 		if (!rc && t != KV_TYPE_NONE && fs_file_convert(fs, &k, KV_TYPE_STRING, t) == 0)
@@ -1135,12 +1187,15 @@ static void op_unlink(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 		break;
 	case FS_KEY:
 		rc = ks_lookup(fs->ks, &k, &info);
-		if (!rc && !fs_type_is_file(info.type))
+		if (rc == -ENOENT) {
+			rc = fs_json_unlink(fs, &k); /* a JSON path name: JSON.DEL */
+		} else if (!rc && !fs_type_is_file(info.type)) {
 			rc = -EISDIR;
-		if (!rc)
+		} else if (!rc) {
 			rc = keep_open(fs, parent, stored.data, stored.len);
-		if (!rc)
-			rc = ks_del(fs->ks, &k);
+			if (!rc)
+				rc = ks_del(fs->ks, &k);
+		}
 		if (!rc)
 			fs_itable_unlink(fs->it, parent, stored.data, stored.len);
 		break;
@@ -1215,6 +1270,16 @@ out:
 	fs_path_release(&p);
 }
 
+/* Is k (which names no key) a JSON path name? */
+static bool is_json_path(struct fs *fs, const struct ks_key *k)
+{
+	struct fs_jalias a;
+	fs_jalias_init(&a);
+	bool yes = fs_json_alias(fs, k, &a) == 0;
+	fs_jalias_release(&a);
+	return yes;
+}
+
 /*
  * Rename. Keys move within and across namespaces (Kvrocks RENAME); the
  * entries of a key as its shape allows (hash fields within and across
@@ -1263,6 +1328,8 @@ static int rename_keys(struct fs *fs, struct fs_node *parent, const struct buf *
 	fs_path_key(fs, from, &a);
 	fs_path_key(fs, to, &b);
 	int rc = ks_lookup(fs->ks, &a, &ia);
+	if (rc == -ENOENT && is_json_path(fs, &a))
+		rc = -EXDEV;
 	if (rc)
 		return rc;
 	*moved = ia.type;
@@ -1271,6 +1338,12 @@ static int rename_keys(struct fs *fs, struct fs_node *parent, const struct buf *
 		return rc;
 	if (rc == 0 && key_eq(&a, &b))
 		return 0; /* rename(x, x) does nothing */
+	if (rc == -ENOENT && is_json_path(fs, &b)) {
+		/* mv copies into the path name: a JSON.SET. */
+		LOG_INFO("rename '%s' -> '%s': a JSON path name: EXDEV", from->key.data,
+			 to->key.data);
+		return -EXDEV;
+	}
 	if (rc == 0) {
 		if (flags & RENAME_NOREPLACE)
 			return -EEXIST;

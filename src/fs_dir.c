@@ -80,6 +80,7 @@ static int child_iter_next(struct child_iter *ci, struct fs_child *c)
 		rc = ks_key_iter_next(ci->keys, &c->name, &c->n, &info);
 		c->mode = fs_type_is_file(info.type) ? S_IFREG | 0644 : S_IFDIR | 0755;
 		c->size = info.size;
+		c->recomputed = info.type == KV_TYPE_JSON;
 		c->version = info.version;
 		c->expire_ms = info.expire_ms;
 	} else {
@@ -324,7 +325,7 @@ static void dir_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 			e.attr_timeout = e.entry_timeout = timeout;
 			if (ci.sh && ci.sh->uncached)
 				e.entry_timeout = 0;
-			if (ci.sh && ci.sh->recomputed)
+			if ((ci.sh && ci.sh->recomputed) || c.recomputed)
 				e.attr_timeout = 0;
 			used += fuse_add_direntry_plus(req, out + used, size - used, fname.data, &e,
 						       off + 1);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 
 #include "t_bitmap.h"
+#include "t_json.h"
 #include "t_string.h"
 
 /* The key of a KEY node, or of the directory an ENTRY node is in, plus
@@ -76,6 +77,8 @@ static int node_load_locked(struct fs *fs, struct fs_node *node)
 		goto out;
 	if (node->kind == FS_KEY && fs_ts_is_ns_view(c.k.key, c.k.klen)) {
 		rc = fs_ts_ns_view(fs, &c.k, &node->data);
+	} else if (node->kind == FS_KEY && node->ktype == KV_TYPE_JSON) {
+		rc = fs_json_load(fs, &c.k, &node->data);
 	} else if (node->kind == FS_KEY) {
 		rc = node->ktype == KV_TYPE_BITMAP
 			 ? bitmap_read(fs->ks, &c.k, 0, BITMAP_MAX_BYTES, &node->data)
@@ -151,6 +154,12 @@ static int node_commit_locked(struct fs *fs, struct fs_node *node, bool last)
 
 	if (local == FS_LOCAL_PENDING && !last && !node->bad && node->data.len == 0)
 		return 0;
+	/* Nor does a JSON file: `echo x > doc` flushes before it writes, and
+	 * an empty document there would replace the old one even when x is
+	 * then refused. */
+	bool json = node->kind == FS_KEY && node->ktype == KV_TYPE_JSON;
+	if (json && !last && node->data.len == 0)
+		return 0;
 
 	fs_path_init(&p);
 	if (node->bad) {
@@ -176,7 +185,9 @@ static int node_commit_locked(struct fs *fs, struct fs_node *node, bool last)
 		node->dirty = false;
 		goto out;
 	}
-	if (node->kind == FS_KEY && node->ktype == KV_TYPE_BITMAP)
+	if (json)
+		rc = fs_json_commit(fs, &c.k, node->data.data, node->data.len);
+	else if (node->kind == FS_KEY && node->ktype == KV_TYPE_BITMAP)
 		rc = bitmap_set(fs->ks, &c.k, node->data.data, node->data.len, BITMAP_KEEP_EMPTY);
 	else if (node->kind == FS_KEY)
 		rc = string_set(fs->ks, &c.k, node->data.data, node->data.len, STRING_SET_KEEPTTL);
@@ -189,6 +200,10 @@ fail:
 		clock_gettime(CLOCK_REALTIME, &node->mtime);
 		if (local == FS_LOCAL_PENDING)
 			fs_itable_set_local(fs->it, node, FS_LOCAL_NONE);
+	} else if (json && rc == -EINVAL) {
+		/* Not JSON: t_json said why. It will not parse at release
+		 * either: only a new write makes the file dirty again. */
+		node->dirty = false;
 	} else {
 		LOG_ERR("commit of '%s%s%s' failed: %s", p.key.data, p.entry.len ? "/" : "",
 			p.entry.len ? p.entry.data : "", strerror(-rc));
@@ -215,11 +230,41 @@ static void node_unload_locked(struct fs *fs, struct fs_node *node)
 	}
 }
 
+/* Add what an O_APPEND handle of a JSON file collected. Node lock held. */
+static int json_add_locked(struct fs *fs, struct fs_handle *h)
+{
+	struct fs_node *node = h->node;
+	struct fs_path p;
+	struct ks_key k;
+	if (!h->json_add || h->added.len == 0)
+		return 0;
+	fs_path_init(&p);
+	int rc = fs_itable_path(fs->it, node, &p);
+	if (!rc && !p.unhashed) {
+		fs_path_key(fs, &p, &k);
+		rc = fs_json_add(fs, &k, h->added.data, h->added.len);
+	}
+	if (!rc)
+		clock_gettime(CLOCK_REALTIME, &node->mtime);
+	else if (rc != -EINVAL) /* EINVAL: t_json said why */
+		LOG_ERR("append to '%s' failed: %s", p.key.data, strerror(-rc));
+	/* Added, or refused for good: nothing is tried twice. */
+	buf_reset(&h->added);
+	/* The node's buffer, if any, no longer shows the value. */
+	if (!node->dirty && fs_itable_local(fs->it, node) == FS_LOCAL_NONE && !rc) {
+		buf_release(&node->data);
+		node->loaded = false;
+	}
+	fs_path_release(&p);
+	return rc;
+}
+
 void fs_file_close(struct fs *fs, struct fs_handle *h)
 {
 	struct fs_node *node = h->node;
 	if (node) {
 		pthread_mutex_lock(&node->lock);
+		json_add_locked(fs, h);
 		node_commit_locked(fs, node, node->opens == 1);
 		node->opens--;
 		/* A failed commit is not retried forever: the error was
@@ -231,6 +276,7 @@ void fs_file_close(struct fs *fs, struct fs_handle *h)
 		pthread_mutex_unlock(&node->lock);
 		fs_itable_unref(fs->it, node);
 	}
+	buf_release(&h->added);
 	free(h);
 }
 
@@ -260,6 +306,11 @@ int fs_file_check(struct fs *fs, struct fs_node *node, bool write, bool *view)
 	} else if (node->kind == FS_KEY) {
 		fs_path_key(fs, &p, &c.k);
 		rc = ks_lookup(fs->ks, &c.k, &info);
+		if (rc == -ENOENT && !p.unhashed) {
+			/* A JSON path name. */
+			rc = fs_json_check(fs, &c.k, write, view);
+			info.type = KV_TYPE_JSON;
+		}
 		if (!rc && !fs_type_is_file(info.type)) {
 			rc = -EISDIR;
 		} else if (!rc && !fs_type_is_supported(info.type)) {
@@ -290,11 +341,16 @@ out:
 	return rc;
 }
 
-void fs_file_open_setup(struct fs_node *node, struct fuse_file_info *fi, bool view)
+void fs_file_open_setup(struct fs_handle *h, struct fuse_file_info *fi, bool view)
 {
+	struct fs_node *node = h->node;
 	pthread_mutex_lock(&node->lock);
 	node->opens++;
 	bool input = node->input;
+	/* JSON files show what was stored, which may not be what was
+	 * written: no page cache, and `>>` adds to the value. */
+	bool json = node->kind == FS_KEY && node->ktype == KV_TYPE_JSON;
+	h->json_add = json && (fi->flags & O_APPEND) && !(fi->flags & O_TRUNC);
 	if ((fi->flags & O_TRUNC) && !input) {
 		fs_node_set_empty(node);
 		node->dirty = true;
@@ -303,8 +359,8 @@ void fs_file_open_setup(struct fs_node *node, struct fuse_file_info *fi, bool vi
 	/* The page cache stays valid across opens: every change to a node's
 	 * data goes through the kernel or is invalidated explicitly. A view
 	 * is made anew by each open, whatever size a stat said. */
-	fi->keep_cache = !(fi->flags & O_TRUNC) && !view && !input;
-	fi->direct_io = view || input;
+	fi->keep_cache = !(fi->flags & O_TRUNC) && !view && !input && !json;
+	fi->direct_io = view || input || json;
 	/* A close of a read-only open has nothing to commit. */
 	fi->noflush = (fi->flags & O_ACCMODE) == O_RDONLY;
 }
@@ -333,7 +389,7 @@ void fs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	}
 	h->node = node;
 	fs_itable_ref(fs->it, node);
-	fs_file_open_setup(node, fi, view);
+	fs_file_open_setup(h, fi, view);
 	if (node->kind == FS_ENTRY) {
 		/* An entry whose name changes meaning (a list position) is read
 		 * now: the open file keeps what it opened, whatever moves. One
@@ -546,6 +602,8 @@ void fs_op_write(fuse_req_t req, fuse_ino_t ino, const char *data, size_t size, 
 		fs_path_release(&p);
 	} else if (node->input) {
 		rc = input_write_locked(fs, node, data, size);
+	} else if (h->json_add) {
+		rc = buf_add(&h->added, data, size); /* the offset is the file's end */
 	} else {
 		rc = node_load_locked(fs, node);
 		if (!rc)
@@ -564,7 +622,9 @@ void fs_op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	struct fs *fs = fuse_req_userdata(req);
 	struct fs_handle *h = (struct fs_handle *)(uintptr_t)fi->fh;
 	pthread_mutex_lock(&h->node->lock);
-	int rc = node_commit_locked(fs, h->node, false);
+	int rc = json_add_locked(fs, h);
+	if (!rc)
+		rc = node_commit_locked(fs, h->node, false);
 	pthread_mutex_unlock(&h->node->lock);
 	fuse_reply_err(req, fs_errno(rc));
 }
@@ -576,7 +636,9 @@ void fs_op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_
 	struct fs *fs = fuse_req_userdata(req);
 	struct fs_handle *h = (struct fs_handle *)(uintptr_t)fi->fh;
 	pthread_mutex_lock(&h->node->lock);
-	int rc = node_commit_locked(fs, h->node, false);
+	int rc = json_add_locked(fs, h);
+	if (!rc)
+		rc = node_commit_locked(fs, h->node, false);
 	pthread_mutex_unlock(&h->node->lock);
 	if (!rc)
 		rc = ks_sync(fs->ks);
@@ -684,6 +746,8 @@ int fs_file_convert(struct fs *fs, const struct ks_key *k, enum kv_type from, en
 		return bitmap_from_string(fs->ks, k);
 	if (from == KV_TYPE_BITMAP && to == KV_TYPE_STRING)
 		return bitmap_to_string(fs->ks, k);
+	if (from == KV_TYPE_STRING && (to == KV_TYPE_JSON))
+		return fs_json_retype(fs, k, from, to); /* EINVAL if it is no JSON */
 	return -EOPNOTSUPP;
 }
 

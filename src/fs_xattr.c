@@ -6,13 +6,14 @@
  * removing it makes the key persistent. Anything else answers ENODATA
  * (reads) or ENOTSUP (writes) at once: `ls -l` asks for two attributes per
  * file and must not wait. Setting user.kvfs.type on a string or bitmap
- * converts between the two keeping the bytes, and on a hash whose fields
- * spell out a list, set, zset or sortedint converts the hash (what rsync
- * and cp -a need: they write content first and types after). A time
- * series also carries user.kvfs.ts.* (retention, chunk_size,
- * duplicate_policy, last_timestamp, label.NAME, rule.DEST), which sort
- * before user.kvfs.type: set on an empty directory they make it a time
- * series first, so rsync -X restores them in its sorted order. Other type
+ * converts between the two keeping the bytes, between a string and json
+ * through the JSON text, and on a hash whose fields spell out a list,
+ * set, zset or sortedint converts the hash (what rsync and cp -a need:
+ * they write content first and types after). A time series also carries
+ * user.kvfs.ts.* (retention, chunk_size, duplicate_policy,
+ * last_timestamp, label.NAME, rule.DEST), which sort before
+ * user.kvfs.type: set on an empty directory they make it a time series
+ * first, so rsync -X restores them in its sorted order. Other type
  * parameters (user.kvfs.tdigest.compression, user.kvfs.topk.k, ...) come
  * from the shape of their type (fs_int.h param_*).
  * Layer: fs.
@@ -490,12 +491,14 @@ void fs_op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 	buf_release(&out);
 }
 
-/* A file key becomes the other file type with the same bytes (string
- * <-> bitmap): what rsync and cp need, which write a new file (a string)
- * and set its type afterwards. An open file's buffer is committed first,
- * and stays valid: the bytes do not change. */
+/* A file key becomes another file type: string <-> bitmap with the same
+ * bytes, string <-> json through the text (a string must hold JSON, and
+ * is stored compact). That is what rsync and cp need, which write a new
+ * file (a string) and set its type afterwards. An open file's buffer is
+ * committed first; it stays valid for a bitmap, and the kernel forgets
+ * what it cached of a file whose bytes a JSON conversion changed. */
 static int retype_file(struct fs *fs, struct fs_node *node, const struct ks_key *k,
-		       enum kv_type from, enum kv_type to)
+		       enum kv_type from, enum kv_type to, struct fs_inval *iv)
 {
 	if (!fs_type_is_supported(to) || !fs_type_is_supported(from)) {
 		LOG_ERR("%s: type %s is not mapped into files yet", XATTR_TYPE,
@@ -505,7 +508,14 @@ static int retype_file(struct fs *fs, struct fs_node *node, const struct ks_key 
 	int rc = fs_file_commit(fs, node);
 	if (rc)
 		return rc;
-	rc = to == KV_TYPE_BITMAP ? bitmap_from_string(fs->ks, k) : bitmap_to_string(fs->ks, k);
+	if (from == KV_TYPE_JSON || to == KV_TYPE_JSON) {
+		rc = fs_json_retype(fs, k, from, to);
+		if (!rc && node->parent)
+			fs_inval_add(iv, node->parent->ino, node->ino, k->key, k->klen);
+	} else {
+		rc = to == KV_TYPE_BITMAP ? bitmap_from_string(fs->ks, k)
+					  : bitmap_to_string(fs->ks, k);
+	}
 	if (!rc)
 		fs_file_set_type(node, to);
 	return rc;
@@ -574,8 +584,12 @@ static int set_type(struct fs *fs, struct fs_node *node, const char *value, size
 			fs_type_is_file(info.type) ? "file" : "directory",
 			fs_type_is_file(t) ? "file" : "directory");
 		rc = -EINVAL;
+	} else if (fs_type_is_file(t) && info.empty && t != KV_TYPE_STRING) {
+		rc = ks_empty_retype(fs->ks, &k, t); /* an empty bitmap <-> an empty JSON key */
+		if (!rc)
+			fs_file_set_type(node, t);
 	} else if (fs_type_is_file(t)) {
-		rc = retype_file(fs, node, &k, info.type, t);
+		rc = retype_file(fs, node, &k, info.type, t, iv);
 	} else {
 		rc = retype_dir(fs, node, &k, &info, t, iv);
 	}

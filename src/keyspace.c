@@ -456,11 +456,19 @@ static int res_get(struct keyspace *ks, const struct buf *key, struct buf *raw, 
 	return 0;
 }
 
+/* Types a key can be remembered empty as: every collection, and JSON (a
+ * file typed json before its first document). An empty string is a
+ * string record. */
+static bool type_can_be_empty(enum kv_type t)
+{
+	return t > KV_TYPE_NONE && t <= KV_TYPE_MAX && t != KV_TYPE_STRING;
+}
+
 /* The type of a remembered empty collection named by a payload. */
 static enum kv_type empty_type(const struct enc_meta *m)
 {
 	enum kv_type t = enc_type_from_name((const char *)m->tail, m->tail_len);
-	return enc_type_is_inline(t) ? KV_TYPE_NONE : t;
+	return type_can_be_empty(t) ? t : KV_TYPE_NONE;
 }
 
 /* 0 and *t if k is remembered as an empty collection, -ENOENT, <0. */
@@ -793,11 +801,6 @@ static int key_live(struct keyspace *ks, const struct ks_key *k)
 	if (rc == -ENOENT)
 		return 0;
 	return rc == 0 || rc == -EUCLEAN ? 1 : rc;
-}
-
-static bool type_can_be_empty(enum kv_type t)
-{
-	return t > KV_TYPE_NONE && t <= KV_TYPE_MAX && !enc_type_is_inline(t);
 }
 
 /* The shared body of create/retype/remove: `want_record` says whether

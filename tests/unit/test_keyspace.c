@@ -300,7 +300,12 @@ static void test_empty_records(void)
 
 	CHECK_INT(ks_empty_create(ks, KEY("n", "h"), KV_TYPE_SET), -EEXIST);
 	CHECK_INT(ks_empty_create(ks, KEY("n", "s"), KV_TYPE_STRING), -EINVAL);
-	CHECK_INT(ks_empty_create(ks, KEY("n", "s"), KV_TYPE_JSON), -EINVAL);
+	/* A file typed json before its first document is remembered too. */
+	CHECK_INT(ks_empty_create(ks, KEY("n", "j"), KV_TYPE_JSON), 0);
+	CHECK_INT(ks_lookup(ks, KEY("n", "j"), &info), 0);
+	CHECK_INT(info.type, KV_TYPE_JSON);
+	CHECK(info.empty);
+	CHECK_INT(ks_empty_remove(ks, KEY("n", "j")), 0);
 	CHECK_INT(ks_empty_create(ks, KEY("n", "s"), KV_TYPE_NONE), -EINVAL);
 	CHECK_INT(ks_empty_create(ks, KEY("n", "s"), (enum kv_type)15), -EINVAL);
 	CHECK_INT(ks_empty_retype(ks, KEY("n", "h"), KV_TYPE_ZSET), 0);

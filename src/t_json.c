@@ -1,0 +1,1781 @@
+/*
+ * t_json: the RedisJSON document type, stored as Kvrocks stores it
+ * (kvrocks-encoding.md 6.2). Layer: types; the only module that uses
+ * cJSON (parsing and compact printing).
+ *
+ *   CF        key   value
+ *   metadata  K     flags | expire | format u8 | payload
+ *
+ *   flags    0x8A (v1, type 10) or 0x0A (v0, kept when Kvrocks wrote one)
+ *   expire   u64 BE absolute Unix ms (u32 seconds in v0), 0 = none
+ *   format   0 = JSON text, compact (what kvfs always writes)
+ *            1 = CBOR (Kvrocks's json-storage-format cbor; read only)
+ *   payload  the document; no version, no size, no sub-keys
+ *
+ * Example: JSON.SET d $ '{"a":[1,2.5]}' ->
+ *   NS 64 : 8A 00x8 00 7B 22 61 22 3A 5B 31 2C 32 2E 35 5D 7D
+ *
+ * A document in memory is a cJSON tree in which every number node also
+ * holds its canonical literal in valuestring (cJSON keeps only a double,
+ * which would round integers past 2^53 and print 1e15 as "1e+15"). The
+ * literals come from a lexical scan of the text done before cJSON parses
+ * it; the scan also enforces what cJSON lets through (leading zeros,
+ * "1.", raw control characters in strings, \u0000). Printing turns the
+ * number nodes into raw nodes, so cJSON prints the literals verbatim.
+ */
+#include "t_json.h"
+
+#include "store.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define JSON_MAX_DEPTH 1000 /* CBOR nesting, as cJSON's CJSON_NESTING_LIMIT */
+#define JSON_NUM_MAX   63   /* cJSON reads at most 63 characters of a number */
+
+/* ---- Numbers ------------------------------------------------------- */
+
+/* Shortest text that reads back as d, with ".0" if it would look like an
+ * integer. "null" for NaN and infinities (JSON has neither). */
+static void fmt_double(double d, char out[40])
+{
+	if (!isfinite(d)) {
+		strcpy(out, "null");
+		return;
+	}
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(out, 40, "%.*g", prec, d);
+		if (strtod(out, NULL) == d)
+			break;
+	}
+	if (!strpbrk(out, ".eE"))
+		strcat(out, ".0");
+}
+
+/* Is lit (a valid JSON number) an integer literal? */
+static bool lit_is_integer(const char *lit)
+{
+	return !strpbrk(lit, ".eE");
+}
+
+/*
+ * Is the valid float literal s already what fmt_double would print? True
+ * for plain decimals of at most 15 significant digits (which %.15g gives
+ * back digit for digit) without an exponent, trailing fraction zeros
+ * (except a lone ".0") or the leading zeros %g would write as an
+ * exponent: "2.5", "1000.0", "0.001". Saves a strtod and printf per
+ * number when a stored document is parsed again.
+ */
+static bool lit_float_is_canon(const char *s, size_t n)
+{
+	const char *dot = memchr(s, '.', n), *end = s + n;
+	if (!dot || memchr(s, 'e', n) || memchr(s, 'E', n))
+		return false;
+	if (end[-1] == '0' && !(end - dot == 2))
+		return false; /* "2.50" */
+	const char *d = s + (s[0] == '-');
+	size_t sig = 0, lead = 0;
+	bool seen = false;
+	for (const char *c = d; c < end; c++) {
+		if (*c == '.')
+			continue;
+		if (*c != '0')
+			seen = true;
+		if (seen)
+			sig++;
+		else if (c > dot)
+			lead++;
+	}
+	if (sig > 15 || (size_t)(dot - d) > 15 || lead > 3)
+		return false;
+	return seen || end - dot == 2; /* "0.0" is canonical, "0.00" is not */
+}
+
+/* The canonical literal of a valid JSON number literal: an integer stays
+ * as written, anything else is a double in fmt_double's form. NULL on
+ * ENOMEM; *range set if the value is not finite. */
+static char *lit_canon(const char *s, size_t n, bool *range)
+{
+	char tmp[JSON_NUM_MAX + 1], out[40];
+	*range = false;
+	memcpy(tmp, s, n);
+	tmp[n] = '\0';
+	if (lit_is_integer(tmp) || lit_float_is_canon(tmp, n))
+		return strdup(tmp);
+	double d = strtod(tmp, NULL);
+	if (!isfinite(d)) {
+		*range = true;
+		return NULL;
+	}
+	fmt_double(d, out);
+	return strdup(out);
+}
+
+/* A number node holding literal `lit` (copied). NULL on ENOMEM. */
+static cJSON *num_new(const char *lit)
+{
+	cJSON *c = cJSON_CreateNumber(strtod(lit, NULL));
+	if (c && !(c->valuestring = strdup(lit))) {
+		cJSON_Delete(c);
+		c = NULL;
+	}
+	return c;
+}
+
+/* ---- Parsing --------------------------------------------------------- */
+
+struct lits {
+	char **v;
+	size_t n, cap, next;
+};
+
+static void lits_free(struct lits *l)
+{
+	for (size_t i = l->next; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+static bool is_ws(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* Length of the strict JSON number at s (at most n bytes), 0 if none. */
+static size_t number_len(const char *s, size_t n)
+{
+	size_t i = 0;
+	if (i < n && s[i] == '-')
+		i++;
+	if (i < n && s[i] == '0')
+		i++;
+	else if (i < n && s[i] >= '1' && s[i] <= '9')
+		while (i < n && is_digit(s[i]))
+			i++;
+	else
+		return 0;
+	if (i < n && s[i] == '.') {
+		size_t d = ++i;
+		while (i < n && is_digit(s[i]))
+			i++;
+		if (i == d)
+			return 0;
+	}
+	if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+		i++;
+		if (i < n && (s[i] == '+' || s[i] == '-'))
+			i++;
+		size_t d = i;
+		while (i < n && is_digit(s[i]))
+			i++;
+		if (i == d)
+			return 0;
+	}
+	return i;
+}
+
+/*
+ * The lexical scan: strings and numbers as strict JSON wants them, and
+ * the canonical literal of every number in text order (the order of a
+ * depth-first walk of the tree cJSON builds). Structure is cJSON's job.
+ * -EINVAL with *at and *why set, or -ENOMEM.
+ */
+static int lex_scan(const char *s, size_t n, struct lits *l, size_t *at, const char **why)
+{
+	size_t i = 0;
+	if (n >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0)
+		i = 3; /* a UTF-8 byte order mark, which cJSON skips too */
+	while (i < n) {
+		char c = s[i];
+		*at = i;
+		if (c == '"') {
+			for (i++;; i++) {
+				if (i >= n) {
+					*why = "unterminated string";
+					return -EINVAL;
+				}
+				unsigned char b = (unsigned char)s[i];
+				if (b == '"')
+					break;
+				if (b < 0x20) {
+					*at = i;
+					*why = "control character in a string";
+					return -EINVAL;
+				}
+				if (b == '\\' && i + 5 < n && memcmp(s + i, "\\u0000", 6) == 0) {
+					*at = i;
+					*why = "\\u0000 in a string (kvfs cannot hold NUL in JSON "
+					       "text)";
+					return -EINVAL;
+				}
+				if (b == '\\')
+					i++; /* the escaped byte; cJSON checks the escape */
+			}
+			i++;
+		} else if (c == '-' || is_digit(c)) {
+			size_t len = number_len(s + i, n - i);
+			if (len == 0 ||
+			    (i + len < n && (is_digit(s[i + len]) || s[i + len] == '.'))) {
+				*why = "malformed number";
+				return -EINVAL;
+			}
+			if (len > JSON_NUM_MAX) {
+				*why = "number longer than 63 characters";
+				return -EINVAL;
+			}
+			bool range;
+			char *lit = lit_canon(s + i, len, &range);
+			if (range) {
+				*why = "number out of range";
+				return -EINVAL;
+			}
+			if (!lit)
+				return -ENOMEM;
+			if (l->n == l->cap) {
+				size_t cap = l->cap ? 2 * l->cap : 16;
+				char **v = realloc(l->v, cap * sizeof(*v));
+				if (!v) {
+					free(lit);
+					return -ENOMEM;
+				}
+				l->v = v;
+				l->cap = cap;
+			}
+			l->v[l->n++] = lit;
+			i += len;
+		} else if (c == '\0') {
+			*why = "NUL byte";
+			return -EINVAL;
+		} else {
+			i++;
+		}
+	}
+	return 0;
+}
+
+/* Give every number node of the tree its literal, in walk order. */
+static int attach_lits(cJSON *c, struct lits *l)
+{
+	for (; c; c = c->next) {
+		if ((c->type & 0xFF) == cJSON_Number) {
+			if (l->next >= l->n)
+				return -EINVAL;
+			c->valuestring = l->v[l->next++];
+		}
+		if (c->child) {
+			int rc = attach_lits(c->child, l);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+struct member {
+	cJSON *c;
+	size_t pos;
+};
+
+/* Sort members by name, then by position. */
+static int member_cmp(const void *a, const void *b)
+{
+	const struct member *x = a, *y = b;
+	int c = strcmp(x->c->string, y->c->string);
+	if (c)
+		return c;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/*
+ * A member name given twice keeps its last value, as RedisJSON's parser
+ * does (cJSON keeps both, and a path would find the first). Sorting a
+ * list of the members keeps this O(n log n) for large objects. 0 or
+ * -ENOMEM.
+ */
+static int dedup_members(cJSON *c)
+{
+	for (; c; c = c->next) {
+		if (c->child) {
+			int rc = dedup_members(c->child);
+			if (rc)
+				return rc;
+		}
+		if (!cJSON_IsObject(c) || !c->child || !c->child->next)
+			continue;
+		size_t n = 0;
+		for (cJSON *m = c->child; m; m = m->next)
+			n++;
+		struct member *v = malloc(n * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		n = 0;
+		for (cJSON *m = c->child; m; m = m->next, n++)
+			v[n] = (struct member){m, n};
+		qsort(v, n, sizeof(*v), member_cmp);
+		for (size_t i = 0; i + 1 < n; i++)
+			if (strcmp(v[i].c->string, v[i + 1].c->string) == 0)
+				cJSON_Delete(cJSON_DetachItemViaPointer(c, v[i].c));
+		free(v);
+	}
+	return 0;
+}
+
+/*
+ * Parse text into values: exactly one (max 1) or one or more (max 0),
+ * separated by whitespace. *vals = an array of owned trees (free each
+ * with cJSON_Delete, the array with free). -EINVAL with *why and *at set
+ * (the caller logs), -ENOMEM.
+ */
+static int parse_values(const char *s, size_t n, cJSON ***vals, size_t max, size_t *count,
+			size_t *at, const char **why)
+{
+	struct lits l = {0};
+	size_t got = 0, cap = 0;
+	cJSON **v = NULL;
+	size_t i = 0;
+	int rc = lex_scan(s, n, &l, at, why);
+	if (rc)
+		goto fail;
+	if (n >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0)
+		i = 3;
+	for (;;) {
+		while (i < n && is_ws(s[i]))
+			i++;
+		if (i == n)
+			break;
+		if (max && got == max) {
+			*at = i;
+			*why = "text after the value";
+			rc = -EINVAL;
+			goto fail;
+		}
+		const char *end = NULL;
+		cJSON *c = cJSON_ParseWithLengthOpts(s + i, n - i, &end, false);
+		if (!c) {
+			const char *e = cJSON_GetErrorPtr();
+			*at = e && e >= s && e <= s + n ? (size_t)(e - s) : i;
+			*why = "not JSON";
+			rc = -EINVAL;
+			goto fail;
+		}
+		rc = attach_lits(c, &l);
+		if (rc) {
+			cJSON_Delete(c);
+			*at = i;
+			*why = "numbers do not match the text";
+			goto fail;
+		}
+		if ((rc = dedup_members(c))) {
+			cJSON_Delete(c);
+			goto fail;
+		}
+		if (got == cap) {
+			cap = cap ? 2 * cap : 4;
+			cJSON **nv = realloc(v, cap * sizeof(*nv));
+			if (!nv) {
+				cJSON_Delete(c);
+				rc = -ENOMEM;
+				goto fail;
+			}
+			v = nv;
+		}
+		v[got++] = c;
+		i = (size_t)(end - s);
+	}
+	if (got == 0) {
+		*at = n;
+		*why = "no JSON value";
+		rc = -EINVAL;
+		goto fail;
+	}
+	lits_free(&l);
+	*vals = v;
+	*count = got;
+	return 0;
+fail:
+	for (size_t j = 0; j < got; j++)
+		cJSON_Delete(v[j]);
+	free(v);
+	lits_free(&l);
+	return rc;
+}
+
+/* One JSON value from text a user gave; logs a refusal once. */
+static int parse_one(const char *verb, const struct ks_key *k, const char *s, size_t n, cJSON **out)
+{
+	size_t at = 0, count;
+	const char *why = "";
+	cJSON **v;
+	int rc = parse_values(s, n, &v, 1, &count, &at, &why);
+	if (rc == -EINVAL)
+		LOG_ERR("%s '%.*s': not one JSON value: %s at byte %zu", verb, (int)k->klen, k->key,
+			why, at);
+	if (!rc) {
+		*out = v[0];
+		free(v);
+	}
+	return rc;
+}
+
+/* ---- Printing -------------------------------------------------------- */
+
+static void nums_raw(cJSON *c, bool raw)
+{
+	for (; c; c = c->next) {
+		int t = c->type & 0xFF;
+		if (raw && t == cJSON_Number && c->valuestring)
+			c->type = cJSON_Raw;
+		else if (!raw && t == cJSON_Raw)
+			c->type = cJSON_Number;
+		if (c->child)
+			nums_raw(c->child, raw);
+	}
+}
+
+/* Append the compact text of c to out. */
+static int print_value(cJSON *c, struct buf *out)
+{
+	/* cJSON prints c alone (never its siblings): flip c and below. */
+	cJSON *next = c->next;
+	c->next = NULL;
+	nums_raw(c, true);
+	char *s = cJSON_PrintUnformatted(c);
+	nums_raw(c, false);
+	c->next = next;
+	if (!s)
+		return -ENOMEM;
+	int rc = buf_add(out, s, strlen(s));
+	cJSON_free(s);
+	return rc;
+}
+
+static const char *value_type(const cJSON *c)
+{
+	if (cJSON_IsObject(c))
+		return "object";
+	if (cJSON_IsArray(c))
+		return "array";
+	if (cJSON_IsString(c))
+		return "string";
+	if (cJSON_IsNumber(c))
+		return c->valuestring && !lit_is_integer(c->valuestring) ? "number" : "integer";
+	if (cJSON_IsBool(c))
+		return "boolean";
+	return "null";
+}
+
+/* ---- Paths ----------------------------------------------------------- */
+
+struct step {
+	bool index;
+	int64_t i;
+	char *name; /* NUL-terminated; names hold no NUL (cJSON keys cannot) */
+};
+
+struct path {
+	struct step *v;
+	size_t n;
+};
+
+static void path_free(struct path *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		free(p->v[i].name);
+	free(p->v);
+	p->v = NULL;
+	p->n = 0;
+}
+
+static int path_push(struct path *p, bool index, int64_t i, const char *name, size_t nn)
+{
+	struct step *v = realloc(p->v, (p->n + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	p->v = v;
+	struct step *s = &v[p->n];
+	s->index = index;
+	s->i = i;
+	s->name = NULL;
+	if (!index) {
+		if (memchr(name, '\0', nn))
+			return -EINVAL;
+		if (!(s->name = strndup(name, nn)))
+			return -ENOMEM;
+	}
+	p->n++;
+	return 0;
+}
+
+/* Parse the subset of t_json.h. 0, -EINVAL (*why set), -ENOMEM. */
+static int path_parse(const char *s, size_t n, struct path *p, const char **why)
+{
+	size_t i = 1;
+	int rc = 0;
+	memset(p, 0, sizeof(*p));
+	*why = "a path starts with $";
+	if (n == 0 || s[0] != '$')
+		return -EINVAL;
+	while (i < n && !rc) {
+		if (s[i] == '.') {
+			size_t st = ++i;
+			while (i < n && s[i] != '.' && s[i] != '[')
+				i++;
+			if (i == st) {
+				*why = i < n && s[i] == '.'
+					   ? "recursive descent (..) is not supported"
+					   : "empty member name";
+				rc = -EINVAL;
+			} else if (i - st == 1 && s[st] == '*') {
+				*why = "wildcards are not supported";
+				rc = -EINVAL;
+			} else {
+				rc = path_push(p, false, 0, s + st, i - st);
+			}
+		} else if (s[i] == '[' && i + 1 < n && (s[i + 1] == '\'' || s[i + 1] == '"')) {
+			char q = s[i + 1];
+			struct buf name = BUF_INIT;
+			for (i += 2; i < n && s[i] != q && !rc; i++) {
+				if (s[i] == '\\' && i + 1 < n)
+					i++;
+				rc = buf_add(&name, s + i, 1);
+			}
+			if (!rc && (i + 1 >= n || s[i] != q || s[i + 1] != ']')) {
+				*why = "unterminated ['name']";
+				rc = -EINVAL;
+			}
+			if (!rc) {
+				*why = "NUL in a member name";
+				rc = path_push(p, false, 0, name.data ? name.data : "", name.len);
+			}
+			buf_release(&name);
+			i += 2;
+		} else if (s[i] == '[') {
+			size_t st = ++i;
+			while (i < n && s[i] != ']')
+				i++;
+			int64_t idx;
+			if (i >= n) {
+				*why = "unterminated [";
+				rc = -EINVAL;
+			} else if (i == st || (s[st] == '+') || parse_i64(s + st, i - st, &idx)) {
+				*why = "an index is an integer ([*], slices and filters are not "
+				       "supported)";
+				rc = -EINVAL;
+			} else {
+				rc = path_push(p, true, idx, NULL, 0);
+			}
+			i++;
+		} else {
+			*why = "a step starts with . or [";
+			rc = -EINVAL;
+		}
+	}
+	if (rc)
+		path_free(p);
+	return rc;
+}
+
+int json_path_check(const char *path, size_t n)
+{
+	struct path p;
+	const char *why;
+	int rc = path_parse(path, n, &p, &why);
+	path_free(&p);
+	return rc;
+}
+
+/* Parse a path a caller gave, logging a refusal once. */
+static int path_get(const char *verb, const char *s, size_t n, struct path *p)
+{
+	const char *why = "";
+	int rc = path_parse(s, n, p, &why);
+	if (rc == -EINVAL)
+		LOG_ERR("%s: bad JSONPath '%.*s': %s", verb, (int)n, s, why);
+	return rc;
+}
+
+/* The array element or object member one step names, or NULL. */
+static cJSON *step_find(cJSON *c, const struct step *s)
+{
+	if (s->index) {
+		if (!cJSON_IsArray(c))
+			return NULL;
+		int64_t len = cJSON_GetArraySize(c), i = s->i < 0 ? s->i + len : s->i;
+		return i >= 0 && i < len ? cJSON_GetArrayItem(c, (int)i) : NULL;
+	}
+	return cJSON_IsObject(c) ? cJSON_GetObjectItemCaseSensitive(c, s->name) : NULL;
+}
+
+/* The value the first `upto` steps lead to, or NULL. */
+static cJSON *path_find(cJSON *root, const struct path *p, size_t upto)
+{
+	cJSON *c = root;
+	for (size_t i = 0; c && i < upto; i++)
+		c = step_find(c, &p->v[i]);
+	return c;
+}
+
+/* The match of path p, which must be of `want` type ("number" takes
+ * integers too); a mismatch is logged. */
+static int match_of(const char *verb, const struct ks_key *k, cJSON *root, const struct path *p,
+		    const char *want, cJSON **c)
+{
+	*c = path_find(root, p, p->n);
+	if (!*c)
+		return -ENOENT;
+	const char *t = value_type(*c);
+	if (strcmp(t, want) != 0 && !(strcmp(want, "number") == 0 && strcmp(t, "integer") == 0)) {
+		LOG_ERR("%s '%.*s': the value is %s %s, not %s %s", verb, (int)k->klen, k->key,
+			t[0] == 'a' || t[0] == 'o' || t[0] == 'i' ? "an" : "a", t,
+			want[0] == 'a' || want[0] == 'o' ? "an" : "a", want);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Put `nw` where `old` is under parent (which keeps its member name:
+ * cJSON_ReplaceItemViaPointer does not). Frees old. 0 or -ENOMEM. */
+static int replace_item(cJSON *parent, cJSON *old, cJSON *nw)
+{
+	if (old->string) {
+		char *name = strdup(old->string);
+		if (!name)
+			return -ENOMEM;
+		cJSON_free(nw->string);
+		nw->string = name;
+	}
+	return cJSON_ReplaceItemViaPointer(parent, old, nw) ? 0 : -ENOMEM;
+}
+
+/* ---- Stored documents ------------------------------------------------ */
+
+/* The document of a live JSON record as text (format 0: the payload as it
+ * is; format 1: converted). */
+static int doc_text(const struct ks_key *k, const struct enc_meta *m, struct buf *out)
+{
+	const unsigned char *t = m->tail;
+	buf_reset(out);
+	if (m->tail_len == 0 || t[0] > JSON_FORMAT_CBOR) {
+		LOG_ERR("JSON key '%.*s': unknown storage format %d", (int)k->klen, k->key,
+			m->tail_len ? t[0] : -1);
+		return -EUCLEAN;
+	}
+	if (t[0] == JSON_FORMAT_TEXT)
+		return buf_set(out, t + 1, m->tail_len - 1);
+	int rc = json_cbor_to_text(t + 1, m->tail_len - 1, out);
+	if (rc == -EUCLEAN)
+		LOG_ERR("JSON key '%.*s': malformed CBOR document", (int)k->klen, k->key);
+	return rc;
+}
+
+/* Read and parse the document of k. raw and m as ks_meta_get's. */
+static int doc_load(struct keyspace *ks, const struct ks_key *k, struct buf *raw,
+		    struct enc_meta *m, cJSON **root)
+{
+	struct buf text = BUF_INIT;
+	size_t at = 0, count;
+	const char *why = "";
+	cJSON **v;
+	*root = NULL;
+	int rc = ks_meta_get(ks, k, KV_TYPE_JSON, raw, m);
+	if (!rc)
+		rc = doc_text(k, m, &text);
+	if (!rc) {
+		rc = parse_values(text.data, text.len, &v, 1, &count, &at, &why);
+		if (!rc) {
+			*root = v[0];
+			free(v);
+		}
+		if (rc == -EINVAL) {
+			LOG_ERR("JSON key '%.*s': stored document is not JSON: %s at byte %zu",
+				(int)k->klen, k->key, why, at);
+			rc = -EUCLEAN;
+		}
+	}
+	buf_release(&text);
+	return rc;
+}
+
+/* Put the record of document `root` with header m into b. */
+static int doc_put(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
+		   const struct enc_meta *m, cJSON *root)
+{
+	struct buf payload = BUF_INIT;
+	int rc = buf_add_u8(&payload, JSON_FORMAT_TEXT);
+	if (!rc)
+		rc = print_value(root, &payload);
+	if (!rc && payload.len - 1 > JSON_MAX)
+		rc = -EFBIG;
+	if (!rc)
+		rc = ks_batch_put_meta(ks, b, k, m, payload.data, payload.len);
+	buf_release(&payload);
+	return rc;
+}
+
+/* ---- Verbs ----------------------------------------------------------- */
+
+/* ---- Reading without a tree -------------------------------------------
+ *
+ * A read at a path scans the stored text for the value the path names
+ * and parses only that value: a member of a 1 MiB document costs one pass
+ * over its bytes, not a tree of every node. Text the scan does not
+ * understand sends the caller back to the full parse.
+ */
+
+static size_t skip_ws(const char *s, size_t n, size_t i)
+{
+	while (i < n && is_ws(s[i]))
+		i++;
+	return i;
+}
+
+/* The end of the value that starts at s[i], or 0 if it is malformed. */
+static size_t skip_value(const char *s, size_t n, size_t i)
+{
+	if (i >= n)
+		return 0;
+	if (s[i] == '"') {
+		for (i++; i < n; i++) {
+			if (s[i] == '\\')
+				i++;
+			else if (s[i] == '"')
+				return i + 1;
+		}
+		return 0;
+	}
+	if (s[i] == '{' || s[i] == '[') {
+		size_t depth = 0;
+		for (; i < n; i++) {
+			if (s[i] == '"') {
+				size_t e = skip_value(s, n, i);
+				if (!e)
+					return 0;
+				i = e - 1;
+			} else if (s[i] == '{' || s[i] == '[') {
+				depth++;
+			} else if ((s[i] == '}' || s[i] == ']') && --depth == 0) {
+				return i + 1;
+			}
+		}
+		return 0;
+	}
+	size_t st = i;
+	while (i < n && !is_ws(s[i]) && !strchr(",:]}[{\"", s[i]))
+		i++;
+	return i > st ? i : 0;
+}
+
+/* Is the string token s[i, e) (quotes included) the member name `name`? */
+static int key_is(const char *s, size_t i, size_t e, const char *name, bool *yes)
+{
+	if (!memchr(s + i, '\\', e - i)) {
+		*yes = e - i - 2 == strlen(name) && memcmp(s + i + 1, name, e - i - 2) == 0;
+		return 0;
+	}
+	cJSON *c = cJSON_ParseWithLength(s + i, e - i);
+	if (!c)
+		return -EINVAL;
+	*yes = cJSON_IsString(c) && strcmp(c->valuestring, name) == 0;
+	cJSON_Delete(c);
+	return 0;
+}
+
+/* The member (the last one, if the name repeats) of the object at s[i]. */
+static int scan_member(const char *s, size_t n, size_t *i, size_t *e, const char *name)
+{
+	size_t j = skip_ws(s, n, *i + 1), found = 0, fend = 0;
+	if (j < n && s[j] == '}')
+		return -ENOENT;
+	for (;;) {
+		size_t ke = j < n && s[j] == '"' ? skip_value(s, n, j) : 0;
+		if (!ke)
+			return -EINVAL;
+		bool yes;
+		int rc = key_is(s, j, ke, name, &yes);
+		if (rc)
+			return rc;
+		j = skip_ws(s, n, ke);
+		if (j >= n || s[j] != ':')
+			return -EINVAL;
+		j = skip_ws(s, n, j + 1);
+		size_t ve = skip_value(s, n, j);
+		if (!ve)
+			return -EINVAL;
+		if (yes) {
+			found = j;
+			fend = ve;
+		}
+		j = skip_ws(s, n, ve);
+		if (j < n && s[j] == '}')
+			break;
+		if (j >= n || s[j] != ',')
+			return -EINVAL;
+		j = skip_ws(s, n, j + 1);
+	}
+	if (!fend)
+		return -ENOENT;
+	*i = found;
+	*e = fend;
+	return 0;
+}
+
+/* Element `idx` of the array at s[i]; negative counts from the end. */
+static int scan_element(const char *s, size_t n, size_t *i, size_t *e, int64_t idx)
+{
+	for (int pass = idx < 0 ? 0 : 1; pass < 2; pass++) {
+		size_t j = skip_ws(s, n, *i + 1);
+		int64_t k = 0;
+		if (j < n && s[j] == ']') {
+			if (pass == 0 || idx >= 0)
+				return -ENOENT;
+		}
+		while (j < n && s[j] != ']') {
+			size_t ve = skip_value(s, n, j);
+			if (!ve)
+				return -EINVAL;
+			if (pass == 1 && k == idx) {
+				*i = j;
+				*e = ve;
+				return 0;
+			}
+			k++;
+			j = skip_ws(s, n, ve);
+			if (j < n && s[j] == ',')
+				j = skip_ws(s, n, j + 1);
+			else if (j >= n || s[j] != ']')
+				return -EINVAL;
+		}
+		if (pass == 0) {
+			idx += k; /* the count is known now */
+			if (idx < 0)
+				return -ENOENT;
+		}
+	}
+	return -ENOENT;
+}
+
+/* The span [*start, *start + *len) of text holding the value p names:
+ * 0, -ENOENT, or -EINVAL if the scan does not understand the text. */
+static int scan_path(const char *s, size_t n, const struct path *p, size_t *start, size_t *len)
+{
+	size_t i = n >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0, e;
+	i = skip_ws(s, n, i);
+	if (!(e = skip_value(s, n, i)))
+		return -EINVAL;
+	for (size_t k = 0; k < p->n; k++) {
+		const struct step *st = &p->v[k];
+		int rc;
+		if (!st->index && s[i] == '{')
+			rc = scan_member(s, n, &i, &e, st->name);
+		else if (st->index && s[i] == '[')
+			rc = scan_element(s, n, &i, &e, st->i);
+		else
+			rc = -ENOENT; /* a member of an array, an element of an object, a scalar */
+		if (rc)
+			return rc;
+	}
+	*start = i;
+	*len = e - i;
+	return 0;
+}
+
+/* The type of a value from its text (a valid value: the first byte tells). */
+static const char *span_type(const char *s, size_t n)
+{
+	switch (s[0]) {
+	case '{':
+		return "object";
+	case '[':
+		return "array";
+	case '"':
+		return "string";
+	case 't':
+	case 'f':
+		return "boolean";
+	case 'n':
+		return "null";
+	default:
+		return memchr(s, '.', n) || memchr(s, 'e', n) || memchr(s, 'E', n) ? "number"
+										   : "integer";
+	}
+}
+
+/*
+ * Read-only verbs: the value `path` matches in k's document, as a tree of
+ * that value alone (*root, free with cJSON_Delete; NULL with type_only,
+ * which only sets *type). A match of another type than `want` (non-NULL)
+ * is -EINVAL, logged.
+ */
+static int find_ro(struct keyspace *ks, const struct ks_key *k, const char *verb, const char *path,
+		   size_t plen, cJSON **root, const char *want, const char **type)
+{
+	struct buf raw = BUF_INIT, conv = BUF_INIT;
+	struct enc_meta m;
+	struct path p;
+	const char *text = NULL;
+	size_t tlen = 0, start, len;
+	*root = NULL;
+	int rc = path_get(verb, path, plen, &p);
+	if (rc)
+		return rc;
+	rc = ks_meta_get(ks, k, KV_TYPE_JSON, &raw, &m);
+	if (!rc && m.tail_len && ((const unsigned char *)m.tail)[0] == JSON_FORMAT_TEXT) {
+		text = (const char *)m.tail + 1;
+		tlen = m.tail_len - 1;
+	} else if (!rc) {
+		rc = doc_text(k, &m, &conv);
+		text = conv.data;
+		tlen = conv.len;
+	}
+	if (!rc)
+		rc = scan_path(text, tlen, &p, &start, &len);
+	if (rc == -EINVAL) {
+		/* Text the scan does not follow: the full parse says why. */
+		cJSON *doc;
+		rc = doc_load(ks, k, &raw, &m, &doc);
+		cJSON *c = rc ? NULL : path_find(doc, &p, p.n);
+		if (!rc && !c)
+			rc = -ENOENT;
+		if (c && doc != c) {
+			c = cJSON_DetachItemViaPointer(path_find(doc, &p, p.n - 1), c);
+			cJSON_Delete(doc);
+			doc = c;
+		}
+		*root = doc;
+	} else if (!rc) {
+		size_t at, count;
+		const char *why;
+		cJSON **v;
+		if (type && !want) {
+			*type = span_type(text + start, len);
+			goto out;
+		}
+		rc = parse_values(text + start, len, &v, 1, &count, &at, &why);
+		if (rc == -EINVAL) {
+			LOG_ERR("JSON key '%.*s': stored document is not JSON: %s at byte %zu",
+				(int)k->klen, k->key, why, start + at);
+			rc = -EUCLEAN;
+		}
+		if (!rc) {
+			*root = v[0];
+			free(v);
+		}
+	}
+	if (!rc && type)
+		*type = value_type(*root);
+	if (!rc && want) {
+		struct path none = {0};
+		cJSON *c;
+		rc = match_of(verb, k, *root, &none, want, &c);
+	}
+	if (rc) {
+		cJSON_Delete(*root);
+		*root = NULL;
+	}
+out:
+	path_free(&p);
+	buf_release(&raw);
+	buf_release(&conv);
+	return rc;
+}
+
+int json_get(struct keyspace *ks, const struct ks_key *k, const char *path, size_t plen,
+	     struct buf *out)
+{
+	cJSON *root;
+	buf_reset(out);
+	if (plen == 1 && path[0] == '$') {
+		/* The whole document: no parse. */
+		struct store_value *v;
+		struct enc_meta m;
+		int rc = ks_meta_pin(ks, k, KV_TYPE_JSON, &v, &m);
+		if (!rc) {
+			rc = doc_text(k, &m, out);
+			store_value_free(v);
+		}
+		return rc;
+	}
+	int rc = find_ro(ks, k, "JSON.GET", path, plen, &root, NULL, NULL);
+	if (!rc)
+		rc = print_value(root, out);
+	cJSON_Delete(root);
+	return rc;
+}
+
+int json_text_len(struct keyspace *ks, const struct ks_key *k, uint64_t *len)
+{
+	struct buf raw = BUF_INIT;
+	struct enc_meta m;
+	uint64_t vlen;
+	int rc = ks_meta_head(ks, k, KV_TYPE_JSON, &raw, &m, &vlen);
+	if (!rc && m.tail_len && ((const unsigned char *)m.tail)[0] == JSON_FORMAT_TEXT) {
+		*len = vlen - (uint64_t)((const char *)m.tail - raw.data) - 1;
+	} else if (!rc) {
+		rc = json_get(ks, k, "$", 1, &raw);
+		*len = raw.len;
+	}
+	buf_release(&raw);
+	return rc;
+}
+
+/*
+ * The body of every write: under k's lock, load the document (or, with
+ * `create`, start from none), let `edit` change the tree, and store the
+ * result with the header as read, in one batch. edit may replace *root;
+ * setting *root to NULL deletes the key.
+ */
+typedef int (*edit_fn)(const struct ks_key *k, cJSON **root, const struct path *p, void *arg);
+
+static int doc_edit(struct keyspace *ks, const struct ks_key *k, const char *verb, const char *path,
+		    size_t plen, bool create, edit_fn edit, void *arg)
+{
+	struct buf raw = BUF_INIT;
+	struct store_batch *b = NULL;
+	struct enc_meta m;
+	struct path p;
+	cJSON *root = NULL;
+	bool fresh = false;
+	int rc = path_get(verb, path, plen, &p);
+	if (rc)
+		return rc;
+	if (!(b = store_batch_new(ks_store(ks)))) {
+		path_free(&p);
+		return -ENOMEM;
+	}
+	ks_lock(ks, k);
+	rc = doc_load(ks, k, &raw, &m, &root);
+	if (rc == -ENOENT && create && p.n == 0) {
+		ks_meta_new(ks, &m, KV_TYPE_JSON);
+		fresh = true;
+		rc = 0;
+	}
+	if (rc)
+		goto out;
+	rc = edit(k, &root, &p, arg);
+	if (!rc && root)
+		rc = doc_put(ks, b, k, &m, root);
+	else if (!rc)
+		rc = ks_batch_del_meta(ks, b, k);
+	/* A remembered empty document is replaced. */
+	if (!rc && fresh)
+		rc = ks_batch_empty_del(ks, b, k);
+	if (!rc)
+		rc = ks_write(ks, b);
+out:
+	ks_unlock(ks, k);
+	cJSON_Delete(root);
+	store_batch_free(b);
+	path_free(&p);
+	buf_release(&raw);
+	return rc;
+}
+
+struct set_arg {
+	cJSON *value;
+	unsigned flags;
+};
+
+static int edit_set(const struct ks_key *k, cJSON **root, const struct path *p, void *arg)
+{
+	(void)k;
+	struct set_arg *a = arg;
+	cJSON *old = *root ? path_find(*root, p, p->n) : NULL;
+	if ((a->flags & JSON_SET_NX) && old)
+		return -EEXIST;
+	if ((a->flags & JSON_SET_XX) && !old)
+		return -ENOENT;
+	if (p->n == 0) {
+		cJSON_Delete(*root);
+		*root = a->value;
+	} else if (old) {
+		int rc = replace_item(path_find(*root, p, p->n - 1), old, a->value);
+		if (rc)
+			return rc;
+	} else {
+		cJSON *parent = path_find(*root, p, p->n - 1);
+		const struct step *last = &p->v[p->n - 1];
+		if (!parent || last->index || !cJSON_IsObject(parent))
+			return -ENOENT;
+		if (!cJSON_AddItemToObject(parent, last->name, a->value))
+			return -ENOMEM;
+	}
+	a->value = NULL; /* the tree owns it */
+	return 0;
+}
+
+int json_set(struct keyspace *ks, const struct ks_key *k, const char *path, size_t plen,
+	     const char *text, size_t n, unsigned flags)
+{
+	struct set_arg a = {.flags = flags};
+	if (n > JSON_MAX)
+		return -EFBIG;
+	struct path p;
+	int rc = path_get("JSON.SET", path, plen, &p);
+	path_free(&p);
+	if (!rc)
+		rc = parse_one("JSON.SET", k, text, n, &a.value);
+	if (!rc)
+		rc = doc_edit(ks, k, "JSON.SET", path, plen, true, edit_set, &a);
+	cJSON_Delete(a.value);
+	return rc;
+}
+
+static int edit_del(const struct ks_key *k, cJSON **root, const struct path *p, void *arg)
+{
+	(void)k;
+	(void)arg;
+	cJSON *c = path_find(*root, p, p->n);
+	if (!c)
+		return -ENOENT;
+	if (p->n == 0) {
+		cJSON_Delete(*root);
+		*root = NULL; /* the key goes */
+		return 0;
+	}
+	cJSON_Delete(cJSON_DetachItemViaPointer(path_find(*root, p, p->n - 1), c));
+	return 0;
+}
+
+int json_del(struct keyspace *ks, const struct ks_key *k, const char *path, size_t plen)
+{
+	return doc_edit(ks, k, "JSON.DEL", path, plen, false, edit_del, NULL);
+}
+
+int json_type(struct keyspace *ks, const struct ks_key *k, const char *path, size_t plen,
+	      const char **name)
+{
+	cJSON *root;
+	int rc = find_ro(ks, k, "JSON.TYPE", path, plen, &root, NULL, name);
+	cJSON_Delete(root);
+	return rc;
+}
+
+struct append_arg {
+	cJSON **vals;
+	size_t n;
+	uint64_t len;
+};
+
+static int edit_arrappend(const struct ks_key *k, cJSON **root, const struct path *p, void *arg)
+{
+	struct append_arg *a = arg;
+	cJSON *c;
+	int rc = match_of("JSON.ARRAPPEND", k, *root, p, "array", &c);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < a->n; i++) {
+		if (!cJSON_AddItemToArray(c, a->vals[i]))
+			return -ENOMEM; /* the rest is freed by the caller */
+		a->vals[i] = NULL;
+	}
+	a->len = (uint64_t)cJSON_GetArraySize(c);
+	return 0;
+}
+
+int json_arrappend(struct keyspace *ks, const struct ks_key *k, const char *path, size_t plen,
+		   const char *text, size_t n, uint64_t *newlen)
+{
+	struct append_arg a = {0};
+	size_t at = 0;
+	const char *why = "";
+	struct path p;
+	int rc = path_get("JSON.ARRAPPEND", path, plen, &p);
+	path_free(&p);
+	if (rc)
+		return rc;
+	rc = parse_values(text, n, &a.vals, 0, &a.n, &at, &why);
+	if (rc == -EINVAL)
+		LOG_ERR("JSON.ARRAPPEND '%.*s': not JSON values: %s at byte %zu", (int)k->klen,
+			k->key, why, at);
+	if (!rc)
+		rc = doc_edit(ks, k, "JSON.ARRAPPEND", path, plen, false, edit_arrappend, &a);
+	if (!rc)
+		*newlen = a.len;
+	for (size_t i = 0; i < a.n; i++)
+		cJSON_Delete(a.vals[i]);
+	free(a.vals);
+	return rc;
+}
+
+struct str_arg {
+	cJSON *value;
+	uint64_t len;
+};
+
+static int edit_strappend(const struct ks_key *k, cJSON **root, const struct path *p, void *arg)
+{
+	struct str_arg *a = arg;
+	cJSON *c;
+	int rc = match_of("JSON.STRAPPEND", k, *root, p, "string", &c);
+	if (rc)
+		return rc;
+	size_t n1 = strlen(c->valuestring), n2 = strlen(a->value->valuestring);
+	char *s = malloc(n1 + n2 + 1);
+	if (!s)
+		return -ENOMEM;
+	memcpy(s, c->valuestring, n1);
+	memcpy(s + n1, a->value->valuestring, n2 + 1);
+	cJSON *ns = cJSON_CreateString("");
+	if (!ns) {
+		free(s);
+		return -ENOMEM;
+	}
+	cJSON_free(ns->valuestring);
+	ns->valuestring = s;
+	cJSON *parent = p->n ? path_find(*root, p, p->n - 1) : NULL;
+	if (parent) {
+		if ((rc = replace_item(parent, c, ns))) {
+			cJSON_Delete(ns);
+			return rc;
+		}
+	} else {
+		cJSON_Delete(*root);
+		*root = ns;
+	}
+	a->len = n1 + n2;
+	return 0;
+}
+
+int json_strappend(struct keyspace *ks, const struct ks_key *k, const char *path, size_t plen,
+		   const char *text, size_t n, uint64_t *newlen)
+{
+	struct str_arg a = {0};
+	struct path p;
+	int rc = path_get("JSON.STRAPPEND", path, plen, &p);
+	path_free(&p);
+	if (!rc)
+		rc = parse_one("JSON.STRAPPEND", k, text, n, &a.value);
+	if (!rc && !cJSON_IsString(a.value)) {
+		LOG_ERR("JSON.STRAPPEND '%.*s': the value to append is not a JSON string",
+			(int)k->klen, k->key);
+		rc = -EINVAL;
+	}
+	if (!rc)
+		rc = doc_edit(ks, k, "JSON.STRAPPEND", path, plen, false, edit_strappend, &a);
+	if (!rc)
+		*newlen = a.len;
+	cJSON_Delete(a.value);
+	return rc;
+}
+
+struct incr_arg {
+	const char *by; /* canonical literal of the increment */
+	struct buf *out;
+};
+
+static int edit_numincrby(const struct ks_key *k, cJSON **root, const struct path *p, void *arg)
+{
+	struct incr_arg *a = arg;
+	cJSON *c;
+	char lit[40];
+	int rc = match_of("JSON.NUMINCRBY", k, *root, p, "number", &c);
+	if (rc)
+		return rc;
+	int64_t x, y, z;
+	const char *cur = c->valuestring;
+	if (lit_is_integer(cur) && lit_is_integer(a->by) && !parse_i64(cur, strlen(cur), &x) &&
+	    !parse_i64(a->by, strlen(a->by), &y)) {
+		if (__builtin_add_overflow(x, y, &z)) {
+			LOG_ERR("JSON.NUMINCRBY '%.*s': %s + %s is out of 64-bit range",
+				(int)k->klen, k->key, cur, a->by);
+			return -EOVERFLOW;
+		}
+		snprintf(lit, sizeof(lit), "%lld", (long long)z);
+	} else {
+		double d = strtod(cur, NULL) + strtod(a->by, NULL);
+		if (!isfinite(d)) {
+			LOG_ERR("JSON.NUMINCRBY '%.*s': %s + %s is not a finite number",
+				(int)k->klen, k->key, cur, a->by);
+			return -EOVERFLOW;
+		}
+		fmt_double(d, lit);
+	}
+	cJSON *nn = num_new(lit);
+	if (!nn)
+		return -ENOMEM;
+	cJSON *parent = p->n ? path_find(*root, p, p->n - 1) : NULL;
+	if (parent) {
+		if ((rc = replace_item(parent, c, nn))) {
+			cJSON_Delete(nn);
+			return rc;
+		}
+	} else {
+		cJSON_Delete(*root);
+		*root = nn;
+	}
+	return a->out ? buf_set(a->out, lit, strlen(lit)) : 0;
+}
+
+int json_numincrby(struct keyspace *ks, const struct ks_key *k, const char *path, size_t plen,
+		   const char *text, size_t n, struct buf *out)
+{
+	cJSON *v = NULL;
+	struct path p;
+	int rc = path_get("JSON.NUMINCRBY", path, plen, &p);
+	path_free(&p);
+	if (!rc)
+		rc = parse_one("JSON.NUMINCRBY", k, text, n, &v);
+	if (!rc && !cJSON_IsNumber(v)) {
+		LOG_ERR("JSON.NUMINCRBY '%.*s': the increment is not a number", (int)k->klen,
+			k->key);
+		rc = -EINVAL;
+	}
+	if (!rc) {
+		struct incr_arg a = {v->valuestring, out};
+		rc = doc_edit(ks, k, "JSON.NUMINCRBY", path, plen, false, edit_numincrby, &a);
+	}
+	cJSON_Delete(v);
+	return rc;
+}
+
+int json_objkeys(struct keyspace *ks, const struct ks_key *k, const char *path, size_t plen,
+		 struct buf *out)
+{
+	cJSON *root;
+	int count = 0;
+	buf_reset(out);
+	int rc = find_ro(ks, k, "JSON.OBJKEYS", path, plen, &root, "object", NULL);
+	for (cJSON *m = rc ? NULL : root->child; m && !rc; m = m->next, count++)
+		rc = buf_add(out, m->string, strlen(m->string) + 1);
+	cJSON_Delete(root);
+	return rc ? rc : count;
+}
+
+/* ---- The file system's helpers ---------------------------------------- */
+
+int json_clear(struct keyspace *ks, const struct ks_key *k)
+{
+	struct buf raw = BUF_INIT;
+	struct store_batch *b = store_batch_new(ks_store(ks));
+	struct enc_meta m;
+	struct ks_info info;
+	if (!b)
+		return -ENOMEM;
+	ks_lock(ks, k);
+	int rc = ks_meta_head(ks, k, KV_TYPE_JSON, &raw, &m, &(uint64_t){0});
+	if (rc == -ENOENT) {
+		/* A remembered empty document stays as it is. */
+		rc = ks_lookup(ks, k, &info);
+		if (!rc && (!info.empty || info.type != KV_TYPE_JSON))
+			rc = info.type == KV_TYPE_JSON ? -ENOENT : -KV_EWRONGTYPE;
+		goto out;
+	}
+	if (!rc && m.expire_ms) {
+		LOG_ERR("JSON key '%.*s' has an expiry: it cannot become an empty document "
+			"(an empty key has no record to carry it)",
+			(int)k->klen, k->key);
+		rc = -EINVAL;
+	}
+	if (!rc)
+		rc = ks_batch_del_meta(ks, b, k);
+	if (!rc)
+		rc = ks_batch_empty_put(ks, b, k, KV_TYPE_JSON);
+	if (!rc)
+		rc = ks_write(ks, b);
+out:
+	ks_unlock(ks, k);
+	store_batch_free(b);
+	buf_release(&raw);
+	return rc;
+}
+
+int json_from_string(struct keyspace *ks, const struct ks_key *k)
+{
+	struct buf raw = BUF_INIT;
+	struct store_batch *b = store_batch_new(ks_store(ks));
+	struct enc_meta m, nm;
+	cJSON *root = NULL;
+	if (!b)
+		return -ENOMEM;
+	ks_lock(ks, k);
+	int rc = ks_meta_get(ks, k, KV_TYPE_STRING, &raw, &m);
+	if (rc)
+		goto out;
+	if (m.tail_len == 0) {
+		if (m.expire_ms) {
+			LOG_ERR("'%.*s' is empty and has an expiry: an empty JSON key has no "
+				"record to carry it",
+				(int)k->klen, k->key);
+			rc = -EINVAL;
+			goto out;
+		}
+		rc = ks_batch_del_meta(ks, b, k);
+		if (!rc)
+			rc = ks_batch_empty_put(ks, b, k, KV_TYPE_JSON);
+	} else {
+		rc = parse_one("JSON from string", k, (const char *)m.tail, m.tail_len, &root);
+		if (!rc) {
+			ks_meta_new(ks, &nm, KV_TYPE_JSON);
+			nm.v1 = m.v1;
+			nm.expire_ms = m.expire_ms;
+			rc = doc_put(ks, b, k, &nm, root);
+		}
+	}
+	if (!rc)
+		rc = ks_write(ks, b);
+out:
+	ks_unlock(ks, k);
+	cJSON_Delete(root);
+	store_batch_free(b);
+	buf_release(&raw);
+	return rc;
+}
+
+int json_to_string(struct keyspace *ks, const struct ks_key *k, unsigned flags)
+{
+	struct buf raw = BUF_INIT, text = BUF_INIT;
+	struct store_batch *b = store_batch_new(ks_store(ks));
+	struct enc_meta m, nm;
+	struct ks_info info;
+	if (!b)
+		return -ENOMEM;
+	ks_lock(ks, k);
+	int rc = ks_meta_get(ks, k, KV_TYPE_JSON, &raw, &m);
+	if (rc == -ENOENT) {
+		rc = ks_lookup(ks, k, &info);
+		if (!rc && (!info.empty || info.type != KV_TYPE_JSON))
+			rc = -KV_EWRONGTYPE;
+		ks_meta_new(ks, &nm, KV_TYPE_STRING);
+		if (!rc)
+			rc = ks_batch_empty_del(ks, b, k);
+	} else if (!rc) {
+		rc = doc_text(k, &m, &text);
+		if (!rc && (flags & JSON_NEWLINE))
+			rc = buf_add(&text, "\n", 1);
+		ks_meta_new(ks, &nm, KV_TYPE_STRING);
+		nm.v1 = m.v1;
+		nm.expire_ms = m.expire_ms;
+	}
+	if (!rc)
+		rc = ks_batch_put_meta(ks, b, k, &nm, text.data, text.len);
+	if (!rc)
+		rc = ks_write(ks, b);
+	ks_unlock(ks, k);
+	store_batch_free(b);
+	buf_release(&raw);
+	buf_release(&text);
+	return rc;
+}
+
+/* ---- CBOR (RFC 8949) to JSON text ------------------------------------- */
+
+struct cbor {
+	const unsigned char *p, *end;
+	struct buf *out;
+	int depth;
+};
+
+/* The argument of an item head: *v, or -EUCLEAN. ai 31 (indefinite)
+ * gives *indef. */
+static int cbor_arg(struct cbor *c, unsigned ai, uint64_t *v, bool *indef)
+{
+	*indef = false;
+	if (ai < 24) {
+		*v = ai;
+		return 0;
+	}
+	if (ai == 31) {
+		*indef = true;
+		return 0;
+	}
+	if (ai > 27)
+		return -EUCLEAN;
+	size_t n = (size_t)1 << (ai - 24);
+	if ((size_t)(c->end - c->p) < n)
+		return -EUCLEAN;
+	*v = 0;
+	for (size_t i = 0; i < n; i++)
+		*v = (*v << 8) | *c->p++;
+	return 0;
+}
+
+static int json_add_string(struct buf *out, const unsigned char *s, size_t n)
+{
+	int rc = buf_add(out, "\"", 1);
+	for (size_t i = 0; i < n && !rc; i++) {
+		unsigned char b = s[i];
+		if (b == '"' || b == '\\')
+			rc = buf_printf(out, "\\%c", b);
+		else if (b == '\n')
+			rc = buf_add(out, "\\n", 2);
+		else if (b == '\t')
+			rc = buf_add(out, "\\t", 2);
+		else if (b == '\r')
+			rc = buf_add(out, "\\r", 2);
+		else if (b < 0x20)
+			rc = buf_printf(out, "\\u%04x", b);
+		else
+			rc = buf_add(out, &b, 1);
+	}
+	return rc ? rc : buf_add(out, "\"", 1);
+}
+
+/* Bytes (or text) of a string item, indefinite chunks joined. */
+static int cbor_bytes(struct cbor *c, unsigned major, unsigned ai, struct buf *s)
+{
+	uint64_t len;
+	bool indef;
+	int rc = cbor_arg(c, ai, &len, &indef);
+	if (rc)
+		return rc;
+	if (!indef) {
+		if ((uint64_t)(c->end - c->p) < len)
+			return -EUCLEAN;
+		rc = buf_add(s, c->p, (size_t)len);
+		c->p += len;
+		return rc;
+	}
+	for (;;) {
+		if (c->p >= c->end)
+			return -EUCLEAN;
+		unsigned char h = *c->p++;
+		if (h == 0xFF)
+			return 0;
+		if (h >> 5 != major || (h & 31) == 31)
+			return -EUCLEAN;
+		if ((rc = cbor_bytes(c, major, h & 31, s)))
+			return rc;
+	}
+}
+
+/* Bytes as base64url without padding (jsoncons's default for byte
+ * strings), base64 (tag 22) or base16 (tag 23). */
+static int bytes_text(struct buf *out, const unsigned char *s, size_t n, uint64_t tag)
+{
+	static const char url[] =
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+	static const char std[] =
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	const char *abc = tag == 22 ? std : url;
+	int rc = buf_add(out, "\"", 1);
+	if (tag == 23) {
+		for (size_t i = 0; i < n && !rc; i++)
+			rc = buf_printf(out, "%02x", s[i]);
+		return rc ? rc : buf_add(out, "\"", 1);
+	}
+	for (size_t i = 0; i < n && !rc; i += 3) {
+		uint32_t v = (uint32_t)s[i] << 16;
+		size_t k = n - i < 3 ? n - i : 3;
+		if (k > 1)
+			v |= (uint32_t)s[i + 1] << 8;
+		if (k > 2)
+			v |= s[i + 2];
+		char q[4] = {abc[v >> 18], abc[(v >> 12) & 63], abc[(v >> 6) & 63], abc[v & 63]};
+		rc = buf_add(out, q, k + 1);
+		if (!rc && tag == 22 && k < 3)
+			rc = buf_add(out, "==", 3 - k);
+	}
+	return rc ? rc : buf_add(out, "\"", 1);
+}
+
+/* A big-endian unsigned magnitude (plus one, for negative bignums) in
+ * decimal. */
+static int bignum_text(struct buf *out, const unsigned char *s, size_t n, bool negative)
+{
+	struct buf digits = BUF_INIT;
+	unsigned char *v = malloc(n + 1);
+	int rc = 0;
+	if (!v)
+		return -ENOMEM;
+	v[0] = 0;
+	memcpy(v + 1, s, n);
+	n++;
+	if (negative) /* -1 - m: print m + 1 */
+		for (size_t i = n; i-- > 0;)
+			if (++v[i] != 0)
+				break;
+	for (;;) {
+		bool zero = true;
+		unsigned rem = 0;
+		for (size_t i = 0; i < n; i++) {
+			unsigned cur = rem * 256 + v[i];
+			v[i] = (unsigned char)(cur / 10);
+			rem = cur % 10;
+			zero = zero && v[i] == 0;
+		}
+		char d = (char)('0' + rem);
+		if ((rc = buf_add(&digits, &d, 1)) || zero)
+			break;
+	}
+	if (!rc && negative)
+		rc = buf_add(out, "-", 1);
+	for (size_t i = digits.len; !rc && i-- > 0;)
+		rc = buf_add(out, digits.data + i, 1);
+	free(v);
+	buf_release(&digits);
+	return rc;
+}
+
+static double half_to_double(unsigned h)
+{
+	unsigned e = (h >> 10) & 31, m = h & 1023;
+	double d = e == 0    ? ldexp(m, -24)
+		   : e == 31 ? (m ? NAN : INFINITY)
+			     : ldexp(m + 1024, e - 25);
+	return h & 0x8000 ? -d : d;
+}
+
+static int cbor_item(struct cbor *c);
+
+/* A map key: a text string, or an integer written as its decimal text. */
+static int cbor_key(struct cbor *c)
+{
+	if (c->p >= c->end)
+		return -EUCLEAN;
+	unsigned major = *c->p >> 5;
+	if (major == 3)
+		return cbor_item(c);
+	if (major > 1)
+		return -EUCLEAN;
+	int rc = buf_add(c->out, "\"", 1);
+	if (!rc)
+		rc = cbor_item(c);
+	return rc ? rc : buf_add(c->out, "\"", 1);
+}
+
+static int cbor_container(struct cbor *c, bool map, unsigned ai)
+{
+	uint64_t n;
+	bool indef;
+	int rc = cbor_arg(c, ai, &n, &indef);
+	if (!rc)
+		rc = buf_add(c->out, map ? "{" : "[", 1);
+	for (uint64_t i = 0; !rc; i++) {
+		if (indef ? c->p < c->end && *c->p == 0xFF : i == n) {
+			c->p += indef;
+			break;
+		}
+		if (i && (rc = buf_add(c->out, ",", 1)))
+			break;
+		if (map && !(rc = cbor_key(c)))
+			rc = buf_add(c->out, ":", 1);
+		if (!rc)
+			rc = cbor_item(c);
+	}
+	return rc ? rc : buf_add(c->out, map ? "}" : "]", 1);
+}
+
+static int cbor_item(struct cbor *c)
+{
+	struct buf s = BUF_INIT;
+	char num[40];
+	uint64_t v = 0, tag = 0;
+	bool indef;
+	int rc;
+	if (c->p >= c->end || ++c->depth > JSON_MAX_DEPTH)
+		return -EUCLEAN;
+	unsigned char h = *c->p++;
+	unsigned major = h >> 5, ai = h & 31;
+	switch (major) {
+	case 0:
+	case 1:
+		rc = cbor_arg(c, ai, &v, &indef);
+		if (!rc && indef)
+			rc = -EUCLEAN;
+		if (!rc && major == 0)
+			rc = buf_printf(c->out, "%llu", (unsigned long long)v);
+		else if (!rc && v == UINT64_MAX)
+			rc = buf_add(c->out, "-18446744073709551616", 21);
+		else if (!rc)
+			rc = buf_printf(c->out, "-%llu", (unsigned long long)v + 1);
+		break;
+	case 2:
+		rc = cbor_bytes(c, 2, ai, &s);
+		if (!rc)
+			rc = bytes_text(c->out, (unsigned char *)s.data, s.len, 21);
+		break;
+	case 3:
+		rc = cbor_bytes(c, 3, ai, &s);
+		if (!rc)
+			rc = json_add_string(c->out, (unsigned char *)s.data, s.len);
+		break;
+	case 4:
+	case 5:
+		rc = cbor_container(c, major == 5, ai);
+		break;
+	case 6:
+		rc = cbor_arg(c, ai, &tag, &indef);
+		if (!rc && indef)
+			rc = -EUCLEAN;
+		if (rc)
+			break;
+		if ((tag == 2 || tag == 3) && c->p < c->end && *c->p >> 5 == 2) {
+			unsigned char bh = *c->p++;
+			rc = cbor_bytes(c, 2, bh & 31, &s);
+			if (!rc)
+				rc = bignum_text(c->out, (unsigned char *)s.data, s.len, tag == 3);
+		} else if ((tag == 21 || tag == 22 || tag == 23) && c->p < c->end &&
+			   *c->p >> 5 == 2) {
+			unsigned char bh = *c->p++;
+			rc = cbor_bytes(c, 2, bh & 31, &s);
+			if (!rc)
+				rc = bytes_text(c->out, (unsigned char *)s.data, s.len, tag);
+		} else if (tag == 4 && c->end - c->p >= 3 && *c->p == 0x82 && c->p[1] >> 5 <= 1) {
+			/* A decimal fraction [exponent, mantissa]: mantissa "e" exponent. */
+			struct buf e = BUF_INIT, *out = c->out;
+			c->p++;
+			c->out = &e;
+			rc = cbor_item(c);
+			c->out = out;
+			if (!rc)
+				rc = cbor_item(c);
+			if (!rc)
+				rc = buf_printf(out, "e%s", e.data);
+			buf_release(&e);
+		} else {
+			rc = cbor_item(c); /* other tags: the value they tag */
+		}
+		break;
+	default: /* 7 */
+		if (ai == 20 || ai == 21) {
+			rc = buf_add(c->out, ai == 21 ? "true" : "false", ai == 21 ? 4 : 5);
+		} else if (ai < 24 || ai == 24) {
+			if (ai == 24 && c->p++ >= c->end)
+				return -EUCLEAN;
+			rc = buf_add(c->out, "null", 4); /* null, undefined, other simples */
+		} else if (ai >= 25 && ai <= 27) {
+			if ((rc = cbor_arg(c, ai, &v, &indef)))
+				break;
+			double d;
+			if (ai == 25) {
+				d = half_to_double((unsigned)v);
+			} else if (ai == 26) {
+				uint32_t u = (uint32_t)v;
+				float f;
+				memcpy(&f, &u, 4);
+				d = f;
+			} else {
+				memcpy(&d, &v, 8);
+			}
+			fmt_double(d, num);
+			rc = buf_add(c->out, num, strlen(num));
+		} else {
+			rc = -EUCLEAN; /* a break outside an indefinite item, or reserved */
+		}
+		break;
+	}
+	c->depth--;
+	buf_release(&s);
+	return rc;
+}
+
+int json_cbor_to_text(const void *cbor, size_t n, struct buf *out)
+{
+	struct cbor c = {cbor, (const unsigned char *)cbor + n, out, 0};
+	size_t start = out->len;
+	int rc = cbor_item(&c);
+	if (!rc && c.p != c.end)
+		rc = -EUCLEAN; /* trailing bytes */
+	if (rc)
+		buf_resize(out, start);
+	return rc;
+}
