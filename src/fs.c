@@ -214,6 +214,10 @@ const struct fs_shape *fs_shape_of(enum kv_type t)
 		return &fs_zset_shape;
 	case KV_TYPE_SORTEDINT:
 		return &fs_sortedint_shape;
+	case KV_TYPE_HLL:
+		return &fs_hll_shape;
+	case KV_TYPE_BLOOM:
+		return &fs_bloom_shape;
 	default:
 		return NULL;
 	}
@@ -1031,6 +1035,9 @@ static void op_rmdir(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 		rc = ks_lookup(fs->ks, &k, &info);
 		if (!rc && fs_type_is_file(info.type))
 			rc = -ENOTDIR;
+		else if (!rc && !info.empty && fs_shape_of(info.type) &&
+			 fs_shape_of(info.type)->state_files)
+			rc = ks_del(fs->ks, &k); /* a sketch: its files are its state */
 		else if (!rc && !info.empty)
 			rc = -ENOTEMPTY;
 		else if (!rc)

@@ -117,9 +117,6 @@ static int input_feed_locked(struct fs *fs, struct fs_node *node, size_t n)
 	if (rc) {
 		LOG_ERR("lines written to '%s/%s' refused: %s", p.key.data, p.entry.data,
 			strerror(-rc == KV_EWRONGTYPE ? EIO : -rc));
-		/* A last line at a close is not kept for another try. */
-		if (n == node->data.len)
-			buf_reset(&node->data);
 	} else {
 		memmove(node->data.data, node->data.data + n, node->data.len - n);
 		buf_resize(&node->data, node->data.len - n);
@@ -137,8 +134,12 @@ static int input_feed_locked(struct fs *fs, struct fs_node *node, size_t n)
  */
 static int node_commit_locked(struct fs *fs, struct fs_node *node, bool last)
 {
-	if (node->input)
-		return input_feed_locked(fs, node, node->data.len);
+	if (node->input) {
+		int rc = input_feed_locked(fs, node, node->data.len);
+		if (rc) /* a last line at a close is not kept for another try */
+			buf_reset(&node->data);
+		return rc;
+	}
 	if (!node->dirty && !node->bad)
 		return 0;
 	struct fs_path p;

@@ -36,11 +36,76 @@ static int node_key_info(struct fs *fs, struct fs_node *node, struct fs_path *p,
 	return ks_lookup(fs->ks, &k, info);
 }
 
+/* A type's creation parameter, user.kvfs.TYPE.PARAM: the shape of TYPE
+ * if it has parameters (*param = PARAM), else NULL. */
+static const struct fs_shape *param_shape(const char *name, const char **param)
+{
+	static const char pre[] = "user.kvfs.";
+	if (strncmp(name, pre, sizeof(pre) - 1))
+		return NULL;
+	const char *t = name + sizeof(pre) - 1, *dot = strchr(t, '.');
+	if (!dot || !dot[1])
+		return NULL;
+	const struct fs_shape *sh = fs_shape_of(enc_type_from_name(t, (size_t)(dot - t)));
+	*param = dot + 1;
+	return sh && sh->xattr_get ? sh : NULL;
+}
+
+/* The entry context of a key node, for a shape's xattr verbs. */
+static void key_ctx(struct fs *fs, struct fs_node *node, const struct fs_path *p,
+		    struct fs_ctx *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->fs = fs;
+	c->dir = node;
+	fs_path_key(fs, p, &c->k);
+}
+
+static void reply_value(fuse_req_t req, const char *t, size_t n, size_t size)
+{
+	if (size == 0)
+		fuse_reply_xattr(req, n);
+	else if (size < n)
+		fuse_reply_err(req, ERANGE);
+	else
+		fuse_reply_buf(req, t, n);
+}
+
+/* getxattr of a creation parameter: only on a key of that type. */
+static void get_param(fuse_req_t req, struct fs *fs, struct fs_node *node,
+		      const struct fs_shape *sh, const char *param, size_t size)
+{
+	struct fs_path p;
+	struct ks_info info;
+	struct fs_ctx c;
+	struct buf v = BUF_INIT;
+	fs_path_init(&p);
+	int rc = node_key_info(fs, node, &p, &info);
+	if (!rc && info.type != sh->type)
+		rc = -ENODATA;
+	if (!rc) {
+		key_ctx(fs, node, &p, &c);
+		rc = sh->xattr_get(&c, param, &v);
+	}
+	if (rc)
+		fuse_reply_err(req, fs_errno(rc));
+	else
+		reply_value(req, v.data, v.len, size);
+	buf_release(&v);
+	fs_path_release(&p);
+}
+
 void fs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
 {
 	struct fs *fs = fuse_req_userdata(req);
 	struct fs_node *node = fs_itable_get(fs->it, ino);
 	bool is_type = strcmp(name, XATTR_TYPE) == 0, is_ttl = strcmp(name, XATTR_TTL) == 0;
+	const char *param;
+	const struct fs_shape *psh = param_shape(name, &param);
+	if (node && node->kind == FS_KEY && psh) {
+		get_param(req, fs, node, psh, param, size);
+		return;
+	}
 	if (!node || node->kind != FS_KEY || !(is_type || is_ttl)) {
 		fuse_reply_err(req, node ? ENODATA : ESTALE);
 		return;
@@ -78,25 +143,27 @@ void fs_op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 	struct fs *fs = fuse_req_userdata(req);
 	struct fs_node *node = fs_itable_get(fs->it, ino);
 	static const char list[] = XATTR_TYPE "\0" XATTR_TTL; /* with the last NUL */
-	size_t n = 0;
+	struct buf all = BUF_INIT;
+	int rc = 0;
 	if (node && node->kind == FS_KEY) {
 		struct fs_path p;
 		struct ks_info info;
 		fs_path_init(&p);
-		int rc = node_key_info(fs, node, &p, &info);
+		rc = node_key_info(fs, node, &p, &info);
 		fs_path_release(&p);
-		if (rc) {
-			fuse_reply_err(req, fs_errno(rc));
-			return;
-		}
-		n = info.expire_ms ? sizeof(list) : sizeof(XATTR_TYPE);
+		if (!rc)
+			rc = buf_add(&all, list, info.expire_ms ? sizeof(list) : sizeof(XATTR_TYPE));
+		/* A type's parameters, after the others (rsync sets them in
+		 * sorted order anyway: see fs_bloom.c). */
+		const struct fs_shape *sh = rc ? NULL : fs_shape_of(info.type);
+		if (!rc && sh && sh->xattrs && !info.empty)
+			rc = buf_add(&all, sh->xattrs, sh->xattrs_len);
 	}
-	if (size == 0)
-		fuse_reply_xattr(req, n);
-	else if (size < n)
-		fuse_reply_err(req, ERANGE);
+	if (rc)
+		fuse_reply_err(req, fs_errno(rc));
 	else
-		fuse_reply_buf(req, list, n);
+		reply_value(req, all.data, all.len, size);
+	buf_release(&all);
 }
 
 /* A file key becomes the other file type with the same bytes (string
@@ -133,7 +200,15 @@ static int retype_dir(struct fs *fs, struct fs_node *node, const struct ks_key *
 		LOG_ERR("%s: type %s is not mapped into files yet", XATTR_TYPE, enc_type_name(to));
 		return -ENOTSUP;
 	}
-	if (info->empty) {
+	if (info->empty && sh->make_empty) {
+		/* An emptyable type (a sketch): an empty one is a real key. */
+		struct fs_ctx c;
+		memset(&c, 0, sizeof(c));
+		c.fs = fs;
+		c.dir = node;
+		c.k = *k;
+		rc = sh->make_empty(&c);
+	} else if (info->empty) {
 		rc = ks_empty_retype(fs->ks, k, to);
 	} else if (info->type == KV_TYPE_HASH && sh && sh->from_field) {
 		rc = convert_hash(fs->ks, k, to, sh->from_field, NULL);
@@ -187,6 +262,36 @@ static int set_type(struct fs *fs, struct fs_node *node, const char *value, size
 		rc = retype_dir(fs, node, &k, &info, t, iv);
 	}
 out:
+	fs_path_release(&p);
+	return rc;
+}
+
+/*
+ * Set a creation parameter (user.kvfs.TYPE.PARAM) on a key of that type,
+ * or on a remembered empty collection, which becomes a key of that type
+ * (rsync -X sets a directory's attributes in sorted name order, so the
+ * parameters come before user.kvfs.type). The shape refuses a non-empty
+ * key. Cached entry names go: the key's shape may have changed.
+ */
+static int set_param(struct fs *fs, struct fs_node *node, const struct fs_shape *sh,
+		     const char *param, const char *value, size_t size, struct fs_inval *iv)
+{
+	struct fs_path p;
+	struct ks_info info;
+	struct fs_ctx c;
+	fs_path_init(&p);
+	int rc = node_key_info(fs, node, &p, &info);
+	if (!rc && !info.empty && info.type != sh->type) {
+		LOG_ERR("user.kvfs.%s.%s: '%s' is a %s, not a %s", enc_type_name(sh->type), param,
+			p.key.data, enc_type_name(info.type), enc_type_name(sh->type));
+		rc = -EINVAL;
+	}
+	if (!rc) {
+		key_ctx(fs, node, &p, &c);
+		rc = sh->xattr_set(&c, param, value, size);
+	}
+	if (!rc && info.empty)
+		fs_itable_unhash_kids(fs->it, node, NULL, NULL, iv);
 	fs_path_release(&p);
 	return rc;
 }
@@ -260,6 +365,8 @@ void fs_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char
 	struct fs *fs = fuse_req_userdata(req);
 	struct fs_node *node = fs_itable_get(fs->it, ino);
 	struct fs_inval iv;
+	const struct fs_shape *psh;
+	const char *param;
 	bool gone = false;
 	int rc;
 	fs_inval_init(&iv);
@@ -271,6 +378,8 @@ void fs_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char
 		rc = set_type(fs, node, value, size, flags, &iv);
 	else if (node->kind == FS_KEY && strcmp(name, XATTR_TTL) == 0)
 		rc = set_ttl(fs, node, value, size, false, &gone);
+	else if (node->kind == FS_KEY && (psh = param_shape(name, &param)) != NULL)
+		rc = set_param(fs, node, psh, param, value, size, &iv);
 	else
 		rc = -ENOTSUP;
 	if (gone)
