@@ -63,8 +63,10 @@ int bloom_filter(struct keyspace *ks, const struct ks_key *k, uint32_t i, struct
 /* Replace filter i's bitset: n must be its size (else -EINVAL, logged). */
 int bloom_set_filter(struct keyspace *ks, const struct ks_key *k, uint32_t i, const void *d,
 		     size_t n);
-/* Empty the chain (a fresh version: one zero filter, no items, the same
- * parameters and expiry) in one batch. -ENOENT for a missing key. */
+/* Empty the chain in one batch: no items, every filter zero (a fresh
+ * version without filter records: missing filters read as zeros), the
+ * same parameters, number of filters and expiry. -ENOENT for a missing
+ * key. */
 int bloom_clear(struct keyspace *ks, const struct ks_key *k);
 /*
  * Replace the parameters and counters (st's bloom_bytes is ignored: it

@@ -298,9 +298,14 @@ int fs_sketch_create(const struct fs_sketch *s, struct fs_ctx *c, const char *na
 	(void)c;
 	if (is_scratch(s, name, n))
 		return FS_CREATE_SCRATCH;
-	if (fs_sketch_is_view(s, name, n) || fs_sketch_is_input(s, name, n) ||
-	    s->file_index(name, n) >= 0)
+	if (fs_sketch_is_view(s, name, n) || fs_sketch_is_input(s, name, n))
 		return -EEXIST;
+	if (s->file_index(name, n) >= 0) {
+		/* A state file this key does not have (the kernel found none). */
+		LOG_ERR("create '%.*s': this %s has no such file (its state decides which exist)",
+			(int)n, name, s->what);
+		return -ENOENT;
+	}
 	LOG_ERR("create '%.*s': a %s holds only its state files (see docs/mapping.md)", (int)n,
 		name, s->what);
 	return -EINVAL;

@@ -409,9 +409,13 @@ int bloom_clear(struct keyspace *ks, const struct ks_key *k)
 	ks_lock(ks, k);
 	int rc = meta_get(ks, k, &raw, &m, &st);
 	if (!rc) {
+		/* A new version: the old filter records are garbage, and a
+		 * missing filter reads as zeros of its size. */
 		uint64_t expire = m.expire_ms;
-		new_state(&st, st.base_capacity, st.error_rate, st.expansion);
-		rc = batch_create(ks, b, k, &m, &st, expire);
+		ks_meta_new(ks, &m, KV_TYPE_BLOOM);
+		m.expire_ms = expire;
+		st.size = 0;
+		rc = meta_put(ks, b, k, &m, &st);
 	}
 	if (!rc)
 		rc = ks_write(ks, b);

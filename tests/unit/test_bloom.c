@@ -277,12 +277,16 @@ static void test_state(void)
 	CHECK_INT(bloom_info(ks, KEY("st"), &got), 0);
 	CHECK_INT(got.n_filters, 2);
 	CHECK(got.error_rate == 0.01);
-	/* Clear: no items, one zero filter, same parameters. */
+	/* Clear: no items, zero filters (no records), same parameters. */
 	CHECK_INT(bloom_clear(ks, KEY("st")), 0);
 	CHECK_INT(bloom_info(ks, KEY("st"), &got), 0);
 	CHECK_INT(got.size, 0);
-	CHECK_INT(got.n_filters, 1);
-	CHECK_INT(got.bloom_bytes, 128);
+	CHECK_INT(got.n_filters, 2);
+	CHECK_INT(got.bloom_bytes, 128 + 256);
+	CHECK_INT(filter_raw("st", 1, &val), -ENOENT);
+	CHECK_INT(bloom_filter(ks, KEY("st"), 1, &val), 0);
+	unsigned char z[256] = {0};
+	CHECK_MEM(val.data, val.len, z, 256);
 	CHECK_INT(bloom_clear(ks, KEY("nope")), -ENOENT);
 	buf_release(&val);
 }
@@ -313,7 +317,10 @@ static void test_false_positives(void)
 		fp += res[i];
 	printf("bloom: %d false positives in %d absent items (capacity %d, error rate 0.01)\n", fp,
 	       N, N);
-	CHECK(fp <= N / 100);
+	/* Kvrocks's sizing gives this split-block filter an expected rate of
+	 * 1.02 % when it holds exactly its capacity (Poisson block loads:
+	 * docs/mapping.md section 16); allow that plus sampling noise. */
+	CHECK(fp <= N / 100 + N / 1000);
 }
 
 int main(void)
