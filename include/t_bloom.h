@@ -77,4 +77,15 @@ int bloom_clear(struct keyspace *ks, const struct ks_key *k);
  */
 int bloom_set_state(struct keyspace *ks, const struct ks_key *k, const struct bloom_state *st);
 
+/* For t_convert: put a new bloom with state st (its bloom_bytes is
+ * ignored) at k into batch b: a fresh version, the given expiry, and
+ * filters[i] (st->n_filters entries) as filter i; an entry with iov_base
+ * NULL is a zero filter (not stored). Whatever metadata k has is
+ * overwritten. -EINVAL (logged) for bad parameters or a filter of the
+ * wrong size. */
+struct store_batch;
+int bloom_batch_create(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
+		       uint64_t expire_ms, const struct bloom_state *st,
+		       const struct iovec *filters);
+
 #endif

@@ -161,10 +161,9 @@ static int chain_pair(void *arg, const char *nm, size_t nn, const char *v, size_
 	}
 }
 
-static int bloom_file_store(struct fs_ctx *c, int idx, const char *d, size_t dn)
+/* Read the text of `chain`. 0 or -EINVAL (logged). */
+static int chain_parse(const char *d, size_t dn, struct bloom_state *st)
 {
-	if (idx > 0)
-		return bloom_set_filter(c->fs->ks, &c->k, (uint32_t)idx - 1, d, dn);
 	struct chain_parse p;
 	memset(&p, 0, sizeof(p));
 	int rc = fs_sketch_pairs(d, dn, chain_pair, &p);
@@ -173,7 +172,32 @@ static int bloom_file_store(struct fs_ctx *c, int idx, const char *d, size_t dn)
 			"must be given");
 		rc = -EINVAL;
 	}
-	return rc ? rc : bloom_set_state(c->fs->ks, &c->k, &p.st);
+	*st = p.st;
+	return rc;
+}
+
+static int bloom_file_store(struct fs_ctx *c, int idx, const char *d, size_t dn)
+{
+	struct bloom_state st;
+	if (idx > 0)
+		return bloom_set_filter(c->fs->ks, &c->k, (uint32_t)idx - 1, d, dn);
+	int rc = chain_parse(d, dn, &st);
+	return rc ? rc : bloom_set_state(c->fs->ks, &c->k, &st);
+}
+
+/* A hash field as part of a bloom filter (cp -a sets the type last). */
+static int s_from_field(void *arg, const char *f, size_t fn, const char *v, size_t vn,
+			struct convert_item *it)
+{
+	(void)arg;
+	int idx = bloom_file_index(f, fn);
+	if (idx < 0) {
+		LOG_ERR("field '%.*s': a bloom filter holds only '" CHAIN "' and '" FILTER "I'",
+			(int)fn, f);
+		return -EINVAL;
+	}
+	it->num = (uint64_t)idx;
+	return idx == 0 ? chain_parse(v, vn, &it->bloom) : 0;
 }
 
 /* rm of a state file: an empty chain with the same parameters. */
@@ -354,6 +378,7 @@ const struct fs_shape fs_bloom_shape = {
     .adopt = s_adopt,
     .state_files = true,
     .make_empty = s_make_empty,
+    .from_field = s_from_field,
     .xattrs = bloom_xattrs,
     .xattrs_len = sizeof(bloom_xattrs),
     .xattr_get = param_get,

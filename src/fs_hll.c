@@ -171,6 +171,21 @@ static int s_make_empty(struct fs_ctx *c)
 	return hll_add(c->fs->ks, &c->k, NULL, 0, NULL);
 }
 
+/* A hash field as part of a hyperloglog (cp -a sets the type last). */
+static int s_from_field(void *arg, const char *f, size_t fn, const char *v, size_t vn,
+			struct convert_item *it)
+{
+	(void)arg;
+	(void)v;
+	(void)vn;
+	if (hll_file_index(f, fn) == 0) {
+		it->num = 0;
+		return 0;
+	}
+	LOG_ERR("field '%.*s': a hyperloglog holds only '" REGISTERS "'", (int)fn, f);
+	return -EINVAL;
+}
+
 const struct fs_shape fs_hll_shape = {
     .type = KV_TYPE_HLL,
     .recomputed = true,
@@ -188,4 +203,5 @@ const struct fs_shape fs_hll_shape = {
     .adopt = s_adopt,
     .state_files = true,
     .make_empty = s_make_empty,
+    .from_field = s_from_field,
 };

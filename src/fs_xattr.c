@@ -217,7 +217,7 @@ static int retype_dir(struct fs *fs, struct fs_node *node, const struct ks_key *
 				(int)k->klen, k->key, enc_type_name(to));
 	} else {
 		const char *why = info->type == KV_TYPE_HASH
-				      ? " (or from a hash to a list, set, zset or sortedint)"
+				      ? " (or from a hash to a list, set, zset, sortedint, hyperloglog or bloom)"
 				      : "";
 		LOG_ERR("%s: '%.*s' is not empty; its type can only change while it is empty%s",
 			XATTR_TYPE, (int)k->klen, k->key, why);
@@ -281,6 +281,21 @@ static int set_param(struct fs *fs, struct fs_node *node, const struct fs_shape 
 	struct fs_ctx c;
 	fs_path_init(&p);
 	int rc = node_key_info(fs, node, &p, &info);
+	bool retyped = !rc && info.empty;
+	if (!rc && !info.empty && info.type == KV_TYPE_HASH && sh->from_field) {
+		/* cp -a fills a directory (a hash) and then sets its attributes,
+		 * in no fixed order: a hash holding this type's state files
+		 * becomes that type first. */
+		key_ctx(fs, node, &p, &c);
+		rc = convert_hash(fs->ks, &c.k, sh->type, sh->from_field, NULL);
+		if (rc == -EINVAL)
+			LOG_ERR("user.kvfs.%s.%s: hash '%s' does not hold a %s", enc_type_name(sh->type),
+				param, p.key.data, enc_type_name(sh->type));
+		if (!rc) {
+			info.type = sh->type;
+			retyped = true;
+		}
+	}
 	if (!rc && !info.empty && info.type != sh->type) {
 		LOG_ERR("user.kvfs.%s.%s: '%s' is a %s, not a %s", enc_type_name(sh->type), param,
 			p.key.data, enc_type_name(info.type), enc_type_name(sh->type));
@@ -290,7 +305,7 @@ static int set_param(struct fs *fs, struct fs_node *node, const struct fs_shape 
 		key_ctx(fs, node, &p, &c);
 		rc = sh->xattr_set(&c, param, value, size);
 	}
-	if (!rc && info.empty)
+	if (retyped)
 		fs_itable_unhash_kids(fs->it, node, NULL, NULL, iv);
 	fs_path_release(&p);
 	return rc;

@@ -425,6 +425,62 @@ int bloom_clear(struct keyspace *ks, const struct ks_key *k)
 	return rc;
 }
 
+/* Check a whole state (parameters, at least one filter, at most 4 GiB of
+ * filters) and set its bloom_bytes. 0 or -EINVAL, logged. */
+static int state_check(struct bloom_state *st)
+{
+	uint64_t total = 0;
+	int rc = bloom_check_params(st->base_capacity, st->error_rate, "bloom state");
+	if (rc)
+		return rc;
+	if (st->n_filters == 0) {
+		LOG_ERR("bloom state: a chain has at least one filter");
+		return -EINVAL;
+	}
+	for (uint32_t i = 0; i < st->n_filters; i++)
+		total += filter_bytes(st, i);
+	if (total > UINT32_MAX) {
+		LOG_ERR("bloom state: %u filters would take %" PRIu64 " bytes (at most 4 GiB)",
+			st->n_filters, total);
+		return -EINVAL;
+	}
+	st->bloom_bytes = (uint32_t)total;
+	return 0;
+}
+
+int bloom_batch_create(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
+		       uint64_t expire_ms, const struct bloom_state *want,
+		       const struct iovec *filters)
+{
+	struct buf sk = BUF_INIT;
+	struct enc_meta m;
+	struct bloom_state st = *want;
+	int rc = state_check(&st);
+	for (uint32_t i = 0; !rc && i < st.n_filters; i++) {
+		if (filters[i].iov_base && filters[i].iov_len != filter_bytes(&st, i)) {
+			LOG_ERR("bloom '%.*s': filter %u is %u bytes at these parameters, not %zu",
+				(int)k->klen, k->key, i, filter_bytes(&st, i), filters[i].iov_len);
+			rc = -EINVAL;
+		}
+	}
+	if (rc)
+		return rc;
+	ks_meta_new(ks, &m, KV_TYPE_BLOOM);
+	m.expire_ms = expire_ms;
+	for (uint32_t i = 0; !rc && i < st.n_filters; i++) {
+		if (!filters[i].iov_base)
+			continue; /* a missing filter reads as zeros */
+		rc = filter_key(ks, k, m.version, i, &sk);
+		if (!rc)
+			store_batch_put(b, STORE_CF_DEFAULT, sk.data, sk.len, filters[i].iov_base,
+					filters[i].iov_len);
+	}
+	if (!rc)
+		rc = meta_put(ks, b, k, &m, &st);
+	buf_release(&sk);
+	return rc;
+}
+
 int bloom_set_state(struct keyspace *ks, const struct ks_key *k, const struct bloom_state *want)
 {
 	struct buf raw = BUF_INIT, sk = BUF_INIT, zero = BUF_INIT;
@@ -432,22 +488,9 @@ int bloom_set_state(struct keyspace *ks, const struct ks_key *k, const struct bl
 	struct enc_meta m;
 	struct bloom_state old = {0}, st = *want;
 	bool fresh = false;
-	uint64_t total = 0;
-	int rc = bloom_check_params(st.base_capacity, st.error_rate, "bloom state");
+	int rc = state_check(&st);
 	if (rc)
 		return rc;
-	if (st.n_filters == 0) {
-		LOG_ERR("bloom state: a chain has at least one filter");
-		return -EINVAL;
-	}
-	for (uint32_t i = 0; i < st.n_filters; i++)
-		total += filter_bytes(&st, i);
-	if (total > UINT32_MAX) {
-		LOG_ERR("bloom state: %u filters would take %" PRIu64 " bytes (at most 4 GiB)",
-			st.n_filters, total);
-		return -EINVAL;
-	}
-	st.bloom_bytes = (uint32_t)total;
 	if (!(b = store_batch_new(ks_store(ks))))
 		return -ENOMEM;
 	ks_lock(ks, k);

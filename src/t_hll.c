@@ -258,12 +258,45 @@ static int set_change(uint8_t *regs, void *arg)
 	return 0;
 }
 
+static int check_size(const struct ks_key *k, size_t n)
+{
+	if (n == HLL_DENSE_BYTES)
+		return 0;
+	LOG_ERR("hyperloglog '%.*s': registers are %d bytes (Redis's dense array), not %zu",
+		(int)k->klen, k->key, HLL_DENSE_BYTES, n);
+	return -EINVAL;
+}
+
+int hll_batch_create(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
+		     uint64_t expire_ms, const void *regs, size_t n)
+{
+	struct buf sk = BUF_INIT;
+	struct enc_meta m;
+	uint8_t tail = 0;
+	int rc = check_size(k, n);
+	if (rc)
+		return rc;
+	ks_meta_new(ks, &m, KV_TYPE_HLL);
+	m.expire_ms = expire_ms;
+	for (int s = 0; s < HLL_SEGMENTS && !rc; s++) {
+		const uint8_t *seg = (const uint8_t *)regs + (size_t)s * HLL_SEGMENT_BYTES;
+		if (all_zero(seg, HLL_SEGMENT_BYTES))
+			continue;
+		rc = seg_key(ks, k, m.version, s, &sk);
+		if (!rc)
+			store_batch_put(b, STORE_CF_DEFAULT, sk.data, sk.len, seg,
+					HLL_SEGMENT_BYTES);
+	}
+	if (!rc)
+		rc = ks_batch_put_meta(ks, b, k, &m, &tail, 1);
+	buf_release(&sk);
+	return rc;
+}
+
 int hll_set_registers(struct keyspace *ks, const struct ks_key *k, const void *regs, size_t n)
 {
-	if (n != HLL_DENSE_BYTES) {
-		LOG_ERR("hyperloglog '%.*s': registers are %d bytes (Redis's dense array), not %zu",
-			(int)k->klen, k->key, HLL_DENSE_BYTES, n);
-		return -EINVAL;
-	}
+	int rc = check_size(k, n);
+	if (rc)
+		return rc;
 	return regs_update(ks, k, set_change, (void *)regs, NULL);
 }

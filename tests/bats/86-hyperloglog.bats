@@ -285,3 +285,32 @@ $(cat "$NS/a/.count")" "errno, count after the refusal, after the newline"
 	! ldb_scan metadata | grep -q "$(hexof .registers.)"
 	! ldb_scan default | grep -q "$(hexof .registers.)"
 }
+
+@test "cp -a and cp -r plus user.kvfs.type bring a hyperloglog in (a hash converted)" {
+	mkhll "$NS/h"
+	seq 1 3000 >>"$NS/h/.add"
+	rsync -aX "$NS/" "$BATS_TEST_TMPDIR/plain/"
+	mkdir "$KVFS_MNT/a" "$KVFS_MNT/r"
+	cp -a "$BATS_TEST_TMPDIR/plain/." "$KVFS_MNT/a/"
+	assert_eq "$(kvfs_type "$KVFS_MNT/a/h")" hyperloglog "type after cp -a"
+	cmp "$NS/h/registers" "$KVFS_MNT/a/h/registers"
+	cp -r "$BATS_TEST_TMPDIR/plain/h" "$KVFS_MNT/r/h"
+	assert_eq "$(kvfs_type "$KVFS_MNT/r/h")" hash "cp -r makes a hash"
+	setfattr -n user.kvfs.type -v hyperloglog "$KVFS_MNT/r/h"
+	cmp "$NS/h/registers" "$KVFS_MNT/r/h/registers"
+	assert_eq "$(cat "$KVFS_MNT/r/h/.count")" "$(cat "$NS/h/.count")" "count"
+}
+
+@test "a hash that is no hyperloglog keeps its type: EINVAL" {
+	mkdir "$NS/x"
+	head -c 12288 /dev/zero >"$NS/x/registers"
+	echo v >"$NS/x/other"
+	run errno_of 'os.setxattr(a[0], "user.kvfs.type", b"hyperloglog")' "$NS/x"
+	assert_eq "$output" EINVAL "other field"
+	mkdir "$NS/y"
+	head -c 100 /dev/zero >"$NS/y/registers"
+	run errno_of 'os.setxattr(a[0], "user.kvfs.type", b"hyperloglog")' "$NS/y"
+	assert_eq "$output" EINVAL "short registers"
+	assert_eq "$(kvfs_type "$NS/x") $(kvfs_type "$NS/y")" "hash hash" "types"
+	assert_eq "$(ls "$NS/x" | paste -sd' ')" "other registers" "fields kept"
+}

@@ -336,3 +336,40 @@ Expansion rate	2" ".info"
 	! ldb_scan default | grep -q "$(hexof .filter.)"
 	! ldb_scan metadata | grep -q "$(hexof .chain.)"
 }
+
+@test "cp -a (attributes in any order) and cp -r plus user.kvfs.type bring a bloom in" {
+	mkdir "$NS/b"
+	setfattr -n user.kvfs.bloom.capacity -v 20 "$NS/b"
+	seq 1 100 >>"$NS/b/.add"
+	rsync -aX "$NS/" "$BATS_TEST_TMPDIR/plain/"
+	mkdir "$KVFS_MNT/a" "$KVFS_MNT/r"
+	cp -a "$BATS_TEST_TMPDIR/plain/." "$KVFS_MNT/a/"
+	assert_eq "$(kvfs_type "$KVFS_MNT/a/b")" bloom "type after cp -a"
+	diff -r "$NS/b" "$KVFS_MNT/a/b"
+	cp -r "$BATS_TEST_TMPDIR/plain/b" "$KVFS_MNT/r/b"
+	# a parameter first (the hash converts), then the type
+	setfattr -n user.kvfs.bloom.capacity -v 20 "$KVFS_MNT/r/b"
+	setfattr -n user.kvfs.type -v bloom "$KVFS_MNT/r/b"
+	diff -r "$NS/b" "$KVFS_MNT/r/b"
+	assert_eq "$(cat "$KVFS_MNT/r/b/.info")" "$(cat "$NS/b/.info")" ".info"
+}
+
+@test "a hash that is no bloom keeps its type: EINVAL" {
+	mkdir "$NS/x"
+	printf 'capacity 100\nerror_rate 0.01\nexpansion 2\nitems 0\nfilters 1\n' >"$NS/x/chain"
+	head -c 64 /dev/zero >"$NS/x/filter.0"
+	run errno_of 'os.setxattr(a[0], "user.kvfs.type", b"bloom")' "$NS/x"
+	assert_eq "$output" EINVAL "filter of the wrong size"
+	head -c 128 /dev/zero >"$NS/x/filter.0"
+	head -c 128 /dev/zero >"$NS/x/filter.1"
+	run errno_of 'os.setxattr(a[0], "user.kvfs.type", b"bloom")' "$NS/x"
+	assert_eq "$output" EINVAL "a filter past the count"
+	rm "$NS/x/filter.1"
+	rm "$NS/x/chain"
+	run errno_of 'os.setxattr(a[0], "user.kvfs.bloom.capacity", b"100")' "$NS/x"
+	assert_eq "$output" EINVAL "no chain"
+	assert_eq "$(kvfs_type "$NS/x")" hash "still a hash"
+	printf 'capacity 100\nerror_rate 0.01\nexpansion 2\nitems 0\nfilters 1\n' >"$NS/x/chain"
+	setfattr -n user.kvfs.type -v bloom "$NS/x"
+	assert_eq "$(ls "$NS/x" | paste -sd' ')" "chain filter.0" "now a bloom"
+}

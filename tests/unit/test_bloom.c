@@ -12,6 +12,8 @@
 #include "keyspace.h"
 #include "store.h"
 #include "t_bloom.h"
+#include "t_convert.h"
+#include "t_hash.h"
 #include "t_string.h"
 #include "tmpdir.h"
 
@@ -323,6 +325,68 @@ static void test_false_positives(void)
 	CHECK(fp <= N / 100 + N / 1000);
 }
 
+/* The fs layer's reading of a hash field: "chain" (file 0, the state
+ * passed in arg) or "f1", "f2" (filters 0, 1). */
+static int bloom_cb(void *arg, const char *f, size_t fn, const char *v, size_t vn,
+		    struct convert_item *it)
+{
+	(void)v;
+	(void)vn;
+	if (fn == 5 && !memcmp(f, "chain", 5)) {
+		it->num = 0;
+		it->bloom = *(const struct bloom_state *)arg;
+		return 0;
+	}
+	if (fn == 2 && f[0] == 'f' && (f[1] == '1' || f[1] == '2')) {
+		it->num = (uint64_t)(f[1] - '0');
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static void test_convert(void)
+{
+	struct bloom_state st = {.size = 3,
+				 .n_filters = 2,
+				 .expansion = 2,
+				 .base_capacity = 100,
+				 .error_rate = 0.01},
+			   got;
+	struct buf val = BUF_INIT;
+	uint8_t f1[256];
+	memset(f1, 0x5A, sizeof(f1));
+	/* Success: chain and filter 1; filter 0 missing reads as zeros. */
+	CHECK_INT(hash_set(ks, KEY("cv"), "chain", 5, "x", 1, NULL), 0);
+	CHECK_INT(hash_set(ks, KEY("cv"), "f2", 2, f1, sizeof(f1), NULL), 0);
+	CHECK_INT(convert_hash(ks, KEY("cv"), KV_TYPE_BLOOM, bloom_cb, &st), 0);
+	CHECK_INT(bloom_info(ks, KEY("cv"), &got), 0);
+	CHECK_INT(got.size, 3);
+	CHECK_INT(got.n_filters, 2);
+	CHECK_INT(got.bloom_bytes, 128 + 256);
+	CHECK_INT(filter_raw("cv", 0, &val), -ENOENT);
+	CHECK_INT(filter_raw("cv", 1, &val), 0);
+	CHECK_MEM(val.data, val.len, f1, sizeof(f1));
+	/* Bad input: no chain; a filter of the wrong size; a filter past the
+	 * count. The hash stays. */
+	CHECK_INT(hash_set(ks, KEY("cw"), "f1", 2, f1, 128, NULL), 0);
+	CHECK_INT(convert_hash(ks, KEY("cw"), KV_TYPE_BLOOM, bloom_cb, &st), -EINVAL);
+	CHECK_INT(hash_set(ks, KEY("cw"), "chain", 5, "x", 1, NULL), 0);
+	CHECK_INT(hash_set(ks, KEY("cw"), "f2", 2, f1, 100, NULL), 0);
+	CHECK_INT(convert_hash(ks, KEY("cw"), KV_TYPE_BLOOM, bloom_cb, &st), -EINVAL);
+	struct bloom_state one = st;
+	one.n_filters = 1;
+	CHECK_INT(hash_set(ks, KEY("cw"), "f2", 2, f1, 256, NULL), 0);
+	CHECK_INT(convert_hash(ks, KEY("cw"), KV_TYPE_BLOOM, bloom_cb, &one), -EINVAL);
+	struct ks_info info;
+	CHECK_INT(ks_lookup(ks, KEY("cw"), &info), 0);
+	CHECK_INT(info.type, KV_TYPE_HASH);
+	CHECK_INT(convert_hash(ks, KEY("cw"), KV_TYPE_BLOOM, bloom_cb, &st), 0);
+	/* Missing key, wrong type. */
+	CHECK_INT(convert_hash(ks, KEY("nope"), KV_TYPE_BLOOM, bloom_cb, &st), -ENOENT);
+	CHECK_INT(convert_hash(ks, KEY("s"), KV_TYPE_BLOOM, bloom_cb, &st), -KV_EWRONGTYPE);
+	buf_release(&val);
+}
+
 int main(void)
 {
 	char *dir = tmpdir_new();
@@ -332,6 +396,7 @@ int main(void)
 	test_add_exists();
 	test_scaling();
 	test_state();
+	test_convert();
 	test_false_positives();
 	ks_close(ks);
 	tmpdir_remove(dir);

@@ -11,6 +11,8 @@
 #include "check.h"
 #include "keyspace.h"
 #include "store.h"
+#include "t_convert.h"
+#include "t_hash.h"
 #include "t_hll.h"
 #include "t_string.h"
 #include "tmpdir.h"
@@ -273,6 +275,47 @@ static void test_corrupt(void)
 	buf_release(&raw);
 }
 
+/* The fs layer's reading of a hash field: "registers" is state file 0. */
+static int regs_cb(void *arg, const char *f, size_t fn, const char *v, size_t vn,
+		   struct convert_item *it)
+{
+	(void)arg;
+	(void)v;
+	(void)vn;
+	it->num = 0;
+	return fn == 9 && !memcmp(f, "registers", 9) ? 0 : -EINVAL;
+}
+
+static void test_convert(void)
+{
+	static uint8_t r[HLL_DENSE_BYTES], got[HLL_DENSE_BYTES];
+	struct buf val = BUF_INIT;
+	memset(r, 0, sizeof(r));
+	hll_dense_set(r, 5000, 9);
+	/* Success: a hash with one field "registers" becomes the hyperloglog. */
+	CHECK_INT(hash_set(ks, KEY("ch"), "registers", 9, r, sizeof(r), NULL), 0);
+	CHECK_INT(convert_hash(ks, KEY("ch"), KV_TYPE_HLL, regs_cb, NULL), 0);
+	CHECK_INT(hll_registers(ks, KEY("ch"), got), 0);
+	CHECK(memcmp(r, got, sizeof(r)) == 0);
+	CHECK_INT(seg_len("ch", "4", &val), HLL_SEGMENT_BYTES); /* 5000 / 1024 */
+	CHECK_INT(seg_len("ch", "0", &val), -ENOENT);
+	/* Bad input: a wrong size, or another field: the hash stays. */
+	CHECK_INT(hash_set(ks, KEY("cb"), "registers", 9, r, 100, NULL), 0);
+	CHECK_INT(convert_hash(ks, KEY("cb"), KV_TYPE_HLL, regs_cb, NULL), -EINVAL);
+	CHECK_INT(hash_set(ks, KEY("cc"), "registers", 9, r, sizeof(r), NULL), 0);
+	CHECK_INT(hash_set(ks, KEY("cc"), "x", 1, "1", 1, NULL), 0);
+	CHECK_INT(convert_hash(ks, KEY("cc"), KV_TYPE_HLL, regs_cb, NULL), -EINVAL);
+	struct ks_info info;
+	CHECK_INT(ks_lookup(ks, KEY("cb"), &info), 0);
+	CHECK_INT(info.type, KV_TYPE_HASH);
+	CHECK_INT(ks_lookup(ks, KEY("cc"), &info), 0);
+	CHECK_INT(info.type, KV_TYPE_HASH);
+	/* Missing key and wrong type. */
+	CHECK_INT(convert_hash(ks, KEY("nope"), KV_TYPE_HLL, regs_cb, NULL), -ENOENT);
+	CHECK_INT(convert_hash(ks, KEY("s"), KV_TYPE_HLL, regs_cb, NULL), -KV_EWRONGTYPE);
+	buf_release(&val);
+}
+
 int main(void)
 {
 	char *dir = tmpdir_new();
@@ -285,6 +328,7 @@ int main(void)
 	test_merge();
 	test_set_registers();
 	test_corrupt();
+	test_convert();
 	ks_close(ks);
 	tmpdir_remove(dir);
 	return check_done("test_hll");
