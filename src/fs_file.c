@@ -270,8 +270,7 @@ int fs_file_check(struct fs *fs, struct fs_node *node, bool write, bool *view)
 		rc = fs_ctx_open(fs, node->parent, &p, NULL, &c, &sh, &info);
 		bool stored = fs_itable_local(fs->it, node) == FS_LOCAL_NONE;
 		input = !rc && stored && sh->is_input && sh->is_input(node->name, node->namelen);
-		if (!rc && !input && stored && sh->is_view &&
-		    sh->is_view(node->name, node->namelen)) {
+		if (!rc && !input && stored && sh->is_view && sh->is_view(node->name, node->namelen)) {
 			*view = true;
 			if (write) {
 				LOG_ERR("'%s/%s' is a read-only view", p.key.data, p.entry.data);
@@ -398,7 +397,8 @@ static int direct_key(struct fs *fs, struct fs_node *node, struct fs_path *p, st
 	return rc;
 }
 
-void fs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse_file_info *fi)
+void fs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		struct fuse_file_info *fi)
 {
 	(void)ino;
 	struct fs *fs = fuse_req_userdata(req);

@@ -216,9 +216,9 @@ static int retype_dir(struct fs *fs, struct fs_node *node, const struct ks_key *
 			LOG_ERR("%s: hash '%.*s' does not hold a %s: it keeps its type", XATTR_TYPE,
 				(int)k->klen, k->key, enc_type_name(to));
 	} else {
-		const char *why = info->type == KV_TYPE_HASH
-				      ? " (or from a hash to a list, set, zset, sortedint, hyperloglog or bloom)"
-				      : "";
+		const char *why = info->type == KV_TYPE_HASH ? " (or from a hash to a list, set, "
+							       "zset, sortedint, hyperloglog or bloom)"
+							     : "";
 		LOG_ERR("%s: '%.*s' is not empty; its type can only change while it is empty%s",
 			XATTR_TYPE, (int)k->klen, k->key, why);
 		return -ENOTEMPTY;
