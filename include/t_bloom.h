@@ -77,6 +77,13 @@ int bloom_clear(struct keyspace *ks, const struct ks_key *k);
  */
 int bloom_set_state(struct keyspace *ks, const struct ks_key *k, const struct bloom_state *st);
 
+/* BF.RESERVE over an empty chain: the parameters of a bloom without
+ * items (or of a missing key or a remembered empty collection, which
+ * becomes one) are replaced and the chain starts again with one filter.
+ * 0 also when the parameters are the ones it has (nothing is written);
+ * -ENOTEMPTY (logged) if it holds items; -EINVAL for bad parameters. */
+int bloom_set_params(struct keyspace *ks, const struct ks_key *k, uint32_t capacity,
+		     double error_rate, uint16_t expansion);
 /* For t_convert: put a new bloom with state st (its bloom_bytes is
  * ignored) at k into batch b: a fresh version, the given expiry, and
  * filters[i] (st->n_filters entries) as filter i; an entry with iov_base

@@ -246,14 +246,14 @@ static int param_get(struct fs_ctx *c, const char *param, struct buf *out)
  * Set one parameter. A missing key (a remembered empty directory)
  * becomes an empty bloom filter with the defaults and this parameter; an
  * existing one takes it only while it holds no items (the chain starts
- * again with one filter), or when the value is the one it has.
- * NEEDSWORK: the check for items and the write are two steps; an add in
- * between is replaced by the new empty chain.
+ * again with one filter), or when the value is the one it has. The other
+ * parameters are the ones read here; the check for items is made under
+ * the key's lock (bloom_set_params).
  */
 static int param_set(struct fs_ctx *c, const char *param, const char *v, size_t vn)
 {
 	struct bloom_state st, now;
-	uint64_t u;
+	uint64_t u = 0;
 	char what[64];
 	int rc = bloom_info(c->fs->ks, &c->k, &now);
 	bool fresh = rc == -ENOENT;
@@ -291,17 +291,8 @@ static int param_set(struct fs_ctx *c, const char *param, const char *v, size_t 
 	}
 	if (rc)
 		return rc;
-	if (!fresh && st.base_capacity == now.base_capacity && st.error_rate == now.error_rate &&
-	    st.expansion == now.expansion)
-		return 0;
-	if (now.size) {
-		LOG_ERR("%s: '%.*s' holds %" PRIu64 " items; parameters are set on an empty filter",
-			what, (int)c->k.klen, c->k.key, now.size);
-		return -ENOTEMPTY;
-	}
-	st.size = 0;
-	st.n_filters = 1;
-	return bloom_set_state(c->fs->ks, &c->k, &st);
+	/* Under the key's lock: refused if it holds items by now. */
+	return bloom_set_params(c->fs->ks, &c->k, st.base_capacity, st.error_rate, st.expansion);
 }
 
 static const char bloom_xattrs[] = "user.kvfs.bloom.capacity\0user.kvfs.bloom.error_rate\0"

@@ -228,9 +228,10 @@ static int chain_load(struct keyspace *ks, const struct ks_key *k, struct chain 
 		ks_meta_new(ks, &c->m, KV_TYPE_BLOOM);
 		c->fresh = true;
 		rc = chain_grow(c);
-		if (!rc)
+		if (!rc) {
 			rc = buf_resize(&c->f[0], c->st.bloom_bytes);
-		c->dirty[0] = true;
+			c->dirty[0] = true;
+		}
 		return rc;
 	}
 	for (uint32_t i = 0; !rc && i < c->st.n_filters; i++) {
@@ -481,7 +482,9 @@ int bloom_batch_create(struct keyspace *ks, struct store_batch *b, const struct 
 	return rc;
 }
 
-int bloom_set_state(struct keyspace *ks, const struct ks_key *k, const struct bloom_state *want)
+/* bloom_set_state, or with if_empty bloom_set_params. */
+static int set_state(struct keyspace *ks, const struct ks_key *k, const struct bloom_state *want,
+		     bool if_empty)
 {
 	struct buf raw = BUF_INIT, sk = BUF_INIT, zero = BUF_INIT;
 	struct store_batch *b;
@@ -499,6 +502,14 @@ int bloom_set_state(struct keyspace *ks, const struct ks_key *k, const struct bl
 		ks_meta_new(ks, &m, KV_TYPE_BLOOM);
 		fresh = true;
 		rc = ks_batch_empty_del(ks, b, k);
+	} else if (!rc && if_empty && old.base_capacity == st.base_capacity &&
+		   old.error_rate == st.error_rate && old.expansion == st.expansion) {
+		goto out; /* the parameters it has: nothing to do */
+	} else if (!rc && if_empty && old.size) {
+		LOG_ERR("bloom '%.*s' holds %" PRIu64
+			" items; parameters are set on an empty filter",
+			(int)k->klen, k->key, old.size);
+		rc = -ENOTEMPTY;
 	}
 	uint32_t top = st.n_filters > old.n_filters ? st.n_filters : old.n_filters;
 	for (uint32_t i = 0; !rc && i < top; i++) {
@@ -521,10 +532,26 @@ int bloom_set_state(struct keyspace *ks, const struct ks_key *k, const struct bl
 		rc = meta_put(ks, b, k, &m, &st);
 	if (!rc)
 		rc = ks_write(ks, b);
+out:
 	ks_unlock(ks, k);
 	store_batch_free(b);
 	buf_release(&raw);
 	buf_release(&sk);
 	buf_release(&zero);
 	return rc;
+}
+
+int bloom_set_state(struct keyspace *ks, const struct ks_key *k, const struct bloom_state *want)
+{
+	return set_state(ks, k, want, false);
+}
+
+int bloom_set_params(struct keyspace *ks, const struct ks_key *k, uint32_t capacity,
+		     double error_rate, uint16_t expansion)
+{
+	struct bloom_state st = {.n_filters = 1,
+				 .expansion = expansion,
+				 .base_capacity = capacity,
+				 .error_rate = error_rate};
+	return set_state(ks, k, &st, true);
 }

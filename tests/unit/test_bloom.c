@@ -387,6 +387,34 @@ static void test_convert(void)
 	buf_release(&val);
 }
 
+static void test_set_params(void)
+{
+	struct bloom_state st;
+	struct iovec it = item("x");
+	/* A missing key becomes a bloom; an empty one takes new parameters. */
+	CHECK_INT(bloom_set_params(ks, KEY("sp"), 1000, 0.01, 2), 0);
+	CHECK_INT(bloom_info(ks, KEY("sp"), &st), 0);
+	CHECK_INT(st.base_capacity, 1000);
+	CHECK_INT(st.bloom_bytes, 2048);
+	CHECK_INT(bloom_set_params(ks, KEY("sp"), 100, 0.001, 0), 0);
+	CHECK_INT(bloom_info(ks, KEY("sp"), &st), 0);
+	CHECK_INT(st.base_capacity, 100);
+	CHECK(st.error_rate == 0.001);
+	CHECK_INT(st.expansion, 0);
+	CHECK_INT(st.n_filters, 1);
+	/* With items: the same parameters are fine, others -ENOTEMPTY. */
+	CHECK_INT(bloom_add(ks, KEY("sp"), &it, 1, NULL), 0);
+	CHECK_INT(bloom_set_params(ks, KEY("sp"), 100, 0.001, 0), 0);
+	CHECK_INT(bloom_set_params(ks, KEY("sp"), 200, 0.001, 0), -ENOTEMPTY);
+	CHECK_INT(bloom_info(ks, KEY("sp"), &st), 0);
+	CHECK_INT(st.base_capacity, 100);
+	CHECK_INT(st.size, 1);
+	/* Bad input and wrong type. */
+	CHECK_INT(bloom_set_params(ks, KEY("sp2"), 0, 0.01, 2), -EINVAL);
+	CHECK_INT(bloom_info(ks, KEY("sp2"), &st), -ENOENT);
+	CHECK_INT(bloom_set_params(ks, KEY("s"), 10, 0.01, 2), -KV_EWRONGTYPE);
+}
+
 int main(void)
 {
 	char *dir = tmpdir_new();
@@ -397,6 +425,7 @@ int main(void)
 	test_scaling();
 	test_state();
 	test_convert();
+	test_set_params();
 	test_false_positives();
 	ks_close(ks);
 	tmpdir_remove(dir);
