@@ -86,7 +86,12 @@ struct fs_entry {
 	uint64_t size;
 	bool alias; /* the name asked for is not the node's name: the kernel must not cache it */
 	bool view;  /* a read-only view */
+	/* st_blksize to report (0: the default). Inputs say FS_INPUT_BLKSIZE,
+	 * so stdio writers (`cut >> K/.add`) write in large chunks: each
+	 * write is one feed, one batch. */
+	blksize_t blksize;
 };
+#define FS_INPUT_BLKSIZE (128 * 1024)
 void fs_entry_init(struct fs_entry *e);
 void fs_entry_release(struct fs_entry *e);
 /* A regular file of this size named name/n. 0 or -ENOMEM. */
@@ -146,6 +151,12 @@ struct fs_shape {
 	 * '\n' except possibly the last one at a close. One batch: an
 	 * error stores nothing (log the line number). */
 	int (*feed)(struct fs_ctx *c, const char *name, size_t n, const char *d, size_t dn);
+	/* Inputs: collect complete lines until this many bytes wait before
+	 * feeding them (0: feed each write's lines at once). For types whose
+	 * every feed rewrites much (a bloom filter's bitset). The lines are
+	 * fed at the latest when the file is closed or synced; a refused
+	 * feed drops the lines collected since the last one. */
+	size_t feed_batch;
 	/* The file contents of an entry. */
 	int (*load)(struct fs_ctx *c, const char *name, size_t n, struct buf *out);
 	/* May an entry hold these bytes? Checked on every write and truncate

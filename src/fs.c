@@ -406,6 +406,8 @@ int fs_entry_stat(struct fs *fs, struct fs_node *node, struct stat *st, double *
 		rc = sh->lookup(&c, p.entry.data, p.entry.len, &e);
 	if (!rc)
 		fs_stat_fill(fs, e.mode, e.size, 0, 0, st, timeout);
+	if (!rc && e.blksize)
+		st->st_blksize = e.blksize;
 	if (!rc && sh->recomputed)
 		*timeout = 0;
 	fs_entry_release(&e);
@@ -535,6 +537,8 @@ static int lookup_entry(struct fs *fs, struct fs_node *parent, const struct fs_p
 		rc = sh->lookup(&c, stored, n, &e);
 	if (!rc) {
 		fs_stat_fill(fs, e.mode, e.size, 0, 0, st, &timeout);
+		if (e.blksize)
+			st->st_blksize = e.blksize;
 		r->attr_timeout = sh->recomputed ? 0 : timeout;
 		/* Another spelling of the node's name (a list position
 		 * counted from the end), or a name whose meaning changes:

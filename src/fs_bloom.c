@@ -22,6 +22,9 @@
 
 #define CHAIN  "chain"
 #define FILTER "filter."
+/* .add collects this many bytes of lines per BF.MADD: each one loads the
+ * whole chain and rewrites the last filter (up to 128 MiB). */
+#define BLOOM_FEED_BATCH (4u << 20)
 
 static int exists_read(struct fs_ctx *c, const char *arg, size_t an, struct buf *out)
 {
@@ -362,6 +365,7 @@ const struct fs_shape fs_bloom_shape = {
     .is_view = s_is_view,
     .is_input = s_is_input,
     .feed = s_feed,
+    .feed_batch = BLOOM_FEED_BATCH,
     .load = s_load,
     .commit = s_commit,
     .create = s_create,

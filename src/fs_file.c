@@ -480,11 +480,20 @@ static int buffer_write_locked(struct fs_node *node, const char *data, size_t si
 	return 0;
 }
 
-/* A write to an input: every line it completes is fed now, in one
+/*
+ * A write to an input: every line it completes is fed now, in one
  * batch; the offset is ignored (an input is a stream). A refused write
- * leaves the buffer as it was. Node lock held. */
+ * leaves the buffer as it was. Node lock held.
+ *
+ * A shape with feed_batch collects complete lines until that many bytes
+ * are waiting (or the file is closed or synced), since each of its feeds
+ * costs more than the lines do (a bloom filter rewrites its bitset). A
+ * refused feed then drops every line collected since the last one: the
+ * buffer keeps only the incomplete line that came before them.
+ */
 static int input_write_locked(struct fs *fs, struct fs_node *node, const char *data, size_t size)
 {
+	const struct fs_shape *sh = fs_shape_of(node->ktype);
 	size_t before = node->data.len;
 	int rc = buf_add(&node->data, data, size);
 	if (rc)
@@ -492,9 +501,16 @@ static int input_write_locked(struct fs *fs, struct fs_node *node, const char *d
 	const char *nl = memrchr(node->data.data + before, '\n', size);
 	if (!nl)
 		return 0;
-	rc = input_feed_locked(fs, node, (size_t)(nl - node->data.data) + 1);
-	if (rc)
-		buf_resize(&node->data, before);
+	size_t upto = (size_t)(nl - node->data.data) + 1;
+	if (sh && sh->feed_batch && upto < sh->feed_batch)
+		return 0;
+	rc = input_feed_locked(fs, node, upto);
+	if (rc) {
+		const char *old = before ? memrchr(node->data.data, '\n', before) : NULL;
+		size_t keep_from = old ? (size_t)(old - node->data.data) + 1 : 0;
+		memmove(node->data.data, node->data.data + keep_from, before - keep_from);
+		buf_resize(&node->data, before - keep_from);
+	}
 	return rc;
 }
 

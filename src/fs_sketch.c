@@ -152,8 +152,10 @@ int fs_sketch_lookup(const struct fs_sketch *s, struct fs_ctx *c, const char *na
 		e->view = true;
 		return fs_entry_set(e, name, n, S_IFREG | 0444, 0);
 	}
-	if (fs_sketch_is_input(s, name, n))
+	if (fs_sketch_is_input(s, name, n)) {
+		e->blksize = FS_INPUT_BLKSIZE;
 		return fs_entry_set(e, name, n, S_IFREG | 0644, 0);
+	}
 	int idx = s->file_index(name, n);
 	if (idx < 0)
 		return -ENOENT;

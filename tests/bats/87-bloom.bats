@@ -221,12 +221,48 @@ Expansion rate	2" ".info"
 	setfattr -n user.kvfs.bloom.nonscaling -v 1 "$NS/b"
 	seq 1 5 >>"$NS/b/.add"
 	cp "$NS/b/filter.0" "$BATS_TEST_TMPDIR/before"
-	run errno_of 'fd = os.open(a[0], os.O_WRONLY | os.O_APPEND); os.write(fd, b"six\nseven\n")' \
+	# .add collects lines and stores them at close: close reports it
+	run errno_of 'fd = os.open(a[0], os.O_WRONLY | os.O_APPEND); os.write(fd, b"six\nseven\n"); os.close(fd)' \
 		"$NS/b/.add"
 	assert_eq "$output" ENOSPC "errno"
 	assert_eq "$(cat "$NS/b/.card")" 5 ".card"
 	cmp "$NS/b/filter.0" "$BATS_TEST_TMPDIR/before"
 	grep -q "is full" "$KVFS_LOG"
+}
+
+@test ".add collects lines until close (or 4 MiB): a refusal drops every collected line" {
+	mkdir "$NS/b"
+	setfattr -n user.kvfs.bloom.capacity -v 5 "$NS/b"
+	setfattr -n user.kvfs.bloom.nonscaling -v 1 "$NS/b"
+	run python3 -c '
+import os, sys
+fd = os.open(sys.argv[1] + "/.add", os.O_WRONLY | os.O_APPEND)
+os.write(fd, b"a\nb\n")
+os.write(fd, b"c\nd\ne\nf\ng\nh")
+print(open(sys.argv[1] + "/.card").read().strip())
+try:
+    os.close(fd)
+except OSError as e:
+    print(os.strerror(e.errno))
+print(open(sys.argv[1] + "/.card").read().strip())
+' "$NS/b"
+	assert_eq "$output" "0
+$(python3 -c 'import os, errno; print(os.strerror(errno.ENOSPC))')
+0" "collected, refused at close, nothing added"
+	seq 1 5 >>"$NS/b/.add"
+	assert_eq "$(cat "$NS/b/.card")" 5 "a later write"
+	# more than 4 MiB in one open file is stored on the way
+	mkbloom "$NS/big"
+	python3 -c '
+import os, sys
+fd = os.open(sys.argv[1] + "/.add", os.O_WRONLY | os.O_APPEND)
+for i in range(6):
+    os.write(fd, b"".join(b"%d-%07d\n" % (i, j) for j in range(100000)))
+print(open(sys.argv[1] + "/.card").read().strip() != "0")
+os.close(fd)
+' "$NS/big" >"$BATS_TEST_TMPDIR/out"
+	assert_eq "$(cat "$BATS_TEST_TMPDIR/out")" True "stored before close"
+	[ "$(cat "$NS/big/.card")" -gt 500000 ] # each filter of the chain adds false positives
 }
 
 @test "writing chain replaces parameters and counters; bad text is EINVAL and changes nothing" {
