@@ -249,6 +249,25 @@ print(open(sys.argv[1] + "/.card").read().strip())
 	assert_eq "$output" "0
 $(python3 -c 'import os, errno; print(os.strerror(errno.ENOSPC))')
 0" "collected, refused at close, nothing added"
+	# a write that fills the batch is refused itself, and every line
+	# collected before it is dropped with it
+	run python3 -c '
+import os, sys
+fd = os.open(sys.argv[1] + "/.add", os.O_WRONLY | os.O_APPEND)
+os.write(fd, b"one\ntw")
+os.write(fd, b"o\nthree\n")
+almost = b"".join(b"%07d\n" % j for j in range(524000))  # 4,192,000 bytes
+print(os.write(fd, almost) == len(almost))
+try:
+    os.write(fd, b"".join(b"y%06d\n" % j for j in range(1000)))
+except OSError as e:
+    print(os.strerror(e.errno))
+os.close(fd)
+print(open(sys.argv[1] + "/.card").read().strip())
+' "$NS/b"
+	assert_eq "$output" "True
+$(python3 -c 'import os, errno; print(os.strerror(errno.ENOSPC))')
+0" "refused by the write that filled the batch, nothing stored"
 	seq 1 5 >>"$NS/b/.add"
 	assert_eq "$(cat "$NS/b/.card")" 5 "a later write"
 	# more than 4 MiB in one open file is stored on the way
