@@ -223,7 +223,10 @@ static int retype_dir(struct fs *fs, struct fs_node *node, const struct ks_key *
 			XATTR_TYPE, (int)k->klen, k->key, why);
 		return -ENOTEMPTY;
 	}
-	if (!rc)
+	/* A sketch made from a hash of its state files: every name keeps its
+	 * meaning and its bytes, and the kernel may keep what it has (an
+	 * invalidation arrives after the reply, later than the next call). */
+	if (!rc && !(sh->state_files && !info->empty))
 		fs_itable_unhash_kids(fs->it, node, NULL, NULL, iv);
 	return rc;
 }
@@ -281,7 +284,7 @@ static int set_param(struct fs *fs, struct fs_node *node, const struct fs_shape 
 	struct fs_ctx c;
 	fs_path_init(&p);
 	int rc = node_key_info(fs, node, &p, &info);
-	bool retyped = !rc && info.empty;
+	bool emptied = !rc && info.empty;
 	if (!rc && !info.empty && info.type == KV_TYPE_HASH && sh->from_field) {
 		/* cp -a fills a directory (a hash) and then sets its attributes,
 		 * in no fixed order: a hash holding this type's state files
@@ -291,10 +294,8 @@ static int set_param(struct fs *fs, struct fs_node *node, const struct fs_shape 
 		if (rc == -EINVAL)
 			LOG_ERR("user.kvfs.%s.%s: hash '%s' does not hold a %s", enc_type_name(sh->type),
 				param, p.key.data, enc_type_name(sh->type));
-		if (!rc) {
-			info.type = sh->type;
-			retyped = true;
-		}
+		if (!rc)
+			info.type = sh->type; /* names keep their meaning: no unhashing */
 	}
 	if (!rc && !info.empty && info.type != sh->type) {
 		LOG_ERR("user.kvfs.%s.%s: '%s' is a %s, not a %s", enc_type_name(sh->type), param,
@@ -305,7 +306,7 @@ static int set_param(struct fs *fs, struct fs_node *node, const struct fs_shape 
 		key_ctx(fs, node, &p, &c);
 		rc = sh->xattr_set(&c, param, value, size);
 	}
-	if (retyped)
+	if (!rc && emptied)
 		fs_itable_unhash_kids(fs->it, node, NULL, NULL, iv);
 	fs_path_release(&p);
 	return rc;
