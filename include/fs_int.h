@@ -277,8 +277,8 @@ int fs_sketch_pairs(const char *d, size_t dn,
 /* The shape callbacks, given the type's description. */
 int fs_sketch_lookup(const struct fs_sketch *s, struct fs_ctx *c, const char *name, size_t n,
 		     struct fs_entry *e);
-int fs_sketch_iter_open(const struct fs_sketch *s, struct fs_ctx *c, const void *after,
-			size_t alen, void **it);
+int fs_sketch_iter_open(const struct fs_sketch *s, struct fs_ctx *c, const void *after, size_t alen,
+			void **it);
 int fs_sketch_iter_next(void *it, struct fs_child *ch);
 void fs_sketch_iter_free(void *it);
 int fs_sketch_feed(const struct fs_sketch *s, struct fs_ctx *c, const char *name, size_t n,

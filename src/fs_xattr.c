@@ -52,8 +52,7 @@ static const struct fs_shape *param_shape(const char *name, const char **param)
 }
 
 /* The entry context of a key node, for a shape's xattr verbs. */
-static void key_ctx(struct fs *fs, struct fs_node *node, const struct fs_path *p,
-		    struct fs_ctx *c)
+static void key_ctx(struct fs *fs, struct fs_node *node, const struct fs_path *p, struct fs_ctx *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->fs = fs;
@@ -152,7 +151,8 @@ void fs_op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 		rc = node_key_info(fs, node, &p, &info);
 		fs_path_release(&p);
 		if (!rc)
-			rc = buf_add(&all, list, info.expire_ms ? sizeof(list) : sizeof(XATTR_TYPE));
+			rc =
+			    buf_add(&all, list, info.expire_ms ? sizeof(list) : sizeof(XATTR_TYPE));
 		/* A type's parameters, after the others (rsync sets them in
 		 * sorted order anyway: see fs_bloom.c). */
 		const struct fs_shape *sh = rc ? NULL : fs_shape_of(info.type);
@@ -216,9 +216,10 @@ static int retype_dir(struct fs *fs, struct fs_node *node, const struct ks_key *
 			LOG_ERR("%s: hash '%.*s' does not hold a %s: it keeps its type", XATTR_TYPE,
 				(int)k->klen, k->key, enc_type_name(to));
 	} else {
-		const char *why = info->type == KV_TYPE_HASH ? " (or from a hash to a list, set, "
-							       "zset, sortedint, hyperloglog or bloom)"
-							     : "";
+		const char *why = info->type == KV_TYPE_HASH
+				      ? " (or from a hash to a list, set, "
+					"zset, sortedint, hyperloglog or bloom)"
+				      : "";
 		LOG_ERR("%s: '%.*s' is not empty; its type can only change while it is empty%s",
 			XATTR_TYPE, (int)k->klen, k->key, why);
 		return -ENOTEMPTY;
@@ -292,8 +293,9 @@ static int set_param(struct fs *fs, struct fs_node *node, const struct fs_shape 
 		key_ctx(fs, node, &p, &c);
 		rc = convert_hash(fs->ks, &c.k, sh->type, sh->from_field, NULL);
 		if (rc == -EINVAL)
-			LOG_ERR("user.kvfs.%s.%s: hash '%s' does not hold a %s", enc_type_name(sh->type),
-				param, p.key.data, enc_type_name(sh->type));
+			LOG_ERR("user.kvfs.%s.%s: hash '%s' does not hold a %s",
+				enc_type_name(sh->type), param, p.key.data,
+				enc_type_name(sh->type));
 		if (!rc)
 			info.type = sh->type; /* names keep their meaning: no unhashing */
 	}

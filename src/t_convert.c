@@ -207,7 +207,8 @@ static int put_bloom(struct keyspace *ks, struct store_batch *b, const struct ks
 		if (x == chain)
 			continue;
 		if (x->it.num == 0 || x->it.num > nf || filters[x->it.num - 1].iov_base) {
-			log_field(k, x, x->it.num == 0 ? "repeats the chain"
+			log_field(k, x,
+				  x->it.num == 0   ? "repeats the chain"
 				  : x->it.num > nf ? "is a filter past the chain's count"
 						   : "repeats a filter");
 			rc = -EINVAL;
