@@ -11,6 +11,7 @@
 
 #include <pthread.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 
 #include "fs.h"
 #include "fs_inode.h"
@@ -102,7 +103,12 @@ struct fs_entry {
 	uint64_t version; /* a Kvrocks version whose time is the mtime (0: the mount time) */
 	bool alias; /* the name asked for is not the node's name: the kernel must not cache it */
 	bool view;  /* a read-only view */
+	/* st_blksize to report (0: the default). Inputs say FS_INPUT_BLKSIZE,
+	 * so stdio writers (`cut >> K/.add`) write in large chunks: each
+	 * write is one feed, one batch. */
+	blksize_t blksize;
 };
+#define FS_INPUT_BLKSIZE (128 * 1024)
 void fs_entry_init(struct fs_entry *e);
 void fs_entry_release(struct fs_entry *e);
 /* A regular file of this size named name/n. 0 or -ENOMEM. */
@@ -163,6 +169,12 @@ struct fs_shape {
 	 * '\n' except possibly the last one at a close. One batch: an
 	 * error stores nothing (log the line number). */
 	int (*feed)(struct fs_ctx *c, const char *name, size_t n, const char *d, size_t dn);
+	/* Inputs: collect complete lines until this many bytes wait before
+	 * feeding them (0: feed each write's lines at once). For types whose
+	 * every feed rewrites much (a bloom filter's bitset). The lines are
+	 * fed at the latest when the file is closed or synced; a refused
+	 * feed drops the lines collected since the last one. */
+	size_t feed_batch;
 	/* The file contents of an entry. */
 	int (*load)(struct fs_ctx *c, const char *name, size_t n, struct buf *out);
 	/* May an entry hold these bytes? Checked on every write and truncate
@@ -197,23 +209,25 @@ struct fs_shape {
 	 * conversion. */
 	convert_field_cb from_field;
 
-	/* Types whose empty keys are real Kvrocks records (sketches). */
-	/* A live key that lists no entry: rmdir deletes it. NULL: never. */
+	/* Types whose empty keys are real Kvrocks records (sketches, time
+	 * series): their listed entries are the key's state. is_blank: the
+	 * key holds nothing, so rmdir deletes it (rm -r empties the state
+	 * files first). NULL: rmdir of a live key is ENOTEMPTY. */
 	bool (*is_blank)(struct fs_ctx *c);
-	/* Create k empty with default parameters, replacing the remembered
-	 * empty collection there (mkdir k; setfattr -n user.kvfs.type). */
-	int (*create_key)(struct keyspace *ks, const struct ks_key *k);
-	/* Parameter attributes: their full names, each ending in NUL, and
-	 * the bytes of that list (listxattr shows them on keys of the
-	 * type). get: 0 with the value in out, or an errno. set: change one
-	 * (create: k is a remembered empty collection of another type; make
-	 * it a key of this type with this parameter, in one batch). */
-	const char *param_names;
-	size_t param_names_len;
-	int (*param_get)(struct keyspace *ks, const struct ks_key *k, const char *name,
-			 struct buf *out);
-	int (*param_set)(struct keyspace *ks, const struct ks_key *k, const char *name,
-			 const char *v, size_t n, bool create);
+	/* Emptyable types (sketches): make an empty key of this type in place
+	 * of a remembered empty collection (setfattr user.kvfs.type). */
+	int (*make_empty)(struct fs_ctx *c);
+	/* Creation parameters as extended attributes user.kvfs.TYPE.PARAM
+	 * (TYPE = enc_type_name). xattrs: the listed names, NUL-separated
+	 * with the last NUL, xattrs_len bytes. get: `param` is the part after
+	 * "user.kvfs.TYPE.", the value into out; -ENODATA for no such param.
+	 * set: on a key of this type or a remembered empty collection (then
+	 * it becomes a key of this type); the shape refuses a non-empty key.
+	 * NULL: none. */
+	const char *xattrs;
+	size_t xattrs_len;
+	int (*xattr_get)(struct fs_ctx *c, const char *param, struct buf *out);
+	int (*xattr_set)(struct fs_ctx *c, const char *param, const char *v, size_t vn);
 };
 
 /* Names editors and tools give their temp and backup files: ".NAME..."
@@ -236,9 +250,8 @@ void fs_list_dir_opened(struct fs *fs, struct fs_node *dir);
 /* The shape of a directory type, or NULL (a file type, or not mapped). */
 const struct fs_shape *fs_shape_of(enum kv_type t);
 extern const struct fs_shape fs_hash_shape, fs_list_shape, fs_set_shape, fs_zset_shape,
-    fs_sortedint_shape, fs_timeseries_shape, fs_tdigest_shape, fs_topk_shape;
-/* The shape whose param_names hold this attribute name, or NULL. */
-const struct fs_shape *fs_shape_of_param(const char *name);
+    fs_sortedint_shape, fs_timeseries_shape, fs_tdigest_shape, fs_topk_shape, fs_hll_shape,
+    fs_bloom_shape;
 
 /* fs_timeseries.c: samples as CSV "timestamp,value" lines (appended to
  * out), and the options of a range view ("FROM..TO[:OPT]..."; *fts is
@@ -254,6 +267,85 @@ int fs_ts_range_parse(const char *spec, size_t n, struct ts_range_opt *o, uint64
  * k->ns. 0, -EINVAL (logged), -ENOMEM, -EIO. */
 bool fs_ts_is_ns_view(const char *name, size_t n);
 int fs_ts_ns_view(struct fs *fs, const struct ks_key *k, struct buf *out);
+
+/* ---- Sketch keys (fs_sketch.c) ---------------------------------------
+ *
+ * What the sketch shapes (hyperloglog, bloom, t-digest, top-k) share. A
+ * sketch key is a directory whose LISTED files are its exact state (a
+ * `struct fs_sketch_file` each: written whole, validated, one batch); its
+ * unlisted names are read-only views (`cat K/.count`) and inputs whose
+ * lines are items (`cut -f1 log >> K/.add`). A type describes itself in
+ * a `struct fs_sketch` and fills its fs_shape with thin wrappers around
+ * the fs_sketch_* functions below (a shape's callbacks get no pointer to
+ * the shape itself). See docs/architecture.md, "Sketch shapes".
+ */
+
+/* A view: `name` exactly, or when it ends in ':' (".exists:") every
+ * name with that prefix; `arg` is the rest of the name (stored bytes). */
+struct fs_sketch_view {
+	const char *name;
+	int (*read)(struct fs_ctx *c, const char *arg, size_t an, struct buf *out);
+};
+/* An input: each complete line written (without its '\n') is an item;
+ * `feed` gets all lines of one write and stores them in one batch. */
+struct fs_sketch_input {
+	const char *name;
+	int (*feed)(struct fs_ctx *c, const struct iovec *items, size_t n);
+};
+struct fs_sketch {
+	const char *what; /* the type, for log lines */
+	const struct fs_sketch_view *views;
+	size_t nviews;
+	const struct fs_sketch_input *inputs;
+	size_t ninputs;
+	/* State file number i of the key, in name order: 1 with name and
+	 * size set, 0 past the last one, or an errno. */
+	int (*file)(struct fs_ctx *c, uint32_t i, struct buf *name, uint64_t *size);
+	/* The number of the state file called name (it need not exist for
+	 * this key), or -1. */
+	int (*file_index)(const char *name, size_t n);
+	int (*file_load)(struct fs_ctx *c, int idx, struct buf *out);
+	/* Replace that part of the state with d: validated first (-EINVAL,
+	 * logged, nothing changed). */
+	int (*file_store)(struct fs_ctx *c, int idx, const char *d, size_t dn);
+	/* rm of a state file: the sketch becomes empty (same parameters). */
+	int (*clear)(struct fs_ctx *c);
+};
+
+bool fs_sketch_is_view(const struct fs_sketch *s, const char *name, size_t n);
+bool fs_sketch_is_input(const struct fs_sketch *s, const char *name, size_t n);
+/* Split d into lines (the last may lack its '\n'): *items is malloc'd
+ * (free it), *n its length. 0 or -ENOMEM. */
+int fs_sketch_lines(const char *d, size_t dn, struct iovec **items, size_t *n);
+/* Parse a whole number with blanks around it; logs `what` on failure.
+ * 0 or -EINVAL. */
+int fs_sketch_u64(const char *s, size_t n, uint64_t min, uint64_t max, const char *what,
+		  uint64_t *out);
+int fs_sketch_double(const char *s, size_t n, const char *what, double *out);
+/* Append d in the shortest text that reads back as the same double. */
+int fs_sketch_add_double(struct buf *b, double d);
+/* Split "NAME VALUE\n" lines (blanks between, empty lines skipped): for
+ * each line, cb(arg, name, nn, value, vn); stops at its first error. */
+int fs_sketch_pairs(const char *d, size_t dn,
+		    int (*cb)(void *arg, const char *nm, size_t nn, const char *v, size_t vn),
+		    void *arg);
+/* The shape callbacks, given the type's description. */
+int fs_sketch_lookup(const struct fs_sketch *s, struct fs_ctx *c, const char *name, size_t n,
+		     struct fs_entry *e);
+int fs_sketch_iter_open(const struct fs_sketch *s, struct fs_ctx *c, const void *after, size_t alen,
+			void **it);
+int fs_sketch_iter_next(void *it, struct fs_child *ch);
+void fs_sketch_iter_free(void *it);
+int fs_sketch_feed(const struct fs_sketch *s, struct fs_ctx *c, const char *name, size_t n,
+		   const char *d, size_t dn);
+int fs_sketch_load(const struct fs_sketch *s, struct fs_ctx *c, const char *name, size_t n,
+		   struct buf *out);
+int fs_sketch_commit(const struct fs_sketch *s, struct fs_ctx *c, const char *name, size_t n,
+		     const char *d, size_t dn);
+int fs_sketch_create(const struct fs_sketch *s, struct fs_ctx *c, const char *name, size_t n);
+int fs_sketch_unlink(const struct fs_sketch *s, struct fs_ctx *c, const char *name, size_t n);
+int fs_sketch_adopt(const struct fs_sketch *s, struct fs_ctx *c, const char *to, size_t tn,
+		    const char *d, size_t dn, struct buf *canon);
 
 /* The key of directory node `dir` and its shape: c is set up (k borrows
  * from p, which the caller has filled with fs_itable_path or

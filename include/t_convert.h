@@ -10,11 +10,15 @@
 #define KVFS_T_CONVERT_H
 
 #include "keyspace.h"
+#include "t_bloom.h"
 
 /* What one field of the hash becomes. */
 struct convert_item {
-	uint64_t num; /* list: the element's position; sortedint: the id */
+	uint64_t num; /* list: the element's position; sortedint: the id;
+		       * sketches: which state file (hyperloglog: 0 registers;
+		       * bloom: 0 chain, i + 1 filter i) */
 	double score; /* zset: the member's score */
+	struct bloom_state bloom; /* bloom: what the chain field says */
 };
 
 /* Read field f (value v) as an item of the target type: 0 with *it
@@ -24,14 +28,18 @@ typedef int (*convert_field_cb)(void *arg, const char *f, size_t fn, const char 
 				struct convert_item *it);
 
 /*
- * Turn hash k into type `to` (list, set, zset or sortedint), keeping its
- * expiry, in one batch (a fresh version; the hash's fields become
- * garbage for compaction, as after DEL):
+ * Turn hash k into type `to` (list, set, zset, sortedint, hyperloglog or
+ * bloom), keeping its expiry, in one batch (a fresh version; the hash's
+ * fields become garbage for compaction, as after DEL):
  *   list:      the values, in the order of it->num, which must be
  *              0 .. n-1, each once
  *   set:       the field names
  *   zset:      the field names with it->score
  *   sortedint: it->num, which must be distinct
+ *   hyperloglog: one field, it->num 0, its value the register array
+ *   bloom:     one field with it->num 0 (it->bloom: the state) and any
+ *              of the filters (it->num = i + 1, each once, i below the
+ *              state's n_filters; a missing filter is zeros)
  * The whole hash is read into memory first. 0, or -ENOENT (no key; a
  * remembered empty hash has nothing to convert), -KV_EWRONGTYPE (not a
  * hash), -EINVAL (a field that does not fit, or positions/ids that

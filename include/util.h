@@ -74,6 +74,9 @@ uint64_t now_us(void);
 /* 64-bit hash of bytes (XXH3-64, seed 0): used for names and lock stripes. */
 uint64_t hash_bytes(const void *p, size_t n);
 
+/* XXH64 of bytes with a seed (the bloom filter's hash). */
+uint64_t hash_xxh64(const void *p, size_t n, uint64_t seed);
+
 /* Big-endian loads and stores on unaligned memory. */
 static inline void put_be16(void *p, uint16_t v)
 {

@@ -226,27 +226,13 @@ const struct fs_shape *fs_shape_of(enum kv_type t)
 		return &fs_tdigest_shape;
 	case KV_TYPE_TOPK:
 		return &fs_topk_shape;
+	case KV_TYPE_HLL:
+		return &fs_hll_shape;
+	case KV_TYPE_BLOOM:
+		return &fs_bloom_shape;
 	default:
 		return NULL;
 	}
-}
-
-const struct fs_shape *fs_shape_of_param(const char *name)
-{
-	size_t n = strlen(name) + 1;
-	for (int t = KV_TYPE_STRING; t <= KV_TYPE_MAX; t++) {
-		const struct fs_shape *sh = fs_shape_of((enum kv_type)t);
-		if (!sh || !sh->param_names)
-			continue;
-		for (size_t off = 0; off < sh->param_names_len;) {
-			const char *p = sh->param_names + off;
-			size_t pn = strlen(p) + 1;
-			if (pn == n && memcmp(p, name, n) == 0)
-				return sh;
-			off += pn;
-		}
-	}
-	return NULL;
 }
 
 bool fs_is_temp_name(const char *name, size_t n)
@@ -467,6 +453,8 @@ int fs_entry_stat(struct fs *fs, struct fs_node *node, struct stat *st, double *
 		rc = sh->lookup(&c, p.entry.data, p.entry.len, &e);
 	if (!rc)
 		fs_stat_fill(fs, e.mode, e.size, e.version, 0, st, timeout);
+	if (!rc && e.blksize)
+		st->st_blksize = e.blksize;
 	if (!rc && sh->recomputed)
 		*timeout = 0;
 	fs_entry_release(&e);
@@ -632,6 +620,8 @@ static int lookup_entry(struct fs *fs, struct fs_node *parent, const struct fs_p
 		rc = sh->lookup(&c, stored, n, &e);
 	if (!rc) {
 		fs_stat_fill(fs, e.mode, e.size, e.version, 0, st, &timeout);
+		if (e.blksize)
+			st->st_blksize = e.blksize;
 		r->attr_timeout = sh->recomputed ? 0 : timeout;
 		/* Another spelling of the node's name (a list position
 		 * counted from the end), or a name whose meaning changes:

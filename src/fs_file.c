@@ -122,9 +122,6 @@ static int input_feed_locked(struct fs *fs, struct fs_node *node, size_t n)
 	if (rc) {
 		LOG_ERR("lines written to '%s/%s' refused: %s", p.key.data, p.entry.data,
 			strerror(-rc == KV_EWRONGTYPE ? EIO : -rc));
-		/* A last line at a close is not kept for another try. */
-		if (n == node->data.len)
-			buf_reset(&node->data);
 	} else {
 		memmove(node->data.data, node->data.data + n, node->data.len - n);
 		buf_resize(&node->data, node->data.len - n);
@@ -142,8 +139,12 @@ static int input_feed_locked(struct fs *fs, struct fs_node *node, size_t n)
  */
 static int node_commit_locked(struct fs *fs, struct fs_node *node, bool last)
 {
-	if (node->input)
-		return input_feed_locked(fs, node, node->data.len);
+	if (node->input) {
+		int rc = input_feed_locked(fs, node, node->data.len);
+		if (rc) /* a last line at a close is not kept for another try */
+			buf_reset(&node->data);
+		return rc;
+	}
 	if (!node->dirty && !node->bad)
 		return 0;
 	struct fs_path p;
@@ -159,6 +160,11 @@ static int node_commit_locked(struct fs *fs, struct fs_node *node, bool last)
 	 * then refused. */
 	bool json = node->kind == FS_KEY && node->ktype == KV_TYPE_JSON;
 	if (json && !last && node->data.len == 0)
+		return 0;
+	/* Nor does a sketch's or series' state file (`cat x > hll/registers`):
+	 * empty state is refused, and a refusal drops the buffer. */
+	const struct fs_shape *esh = node->kind == FS_ENTRY ? fs_shape_of(node->ktype) : NULL;
+	if (esh && esh->make_empty && !last && !node->bad && node->data.len == 0)
 		return 0;
 
 	fs_path_init(&p);
@@ -207,6 +213,13 @@ fail:
 	} else {
 		LOG_ERR("commit of '%s%s%s' failed: %s", p.key.data, p.entry.len ? "/" : "",
 			p.entry.len ? p.entry.data : "", strerror(-rc));
+		if (sh && sh->make_empty && rc == -EINVAL) {
+			/* Refused state (a sketch file of the wrong size): the
+			 * key is unchanged, and so is what the file reads. */
+			node->dirty = false;
+			fs_node_set_empty(node);
+			node->loaded = false;
+		}
 		if (local == FS_LOCAL_PENDING && rc == -EINVAL) {
 			/* Never stored and never will be: the entry is gone. */
 			node->dirty = false;
@@ -556,11 +569,20 @@ static int buffer_write_locked(struct fs *fs, struct fs_node *node, const char *
 	return 0;
 }
 
-/* A write to an input: every line it completes is fed now, in one
+/*
+ * A write to an input: every line it completes is fed now, in one
  * batch; the offset is ignored (an input is a stream). A refused write
- * leaves the buffer as it was. Node lock held. */
+ * leaves the buffer as it was. Node lock held.
+ *
+ * A shape with feed_batch collects complete lines until that many bytes
+ * are waiting (or the file is closed or synced), since each of its feeds
+ * costs more than the lines do (a bloom filter rewrites its bitset). A
+ * refused feed then drops every line collected since the last one: the
+ * buffer keeps only the incomplete line that came before them.
+ */
 static int input_write_locked(struct fs *fs, struct fs_node *node, const char *data, size_t size)
 {
+	const struct fs_shape *sh = fs_shape_of(node->ktype);
 	size_t before = node->data.len;
 	int rc = buf_add(&node->data, data, size);
 	if (rc)
@@ -568,9 +590,16 @@ static int input_write_locked(struct fs *fs, struct fs_node *node, const char *d
 	const char *nl = memrchr(node->data.data + before, '\n', size);
 	if (!nl)
 		return 0;
-	rc = input_feed_locked(fs, node, (size_t)(nl - node->data.data) + 1);
-	if (rc)
-		buf_resize(&node->data, before);
+	size_t upto = (size_t)(nl - node->data.data) + 1;
+	if (sh && sh->feed_batch && upto < sh->feed_batch)
+		return 0;
+	rc = input_feed_locked(fs, node, upto);
+	if (rc) {
+		const char *old = before ? memrchr(node->data.data, '\n', before) : NULL;
+		size_t keep_from = old ? (size_t)(old - node->data.data) + 1 : 0;
+		memmove(node->data.data, node->data.data + keep_from, before - keep_from);
+		buf_resize(&node->data, before - keep_from);
+	}
 	return rc;
 }
 

@@ -705,39 +705,44 @@ static bool td_is_blank(struct fs_ctx *c)
 
 /* ---- parameters ------------------------------------------------------------ */
 
-#define XATTR_COMPRESSION "user.kvfs.tdigest.compression"
+static const char td_xattrs[] = "user.kvfs.tdigest.compression"; /* with its NUL */
 
-static int td_create_key(struct keyspace *ks, const struct ks_key *k)
+static int td_make_empty(struct fs_ctx *c)
 {
-	return tdigest_create(ks, k, 0);
+	return tdigest_create(c->fs->ks, &c->k, 0);
 }
 
-static int td_param_get(struct keyspace *ks, const struct ks_key *k, const char *name,
-			struct buf *out)
+static int td_xattr_get(struct fs_ctx *c, const char *param, struct buf *out)
 {
-	(void)name; /* the only one */
 	struct tdigest_info in;
-	int rc = tdigest_info(ks, k, &in);
+	if (strcmp(param, "compression") != 0)
+		return -ENODATA;
+	int rc = tdigest_info(c->fs->ks, &c->k, &in);
 	return rc ? rc : buf_printf(out, "%" PRIu32, in.compression);
 }
 
-static int td_param_set(struct keyspace *ks, const struct ks_key *k, const char *name,
-			const char *v, size_t n, bool create)
+/* On a remembered empty directory the digest is made with it. */
+static int td_xattr_set(struct fs_ctx *c, const char *param, const char *v, size_t n)
 {
-	uint64_t c;
+	uint64_t comp;
 	struct tdigest_info in;
+	struct ks_info ki;
+	if (strcmp(param, "compression") != 0)
+		return -ENOTSUP;
 	while (n > 0 && (v[n - 1] == '\n' || v[n - 1] == ' '))
 		n--;
-	if (parse_u64(v, n, &c) || c < 1 || c > TD_COMPRESSION_MAX) {
-		LOG_ERR("%s: '%.*s' is not a compression from 1 to %d", name, (int)n, v,
-			TD_COMPRESSION_MAX);
+	if (parse_u64(v, n, &comp) || comp < 1 || comp > TD_COMPRESSION_MAX) {
+		LOG_ERR("user.kvfs.tdigest.compression: '%.*s' is not a compression from 1 to %d",
+			(int)n, v, TD_COMPRESSION_MAX);
 		return -EINVAL;
 	}
-	if (create)
-		return tdigest_create(ks, k, (uint32_t)c);
-	int rc = tdigest_info(ks, k, &in);
-	if (!rc && in.compression != c)
-		rc = tdigest_set_compression(ks, k, (uint32_t)c);
+	int rc = ks_lookup(c->fs->ks, &c->k, &ki);
+	if (rc == -ENOENT || (!rc && ki.empty))
+		return tdigest_create(c->fs->ks, &c->k, (uint32_t)comp);
+	if (!rc)
+		rc = tdigest_info(c->fs->ks, &c->k, &in);
+	if (!rc && in.compression != comp)
+		rc = tdigest_set_compression(c->fs->ks, &c->k, (uint32_t)comp);
 	return rc;
 }
 
@@ -759,9 +764,9 @@ const struct fs_shape fs_tdigest_shape = {
     .unlink = td_unlink,
     .adopt = td_adopt,
     .is_blank = td_is_blank,
-    .create_key = td_create_key,
-    .param_names = XATTR_COMPRESSION "",
-    .param_names_len = sizeof(XATTR_COMPRESSION),
-    .param_get = td_param_get,
-    .param_set = td_param_set,
+    .make_empty = td_make_empty,
+    .xattrs = td_xattrs,
+    .xattrs_len = sizeof(td_xattrs),
+    .xattr_get = td_xattr_get,
+    .xattr_set = td_xattr_set,
 };

@@ -595,15 +595,15 @@ static bool tsf_is_blank(struct fs_ctx *c)
 }
 
 /* Kvrocks keeps an empty time series: user.kvfs.type makes it at once. */
-static int tsf_create_key(struct keyspace *ks, const struct ks_key *k)
+static int tsf_make_empty(struct fs_ctx *c)
 {
-	return ts_create(ks, k, NULL);
+	return ts_create(c->fs->ks, &c->k, NULL);
 }
 
 const struct fs_shape fs_timeseries_shape = {
     .type = KV_TYPE_TIMESERIES,
     .is_blank = tsf_is_blank,
-    .create_key = tsf_create_key,
+    .make_empty = tsf_make_empty,
     .recomputed = true,
     .lookup = tsf_lookup,
     .iter_open = tsf_open_iter,

@@ -625,28 +625,37 @@ static bool tk_is_blank(struct fs_ctx *c)
 
 /* ---- parameters ------------------------------------------------------------ */
 
-#define XATTR_K	    "user.kvfs.topk.k"
-#define XATTR_WIDTH "user.kvfs.topk.width"
-#define XATTR_DEPTH "user.kvfs.topk.depth"
-#define XATTR_DECAY "user.kvfs.topk.decay"
-#define PARAM_NAMES XATTR_DECAY "\0" XATTR_DEPTH "\0" XATTR_K "\0" XATTR_WIDTH
+/* The parameters as user.kvfs.topk.PARAM, in sorted order, with the last NUL. */
+static const char tk_xattrs[] =
+    "user.kvfs.topk.decay\0user.kvfs.topk.depth\0user.kvfs.topk.k\0user.kvfs.topk.width";
 
 static const struct topk_params defaults = {TOPK_K_DEFAULT, TOPK_WIDTH_DEFAULT, TOPK_DEPTH_DEFAULT,
 					    TOPK_DECAY_DEFAULT};
 
-static int tk_create_key(struct keyspace *ks, const struct ks_key *k)
+/* The field of p a parameter names, or NULL (decay is the double). */
+static uint32_t *param_field(struct topk_params *p, const char *param)
 {
-	return topk_reserve(ks, k, &defaults);
+	return strcmp(param, "k") == 0 ? &p->k
+	       : strcmp(param, "width") == 0 ? &p->width
+	       : strcmp(param, "depth") == 0 ? &p->depth
+					     : NULL;
 }
 
-static int tk_param_get(struct keyspace *ks, const struct ks_key *k, const char *name,
-			struct buf *out)
+static int tk_make_empty(struct fs_ctx *c)
+{
+	return topk_reserve(c->fs->ks, &c->k, &defaults);
+}
+
+static int tk_xattr_get(struct fs_ctx *c, const char *param, struct buf *out)
 {
 	struct topk_params p;
-	int rc = topk_info(ks, k, &p);
+	bool decay = strcmp(param, "decay") == 0;
+	if (!decay && !param_field(&p, param))
+		return -ENODATA;
+	int rc = topk_info(c->fs->ks, &c->k, &p);
 	if (rc)
 		return rc;
-	if (strcmp(name, XATTR_DECAY) == 0) {
+	if (decay) {
 		char s[40];
 		for (int prec = 15; prec <= 17; prec++) {
 			snprintf(s, sizeof(s), "%.*g", prec, p.decay);
@@ -655,46 +664,46 @@ static int tk_param_get(struct keyspace *ks, const struct ks_key *k, const char 
 		}
 		return buf_printf(out, "%s", s);
 	}
-	uint32_t v = strcmp(name, XATTR_K) == 0	      ? p.k
-		     : strcmp(name, XATTR_WIDTH) == 0 ? p.width
-						      : p.depth;
-	return buf_printf(out, "%" PRIu32, v);
+	return buf_printf(out, "%" PRIu32, *param_field(&p, param));
 }
 
-static int tk_param_set(struct keyspace *ks, const struct ks_key *k, const char *name,
-			const char *v, size_t n, bool create)
+/* On a remembered empty directory the sketch is made with it (and the
+ * defaults for the others: rsync sets them one by one). */
+static int tk_xattr_set(struct fs_ctx *c, const char *param, const char *v, size_t n)
 {
 	struct topk_params p = defaults;
-	int rc = 0;
+	struct ks_info ki;
+	bool decay = strcmp(param, "decay") == 0;
+	if (!decay && !param_field(&p, param))
+		return -ENOTSUP;
 	while (n > 0 && (v[n - 1] == '\n' || v[n - 1] == ' '))
 		n--;
-	if (!create && (rc = topk_info(ks, k, &p)))
+	int rc = ks_lookup(c->fs->ks, &c->k, &ki);
+	bool create = rc == -ENOENT || (!rc && ki.empty);
+	if (!create && (rc || (rc = topk_info(c->fs->ks, &c->k, &p))))
 		return rc;
 	struct topk_params q = p;
-	if (strcmp(name, XATTR_DECAY) == 0) {
+	if (decay) {
 		rc = parse_double(v, n, &q.decay);
 	} else {
 		uint64_t u;
 		rc = parse_u64(v, n, &u);
 		if (!rc && u > UINT32_MAX)
 			rc = -EINVAL;
-		uint32_t *f = strcmp(name, XATTR_K) == 0       ? &q.k
-			      : strcmp(name, XATTR_WIDTH) == 0 ? &q.width
-							       : &q.depth;
-		*f = (uint32_t)u;
+		*param_field(&q, param) = (uint32_t)u;
 	}
 	if (rc || !topk_params_ok(q.k, q.width, q.depth, q.decay)) {
-		LOG_ERR("%s: '%.*s' is out of range (k 1..%d, width 1..%u, depth 1..%d, width x "
-			"depth up to %u, decay in (0, 1])",
-			name, (int)n, v, TOPK_K_MAX, TOPK_WIDTH_MAX, TOPK_DEPTH_MAX,
+		LOG_ERR("user.kvfs.topk.%s: '%.*s' is out of range (k 1..%d, width 1..%u, depth "
+			"1..%d, width x depth up to %u, decay in (0, 1])",
+			param, (int)n, v, TOPK_K_MAX, TOPK_WIDTH_MAX, TOPK_DEPTH_MAX,
 			TOPK_CELLS_MAX);
 		return -EINVAL;
 	}
 	if (create)
-		return topk_reserve(ks, k, &q);
+		return topk_reserve(c->fs->ks, &c->k, &q);
 	if (p.k == q.k && p.width == q.width && p.depth == q.depth && p.decay == q.decay)
 		return 0;
-	return topk_set_params(ks, k, &q);
+	return topk_set_params(c->fs->ks, &c->k, &q);
 }
 
 const struct fs_shape fs_topk_shape = {
@@ -715,9 +724,9 @@ const struct fs_shape fs_topk_shape = {
     .unlink = tk_unlink,
     .adopt = tk_adopt,
     .is_blank = tk_is_blank,
-    .create_key = tk_create_key,
-    .param_names = PARAM_NAMES,
-    .param_names_len = sizeof(PARAM_NAMES),
-    .param_get = tk_param_get,
-    .param_set = tk_param_set,
+    .make_empty = tk_make_empty,
+    .xattrs = tk_xattrs,
+    .xattrs_len = sizeof(tk_xattrs),
+    .xattr_get = tk_xattr_get,
+    .xattr_set = tk_xattr_set,
 };

@@ -353,40 +353,61 @@ static int node_key_info(struct fs *fs, struct fs_node *node, struct fs_path *p,
 	return ks_lookup(fs->ks, &k, info);
 }
 
-static void reply_value(fuse_req_t req, const char *v, size_t n, size_t size)
+/* A type's creation parameter, user.kvfs.TYPE.PARAM: the shape of TYPE
+ * if it has parameters (*param = PARAM), else NULL. */
+static const struct fs_shape *param_shape(const char *name, const char **param)
+{
+	static const char pre[] = "user.kvfs.";
+	if (strncmp(name, pre, sizeof(pre) - 1))
+		return NULL;
+	const char *t = name + sizeof(pre) - 1, *dot = strchr(t, '.');
+	if (!dot || !dot[1])
+		return NULL;
+	const struct fs_shape *sh = fs_shape_of(enc_type_from_name(t, (size_t)(dot - t)));
+	*param = dot + 1;
+	return sh && sh->xattr_get ? sh : NULL;
+}
+
+/* The entry context of a key node, for a shape's xattr verbs. */
+static void key_ctx(struct fs *fs, struct fs_node *node, const struct fs_path *p, struct fs_ctx *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->fs = fs;
+	c->dir = node;
+	fs_path_key(fs, p, &c->k);
+}
+
+static void reply_value(fuse_req_t req, const char *t, size_t n, size_t size)
 {
 	if (size == 0)
 		fuse_reply_xattr(req, n);
 	else if (size < n)
 		fuse_reply_err(req, ERANGE);
 	else
-		fuse_reply_buf(req, v, n);
+		fuse_reply_buf(req, t, n);
 }
 
-/* A type parameter (user.kvfs.tdigest.compression, ...) of a key of that type. */
-static void get_param(fuse_req_t req, struct fs *fs, struct fs_node *node, const char *name,
-		      size_t size)
+/* getxattr of a creation parameter: only on a key of that type. */
+static void get_param(fuse_req_t req, struct fs *fs, struct fs_node *node,
+		      const struct fs_shape *sh, const char *param, size_t size)
 {
-	const struct fs_shape *sh = fs_shape_of_param(name);
 	struct fs_path p;
 	struct ks_info info;
-	struct ks_key k;
-	struct buf out = BUF_INIT;
-	int rc = sh ? 0 : -ENODATA;
+	struct fs_ctx c;
+	struct buf v = BUF_INIT;
 	fs_path_init(&p);
-	if (!rc)
-		rc = node_key_info(fs, node, &p, &info);
-	if (!rc && (info.type != sh->type || info.empty))
+	int rc = node_key_info(fs, node, &p, &info);
+	if (!rc && info.type != sh->type)
 		rc = -ENODATA;
 	if (!rc) {
-		fs_path_key(fs, &p, &k);
-		rc = sh->param_get(fs->ks, &k, name, &out);
+		key_ctx(fs, node, &p, &c);
+		rc = sh->xattr_get(&c, param, &v);
 	}
 	if (rc)
 		fuse_reply_err(req, fs_errno(rc));
 	else
-		reply_value(req, out.data, out.len, size);
-	buf_release(&out);
+		reply_value(req, v.data, v.len, size);
+	buf_release(&v);
 	fs_path_release(&p);
 }
 
@@ -396,9 +417,10 @@ void fs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t siz
 	struct fs_node *node = fs_itable_get(fs->it, ino);
 	bool is_type = strcmp(name, XATTR_TYPE) == 0, is_ttl = strcmp(name, XATTR_TTL) == 0;
 	bool is_ts = has_pfx(name, XATTR_TS);
-	if (node && node->kind == FS_KEY && !is_type && !is_ttl && !is_ts &&
-	    strncmp(name, XATTR_PREFIX, strlen(XATTR_PREFIX)) == 0) {
-		get_param(req, fs, node, name, size);
+	const char *param;
+	const struct fs_shape *psh = param_shape(name, &param);
+	if (node && node->kind == FS_KEY && psh) {
+		get_param(req, fs, node, psh, param, size);
 		return;
 	}
 	if (!node || node->kind != FS_KEY || !(is_type || is_ttl || is_ts)) {
@@ -463,7 +485,7 @@ void fs_op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 	struct fs *fs = fuse_req_userdata(req);
 	struct fs_node *node = fs_itable_get(fs->it, ino);
 	static const char list[] = XATTR_TYPE "\0" XATTR_TTL; /* with the last NUL */
-	struct buf out = BUF_INIT;
+	struct buf all = BUF_INIT;
 	int rc = 0;
 	if (node && node->kind == FS_KEY) {
 		struct fs_path p;
@@ -473,22 +495,23 @@ void fs_op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 		rc = node_key_info(fs, node, &p, &info);
 		if (!rc)
 			rc =
-			    buf_add(&out, list, info.expire_ms ? sizeof(list) : sizeof(XATTR_TYPE));
-		/* the type's parameters, which rsync -X copies */
-		const struct fs_shape *sh = rc || info.empty ? NULL : fs_shape_of(info.type);
-		if (sh && sh->param_names)
-			rc = buf_add(&out, sh->param_names, sh->param_names_len);
+			    buf_add(&all, list, info.expire_ms ? sizeof(list) : sizeof(XATTR_TYPE));
+		/* A type's parameters, after the others (rsync sets them in
+		 * sorted order anyway: see fs_bloom.c). */
+		const struct fs_shape *sh = rc ? NULL : fs_shape_of(info.type);
+		if (!rc && sh && sh->xattrs && !info.empty)
+			rc = buf_add(&all, sh->xattrs, sh->xattrs_len);
 		if (!rc && info.type == KV_TYPE_TIMESERIES && !info.empty) {
 			fs_path_key(fs, &p, &k);
-			rc = ts_xattr_names(fs, &k, &out);
+			rc = ts_xattr_names(fs, &k, &all);
 		}
 		fs_path_release(&p);
 	}
 	if (rc)
 		fuse_reply_err(req, fs_errno(rc));
 	else
-		reply_value(req, out.data, out.len, size);
-	buf_release(&out);
+		reply_value(req, all.data, all.len, size);
+	buf_release(&all);
 }
 
 /* A file key becomes another file type: string <-> bitmap with the same
@@ -534,8 +557,14 @@ static int retype_dir(struct fs *fs, struct fs_node *node, const struct ks_key *
 		LOG_ERR("%s: type %s is not mapped into files yet", XATTR_TYPE, enc_type_name(to));
 		return -ENOTSUP;
 	}
-	if (info->empty && sh->create_key) {
-		rc = sh->create_key(fs->ks, k);
+	if (info->empty && sh->make_empty) {
+		/* An emptyable type (a sketch): an empty one is a real key. */
+		struct fs_ctx c;
+		memset(&c, 0, sizeof(c));
+		c.fs = fs;
+		c.dir = node;
+		c.k = *k;
+		rc = sh->make_empty(&c);
 	} else if (info->empty) {
 		rc = ks_empty_retype(fs->ks, k, to);
 	} else if (info->type == KV_TYPE_HASH && sh && sh->from_field) {
@@ -545,13 +574,17 @@ static int retype_dir(struct fs *fs, struct fs_node *node, const struct ks_key *
 				(int)k->klen, k->key, enc_type_name(to));
 	} else {
 		const char *why = info->type == KV_TYPE_HASH
-				      ? " (or from a hash to a list, set, zset or sortedint)"
+				      ? " (or from a hash to a list, set, "
+					"zset, sortedint, hyperloglog or bloom)"
 				      : "";
 		LOG_ERR("%s: '%.*s' is not empty; its type can only change while it is empty%s",
 			XATTR_TYPE, (int)k->klen, k->key, why);
 		return -ENOTEMPTY;
 	}
-	if (!rc)
+	/* A sketch made from a hash of its state files: every name keeps its
+	 * meaning and its bytes, and the kernel may keep what it has (an
+	 * invalidation arrives after the reply, later than the next call). */
+	if (!rc && !(sh->make_empty && !info->empty))
 		fs_itable_unhash_kids(fs->it, node, NULL, NULL, iv);
 	return rc;
 }
@@ -599,36 +632,48 @@ out:
 }
 
 /*
- * Set a type parameter. On a key of that type the type module decides
- * (sketches: only while they hold nothing); a remembered empty collection
- * of another type becomes a key of this type with this parameter (rsync
- * sets a directory's attributes in name order, user.kvfs.tdigest.* and
- * user.kvfs.topk.* before user.kvfs.type).
+ * Set a creation parameter (user.kvfs.TYPE.PARAM) on a key of that type,
+ * or on a remembered empty collection, which becomes a key of that type
+ * (rsync -X sets a directory's attributes in sorted name order, so the
+ * parameters come before user.kvfs.type). The shape refuses a non-empty
+ * key. Cached entry names go: the key's shape may have changed.
  */
-static int set_param(struct fs *fs, struct fs_node *node, const char *name, const char *value,
-		     size_t size, struct fs_inval *iv)
+static int set_param(struct fs *fs, struct fs_node *node, const struct fs_shape *sh,
+		     const char *param, const char *value, size_t size, struct fs_inval *iv)
 {
-	const struct fs_shape *sh = fs_shape_of_param(name);
 	struct fs_path p;
 	struct ks_info info;
-	struct ks_key k;
+	struct fs_ctx c;
 	fs_path_init(&p);
 	int rc = node_key_info(fs, node, &p, &info);
-	if (rc)
-		goto out;
-	fs_path_key(fs, &p, &k);
-	if (info.type == sh->type && !info.empty) {
-		rc = sh->param_set(fs->ks, &k, name, value, size, false);
-	} else if (info.empty) {
-		rc = sh->param_set(fs->ks, &k, name, value, size, true);
+	bool emptied = !rc && info.empty;
+	if (!rc && !info.empty && info.type == KV_TYPE_HASH && sh->from_field) {
+		/* cp -a fills a directory (a hash) and then sets its attributes,
+		 * in no fixed order: a hash holding this type's state files
+		 * becomes that type first. */
+		key_ctx(fs, node, &p, &c);
+		rc = convert_hash(fs->ks, &c.k, sh->type, sh->from_field, NULL);
+		if (rc == -EINVAL)
+			LOG_ERR("user.kvfs.%s.%s: hash '%s' does not hold a %s",
+				enc_type_name(sh->type), param, p.key.data,
+				enc_type_name(sh->type));
 		if (!rc)
-			fs_itable_unhash_kids(fs->it, node, NULL, NULL, iv);
-	} else {
-		LOG_ERR("%s: '%s' is a %s, not an empty key", name, p.key.data,
-			enc_type_name(info.type));
+			info.type = sh->type; /* names keep their meaning: no unhashing */
+	}
+	if (!rc && !info.empty && info.type != sh->type) {
+		/* As for user.kvfs.type: a key's type changes only while it is
+		 * empty. */
+		LOG_ERR("user.kvfs.%s.%s: '%s' is a %s, not a %s, and not empty",
+			enc_type_name(sh->type), param, p.key.data, enc_type_name(info.type),
+			enc_type_name(sh->type));
 		rc = -ENOTEMPTY;
 	}
-out:
+	if (!rc) {
+		key_ctx(fs, node, &p, &c);
+		rc = sh->xattr_set(&c, param, value, size);
+	}
+	if (!rc && emptied)
+		fs_itable_unhash_kids(fs->it, node, NULL, NULL, iv);
 	fs_path_release(&p);
 	return rc;
 }
@@ -702,6 +747,8 @@ void fs_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char
 	struct fs *fs = fuse_req_userdata(req);
 	struct fs_node *node = fs_itable_get(fs->it, ino);
 	struct fs_inval iv;
+	const struct fs_shape *psh;
+	const char *param;
 	bool gone = false;
 	int rc;
 	fs_inval_init(&iv);
@@ -715,8 +762,8 @@ void fs_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char
 		rc = set_ttl(fs, node, value, size, false, &gone);
 	else if (node->kind == FS_KEY && has_pfx(name, XATTR_TS))
 		rc = ts_xattr_node_set(fs, node, name, value, size, &iv);
-	else if (node->kind == FS_KEY && fs_shape_of_param(name))
-		rc = set_param(fs, node, name, value, size, &iv);
+	else if (node->kind == FS_KEY && (psh = param_shape(name, &param)) != NULL)
+		rc = set_param(fs, node, psh, param, value, size, &iv);
 	else
 		rc = -ENOTSUP;
 	if (gone)
@@ -735,7 +782,8 @@ void fs_op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 		fuse_reply_err(req, fs->opt.read_only ? EROFS : EPERM);
 		return;
 	}
-	if (node && node->kind == FS_KEY && fs_shape_of_param(name)) {
+	const char *param;
+	if (node && node->kind == FS_KEY && param_shape(name, &param)) {
 		LOG_ERR("%s cannot be removed: set it instead", name);
 		fuse_reply_err(req, fs->opt.read_only ? EROFS : EPERM);
 		return;

@@ -1,6 +1,6 @@
 /*
- * t_convert: a hash becomes the list, set, zset or sortedint its fields
- * spell out (see include/t_convert.h). Under the key's lock the hash is
+ * t_convert: a hash becomes the list, set, zset, sortedint, hyperloglog
+ * or bloom filter its fields spell out (see include/t_convert.h). Under the key's lock the hash is
  * read whole, each field is read by the caller's callback, the result is
  * checked (list positions 0..n-1 each once, distinct sortedint ids), and
  * one batch puts the new key's metadata (a fresh version, the old expiry)
@@ -12,6 +12,7 @@
 
 #include "store.h"
 #include "t_hash.h"
+#include "t_hll.h"
 #include "t_list.h"
 #include "t_set.h"
 #include "t_sortedint.h"
@@ -176,6 +177,53 @@ static int put_sortedint(struct keyspace *ks, struct store_batch *b, const struc
 	return rc;
 }
 
+static int put_hll(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
+		   uint64_t expire, const struct fields *fs)
+{
+	if (fs->n != 1 || fs->d[0].it.num != 0) {
+		LOG_ERR("%.*s: a hyperloglog is one field, its registers", (int)k->klen, k->key);
+		return -EINVAL;
+	}
+	return hll_batch_create(ks, b, k, expire, fs->d[0].v, fs->d[0].vn);
+}
+
+static int put_bloom(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
+		     uint64_t expire, const struct fields *fs)
+{
+	const struct field *chain = NULL;
+	for (size_t i = 0; i < fs->n; i++)
+		if (fs->d[i].it.num == 0)
+			chain = &fs->d[i];
+	if (!chain) {
+		LOG_ERR("%.*s: a bloom filter needs its chain (parameters and counters)",
+			(int)k->klen, k->key);
+		return -EINVAL;
+	}
+	uint32_t nf = chain->it.bloom.n_filters;
+	struct iovec *filters = calloc(nf ? nf : 1, sizeof(*filters));
+	int rc = filters ? 0 : -ENOMEM;
+	for (size_t i = 0; i < fs->n && !rc; i++) {
+		const struct field *x = &fs->d[i];
+		if (x == chain)
+			continue;
+		if (x->it.num == 0 || x->it.num > nf || filters[x->it.num - 1].iov_base) {
+			log_field(k, x,
+				  x->it.num == 0   ? "repeats the chain"
+				  : x->it.num > nf ? "is a filter past the chain's count"
+						   : "repeats a filter");
+			rc = -EINVAL;
+			break;
+		}
+		/* A filter of zero length is a filter read as empty: never valid. */
+		filters[x->it.num - 1].iov_base = x->vn ? x->v : x->f;
+		filters[x->it.num - 1].iov_len = x->vn;
+	}
+	if (!rc)
+		rc = bloom_batch_create(ks, b, k, expire, &chain->it.bloom, filters);
+	free(filters);
+	return rc;
+}
+
 int convert_hash(struct keyspace *ks, const struct ks_key *k, enum kv_type to,
 		 convert_field_cb cb, void *arg)
 {
@@ -186,7 +234,7 @@ int convert_hash(struct keyspace *ks, const struct ks_key *k, enum kv_type to,
 	int rc;
 
 	if (to != KV_TYPE_LIST && to != KV_TYPE_SET && to != KV_TYPE_ZSET &&
-	    to != KV_TYPE_SORTEDINT)
+	    to != KV_TYPE_SORTEDINT && to != KV_TYPE_HLL && to != KV_TYPE_BLOOM)
 		return -EOPNOTSUPP;
 	if (!(b = store_batch_new(ks_store(ks))))
 		return -ENOMEM;
@@ -207,6 +255,12 @@ int convert_hash(struct keyspace *ks, const struct ks_key *k, enum kv_type to,
 		break;
 	case KV_TYPE_ZSET:
 		rc = put_zset(ks, b, k, m.expire_ms, &fs);
+		break;
+	case KV_TYPE_HLL:
+		rc = put_hll(ks, b, k, m.expire_ms, &fs);
+		break;
+	case KV_TYPE_BLOOM:
+		rc = put_bloom(ks, b, k, m.expire_ms, &fs);
 		break;
 	default:
 		rc = put_sortedint(ks, b, k, m.expire_ms, &fs);

@@ -171,6 +171,11 @@ uint64_t hash_bytes(const void *p, size_t n)
 	return XXH3_64bits(p, n);
 }
 
+uint64_t hash_xxh64(const void *p, size_t n, uint64_t seed)
+{
+	return XXH64(p, n, seed);
+}
+
 int bytes_cmp(const void *a, size_t an, const void *b, size_t bn)
 {
 	size_t n = an < bn ? an : bn;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # The round trip of DESIGN.md section 5 rule 1: one key of each mapped type
 # (string, hash, a list of 1,200 elements, set, zset, sortedint, bitmap,
-# json),
+# json, hyperloglog, bloom filter),
 # copied out to a plain directory with rsync -aX and back into a fresh,
 # empty database with rsync -aX, cp -a, and cp -r plus user.kvfs.type; every
 # key compared: type, content, and for the list the order.
@@ -46,13 +46,20 @@ build_keys() {
 	setfattr -n user.kvfs.type -v json "$d/doc"
 	setfattr -n user.kvfs.type -v json "$d/emptydoc"
 	printf '{"a": [1, 2.50, 9007199254740993, "x\\u00e9"], "b": {"c": null}}' >"$d/doc"
+	mkdir "$d/hll"
+	setfattr -n user.kvfs.type -v hyperloglog "$d/hll"
+	seq 1 5000 >>"$d/hll/.add"
+	mkdir "$d/bf"
+	setfattr -n user.kvfs.bloom.capacity -v 50 "$d/bf"
+	setfattr -n user.kvfs.bloom.error_rate -v 0.001 "$d/bf"
+	seq 1 120 >>"$d/bf/.add"
 }
 
 # Every key of $1 has the type and content of its copy in $2; the list's
 # elements come in list order.
 compare_keys() {
 	local a=$1 b=$2 k i
-	for k in str hash list set zset si bm emptylist doc emptydoc; do
+	for k in str hash list set zset si bm emptylist doc emptydoc hll bf; do
 		assert_eq "$(kvfs_type "$b/$k")" "$(getfattr --absolute-names --only-values \
 			-n user.kvfs.type "$a/$k")" "type of $k"
 	done
@@ -72,6 +79,9 @@ print(len(names), len(bad))
 	assert_eq "$(ls -U "$b/si" | paste -sd' ')" "1 20 300 18446744073709551615" "ids in order"
 	assert_size "$b/bm" 3001
 	assert_eq "$(cat "$b/doc:\$.a[2]")" 9007199254740993 "a JSON member"
+	assert_eq "$(ls "$b/bf" | paste -sd' ')" "chain filter.0 filter.1" "bloom filters"
+	assert_eq "$(sed -n 's/^Number of items inserted\t//p' "$b/bf/.info")" \
+		"$(sed -n 's/^items //p' "$a/bf/chain")" "bloom items"
 }
 
 # Unmount and mount a new, empty database.
@@ -149,7 +159,7 @@ os.setxattr(os.path.join(dst, "list"), "user.kvfs.type", b"list")
 	mkdir "$KVFS_MNT/copy"
 	cp -r "$PLAIN/." "$KVFS_MNT/copy/"
 	assert_eq "$(kvfs_type "$KVFS_MNT/copy/list")" hash "a directory without a type"
-	for k in str hash list set zset si bm emptylist doc emptydoc; do
+	for k in str hash list set zset si bm emptylist doc emptydoc hll bf; do
 		setfattr -n user.kvfs.type \
 			-v "$(getfattr --absolute-names --only-values -n user.kvfs.type "$PLAIN/$k")" \
 			"$KVFS_MNT/copy/$k"
