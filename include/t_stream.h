@@ -188,6 +188,16 @@ int stream_pending(struct keyspace *ks, const struct ks_key *k, const char *g, s
 		   const char *c, size_t cn, uint64_t min_idle, stream_pel_cb cb, void *arg);
 
 /*
+ * XPENDING key group (the summary): *count pending entries of group g
+ * (the group's counter), the smallest and largest pending IDs (0-0 when
+ * none), and cb (may be NULL) per consumer with pending entries, with its
+ * count. -ENOENT (key or group).
+ */
+int stream_pending_summary(struct keyspace *ks, const struct ks_key *k, const char *g, size_t gn,
+			   uint64_t *count, struct stream_id *min, struct stream_id *max,
+			   stream_consumer_cb cb, void *arg);
+
+/*
  * XCLAIM key group consumer min-idle id... [JUSTID] [FORCE]: entries
  * pending for at least min_idle ms move to consumer c (created if
  * missing), delivery count + 1 (not with JUSTID), delivery time now.
@@ -199,6 +209,20 @@ int stream_pending(struct keyspace *ks, const struct ks_key *k, const char *g, s
 int stream_claim(struct keyspace *ks, const struct ks_key *k, const char *g, size_t gn,
 		 const char *c, size_t cn, uint64_t min_idle, const struct stream_id *ids, size_t n,
 		 unsigned flags, stream_entry_cb cb, void *arg);
+
+/*
+ * XAUTOCLAIM key group consumer min-idle start [COUNT count] [JUSTID]:
+ * walk group g's pending entries from `start` (inclusive), looking at up
+ * to 10 x count of them, and claim (as stream_claim) up to count that
+ * are idle at least min_idle ms; cb gets each claimed entry, gone (may be
+ * NULL) each pending ID no longer in the stream, which is dropped from
+ * the PEL. *next = the pending ID to continue from, 0-0 when the walk
+ * reached the end. count 0 means 100. -ENOENT (key or group).
+ */
+int stream_autoclaim(struct keyspace *ks, const struct ks_key *k, const char *g, size_t gn,
+		     const char *c, size_t cn, uint64_t min_idle, const struct stream_id *start,
+		     uint64_t count, unsigned flags, stream_entry_cb cb, stream_entry_cb gone,
+		     void *arg, struct stream_id *next);
 
 /* XINFO GROUPS / XINFO CONSUMERS, in stored order: by name length, then
  * by name (the u64 length comes first in the sub-key). -ENOENT. */

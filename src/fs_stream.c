@@ -809,6 +809,28 @@ static int ctl_ids(struct words *ws, size_t from, struct stream_id *ids, size_t 
 	return *n ? 0 : -EINVAL;
 }
 
+/* autoclaim G C MIN-IDLE-MS START [count N] [justid] */
+static int ctl_autoclaim(struct fs_ctx *c, struct words *ws)
+{
+	struct stream_id start, next;
+	uint64_t idle, count = 0;
+	unsigned flags = 0;
+	if (ws->n < 5 || parse_u64(ws->w[3].data, ws->w[3].len, &idle) ||
+	    word_id(&ws->w[4], &start, NULL))
+		return -EINVAL;
+	for (size_t j = 5; j < ws->n; j++) {
+		if (word_is(&ws->w[j], "count") && j + 1 < ws->n &&
+		    !parse_u64(ws->w[j + 1].data, ws->w[j + 1].len, &count) && count)
+			j++;
+		else if (word_is(&ws->w[j], "justid"))
+			flags |= STREAM_JUSTID;
+		else
+			return -EINVAL;
+	}
+	return stream_autoclaim(c->fs->ks, &c->k, ws->w[1].data, ws->w[1].len, ws->w[2].data,
+				ws->w[2].len, idle, &start, count, flags, NULL, NULL, NULL, &next);
+}
+
 static int ctl_line(struct fs_ctx *c, struct words *ws)
 {
 	struct stream_id ids[16];
@@ -828,6 +850,8 @@ static int ctl_line(struct fs_ctx *c, struct words *ws)
 	    !parse_u64(ws->w[3].data, ws->w[3].len, &u) && !ctl_ids(ws, 4, ids, &n, &flags))
 		return stream_claim(c->fs->ks, &c->k, ws->w[1].data, ws->w[1].len, ws->w[2].data,
 				    ws->w[2].len, u, ids, n, flags, NULL, NULL);
+	if (word_is(&ws->w[0], "autoclaim"))
+		return ctl_autoclaim(c, ws);
 	(void)verb;
 	return -EINVAL;
 }
@@ -871,9 +895,10 @@ static int st_feed(struct fs_ctx *c, const char *name, size_t n, const char *d, 
 			}
 			if (!rc && pass == 1)
 				rc = ctl_line(c, &ws);
-			else if (!rc && !(word_is(&ws.w[0], "trim") || word_is(&ws.w[0], "group") ||
-					  word_is(&ws.w[0], "readgroup") ||
-					  word_is(&ws.w[0], "ack") || word_is(&ws.w[0], "claim")))
+			else if (!rc &&
+				 !(word_is(&ws.w[0], "trim") || word_is(&ws.w[0], "group") ||
+				   word_is(&ws.w[0], "readgroup") || word_is(&ws.w[0], "ack") ||
+				   word_is(&ws.w[0], "claim") || word_is(&ws.w[0], "autoclaim")))
 				rc = -EINVAL;
 			if (rc == -EINVAL)
 				LOG_ERR(
@@ -882,7 +907,8 @@ static int st_feed(struct fs_ctx *c, const char *name, size_t n, const char *d, 
 				    "setid G ID|$ | group destroy G | group createconsumer G C "
 				    "| group delconsumer G C | readgroup G C [count N] [noack] "
 				    "[>|ID] | ack G ID... | claim G C MIN-IDLE-MS ID... "
-				    "[justid] [force]",
+				    "[justid] [force] | autoclaim G C MIN-IDLE-MS START [count N] "
+				    "[justid]",
 				    IN_CTL, lineno);
 			words_release(&ws);
 		}

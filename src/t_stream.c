@@ -383,6 +383,18 @@ static int deltas_apply(struct keyspace *ks, const struct ks_key *k, uint64_t ve
 	return rc;
 }
 
+/* The acting consumer c may be among those that lost entries: its
+ * record is written from *con, so fold its delta in there. */
+static void deltas_fold(struct deltas *ds, const char *c, size_t cn, struct stream_consumer *con)
+{
+	for (size_t j = 0; j < ds->n; j++) {
+		if (ds->v[j].name.len == cn && memcmp(ds->v[j].name.data, c, cn) == 0) {
+			con->pending = (uint64_t)((int64_t)con->pending + ds->v[j].d);
+			ds->v[j].d = 0;
+		}
+	}
+}
+
 static void deltas_release(struct deltas *ds)
 {
 	for (size_t j = 0; j < ds->n; j++)
@@ -1411,6 +1423,7 @@ int stream_readgroup(struct keyspace *ks, const struct ks_key *k, const char *g,
 	}
 	if (rc)
 		goto out;
+	deltas_fold(&ds, c, cn, &con);
 	rc = deltas_apply(ks, k, m.version, g, gn, &ds, b);
 	if (!rc) {
 		group_put(b, &gk, &grp);
@@ -1554,6 +1567,66 @@ out:
 	return rc;
 }
 
+struct summary_cb {
+	stream_consumer_cb cb;
+	void *arg;
+};
+
+static int summary_consumer(void *arg, const char *name, size_t n, const struct stream_consumer *c)
+{
+	struct summary_cb *s = arg;
+	return c->pending && s->cb ? s->cb(s->arg, name, n, c) : 0;
+}
+
+int stream_pending_summary(struct keyspace *ks, const struct ks_key *k, const char *g, size_t gn,
+			   uint64_t *count, struct stream_id *min, struct stream_id *max,
+			   stream_consumer_cb cb, void *arg)
+{
+	struct buf raw = BUF_INIT, gk = BUF_INIT, px = BUF_INIT;
+	struct store_iter *it = NULL;
+	struct enc_meta m;
+	struct stream_info i;
+	struct stream_group grp;
+	struct summary_cb s = {cb, arg};
+	int rc;
+
+	*count = 0;
+	*min = *max = id_zero;
+	rc = meta_read(ks, k, &raw, &m, &i);
+	if (!rc)
+		rc = group_read(ks, k, m.version, g, gn, &gk, &grp, NULL);
+	if (!rc)
+		rc = group_key(ks, k, m.version, SUB_PEL, g, gn, NULL, 0, &px);
+	if (rc)
+		goto out;
+	if (!(it = prefix_iter(ks, &px))) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	*count = grp.pending;
+	for (int end = 0; end < 2; end++) {
+		size_t kn;
+		if (end)
+			store_iter_seek_last(it);
+		else
+			store_iter_seek_first(it);
+		if (!store_iter_valid(it))
+			break;
+		const char *key = store_iter_key(it, &kn);
+		if (kn == px.len + 16)
+			get_id((const uint8_t *)key + px.len, end ? max : min);
+	}
+	rc = store_iter_status(it);
+	if (!rc)
+		rc = stream_consumers(ks, k, g, gn, summary_consumer, &s);
+out:
+	store_iter_free(it);
+	buf_release(&raw);
+	buf_release(&gk);
+	buf_release(&px);
+	return rc;
+}
+
 int stream_claim(struct keyspace *ks, const struct ks_key *k, const char *g, size_t gn,
 		 const char *c, size_t cn, uint64_t min_idle, const struct stream_id *ids, size_t n,
 		 unsigned flags, stream_entry_cb cb, void *arg)
@@ -1630,13 +1703,7 @@ int stream_claim(struct keyspace *ks, const struct ks_key *k, const char *g, siz
 	}
 	if (rc)
 		goto out;
-	/* the claiming consumer may be among the losers: fold it in */
-	for (size_t j = 0; j < ds.n; j++) {
-		if (ds.v[j].name.len == cn && memcmp(ds.v[j].name.data, c, cn) == 0) {
-			con.pending = (uint64_t)((int64_t)con.pending + ds.v[j].d);
-			ds.v[j].d = 0;
-		}
-	}
+	deltas_fold(&ds, c, cn, &con);
 	rc = deltas_apply(ks, k, m.version, g, gn, &ds, b);
 	if (!rc) {
 		group_put(b, &gk, &grp);
@@ -1652,6 +1719,113 @@ out:
 	buf_release(&ck);
 	buf_release(&pk);
 	buf_release(&v);
+	buf_release(&ev);
+	return rc;
+}
+
+int stream_autoclaim(struct keyspace *ks, const struct ks_key *k, const char *g, size_t gn,
+		     const char *c, size_t cn, uint64_t min_idle, const struct stream_id *start,
+		     uint64_t count, unsigned flags, stream_entry_cb cb, stream_entry_cb gone,
+		     void *arg, struct stream_id *next)
+{
+	struct buf raw = BUF_INIT, gk = BUF_INIT, ck = BUF_INIT, px = BUF_INIT, sk = BUF_INIT;
+	struct buf ev = BUF_INIT;
+	struct store_batch *b = NULL;
+	struct store_iter *it = NULL;
+	struct deltas ds = {0};
+	struct enc_meta m;
+	struct stream_info i;
+	struct stream_group grp;
+	struct stream_consumer con;
+	uint64_t now = now_ms(), claimed = 0, attempts;
+	int rc;
+
+	*next = id_zero;
+	if (count == 0)
+		count = 100;
+	attempts = count > UINT64_MAX / 10 ? UINT64_MAX : count * 10;
+	if (!(b = store_batch_new(ks_store(ks))))
+		return -ENOMEM;
+	ks_lock(ks, k);
+	rc = meta_read(ks, k, &raw, &m, &i);
+	if (!rc)
+		rc = group_read(ks, k, m.version, g, gn, &gk, &grp, "XAUTOCLAIM");
+	if (!rc)
+		rc = consumer_get_or_make(ks, k, m.version, g, gn, c, cn, &ck, &con, &grp, NULL);
+	if (!rc)
+		rc = group_key(ks, k, m.version, SUB_PEL, g, gn, NULL, 0, &px);
+	if (!rc)
+		rc = pel_key(ks, k, m.version, g, gn, start, &sk);
+	if (rc)
+		goto out;
+	if (!(it = prefix_iter(ks, &px))) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	con.seen_ms = con.active_ms = now;
+	for (store_iter_seek(it, sk.data, sk.len); store_iter_valid(it) && !rc;
+	     store_iter_next(it)) {
+		size_t kn, pn;
+		const char *key = store_iter_key(it, &kn);
+		const char *pv = store_iter_value(it, &pn);
+		struct buf kb = {(char *)key, kn, kn};
+		struct stream_pel p;
+		struct stream_id id;
+		if (kn != px.len + 16 || pel_decode(pv, pn, &p))
+			continue;
+		get_id((const uint8_t *)key + px.len, &id);
+		if (claimed >= count || attempts == 0) {
+			*next = id; /* where the next call goes on */
+			break;
+		}
+		attempts--;
+		if (now - (p.delivery_ms < now ? p.delivery_ms : now) < min_idle)
+			continue;
+		rc = stream_get(ks, k, &id, &ev);
+		if (rc == -ENOENT) {
+			store_batch_delete(b, STORE_CF_STREAM, key, kn);
+			grp.pending--;
+			rc = deltas_add(&ds, p.consumer.p, p.consumer.n, -1);
+			claimed++;
+			if (!rc && gone)
+				rc = gone(arg, &id, NULL, 0);
+			continue;
+		}
+		if (rc)
+			break;
+		claimed++;
+		if (p.consumer.n != cn || memcmp(p.consumer.p, c, cn) != 0) {
+			rc = deltas_add(&ds, p.consumer.p, p.consumer.n, -1);
+			con.pending++;
+		}
+		if (!rc)
+			rc = pel_put(b, &kb, now, p.deliveries + ((flags & STREAM_JUSTID) ? 0 : 1),
+				     c, cn);
+		if (!rc && cb)
+			rc = cb(arg, &id, (flags & STREAM_JUSTID) ? NULL : ev.data,
+				(flags & STREAM_JUSTID) ? 0 : ev.len);
+	}
+	if (!rc)
+		rc = store_iter_status(it);
+	if (rc)
+		goto out;
+	deltas_fold(&ds, c, cn, &con);
+	rc = deltas_apply(ks, k, m.version, g, gn, &ds, b);
+	if (!rc) {
+		group_put(b, &gk, &grp);
+		consumer_put(b, &ck, &con);
+		rc = ks_write(ks, b);
+	}
+out:
+	deltas_release(&ds);
+	store_iter_free(it);
+	ks_unlock(ks, k);
+	store_batch_free(b);
+	buf_release(&raw);
+	buf_release(&gk);
+	buf_release(&ck);
+	buf_release(&px);
+	buf_release(&sk);
 	buf_release(&ev);
 	return rc;
 }

@@ -152,10 +152,11 @@ mkst() {
 	printf 'a\t2\tb\t3\n' >"$NS/s/2-0"
 	assert_bytes "$NS/s/.log" $'1-0\ta\t1\n2-0\ta\t2\tb\t3\n'
 	assert_size "$NS/s/.log" 20
-	timeout 5 tail -n +1 -f "$NS/s/.log" >"$BATS_TEST_TMPDIR/tail" &
+	timeout 5 tail -n +1 -f "$NS/s/.log" >"$BATS_TEST_TMPDIR/tail" 3>&- &
+	tailpid=$!
 	sleep 1.5
 	printf 'c\t4\n' >"$NS/s/3-0"
-	wait || true
+	wait "$tailpid" || true
 	assert_bytes "$BATS_TEST_TMPDIR/tail" $'1-0\ta\t1\n2-0\ta\t2\tb\t3\n3-0\tc\t4\n'
 }
 
@@ -218,6 +219,21 @@ mkst() {
 	assert_eq "$(cut -f4 "$NS/s/.groups")" 3-0 "setid \$"
 	echo 'group destroy workers' >"$NS/s/.ctl"
 	assert_eq "$(cat "$NS/s/.groups")" "" "destroyed"
+}
+
+@test ".ctl autoclaim is XAUTOCLAIM: idle pending entries move to the claiming consumer" {
+	mkst "$NS/s"
+	for i in 1 2; do printf 'a\t%s\n' $i >"$NS/s/$i-0"; done
+	echo 'group create g 0' >"$NS/s/.ctl"
+	echo 'readgroup g alice' >"$NS/s/.ctl"
+	echo 'autoclaim g bob 3600000 0' >"$NS/s/.ctl"
+	assert_eq "$(cut -f2 "$NS/s/.pending:g" | paste -sd' ')" "alice alice" "not idle enough"
+	echo 'autoclaim g bob 0 0 count 1' >"$NS/s/.ctl"
+	assert_eq "$(cut -f1,2,4 "$NS/s/.pending:g" | paste -sd' ')" "1-0	bob	2 2-0	alice	1" "one claimed"
+	rm "$NS/s/2-0"
+	echo 'autoclaim g bob 0 0' >"$NS/s/.ctl"
+	assert_eq "$(cut -f1,2 "$NS/s/.pending:g")" $'1-0\tbob' "deleted entry dropped"
+	assert_eq "$(cut -f1-3 "$NS/s/.groups")" $'g\t2\t1' "group counts"
 }
 
 @test "group commands that fail are refused with their errno and change nothing" {

@@ -528,6 +528,18 @@ static void test_groups(void)
 	    stream_pending(ks, KEY("nokey"), "g", 1, NULL, NULL, 0, NULL, 0, 0, collect_pel, &c),
 	    -ENOENT);
 
+	/* XPENDING summary: 3 pending, 1-0..3-0, alice 2, bob 1 */
+	struct stream_id lo, hi;
+	memset(&c, 0, sizeof(c));
+	CHECK_INT(stream_pending_summary(ks, KEY("g"), "g", 1, &n, &lo, &hi, collect_consumer, &c),
+		  0);
+	CHECK_INT(n, 3);
+	CHECK(lo.ms == 1 && hi.ms == 3);
+	CHECK(strcmp(c.s, "bob:1,alice:2") == 0);
+	CHECK_INT(stream_pending_summary(ks, KEY("g"), "nog", 3, &n, &lo, &hi, NULL, NULL),
+		  -ENOENT);
+	CHECK_INT(stream_pending_summary(ks, KEY("str"), "g", 1, &n, &lo, &hi, NULL, NULL),
+		  -KV_EWRONGTYPE);
 	/* XACK g g 1-0 1-0 7-0: one acknowledged */
 	CHECK_INT(
 	    stream_ack(ks, KEY("g"), "g", 1, (struct stream_id[]){{1, 0}, {1, 0}, {7, 0}}, 3, &n),
@@ -562,6 +574,31 @@ static void test_groups(void)
 	    0);
 	CHECK(strcmp(c.s, "") == 0);
 	CHECK_INT(sub_raw("g", PEL("0000000000000003"), &v), -ENOENT);
+	/* XAUTOCLAIM g g alice 0 0-0 COUNT 1: takes 2-0 back from bob, next 0-0 */
+	struct stream_id next;
+	memset(&c, 0, sizeof(c));
+	CHECK_INT(stream_autoclaim(ks, KEY("g"), "g", 1, "alice", 5, 0, ID(0, 0), 1, 0,
+				   collect_entry, NULL, &c, &next),
+		  0);
+	CHECK(strcmp(c.s, "2-0") == 0);
+	CHECK(next.ms == 0 && next.seq == 0);
+	CHECK_INT(sub_raw("g", PEL("0000000000000002"), &v), 0);
+	CHECK_INT(get_be64(v.data + 8), 4); /* read, history read, claim, autoclaim */
+	CHECK_MEM(v.data + 24, v.len - 24, "alice", 5);
+	/* and back to bob with JUSTID: the count stays */
+	memset(&c, 0, sizeof(c));
+	CHECK_INT(stream_autoclaim(ks, KEY("g"), "g", 1, "bob", 3, 0, ID(0, 0), 0, STREAM_JUSTID,
+				   collect_entry, NULL, &c, &next),
+		  0);
+	CHECK(strcmp(c.s, "2-0(nil)") == 0);
+	CHECK_INT(sub_raw("g", PEL("0000000000000002"), &v), 0);
+	CHECK_INT(get_be64(v.data + 8), 4);
+	CHECK_INT(stream_autoclaim(ks, KEY("g"), "nog", 3, "bob", 3, 0, ID(0, 0), 0, 0, NULL, NULL,
+				   NULL, &next),
+		  -ENOENT);
+	CHECK_INT(stream_autoclaim(ks, KEY("str"), "g", 1, "bob", 3, 0, ID(0, 0), 0, 0, NULL, NULL,
+				   NULL, &next),
+		  -KV_EWRONGTYPE);
 	memset(&c, 0, sizeof(c));
 	CHECK_INT(stream_groups(ks, KEY("g"), collect_group, &c), 0);
 	/* 2 consumers, 1 pending (2-0, bob), last 3-0, entries_read 3;
@@ -634,6 +671,40 @@ static void test_info_rename(void)
 	CHECK(strcmp(s, "1-0,2-0,3-0,4-0,5-0") == 0);
 }
 
+/* The verbs not covered above on another type and on a missing key. */
+static void test_wrongtype_missing(void)
+{
+	struct collect c = {0};
+	uint64_t n = 9;
+	const struct ks_key *w = KEY("str"), *m = KEY("missing");
+	CHECK_INT(stream_len(ks, w, &n), -KV_EWRONGTYPE);
+	CHECK_INT(stream_len(ks, m, &n), 0);
+	CHECK_INT(n, 0);
+	CHECK_INT(stream_group_destroy(ks, w, "g", 1), -KV_EWRONGTYPE);
+	CHECK_INT(stream_group_setid(ks, w, "g", 1, NULL, STREAM_ENTRIES_READ_UNSET),
+		  -KV_EWRONGTYPE);
+	CHECK_INT(stream_group_setid(ks, m, "g", 1, NULL, STREAM_ENTRIES_READ_UNSET), -ENOENT);
+	CHECK_INT(stream_consumer_create(ks, w, "g", 1, "c", 1), -KV_EWRONGTYPE);
+	CHECK_INT(stream_consumer_del(ks, w, "g", 1, "c", 1, &n), -KV_EWRONGTYPE);
+	CHECK_INT(stream_consumer_del(ks, m, "g", 1, "c", 1, &n), -ENOENT);
+	CHECK_INT(stream_pending(ks, w, "g", 1, NULL, NULL, 0, NULL, 0, 0, collect_pel, &c),
+		  -KV_EWRONGTYPE);
+	CHECK_INT(stream_claim(ks, w, "g", 1, "c", 1, 0, ID(1, 0), 1, 0, NULL, NULL),
+		  -KV_EWRONGTYPE);
+	CHECK_INT(stream_claim(ks, m, "g", 1, "c", 1, 0, ID(1, 0), 1, 0, NULL, NULL), -ENOENT);
+	CHECK_INT(stream_groups(ks, w, collect_group, &c), -KV_EWRONGTYPE);
+	CHECK_INT(stream_groups(ks, m, collect_group, &c), -ENOENT);
+	CHECK_INT(stream_consumers(ks, w, "g", 1, collect_consumer, &c), -KV_EWRONGTYPE);
+	CHECK_INT(stream_consumers(ks, m, "g", 1, collect_consumer, &c), -ENOENT);
+	CHECK_INT(stream_ack(ks, m, "g", 1, ID(1, 0), 1, &n), 0);
+	CHECK_INT(n, 0);
+	CHECK_INT(stream_del_if_empty(ks, m), -ENOENT);
+	CHECK_INT(c.n, 0);
+	/* the string is untouched by all of it */
+	CHECK_INT(string_get(ks, w, &v), 0);
+	CHECK_MEM(v.data, v.len, "x", 1);
+}
+
 int main(void)
 {
 	log_level_current = -1;
@@ -650,6 +721,7 @@ int main(void)
 	test_trim();
 	test_groups();
 	test_info_rename();
+	test_wrongtype_missing();
 	ks_close(ks);
 	buf_release(&v);
 	tmpdir_remove(dir);
