@@ -13,8 +13,11 @@
 
 /* What one field of the hash becomes. */
 struct convert_item {
-	uint64_t num; /* list: the element's position; sortedint: the id */
+	uint64_t num; /* list: the element's position; sortedint: the id; stream: ID ms */
+	uint64_t seq; /* stream: ID seq */
 	double score; /* zset: the member's score */
+	struct buf value; /* stream: the entry's stored value (stream_value_encode); freed
+			   * by convert_hash */
 };
 
 /* Read field f (value v) as an item of the target type: 0 with *it
@@ -24,7 +27,7 @@ typedef int (*convert_field_cb)(void *arg, const char *f, size_t fn, const char 
 				struct convert_item *it);
 
 /*
- * Turn hash k into type `to` (list, set, zset or sortedint), keeping its
+ * Turn hash k into type `to` (list, set, zset, sortedint or stream), keeping its
  * expiry, in one batch (a fresh version; the hash's fields become
  * garbage for compaction, as after DEL):
  *   list:      the values, in the order of it->num, which must be
@@ -32,6 +35,8 @@ typedef int (*convert_field_cb)(void *arg, const char *f, size_t fn, const char 
  *   set:       the field names
  *   zset:      the field names with it->score
  *   sortedint: it->num, which must be distinct
+ *   stream:    entries it->num-it->seq (distinct, not 0-0) holding
+ *              it->value, with the counters of adding them in ID order
  * The whole hash is read into memory first. 0, or -ENOENT (no key; a
  * remembered empty hash has nothing to convert), -KV_EWRONGTYPE (not a
  * hash), -EINVAL (a field that does not fit, or positions/ids that

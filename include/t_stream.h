@@ -39,6 +39,20 @@ struct stream_str {
  * next string borrowed from val, 0 at the end, -EUCLEAN if malformed. */
 int stream_value_next(const char *val, size_t vn, size_t *pos, struct stream_str *s);
 
+/* Encode nf strings (field, value, ...; nf even and >= 2, each below
+ * 2^31 bytes) as a stored entry value into out (appended). 0, -EINVAL
+ * (not logged), -ENOMEM. */
+int stream_value_encode(const struct stream_str *fv, size_t nf, struct buf *out);
+
+/* For t_convert: put a new stream at k into batch b (fresh version, the
+ * given expiry) with n >= 1 entries ids[i] -> vals[i] (stored values),
+ * ids ascending, distinct, none 0-0; the counters are those of adding
+ * them in order. Overwrites whatever metadata k has. 0, -EINVAL,
+ * -ENOMEM. */
+int stream_batch_create(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
+			uint64_t expire_ms, const struct stream_id *ids, const char *const *vals,
+			const size_t *lens, size_t n);
+
 /* The metadata of a stream (XINFO STREAM), every counter as stored. */
 struct stream_info {
 	uint64_t size; /* entries */

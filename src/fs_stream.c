@@ -916,6 +916,37 @@ static int st_feed(struct fs_ctx *c, const char *name, size_t n, const char *d, 
 	return rc;
 }
 
+/* A hash field read as an entry (cp -a fills a directory, then sets its
+ * type): the name is the ID, the value the entry's text. */
+static int st_from_field(void *arg, const char *f, size_t fn, const char *v, size_t vn,
+			 struct convert_item *it)
+{
+	(void)arg;
+	struct stream_id id;
+	struct pairs p = {0};
+	char what[64 + STREAM_ID_MAX];
+	int rc = parse_id(f, fn, &id, "field");
+	if (!rc && (id.ms == UINT64_MAX || (id.ms == 0 && id.seq == 0))) {
+		LOG_ERR("field '%.*s': not a valid entry ID", (int)fn, f);
+		rc = -EINVAL;
+	}
+	if (rc)
+		return -EINVAL;
+	snprintf(what, sizeof(what), "field '%.*s'", (int)(fn < 64 ? fn : 64), f);
+	rc = parse_text(what, v, vn, true, &p);
+	if (!rc && p.n == 0) {
+		LOG_ERR("%s: an entry needs at least one field<TAB>value line", what);
+		rc = -EINVAL;
+	}
+	if (!rc) {
+		it->num = id.ms;
+		it->seq = id.seq;
+		rc = stream_value_encode(p.v, p.n, &it->value);
+	}
+	pairs_release(&p);
+	return rc;
+}
+
 const struct fs_shape fs_stream_shape = {
     .type = KV_TYPE_STREAM,
     .immutable = true,
@@ -933,4 +964,5 @@ const struct fs_shape fs_stream_shape = {
     .create = st_create,
     .unlink = st_unlink,
     .adopt = st_adopt,
+    .from_field = st_from_field,
 };

@@ -404,6 +404,52 @@ static void deltas_release(struct deltas *ds)
 	ds->n = 0;
 }
 
+int stream_value_encode(const struct stream_str *fv, size_t nf, struct buf *out)
+{
+	int rc = 0;
+	if (nf < 2 || nf % 2)
+		return -EINVAL;
+	for (size_t j = 0; j < nf && !rc; j++) {
+		if (fv[j].n > INT32_MAX)
+			return -EINVAL;
+		rc = add_varint32(out, (uint32_t)fv[j].n);
+		if (!rc)
+			rc = buf_add(out, fv[j].p, fv[j].n);
+	}
+	return rc;
+}
+
+int stream_batch_create(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
+			uint64_t expire_ms, const struct stream_id *ids, const char *const *vals,
+			const size_t *lens, size_t n)
+{
+	struct buf sk = BUF_INIT;
+	struct enc_meta m;
+	struct stream_info i;
+	int rc = 0;
+	if (n == 0)
+		return -EINVAL;
+	meta_fresh(ks, &m, &i);
+	m.expire_ms = expire_ms;
+	for (size_t j = 0; j < n && !rc; j++) {
+		if (is_zero(&ids[j]) || ids[j].ms == UINT64_MAX ||
+		    (j && stream_id_cmp(&ids[j - 1], &ids[j]) >= 0))
+			rc = -EINVAL;
+		if (!rc)
+			rc = entry_key(ks, k, m.version, &ids[j], &sk);
+		if (!rc)
+			store_batch_put(b, STORE_CF_STREAM, sk.data, sk.len, vals[j], lens[j]);
+	}
+	if (!rc) {
+		i.size = i.entries_added = n;
+		i.first = i.recorded_first = ids[0];
+		i.last = i.last_generated = ids[n - 1];
+		rc = meta_put(ks, b, k, &m, &i);
+	}
+	buf_release(&sk);
+	return rc;
+}
+
 /* ---- XADD ---------------------------------------------------------- */
 
 static int next_auto(const struct stream_id *last, struct stream_id *id)

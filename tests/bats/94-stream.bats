@@ -301,6 +301,23 @@ mkst() {
 	printf '%s\n' "$output" | grep -qE "^${pre}0300000000000000016700000000000000010000000000000000 : 0x[0-9A-F]{16}0000000000000001000000000000000163\$"
 }
 
+@test "cp -a into the mount: the hash it fills becomes a stream when its type is set" {
+	mkst "$NS/s"
+	printf 'k\tnine\n' >"$NS/s/9-0"
+	printf 'k\tten\tbin\t\\x00\n' >"$NS/s/10-0"
+	cp -a "$NS/s" "$BATS_TEST_TMPDIR/plain"
+	cp -a "$BATS_TEST_TMPDIR/plain" "$NS/s2"
+	assert_eq "$(kvfs_type "$NS/s2")" stream "type"
+	assert_eq "$(ls -U "$NS/s2" | paste -sd' ')" "9-0 10-0" "entries"
+	assert_eq "$(cat "$NS/s2/.log")" "$(cat "$NS/s/.log")" ".log"
+	# a directory whose files are no entries stays a hash (EINVAL, logged)
+	mkdir "$NS/h"
+	echo x >"$NS/h/notanid"
+	run errno_of 'os.setxattr(a[0], "user.kvfs.type", b"stream")' "$NS/h"
+	assert_eq "$output" EINVAL
+	assert_eq "$(kvfs_type "$NS/h")" hash "type"
+}
+
 @test "rsync -aX round trip into an empty namespace, IDs out of name order (9-0 after 10-0)" {
 	mkst "$NS/s"
 	printf 'k\tnine\n' >"$NS/s/9-0"

@@ -10,6 +10,8 @@
 #include "keyspace.h"
 #include "store.h"
 #include "t_stream.h"
+#include "t_convert.h"
+#include "t_hash.h"
 #include "t_string.h"
 #include "tmpdir.h"
 
@@ -671,6 +673,52 @@ static void test_info_rename(void)
 	CHECK(strcmp(s, "1-0,2-0,3-0,4-0,5-0") == 0);
 }
 
+/* A field "MS-SEQ" holding V becomes the entry MS-SEQ with the pair v V. */
+static int field_as_entry(void *arg, const char *f, size_t fn, const char *val, size_t vn,
+			  struct convert_item *it)
+{
+	struct stream_id id;
+	struct stream_str fv[] = {{"v", 1}, {val, vn}};
+	(void)arg;
+	if (stream_id_parse(f, fn, false, &id))
+		return -EINVAL;
+	it->num = id.ms;
+	it->seq = id.seq;
+	return stream_value_encode(fv, 2, &it->value);
+}
+
+static void test_convert(void)
+{
+	char s[64];
+	CHECK_INT(hash_set(ks, KEY("hc"), "10-0", 4, "b", 1, NULL), 0);
+	CHECK_INT(hash_set(ks, KEY("hc"), "9-0", 3, "a", 1, NULL), 0);
+	CHECK_INT(hash_set(ks, KEY("hc"), "10-1", 4, "c", 1, NULL), 0);
+	CHECK_INT(convert_hash(ks, KEY("hc"), KV_TYPE_STREAM, field_as_entry, NULL), 0);
+	CHECK_INT(range_str("hc", false, NULL, false, NULL, false, 0, s), 0);
+	CHECK(strcmp(s, "9-0,10-0,10-1") == 0);
+	check_meta("hc", 3,
+		   I("000000000000000A", "0000000000000001")
+		       I("0000000000000009", "0000000000000000")
+			   Z16 I("0000000000000009", "0000000000000000")
+			       I("000000000000000A", "0000000000000001") "0000000000000003"
+									 "0000000000000000");
+	check_sub("hc", "000000000000000A 0000000000000001", "01 76 01 63");
+	/* a field that is no ID: EINVAL, the hash stays */
+	CHECK_INT(hash_set(ks, KEY("hb"), "x", 1, "a", 1, NULL), 0);
+	CHECK_INT(convert_hash(ks, KEY("hb"), KV_TYPE_STREAM, field_as_entry, NULL), -EINVAL);
+	struct ks_info info;
+	CHECK_INT(ks_lookup(ks, KEY("hb"), &info), 0);
+	CHECK_INT(info.type, KV_TYPE_HASH);
+	/* 0-0 is refused by the batch helper */
+	CHECK_INT(hash_set(ks, KEY("hz"), "0-0", 3, "a", 1, NULL), 0);
+	CHECK_INT(convert_hash(ks, KEY("hz"), KV_TYPE_STREAM, field_as_entry, NULL), -EINVAL);
+	CHECK_INT(ks_lookup(ks, KEY("hz"), &info), 0);
+	CHECK_INT(info.type, KV_TYPE_HASH);
+	struct buf e = BUF_INIT;
+	CHECK_INT(stream_value_encode((struct stream_str[]){{"a", 1}}, 1, &e), -EINVAL);
+	buf_release(&e);
+}
+
 /* The verbs not covered above on another type and on a missing key. */
 static void test_wrongtype_missing(void)
 {
@@ -722,6 +770,7 @@ int main(void)
 	test_groups();
 	test_info_rename();
 	test_wrongtype_missing();
+	test_convert();
 	ks_close(ks);
 	buf_release(&v);
 	tmpdir_remove(dir);
