@@ -108,6 +108,20 @@ mkst() {
 	printf '%s\n' "$output" | grep -q " : 0x05${field}${vlen}${value}\$"
 }
 
+@test "4 concurrent writers to .add: every entry stored once, counters exact" {
+	mkst "$NS/s"
+	local pids=()
+	for w in 1 2 3 4; do
+		(for i in $(seq 1 50); do printf 'w\t%s\ti\t%s\n' $w $i >"$NS/s/.add"; done) 3>&- &
+		pids+=($!)
+	done
+	wait "${pids[@]}" # not a bare wait: the daemon is a child too
+	assert_eq "$(ls -A "$NS/s" | wc -l)" 200 "entries"
+	assert_eq "$(sort -u <(cut -f3,5 "$NS/s/.log") | wc -l)" 200 "distinct pairs"
+	grep -qx $'length\t200' "$NS/s/.info"
+	grep -qx $'entries-added\t200' "$NS/s/.info"
+}
+
 @test "rm is XDEL; the emptied stream stays a live key until rmdir" {
 	mkst "$NS/s"
 	printf 'a\t1\n' >"$NS/s/1-0"
