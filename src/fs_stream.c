@@ -27,6 +27,7 @@
 #define V_PENDING   ".pending:"
 #define IN_ADD	    ".add"
 #define IN_CTL	    ".ctl"
+#define CTL_WORDS   64 /* words in one .ctl line */
 
 static bool is_name(const char *s, size_t n, const char *lit)
 {
@@ -600,6 +601,10 @@ static int st_create(struct fs_ctx *c, const char *name, size_t n, struct fs_ent
 	int rc = parse_id(name, n, &id, "create");
 	if (rc)
 		return rc;
+	if ((id.ms == 0 && id.seq == 0) || id.ms == UINT64_MAX) {
+		LOG_ERR("create '%.*s': not a valid entry ID (0-0, or ms 2^64-1)", (int)n, name);
+		return -EINVAL;
+	}
 	rc = stream_get(c->fs->ks, &c->k, &id, &val);
 	buf_release(&val);
 	if (rc == 0)
@@ -666,7 +671,7 @@ static int st_adopt(struct fs_ctx *c, const char *to, size_t tn, const char *d, 
 
 /* Split a command line into escaped words (spaces or TABs). */
 struct words {
-	struct buf w[16];
+	struct buf w[CTL_WORDS];
 	size_t n;
 };
 
@@ -689,7 +694,7 @@ static int words_split(const char *l, size_t ln, struct words *ws)
 			j++;
 		if (j == s)
 			break;
-		if (ws->n == 16)
+		if (ws->n == CTL_WORDS)
 			return -EINVAL;
 		buf_init(&ws->w[ws->n]);
 		if (unesc(l + s, j - s, &ws->w[ws->n++]))
@@ -833,7 +838,7 @@ static int ctl_autoclaim(struct fs_ctx *c, struct words *ws)
 
 static int ctl_line(struct fs_ctx *c, struct words *ws)
 {
-	struct stream_id ids[16];
+	struct stream_id ids[CTL_WORDS];
 	size_t n;
 	unsigned flags = 0;
 	uint64_t u;

@@ -59,13 +59,14 @@ mkst() {
 	done
 	assert_eq "$(ls -U "$NS/s" | paste -sd' ')" "5-5" "entries"
 	grep -q "a new entry's ID must be greater than the last ID 5-5" "$KVFS_LOG"
-	assert_eq "$(grep -c "must be greater than the last ID" "$KVFS_LOG")" 4 "one line each"
+	assert_eq "$(grep -c "must be greater than the last ID" "$KVFS_LOG")" 3 "one line each"
+	assert_eq "$(grep -c "create '0-0': not a valid entry ID" "$KVFS_LOG")" 1 "0-0 logged"
 	grep -qx $'entries-added\t1' "$NS/s/.info"
 }
 
 @test "a name that is not an ID is refused with EINVAL" {
 	mkst "$NS/s"
-	for bad in abc 1 01-0 1-01 -1-0 1-2-3 18446744073709551616-0; do
+	for bad in abc 1 01-0 1-01 -1-0 1-2-3 18446744073709551616-0 0-0 18446744073709551615-0; do
 		run errno_of 'os.close(os.open(a[0], os.O_WRONLY | os.O_CREAT))' "$NS/s/$bad"
 		assert_eq "$output" EINVAL "errno for '$bad'"
 	done
