@@ -84,6 +84,7 @@ struct fs_node {
 	bool dirty;
 	bool bad;           /* a write was refused: the next commits fail, nothing is stored */
 	bool input;         /* an input entry (fs_shape.is_input): data holds a partial line */
+	bool live;          /* a growing view (fs_shape.is_live): reloaded at its end */
 	enum kv_type ktype; /* type of the node's key (a file key's own, an entry's key's) */
 	unsigned opens;
 	/*

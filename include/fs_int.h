@@ -3,8 +3,8 @@
  * context, open-file handles, helpers for paths, attributes and replies,
  * and the shape table through which fs.c dispatches an entry operation
  * to the module of the key's type (fs_hash.c, fs_list.c, fs_set.c,
- * fs_zset.c, fs_sortedint.c, fs_timeseries.c, fs_tdigest.c, fs_topk.c).
- * Layer: fs.
+ * fs_zset.c, fs_sortedint.c, fs_stream.c, fs_timeseries.c, the sketch
+ * shapes). Layer: fs.
  */
 #ifndef KVFS_FS_INT_H
 #define KVFS_FS_INT_H
@@ -144,6 +144,9 @@ struct fs_shape {
 	/* Contents rewritten by the commit (a zset score reformatted): the
 	 * kernel keeps neither the attributes nor the pages of an entry. */
 	bool recomputed;
+	/* Stored entries cannot be changed (stream entries): an open for
+	 * writing or a truncate of one is refused with EACCES. */
+	bool immutable;
 	/* Resolve `name`: 0 with e filled, -ENOENT, ... */
 	int (*lookup)(struct fs_ctx *c, const char *name, size_t n, struct fs_entry *e);
 	/* List the entries after the cursor (NULL: from the first); by_name
@@ -155,6 +158,11 @@ struct fs_shape {
 	void (*iter_free)(void *it);
 	/* Is `name` a view (read-only, never listed)? NULL: no views. */
 	bool (*is_view)(const char *name, size_t n);
+	/* Is view `name` one that grows while it is open (a stream's
+	 * .log)? Its attributes are never cached and a read at or past
+	 * what an open file loaded loads it again, so `tail -f` sees new
+	 * lines. NULL: no such views. */
+	bool (*is_live)(const char *name, size_t n);
 	/*
 	 * Is `name` an input (never listed, like a view, but written to:
 	 * `cut -f1 log >> hll/.add`)? NULL: no inputs. An input holds
@@ -250,8 +258,8 @@ void fs_list_dir_opened(struct fs *fs, struct fs_node *dir);
 /* The shape of a directory type, or NULL (a file type, or not mapped). */
 const struct fs_shape *fs_shape_of(enum kv_type t);
 extern const struct fs_shape fs_hash_shape, fs_list_shape, fs_set_shape, fs_zset_shape,
-    fs_sortedint_shape, fs_timeseries_shape, fs_tdigest_shape, fs_topk_shape, fs_hll_shape,
-    fs_bloom_shape;
+    fs_sortedint_shape, fs_stream_shape, fs_timeseries_shape, fs_tdigest_shape, fs_topk_shape,
+    fs_hll_shape, fs_bloom_shape;
 
 /* fs_timeseries.c: samples as CSV "timestamp,value" lines (appended to
  * out), and the options of a range view ("FROM..TO[:OPT]..."; *fts is

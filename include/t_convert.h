@@ -15,10 +15,13 @@
 /* What one field of the hash becomes. */
 struct convert_item {
 	uint64_t num; /* list: the element's position; sortedint: the id;
-		       * sketches: which state file (hyperloglog: 0 registers;
-		       * bloom: 0 chain, i + 1 filter i) */
+		       * stream: ID ms; sketches: which state file (hyperloglog:
+		       * 0 registers; bloom: 0 chain, i + 1 filter i) */
+	uint64_t seq; /* stream: ID seq */
 	double score; /* zset: the member's score */
 	struct bloom_state bloom; /* bloom: what the chain field says */
+	struct buf value; /* stream: the entry's stored value (stream_value_encode); freed
+			   * by convert_hash */
 };
 
 /* Read field f (value v) as an item of the target type: 0 with *it
@@ -28,14 +31,16 @@ typedef int (*convert_field_cb)(void *arg, const char *f, size_t fn, const char 
 				struct convert_item *it);
 
 /*
- * Turn hash k into type `to` (list, set, zset, sortedint, hyperloglog or
- * bloom), keeping its expiry, in one batch (a fresh version; the hash's
- * fields become garbage for compaction, as after DEL):
+ * Turn hash k into type `to` (list, set, zset, sortedint, stream,
+ * hyperloglog or bloom), keeping its expiry, in one batch (a fresh
+ * version; the hash's fields become garbage for compaction, as after DEL):
  *   list:      the values, in the order of it->num, which must be
  *              0 .. n-1, each once
  *   set:       the field names
  *   zset:      the field names with it->score
  *   sortedint: it->num, which must be distinct
+ *   stream:    entries it->num-it->seq (distinct, not 0-0) holding
+ *              it->value, with the counters of adding them in ID order
  *   hyperloglog: one field, it->num 0, its value the register array
  *   bloom:     one field with it->num 0 (it->bloom: the state) and any
  *              of the filters (it->num = i + 1, each once, i below the

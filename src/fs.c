@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <sys/statvfs.h>
 
+#include "t_stream.h"
 #include "t_string.h"
 
 /* The invalidation thread: a queue of items, sent in order. */
@@ -230,6 +231,8 @@ const struct fs_shape *fs_shape_of(enum kv_type t)
 		return &fs_hll_shape;
 	case KV_TYPE_BLOOM:
 		return &fs_bloom_shape;
+	case KV_TYPE_STREAM:
+		return &fs_stream_shape;
 	default:
 		return NULL;
 	}
@@ -395,7 +398,7 @@ int fs_stat_path(struct fs *fs, enum fs_kind kind, const struct fs_path *p, stru
 void fs_stat_overlay(struct fs_node *node, struct stat *st)
 {
 	pthread_mutex_lock(&node->lock);
-	if (node->loaded && S_ISREG(st->st_mode)) {
+	if (node->loaded && S_ISREG(st->st_mode) && !node->live) {
 		st->st_size = (off_t)node->data.len;
 		st->st_blocks = (blkcnt_t)((node->data.len + 511) / 512);
 	}
@@ -455,7 +458,7 @@ int fs_entry_stat(struct fs *fs, struct fs_node *node, struct stat *st, double *
 		fs_stat_fill(fs, e.mode, e.size, e.version, 0, st, timeout);
 	if (!rc && e.blksize)
 		st->st_blksize = e.blksize;
-	if (!rc && sh->recomputed)
+	if (!rc && (sh->recomputed || (sh->is_live && sh->is_live(p.entry.data, p.entry.len))))
 		*timeout = 0;
 	fs_entry_release(&e);
 	fs_path_release(&p);
@@ -622,7 +625,8 @@ static int lookup_entry(struct fs *fs, struct fs_node *parent, const struct fs_p
 		fs_stat_fill(fs, e.mode, e.size, e.version, 0, st, &timeout);
 		if (e.blksize)
 			st->st_blksize = e.blksize;
-		r->attr_timeout = sh->recomputed ? 0 : timeout;
+		bool live = sh->is_live && sh->is_live(stored, n);
+		r->attr_timeout = sh->recomputed || live ? 0 : timeout;
 		/* Another spelling of the node's name (a list position
 		 * counted from the end), or a name whose meaning changes:
 		 * resolve it anew every time. */
@@ -1234,6 +1238,8 @@ static void op_rmdir(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 		rc = ks_lookup(fs->ks, &k, &info);
 		if (!rc && fs_type_is_file(info.type))
 			rc = -ENOTDIR;
+		else if (!rc && !info.empty && info.type == KV_TYPE_STREAM)
+			rc = stream_del_if_empty(fs->ks, &k); /* an emptied stream is live */
 		else if (!rc && !info.empty)
 			rc = rmdir_blank(fs, &k, &info);
 		else if (!rc)

@@ -299,7 +299,7 @@ int fs_file_check(struct fs *fs, struct fs_node *node, bool write, bool *view)
 	struct fs_ctx c;
 	struct ks_info info;
 	const struct fs_shape *sh;
-	bool input = false;
+	bool input = false, live = false;
 	int rc = 0;
 
 	*view = false;
@@ -341,12 +341,18 @@ int fs_file_check(struct fs *fs, struct fs_node *node, bool write, bool *view)
 				LOG_ERR("'%s/%s' is a read-only view", p.key.data, p.entry.data);
 				rc = -EACCES;
 			}
+			live = sh->is_live && sh->is_live(node->name, node->namelen);
+		} else if (!rc && !input && stored && write && sh->immutable) {
+			LOG_ERR("'%s/%s': the entries of a %s cannot be changed", p.key.data,
+				p.entry.data, enc_type_name(info.type));
+			rc = -EACCES;
 		}
 	}
 	if (!rc) {
 		pthread_mutex_lock(&node->lock);
 		node->ktype = info.type;
 		node->input = input;
+		node->live = live;
 		pthread_mutex_unlock(&node->lock);
 	}
 out:
@@ -497,6 +503,11 @@ void fs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		pthread_mutex_unlock(&node->lock);
 		fuse_reply_buf(req, NULL, 0); /* an input holds nothing */
 		return;
+	}
+	if (node->live && node->loaded && (uint64_t)off >= node->data.len) {
+		/* a growing view read to its end: look again (tail -f) */
+		buf_reset(&node->data);
+		node->loaded = false;
 	}
 	rc = node->loaded || node->pin ? 0 : node_pin_locked(fs, node);
 	if (!rc && !node->pin)

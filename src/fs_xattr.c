@@ -574,8 +574,8 @@ static int retype_dir(struct fs *fs, struct fs_node *node, const struct ks_key *
 				(int)k->klen, k->key, enc_type_name(to));
 	} else {
 		const char *why = info->type == KV_TYPE_HASH
-				      ? " (or from a hash to a list, set, "
-					"zset, sortedint, hyperloglog or bloom)"
+				      ? " (or from a hash to a list, set, zset, "
+					"sortedint, stream, hyperloglog or bloom)"
 				      : "";
 		LOG_ERR("%s: '%.*s' is not empty; its type can only change while it is empty%s",
 			XATTR_TYPE, (int)k->klen, k->key, why);

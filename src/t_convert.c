@@ -1,6 +1,7 @@
 /*
- * t_convert: a hash becomes the list, set, zset, sortedint, hyperloglog
- * or bloom filter its fields spell out (see include/t_convert.h). Under the key's lock the hash is
+ * t_convert: a hash becomes the list, set, zset, sortedint, stream,
+ * hyperloglog or bloom filter its fields spell out (see
+ * include/t_convert.h). Under the key's lock the hash is
  * read whole, each field is read by the caller's callback, the result is
  * checked (list positions 0..n-1 each once, distinct sortedint ids), and
  * one batch puts the new key's metadata (a fresh version, the old expiry)
@@ -16,6 +17,7 @@
 #include "t_list.h"
 #include "t_set.h"
 #include "t_sortedint.h"
+#include "t_stream.h"
 #include "t_zset.h"
 
 #include <errno.h>
@@ -34,8 +36,10 @@ struct fields {
 
 static void fields_release(struct fields *fs)
 {
-	for (size_t i = 0; i < fs->n; i++)
+	for (size_t i = 0; i < fs->n; i++) {
 		free(fs->d[i].f);
+		buf_release(&fs->d[i].it.value);
+	}
 	free(fs->d);
 }
 
@@ -59,6 +63,7 @@ static int fields_add(struct fields *fs, const char *f, size_t fn, const char *v
 	x->fn = fn;
 	x->vn = vn;
 	memset(&x->it, 0, sizeof(x->it));
+	buf_init(&x->it.value);
 	fs->n++;
 	return 0;
 }
@@ -224,6 +229,49 @@ static int put_bloom(struct keyspace *ks, struct store_batch *b, const struct ks
 	return rc;
 }
 
+static int id_cmp(const void *a, const void *b)
+{
+	const struct field *x = *(struct field *const *)a, *y = *(struct field *const *)b;
+	if (x->it.num != y->it.num)
+		return x->it.num < y->it.num ? -1 : 1;
+	return x->it.seq < y->it.seq ? -1 : x->it.seq > y->it.seq;
+}
+
+static int put_stream(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
+		      uint64_t expire, const struct fields *fs)
+{
+	struct field **order = calloc(fs->n, sizeof(*order));
+	struct stream_id *ids = calloc(fs->n, sizeof(*ids));
+	const char **vals = calloc(fs->n, sizeof(*vals));
+	size_t *lens = calloc(fs->n, sizeof(*lens));
+	int rc = 0;
+	if (!order || !ids || !vals || !lens) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < fs->n; i++)
+		order[i] = &fs->d[i];
+	qsort(order, fs->n, sizeof(*order), id_cmp);
+	for (size_t i = 0; i < fs->n && !rc; i++) {
+		ids[i] = (struct stream_id){order[i]->it.num, order[i]->it.seq};
+		vals[i] = order[i]->it.value.data;
+		lens[i] = order[i]->it.value.len;
+		if (i && id_cmp(&order[i], &order[i - 1]) == 0) {
+			LOG_ERR("%.*s: two fields name the entry %llu-%llu", (int)k->klen, k->key,
+				(unsigned long long)ids[i].ms, (unsigned long long)ids[i].seq);
+			rc = -EINVAL;
+		}
+	}
+	if (!rc)
+		rc = stream_batch_create(ks, b, k, expire, ids, vals, lens, fs->n);
+out:
+	free(order);
+	free(ids);
+	free(vals);
+	free(lens);
+	return rc;
+}
+
 int convert_hash(struct keyspace *ks, const struct ks_key *k, enum kv_type to,
 		 convert_field_cb cb, void *arg)
 {
@@ -234,7 +282,8 @@ int convert_hash(struct keyspace *ks, const struct ks_key *k, enum kv_type to,
 	int rc;
 
 	if (to != KV_TYPE_LIST && to != KV_TYPE_SET && to != KV_TYPE_ZSET &&
-	    to != KV_TYPE_SORTEDINT && to != KV_TYPE_HLL && to != KV_TYPE_BLOOM)
+	    to != KV_TYPE_SORTEDINT && to != KV_TYPE_STREAM && to != KV_TYPE_HLL &&
+	    to != KV_TYPE_BLOOM)
 		return -EOPNOTSUPP;
 	if (!(b = store_batch_new(ks_store(ks))))
 		return -ENOMEM;
@@ -261,6 +310,9 @@ int convert_hash(struct keyspace *ks, const struct ks_key *k, enum kv_type to,
 		break;
 	case KV_TYPE_BLOOM:
 		rc = put_bloom(ks, b, k, m.expire_ms, &fs);
+		break;
+	case KV_TYPE_STREAM:
+		rc = put_stream(ks, b, k, m.expire_ms, &fs);
 		break;
 	default:
 		rc = put_sortedint(ks, b, k, m.expire_ms, &fs);

@@ -1,0 +1,778 @@
+/*
+ * Unit tests for t_stream on a temporary database: every verb with a
+ * success, wrong-type, missing-key and bad-input case (nothing changed),
+ * and the stored bytes against kvrocks-encoding.md 6.9: the metadata
+ * tail's 12 counters after XADD, XDEL, XTRIM and XGROUP, entry values as
+ * varint32-prefixed strings, and the group, consumer and pending records
+ * under the FF x8 prefix.
+ */
+#include "check.h"
+#include "keyspace.h"
+#include "store.h"
+#include "t_stream.h"
+#include "t_convert.h"
+#include "t_hash.h"
+#include "t_string.h"
+#include "tmpdir.h"
+
+#include <errno.h>
+#include <inttypes.h>
+
+#define KEY(k)	 (&(struct ks_key){KS_DEFAULT_NS, strlen(KS_DEFAULT_NS), (k), strlen(k)})
+#define NS_HEX	 "0B 5F 5F 6E 61 6D 65 73 70 61 63 65"
+#define ID(a, b) (&(struct stream_id){(a), (b)})
+#define S(x)                                                                                       \
+	{                                                                                          \
+		(x), sizeof(x) - 1                                                                 \
+	}
+
+static struct keyspace *ks;
+static struct buf v = BUF_INIT;
+
+static size_t unhex(const char *hex, unsigned char *out)
+{
+	return check_unhex(hex, out, 4096);
+}
+
+static int meta_raw(const char *key, struct buf *out)
+{
+	struct buf mk = BUF_INIT;
+	int rc = ks_meta_key(ks, KEY(key), &mk);
+	if (!rc)
+		rc = store_get(ks_store(ks), STORE_CF_METADATA, mk.data, mk.len, out);
+	buf_release(&mk);
+	return rc;
+}
+
+static uint64_t version_of(const char *key)
+{
+	struct buf r = BUF_INIT;
+	uint64_t ver = 0;
+	if (meta_raw(key, &r) == 0 && r.len >= 25)
+		ver = get_be64(r.data + 9);
+	buf_release(&r);
+	return ver;
+}
+
+/* Compare the whole metadata record with: 88, expire 0, version, size,
+ * then the tail given in hex (96 bytes). */
+static void check_meta(const char *key, uint64_t size, const char *tail_hex)
+{
+	unsigned char want[256];
+	want[0] = 0x88;
+	put_be64(want + 1, 0);
+	put_be64(want + 9, version_of(key));
+	put_be64(want + 17, size);
+	size_t n = 25 + unhex(tail_hex, want + 25);
+	CHECK_INT(n, 121);
+	CHECK_INT(meta_raw(key, &v), 0);
+	CHECK_MEM(v.data, v.len, want, n);
+}
+
+/* The stream-CF record NS | len | key | version | sub(hex): value. */
+static int sub_raw(const char *key, const char *sub_hex, struct buf *out)
+{
+	unsigned char k[512];
+	size_t kn = unhex(NS_HEX, k);
+	put_be32(k + kn, (uint32_t)strlen(key));
+	kn += 4;
+	memcpy(k + kn, key, strlen(key));
+	kn += strlen(key);
+	put_be64(k + kn, version_of(key));
+	kn += 8;
+	kn += unhex(sub_hex, k + kn);
+	return store_get(ks_store(ks), STORE_CF_STREAM, k, kn, out);
+}
+
+static void check_sub(const char *key, const char *sub_hex, const char *val_hex)
+{
+	unsigned char want[512];
+	size_t wn = unhex(val_hex, want);
+	CHECK_INT(sub_raw(key, sub_hex, &v), 0);
+	CHECK_MEM(v.data, v.len, want, wn);
+}
+
+static int add(const char *key, enum stream_add_mode mode, uint64_t ms, uint64_t seq,
+	       struct stream_id *out)
+{
+	struct stream_str fv[] = {S("a"), S("b")};
+	return stream_add(ks, KEY(key), mode, ID(ms, seq), fv, 2, 0, out);
+}
+
+/* "1-1,2-0" of the entries from..to. */
+static int range_str(const char *key, bool rev, const struct stream_id *from, bool xf,
+		     const struct stream_id *to, bool xt, size_t count, char *out)
+{
+	int rc;
+	struct stream_iter *it = stream_iter_new(ks, KEY(key), rev, from, xf, to, xt, &rc);
+	struct stream_id id;
+	const char *val;
+	size_t vn, n = 0;
+	out[0] = 0;
+	if (!it)
+		return rc;
+	while ((!count || n < count) && (rc = stream_iter_next(it, &id, &val, &vn)) == 1) {
+		char s[STREAM_ID_MAX];
+		stream_id_format(&id, s);
+		if (n++)
+			strcat(out, ",");
+		strcat(out, s);
+	}
+	stream_iter_free(it);
+	return rc == 1 ? 0 : rc;
+}
+
+static void test_ids(void)
+{
+	struct stream_id id;
+	char s[STREAM_ID_MAX];
+	CHECK_INT(stream_id_parse("1700000000000-5", 15, false, &id), 0);
+	CHECK(id.ms == 1700000000000ULL && id.seq == 5);
+	CHECK_INT(stream_id_format(&id, s), 15);
+	CHECK(strcmp(s, "1700000000000-5") == 0);
+	CHECK_INT(stream_id_parse("12", 2, false, &id), -EINVAL);
+	CHECK_INT(stream_id_parse("12", 2, true, &id), 0);
+	CHECK(id.ms == 12 && id.seq == 0);
+	CHECK_INT(stream_id_parse("01-0", 4, false, &id), -EINVAL);
+	CHECK_INT(stream_id_parse("1-", 2, false, &id), -EINVAL);
+	CHECK_INT(stream_id_parse("-1", 2, false, &id), -EINVAL);
+	CHECK_INT(stream_id_parse("1-2-3", 5, false, &id), -EINVAL);
+	CHECK_INT(stream_id_parse("18446744073709551616-0", 22, false, &id), -EINVAL);
+	CHECK(stream_id_cmp(ID(1, 2), ID(1, 3)) < 0 && stream_id_cmp(ID(2, 0), ID(1, 9)) > 0);
+}
+
+#define Z16	   "00000000000000000000000000000000"
+#define I(ms, seq) ms seq /* two u64 in hex */
+
+static void test_add_bytes(void)
+{
+	struct stream_id id;
+	uint64_t n;
+	/* XADD s 1-1 a b */
+	CHECK_INT(add("s", STREAM_ADD_ID, 1, 1, &id), 0);
+	CHECK(id.ms == 1 && id.seq == 1);
+	check_meta("s", 1,
+		   "0000000000000001 0000000000000001" /* last_generated 1-1 */
+		   "0000000000000001 0000000000000001" /* recorded_first 1-1 */
+		   Z16				       /* max_deleted 0-0 */
+		   "0000000000000001 0000000000000001" /* first 1-1 */
+		   "0000000000000001 0000000000000001" /* last 1-1 */
+		   "0000000000000001"		       /* entries_added */
+		   "0000000000000000");		       /* group_number */
+	check_sub("s", "0000000000000001 0000000000000001", "01 61 01 62");
+	/* ms-*: same ms continues the sequence; a new ms starts at 0 */
+	CHECK_INT(add("s", STREAM_ADD_MS, 1, 0, &id), 0);
+	CHECK(id.ms == 1 && id.seq == 2);
+	CHECK_INT(add("s", STREAM_ADD_MS, 5, 0, &id), 0);
+	CHECK(id.ms == 5 && id.seq == 0);
+	/* *: now in ms */
+	uint64_t before = now_ms();
+	CHECK_INT(add("s", STREAM_ADD_AUTO, 0, 0, &id), 0);
+	CHECK(id.ms >= before && id.seq == 0);
+	CHECK_INT(stream_len(ks, KEY("s"), &n), 0);
+	CHECK_INT(n, 4);
+	/* a binary field of 200 bytes: a two-byte varint (C8 01) */
+	char big[200];
+	memset(big, 'x', sizeof(big));
+	struct stream_str fv[] = {{big, sizeof(big)}, {"", 0}};
+	CHECK_INT(stream_add(ks, KEY("bin"), STREAM_ADD_ID, ID(7, 0), fv, 2, 0, NULL), 0);
+	CHECK_INT(sub_raw("bin", "0000000000000007 0000000000000000", &v), 0);
+	CHECK_INT(v.len, 203);
+	CHECK(v.len == 203 && (uint8_t)v.data[0] == 0xC8 && (uint8_t)v.data[1] == 0x01 &&
+	      v.data[202] == 0);
+	/* the value decodes back */
+	size_t pos = 0;
+	struct stream_str s;
+	CHECK_INT(stream_value_next(v.data, v.len, &pos, &s), 1);
+	CHECK_INT(s.n, 200);
+	CHECK_INT(stream_value_next(v.data, v.len, &pos, &s), 1);
+	CHECK_INT(s.n, 0);
+	CHECK_INT(stream_value_next(v.data, v.len, &pos, &s), 0);
+	CHECK_INT(stream_value_next("\x05"
+				    "ab",
+				    3, &(size_t){0}, &s),
+		  -EUCLEAN);
+}
+
+static void test_add_bad(void)
+{
+	struct buf before = BUF_INIT;
+	struct stream_str odd[] = {S("a")};
+	CHECK_INT(add("b", STREAM_ADD_ID, 5, 5, NULL), 0);
+	CHECK_INT(meta_raw("b", &before), 0);
+	/* at or below the last ID, 0-0, an odd count: EINVAL, nothing changed */
+	CHECK_INT(add("b", STREAM_ADD_ID, 5, 5, NULL), -EINVAL);
+	CHECK_INT(add("b", STREAM_ADD_ID, 5, 4, NULL), -EINVAL);
+	CHECK_INT(add("b", STREAM_ADD_ID, 4, 9, NULL), -EINVAL);
+	CHECK_INT(add("b", STREAM_ADD_MS, 4, 0, NULL), -EINVAL);
+	CHECK_INT(add("b", STREAM_ADD_ID, 0, 0, NULL), -EINVAL);
+	CHECK_INT(add("b", STREAM_ADD_ID, UINT64_MAX, 0, NULL), -EINVAL);
+	CHECK_INT(stream_add(ks, KEY("b"), STREAM_ADD_AUTO, NULL, odd, 1, 0, NULL), -EINVAL);
+	CHECK_INT(meta_raw("b", &v), 0);
+	CHECK_MEM(v.data, v.len, before.data, before.len);
+	CHECK_INT(sub_raw("b", "0000000000000005 0000000000000004", &v), -ENOENT);
+	/* 0-0 on a new key too, and the key is not created */
+	CHECK_INT(add("new", STREAM_ADD_ID, 0, 0, NULL), -EINVAL);
+	CHECK_INT(meta_raw("new", &v), -ENOENT);
+	/* 0-* on a new key is 0-1 */
+	struct stream_id id;
+	CHECK_INT(add("z", STREAM_ADD_MS, 0, 0, &id), 0);
+	CHECK(id.ms == 0 && id.seq == 1);
+	/* wrong type, NOMKSTREAM */
+	CHECK_INT(string_set(ks, KEY("str"), "x", 1, 0), 0);
+	CHECK_INT(add("str", STREAM_ADD_AUTO, 0, 0, NULL), -KV_EWRONGTYPE);
+	struct stream_str fv[] = {S("a"), S("b")};
+	CHECK_INT(
+	    stream_add(ks, KEY("nomk"), STREAM_ADD_AUTO, NULL, fv, 2, STREAM_NOMKSTREAM, NULL),
+	    -ENOENT);
+	CHECK_INT(meta_raw("nomk", &v), -ENOENT);
+	buf_release(&before);
+}
+
+static void test_restore(void)
+{
+	/* a restore accepts any order; the counters end as an in-order add */
+	CHECK_INT(add("r", STREAM_ADD_RESTORE, 10, 0, NULL), 0);
+	CHECK_INT(add("r", STREAM_ADD_RESTORE, 9, 0, NULL), 0);
+	CHECK_INT(add("r", STREAM_ADD_RESTORE, 11, 0, NULL), 0);
+	CHECK_INT(add("r", STREAM_ADD_RESTORE, 10, 0, NULL), -EEXIST);
+	check_meta("r", 3,
+		   I("000000000000000B", "0000000000000000")
+		       I("0000000000000009", "0000000000000000")
+			   Z16 I("0000000000000009", "0000000000000000")
+			       I("000000000000000B", "0000000000000000") "0000000000000003"
+									 "0000000000000000");
+	char s[256];
+	CHECK_INT(range_str("r", false, NULL, false, NULL, false, 0, s), 0);
+	CHECK(strcmp(s, "9-0,10-0,11-0") == 0);
+}
+
+static void test_range(void)
+{
+	char s[256];
+	for (uint64_t j = 1; j <= 5; j++)
+		CHECK_INT(add("q", STREAM_ADD_ID, j, 0, NULL), 0);
+	CHECK_INT(range_str("q", false, NULL, false, NULL, false, 0, s), 0);
+	CHECK(strcmp(s, "1-0,2-0,3-0,4-0,5-0") == 0);
+	CHECK_INT(range_str("q", false, ID(2, 0), true, ID(4, 0), false, 0, s), 0);
+	CHECK(strcmp(s, "3-0,4-0") == 0);
+	CHECK_INT(range_str("q", false, ID(2, 0), false, ID(4, 0), true, 0, s), 0);
+	CHECK(strcmp(s, "2-0,3-0") == 0);
+	CHECK_INT(range_str("q", true, NULL, false, NULL, false, 2, s), 0);
+	CHECK(strcmp(s, "5-0,4-0") == 0);
+	CHECK_INT(range_str("q", true, ID(4, 0), true, ID(2, 0), false, 0, s), 0);
+	CHECK(strcmp(s, "3-0,2-0") == 0);
+	CHECK_INT(range_str("q", false, ID(3, 1), false, NULL, false, 0, s), 0);
+	CHECK(strcmp(s, "4-0,5-0") == 0);
+	CHECK_INT(range_str("missing", false, NULL, false, NULL, false, 0, s), 0);
+	CHECK(strcmp(s, "") == 0);
+	CHECK_INT(range_str("str", false, NULL, false, NULL, false, 0, s), -KV_EWRONGTYPE);
+	CHECK_INT(stream_get(ks, KEY("q"), ID(3, 0), &v), 0);
+	CHECK_MEM(v.data, v.len,
+		  "\x01"
+		  "a\x01"
+		  "b",
+		  4);
+	CHECK_INT(stream_get(ks, KEY("q"), ID(3, 1), &v), -ENOENT);
+	CHECK_INT(stream_get(ks, KEY("str"), ID(3, 0), &v), -KV_EWRONGTYPE);
+}
+
+static void test_del(void)
+{
+	uint64_t n;
+	char s[256];
+	for (uint64_t j = 1; j <= 4; j++)
+		CHECK_INT(add("d", STREAM_ADD_ID, j, 0, NULL), 0);
+	/* XDEL d 1-0 3-0 3-0 9-0: two deleted; first moves on, max_deleted 3-0 */
+	CHECK_INT(
+	    stream_del(ks, KEY("d"), (struct stream_id[]){{1, 0}, {3, 0}, {3, 0}, {9, 0}}, 4, &n),
+	    0);
+	CHECK_INT(n, 2);
+	check_meta("d", 2,
+		   I("0000000000000004", "0000000000000000") /* last_generated */
+		   I("0000000000000002", "0000000000000000") /* recorded_first */
+		   I("0000000000000003", "0000000000000000") /* max_deleted */
+		   I("0000000000000002", "0000000000000000") /* first */
+		   I("0000000000000004", "0000000000000000") /* last */
+		   "0000000000000004"
+		   "0000000000000000");
+	CHECK_INT(range_str("d", false, NULL, false, NULL, false, 0, s), 0);
+	CHECK(strcmp(s, "2-0,4-0") == 0);
+	/* deleting the last entry moves last back */
+	CHECK_INT(stream_del(ks, KEY("d"), ID(4, 0), 1, &n), 0);
+	CHECK_INT(n, 1);
+	check_meta(
+	    "d", 1,
+	    I("0000000000000004", "0000000000000000") I("0000000000000002", "0000000000000000")
+		I("0000000000000004", "0000000000000000") I("0000000000000002", "0000000000000000")
+		    I("0000000000000002", "0000000000000000") "0000000000000004"
+							      "0000000000000000");
+	/* the last one: an empty stream is a live key; first/last/recorded 0-0 */
+	CHECK_INT(stream_del(ks, KEY("d"), ID(2, 0), 1, &n), 0);
+	check_meta("d", 0,
+		   I("0000000000000004", "0000000000000000")
+		       Z16 I("0000000000000004", "0000000000000000") Z16 Z16 "0000000000000004"
+									     "0000000000000000");
+	struct ks_info info;
+	CHECK_INT(ks_lookup(ks, KEY("d"), &info), 0);
+	CHECK_INT(info.type, KV_TYPE_STREAM);
+	CHECK_INT(info.size, 0);
+	/* an explicit ID at or below last_generated stays refused */
+	CHECK_INT(add("d", STREAM_ADD_ID, 3, 0, NULL), -EINVAL);
+	CHECK_INT(add("d", STREAM_ADD_ID, 4, 1, NULL), 0);
+	/* missing key, wrong type, nothing there */
+	CHECK_INT(stream_del(ks, KEY("missing"), ID(1, 0), 1, &n), 0);
+	CHECK_INT(n, 0);
+	CHECK_INT(stream_del(ks, KEY("str"), ID(1, 0), 1, &n), -KV_EWRONGTYPE);
+	struct buf before = BUF_INIT;
+	CHECK_INT(meta_raw("d", &before), 0);
+	CHECK_INT(stream_del(ks, KEY("d"), ID(77, 0), 1, &n), 0);
+	CHECK_INT(n, 0);
+	CHECK_INT(meta_raw("d", &v), 0);
+	CHECK_MEM(v.data, v.len, before.data, before.len);
+	buf_release(&before);
+	/* rmdir of an emptied stream */
+	CHECK_INT(stream_del_if_empty(ks, KEY("d")), -ENOTEMPTY);
+	CHECK_INT(stream_del(ks, KEY("d"), ID(4, 1), 1, &n), 0);
+	CHECK_INT(stream_del_if_empty(ks, KEY("d")), 0);
+	CHECK_INT(ks_lookup(ks, KEY("d"), &info), -ENOENT);
+	CHECK_INT(stream_del_if_empty(ks, KEY("str")), -KV_EWRONGTYPE);
+}
+
+static void test_trim(void)
+{
+	uint64_t n;
+	char s[256];
+	for (uint64_t j = 1; j <= 6; j++)
+		CHECK_INT(add("t", STREAM_ADD_ID, j, 0, NULL), 0);
+	/* MAXLEN 4: 1-0 and 2-0 go; max_deleted = 2-0 */
+	CHECK_INT(stream_trim(ks, KEY("t"), STREAM_TRIM_MAXLEN, 4, NULL, &n), 0);
+	CHECK_INT(n, 2);
+	check_meta(
+	    "t", 4,
+	    I("0000000000000006", "0000000000000000") I("0000000000000003", "0000000000000000")
+		I("0000000000000002", "0000000000000000") I("0000000000000003", "0000000000000000")
+		    I("0000000000000006", "0000000000000000") "0000000000000006"
+							      "0000000000000000");
+	/* MINID 5-0: 3-0 and 4-0 go */
+	CHECK_INT(stream_trim(ks, KEY("t"), STREAM_TRIM_MINID, 0, ID(5, 0), &n), 0);
+	CHECK_INT(n, 2);
+	CHECK_INT(range_str("t", false, NULL, false, NULL, false, 0, s), 0);
+	CHECK(strcmp(s, "5-0,6-0") == 0);
+	/* nothing to trim: unchanged */
+	CHECK_INT(stream_trim(ks, KEY("t"), STREAM_TRIM_MAXLEN, 10, NULL, &n), 0);
+	CHECK_INT(n, 0);
+	/* MAXLEN 0 empties it; the key lives on */
+	CHECK_INT(stream_trim(ks, KEY("t"), STREAM_TRIM_MAXLEN, 0, NULL, &n), 0);
+	CHECK_INT(n, 2);
+	check_meta("t", 0,
+		   I("0000000000000006", "0000000000000000")
+		       Z16 I("0000000000000006", "0000000000000000") Z16 Z16 "0000000000000006"
+									     "0000000000000000");
+	CHECK_INT(stream_trim(ks, KEY("missing"), STREAM_TRIM_MAXLEN, 0, NULL, &n), 0);
+	CHECK_INT(stream_trim(ks, KEY("str"), STREAM_TRIM_MAXLEN, 0, NULL, &n), -KV_EWRONGTYPE);
+	CHECK_INT(stream_trim(ks, KEY("t"), STREAM_TRIM_MINID, 0, NULL, &n), -EINVAL);
+}
+
+struct collect {
+	char s[512];
+	int n;
+};
+
+static int collect_entry(void *arg, const struct stream_id *id, const char *val, size_t vn)
+{
+	struct collect *c = arg;
+	char s[STREAM_ID_MAX];
+	(void)vn;
+	stream_id_format(id, s);
+	if (c->n++)
+		strcat(c->s, ",");
+	strcat(c->s, s);
+	if (!val)
+		strcat(c->s, "(nil)");
+	return 0;
+}
+
+static int collect_pel(void *arg, const struct stream_id *id, const struct stream_pel *p,
+		       uint64_t idle)
+{
+	struct collect *c = arg;
+	char s[128];
+	(void)idle;
+	int n = snprintf(s, sizeof(s), "%s%" PRIu64 "-%" PRIu64 ":%.*s:%" PRIu64, c->n++ ? "," : "",
+			 id->ms, id->seq, (int)p->consumer.n, p->consumer.p, p->deliveries);
+	(void)n;
+	strcat(c->s, s);
+	return 0;
+}
+
+static int collect_group(void *arg, const char *name, size_t n, const struct stream_group *g)
+{
+	struct collect *c = arg;
+	char s[160];
+	snprintf(s, sizeof(s),
+		 "%s%.*s:%" PRIu64 ":%" PRIu64 ":%" PRIu64 "-%" PRIu64 ":%" PRId64 ":%" PRIu64,
+		 c->n++ ? "," : "", (int)n, name, g->consumers, g->pending, g->last_delivered.ms,
+		 g->last_delivered.seq, g->entries_read, g->lag);
+	strcat(c->s, s);
+	return 0;
+}
+
+static int collect_consumer(void *arg, const char *name, size_t n, const struct stream_consumer *co)
+{
+	struct collect *c = arg;
+	char s[128];
+	snprintf(s, sizeof(s), "%s%.*s:%" PRIu64, c->n++ ? "," : "", (int)n, name, co->pending);
+	strcat(c->s, s);
+	return 0;
+}
+
+#define GROUP_G	   "FFFFFFFFFFFFFFFF 01 0000000000000001 67"
+#define CONS(n, c) "FFFFFFFFFFFFFFFF 02 0000000000000001 67 000000000000000" n " " c
+#define PEL(ms)	   "FFFFFFFFFFFFFFFF 03 0000000000000001 67 " ms " 0000000000000000"
+
+static void test_groups(void)
+{
+	struct collect c = {0};
+	uint64_t n;
+	for (uint64_t j = 1; j <= 3; j++)
+		CHECK_INT(add("g", STREAM_ADD_ID, j, 0, NULL), 0);
+	/* XGROUP CREATE g g 0: group record, group_number 1 */
+	CHECK_INT(stream_group_create(ks, KEY("g"), "g", 1, ID(0, 0), STREAM_ENTRIES_READ_UNSET, 0),
+		  0);
+	check_sub("g", GROUP_G,
+		  "0000000000000000 0000000000000000 0000000000000000 0000000000000000"
+		  "FFFFFFFFFFFFFFFF 0000000000000000");
+	check_meta("g", 3,
+		   I("0000000000000003", "0000000000000000")
+		       I("0000000000000001", "0000000000000000")
+			   Z16 I("0000000000000001", "0000000000000000")
+			       I("0000000000000003", "0000000000000000") "0000000000000003"
+									 "0000000000000001");
+	/* BUSYGROUP, a digit-first name, no key without MKSTREAM */
+	CHECK_INT(stream_group_create(ks, KEY("g"), "g", 1, NULL, STREAM_ENTRIES_READ_UNSET, 0),
+		  -EEXIST);
+	CHECK_INT(stream_group_create(ks, KEY("g"), "1g", 2, NULL, STREAM_ENTRIES_READ_UNSET, 0),
+		  -EINVAL);
+	CHECK_INT(stream_group_create(ks, KEY("nokey"), "g", 1, NULL, STREAM_ENTRIES_READ_UNSET, 0),
+		  -ENOENT);
+	CHECK_INT(meta_raw("nokey", &v), -ENOENT);
+	CHECK_INT(stream_group_create(ks, KEY("str"), "g", 1, NULL, STREAM_ENTRIES_READ_UNSET, 0),
+		  -KV_EWRONGTYPE);
+	/* MKSTREAM: an empty stream with one group */
+	CHECK_INT(stream_group_create(ks, KEY("mk"), "g", 1, NULL, STREAM_ENTRIES_READ_UNSET,
+				      STREAM_MKSTREAM),
+		  0);
+	check_meta("mk", 0,
+		   Z16 Z16 Z16 Z16 Z16 "0000000000000000"
+				       "0000000000000001");
+
+	/* XREADGROUP GROUP g alice COUNT 2 STREAMS g > */
+	CHECK_INT(stream_readgroup(ks, KEY("g"), "g", 1, "alice", 5, NULL, 2, 0, collect_entry, &c),
+		  0);
+	CHECK(strcmp(c.s, "1-0,2-0") == 0);
+	/* group: 1 consumer, 2 pending, last 2-0, entries_read 2 (estimated
+	 * from -1 at the first read, then counted) */
+	CHECK_INT(sub_raw("g", GROUP_G, &v), 0);
+	CHECK_INT(v.len, 48);
+	CHECK_INT(get_be64(v.data), 1);
+	CHECK_INT(get_be64(v.data + 8), 2);
+	CHECK_INT(get_be64(v.data + 16), 2);
+	CHECK_INT(get_be64(v.data + 24), 0);
+	CHECK_INT(get_be64(v.data + 32), 2);
+	CHECK_INT(get_be64(v.data + 40), 0);
+	/* consumer record: pending 2, two times */
+	CHECK_INT(sub_raw("g", CONS("5", "616C696365"), &v), 0);
+	CHECK_INT(v.len, 24);
+	CHECK_INT(get_be64(v.data), 2);
+	CHECK(get_be64(v.data + 8) > 0 && get_be64(v.data + 8) == get_be64(v.data + 16));
+	/* PEL of 1-0: time, count 1, consumer "alice" */
+	CHECK_INT(sub_raw("g", PEL("0000000000000001"), &v), 0);
+	CHECK_INT(v.len, 29);
+	CHECK_INT(get_be64(v.data + 8), 1);
+	CHECK_INT(get_be64(v.data + 16), 5);
+	CHECK_MEM(v.data + 24, 5, "alice", 5);
+
+	/* bob takes the rest */
+	memset(&c, 0, sizeof(c));
+	CHECK_INT(stream_readgroup(ks, KEY("g"), "g", 1, "bob", 3, NULL, 0, 0, collect_entry, &c),
+		  0);
+	CHECK(strcmp(c.s, "3-0") == 0);
+	/* nothing new */
+	memset(&c, 0, sizeof(c));
+	CHECK_INT(stream_readgroup(ks, KEY("g"), "g", 1, "bob", 3, NULL, 0, 0, collect_entry, &c),
+		  0);
+	CHECK(strcmp(c.s, "") == 0);
+	/* history: alice's pending from 0 */
+	memset(&c, 0, sizeof(c));
+	CHECK_INT(
+	    stream_readgroup(ks, KEY("g"), "g", 1, "alice", 5, ID(0, 0), 0, 0, collect_entry, &c),
+	    0);
+	CHECK(strcmp(c.s, "1-0,2-0") == 0);
+	/* XPENDING extended: deliveries went to 2 for alice's */
+	memset(&c, 0, sizeof(c));
+	CHECK_INT(stream_pending(ks, KEY("g"), "g", 1, NULL, NULL, 0, NULL, 0, 0, collect_pel, &c),
+		  0);
+	CHECK(strcmp(c.s, "1-0:alice:2,2-0:alice:2,3-0:bob:1") == 0);
+	memset(&c, 0, sizeof(c));
+	CHECK_INT(
+	    stream_pending(ks, KEY("g"), "g", 1, ID(2, 0), NULL, 1, NULL, 0, 0, collect_pel, &c),
+	    0);
+	CHECK(strcmp(c.s, "2-0:alice:2") == 0);
+	memset(&c, 0, sizeof(c));
+	CHECK_INT(stream_pending(ks, KEY("g"), "g", 1, NULL, NULL, 0, "bob", 3, 0, collect_pel, &c),
+		  0);
+	CHECK(strcmp(c.s, "3-0:bob:1") == 0);
+	CHECK_INT(
+	    stream_pending(ks, KEY("g"), "nog", 3, NULL, NULL, 0, NULL, 0, 0, collect_pel, &c),
+	    -ENOENT);
+	CHECK_INT(
+	    stream_pending(ks, KEY("nokey"), "g", 1, NULL, NULL, 0, NULL, 0, 0, collect_pel, &c),
+	    -ENOENT);
+
+	/* XPENDING summary: 3 pending, 1-0..3-0, alice 2, bob 1 */
+	struct stream_id lo, hi;
+	memset(&c, 0, sizeof(c));
+	CHECK_INT(stream_pending_summary(ks, KEY("g"), "g", 1, &n, &lo, &hi, collect_consumer, &c),
+		  0);
+	CHECK_INT(n, 3);
+	CHECK(lo.ms == 1 && hi.ms == 3);
+	CHECK(strcmp(c.s, "bob:1,alice:2") == 0);
+	CHECK_INT(stream_pending_summary(ks, KEY("g"), "nog", 3, &n, &lo, &hi, NULL, NULL),
+		  -ENOENT);
+	CHECK_INT(stream_pending_summary(ks, KEY("str"), "g", 1, &n, &lo, &hi, NULL, NULL),
+		  -KV_EWRONGTYPE);
+	/* XACK g g 1-0 1-0 7-0: one acknowledged */
+	CHECK_INT(
+	    stream_ack(ks, KEY("g"), "g", 1, (struct stream_id[]){{1, 0}, {1, 0}, {7, 0}}, 3, &n),
+	    0);
+	CHECK_INT(n, 1);
+	CHECK_INT(sub_raw("g", PEL("0000000000000001"), &v), -ENOENT);
+	CHECK_INT(sub_raw("g", CONS("5", "616C696365"), &v), 0);
+	CHECK_INT(get_be64(v.data), 1);
+	CHECK_INT(stream_ack(ks, KEY("g"), "nog", 3, ID(2, 0), 1, &n), 0);
+	CHECK_INT(n, 0);
+	CHECK_INT(stream_ack(ks, KEY("str"), "g", 1, ID(2, 0), 1, &n), -KV_EWRONGTYPE);
+
+	/* XCLAIM g g bob 0 2-0: alice -> bob */
+	memset(&c, 0, sizeof(c));
+	CHECK_INT(
+	    stream_claim(ks, KEY("g"), "g", 1, "bob", 3, 0, ID(2, 0), 1, 0, collect_entry, &c), 0);
+	CHECK(strcmp(c.s, "2-0") == 0);
+	memset(&c, 0, sizeof(c));
+	CHECK_INT(stream_consumers(ks, KEY("g"), "g", 1, collect_consumer, &c), 0);
+	CHECK(strcmp(c.s, "bob:2,alice:0") == 0);
+	/* min-idle not reached: nothing claimed */
+	memset(&c, 0, sizeof(c));
+	CHECK_INT(stream_claim(ks, KEY("g"), "g", 1, "alice", 5, 3600000, ID(2, 0), 1, 0,
+			       collect_entry, &c),
+		  0);
+	CHECK(strcmp(c.s, "") == 0);
+	/* an entry deleted from the stream leaves the PEL on claim */
+	CHECK_INT(stream_del(ks, KEY("g"), ID(3, 0), 1, &n), 0);
+	memset(&c, 0, sizeof(c));
+	CHECK_INT(
+	    stream_claim(ks, KEY("g"), "g", 1, "alice", 5, 0, ID(3, 0), 1, 0, collect_entry, &c),
+	    0);
+	CHECK(strcmp(c.s, "") == 0);
+	CHECK_INT(sub_raw("g", PEL("0000000000000003"), &v), -ENOENT);
+	/* XAUTOCLAIM g g alice 0 0-0 COUNT 1: takes 2-0 back from bob, next 0-0 */
+	struct stream_id next;
+	memset(&c, 0, sizeof(c));
+	CHECK_INT(stream_autoclaim(ks, KEY("g"), "g", 1, "alice", 5, 0, ID(0, 0), 1, 0,
+				   collect_entry, NULL, &c, &next),
+		  0);
+	CHECK(strcmp(c.s, "2-0") == 0);
+	CHECK(next.ms == 0 && next.seq == 0);
+	CHECK_INT(sub_raw("g", PEL("0000000000000002"), &v), 0);
+	CHECK_INT(get_be64(v.data + 8), 4); /* read, history read, claim, autoclaim */
+	CHECK_MEM(v.data + 24, v.len - 24, "alice", 5);
+	/* and back to bob with JUSTID: the count stays */
+	memset(&c, 0, sizeof(c));
+	CHECK_INT(stream_autoclaim(ks, KEY("g"), "g", 1, "bob", 3, 0, ID(0, 0), 0, STREAM_JUSTID,
+				   collect_entry, NULL, &c, &next),
+		  0);
+	CHECK(strcmp(c.s, "2-0(nil)") == 0);
+	CHECK_INT(sub_raw("g", PEL("0000000000000002"), &v), 0);
+	CHECK_INT(get_be64(v.data + 8), 4);
+	CHECK_INT(stream_autoclaim(ks, KEY("g"), "nog", 3, "bob", 3, 0, ID(0, 0), 0, 0, NULL, NULL,
+				   NULL, &next),
+		  -ENOENT);
+	CHECK_INT(stream_autoclaim(ks, KEY("str"), "g", 1, "bob", 3, 0, ID(0, 0), 0, 0, NULL, NULL,
+				   NULL, &next),
+		  -KV_EWRONGTYPE);
+	memset(&c, 0, sizeof(c));
+	CHECK_INT(stream_groups(ks, KEY("g"), collect_group, &c), 0);
+	/* 2 consumers, 1 pending (2-0, bob), last 3-0, entries_read 3;
+	 * lag: max_deleted 3-0 >= last delivered -> estimate: 3-0 == last
+	 * entry? no (last is 2-0) -> unknown */
+	CHECK(strcmp(c.s, "g:2:1:3-0:3:18446744073709551615") == 0);
+	CHECK_INT(stream_claim(ks, KEY("g"), "nog", 3, "bob", 3, 0, ID(2, 0), 1, 0, NULL, NULL),
+		  -ENOENT);
+
+	/* SETID, CREATECONSUMER, DELCONSUMER, DESTROY */
+	CHECK_INT(stream_group_setid(ks, KEY("g"), "g", 1, ID(1, 0), STREAM_ENTRIES_READ_UNSET), 0);
+	CHECK_INT(sub_raw("g", GROUP_G, &v), 0);
+	CHECK_INT(get_be64(v.data + 16), 1);
+	CHECK_INT(get_be64(v.data + 32), UINT64_MAX); /* entries_read -1 */
+	CHECK_INT(stream_group_setid(ks, KEY("g"), "nog", 3, NULL, STREAM_ENTRIES_READ_UNSET),
+		  -ENOENT);
+	CHECK_INT(stream_consumer_create(ks, KEY("g"), "g", 1, "carol", 5), 1);
+	CHECK_INT(stream_consumer_create(ks, KEY("g"), "g", 1, "carol", 5), 0);
+	CHECK_INT(stream_consumer_create(ks, KEY("g"), "g", 1, "9c", 2), -EINVAL);
+	CHECK_INT(stream_consumer_create(ks, KEY("g"), "nog", 3, "c", 1), -ENOENT);
+	CHECK_INT(stream_consumer_create(ks, KEY("nokey"), "g", 1, "c", 1), -ENOENT);
+	CHECK_INT(stream_consumer_del(ks, KEY("g"), "g", 1, "bob", 3, &n), 0);
+	CHECK_INT(n, 1);
+	CHECK_INT(sub_raw("g", PEL("0000000000000002"), &v), -ENOENT);
+	CHECK_INT(sub_raw("g", CONS("3", "626F62"), &v), -ENOENT);
+	CHECK_INT(stream_consumer_del(ks, KEY("g"), "g", 1, "nobody", 6, &n), 0);
+	CHECK_INT(n, 0);
+	memset(&c, 0, sizeof(c));
+	CHECK_INT(stream_groups(ks, KEY("g"), collect_group, &c), 0);
+	CHECK(strncmp(c.s, "g:2:0:1-0:-1:", 13) == 0);
+	CHECK_INT(stream_group_destroy(ks, KEY("g"), "g", 1), 1);
+	CHECK_INT(stream_group_destroy(ks, KEY("g"), "g", 1), 0);
+	CHECK_INT(stream_group_destroy(ks, KEY("nokey"), "g", 1), -ENOENT);
+	CHECK_INT(sub_raw("g", GROUP_G, &v), -ENOENT);
+	CHECK_INT(sub_raw("g", CONS("5", "616C696365"), &v), -ENOENT);
+	CHECK_INT(sub_raw("g", CONS("5", "6361726F6C"), &v), -ENOENT);
+	check_meta("g", 2,
+		   I("0000000000000003", "0000000000000000") /* last_generated */
+		   I("0000000000000001", "0000000000000000") /* recorded_first */
+		   I("0000000000000003", "0000000000000000") /* max_deleted */
+		   I("0000000000000001", "0000000000000000") /* first */
+		   I("0000000000000002", "0000000000000000") /* last */
+		   "0000000000000003"
+		   "0000000000000000"); /* added, no group */
+	/* entries are untouched by the group records around them */
+	char s[64];
+	CHECK_INT(range_str("g", false, NULL, false, NULL, false, 0, s), 0);
+	CHECK(strcmp(s, "1-0,2-0") == 0);
+	/* readgroup on a missing key / group / wrong type */
+	CHECK_INT(stream_readgroup(ks, KEY("nokey"), "g", 1, "a", 1, NULL, 0, 0, NULL, NULL),
+		  -ENOENT);
+	CHECK_INT(stream_readgroup(ks, KEY("g"), "g", 1, "a", 1, NULL, 0, 0, NULL, NULL), -ENOENT);
+	CHECK_INT(stream_readgroup(ks, KEY("str"), "g", 1, "a", 1, NULL, 0, 0, NULL, NULL),
+		  -KV_EWRONGTYPE);
+}
+
+static void test_info_rename(void)
+{
+	struct stream_info i;
+	CHECK_INT(stream_info(ks, KEY("q"), &i), 0);
+	CHECK_INT(i.size, 5);
+	CHECK_INT(i.entries_added, 5);
+	CHECK(i.first.ms == 1 && i.last.ms == 5 && i.last_generated.ms == 5);
+	CHECK_INT(stream_info(ks, KEY("missing"), &i), -ENOENT);
+	CHECK_INT(stream_info(ks, KEY("str"), &i), -KV_EWRONGTYPE);
+	/* RENAME copies the stream CF sub-keys */
+	CHECK_INT(ks_rename(ks, KEY("q"), KEY("q2")), 0);
+	char s[64];
+	CHECK_INT(range_str("q2", false, NULL, false, NULL, false, 0, s), 0);
+	CHECK(strcmp(s, "1-0,2-0,3-0,4-0,5-0") == 0);
+}
+
+/* A field "MS-SEQ" holding V becomes the entry MS-SEQ with the pair v V. */
+static int field_as_entry(void *arg, const char *f, size_t fn, const char *val, size_t vn,
+			  struct convert_item *it)
+{
+	struct stream_id id;
+	struct stream_str fv[] = {{"v", 1}, {val, vn}};
+	(void)arg;
+	if (stream_id_parse(f, fn, false, &id))
+		return -EINVAL;
+	it->num = id.ms;
+	it->seq = id.seq;
+	return stream_value_encode(fv, 2, &it->value);
+}
+
+static void test_convert(void)
+{
+	char s[64];
+	CHECK_INT(hash_set(ks, KEY("hc"), "10-0", 4, "b", 1, NULL), 0);
+	CHECK_INT(hash_set(ks, KEY("hc"), "9-0", 3, "a", 1, NULL), 0);
+	CHECK_INT(hash_set(ks, KEY("hc"), "10-1", 4, "c", 1, NULL), 0);
+	CHECK_INT(convert_hash(ks, KEY("hc"), KV_TYPE_STREAM, field_as_entry, NULL), 0);
+	CHECK_INT(range_str("hc", false, NULL, false, NULL, false, 0, s), 0);
+	CHECK(strcmp(s, "9-0,10-0,10-1") == 0);
+	check_meta("hc", 3,
+		   I("000000000000000A", "0000000000000001")
+		       I("0000000000000009", "0000000000000000")
+			   Z16 I("0000000000000009", "0000000000000000")
+			       I("000000000000000A", "0000000000000001") "0000000000000003"
+									 "0000000000000000");
+	check_sub("hc", "000000000000000A 0000000000000001", "01 76 01 63");
+	/* a field that is no ID: EINVAL, the hash stays */
+	CHECK_INT(hash_set(ks, KEY("hb"), "x", 1, "a", 1, NULL), 0);
+	CHECK_INT(convert_hash(ks, KEY("hb"), KV_TYPE_STREAM, field_as_entry, NULL), -EINVAL);
+	struct ks_info info;
+	CHECK_INT(ks_lookup(ks, KEY("hb"), &info), 0);
+	CHECK_INT(info.type, KV_TYPE_HASH);
+	/* 0-0 is refused by the batch helper */
+	CHECK_INT(hash_set(ks, KEY("hz"), "0-0", 3, "a", 1, NULL), 0);
+	CHECK_INT(convert_hash(ks, KEY("hz"), KV_TYPE_STREAM, field_as_entry, NULL), -EINVAL);
+	CHECK_INT(ks_lookup(ks, KEY("hz"), &info), 0);
+	CHECK_INT(info.type, KV_TYPE_HASH);
+	struct buf e = BUF_INIT;
+	CHECK_INT(stream_value_encode((struct stream_str[]){{"a", 1}}, 1, &e), -EINVAL);
+	buf_release(&e);
+}
+
+/* The verbs not covered above on another type and on a missing key. */
+static void test_wrongtype_missing(void)
+{
+	struct collect c = {0};
+	uint64_t n = 9;
+	const struct ks_key *w = KEY("str"), *m = KEY("missing");
+	CHECK_INT(stream_len(ks, w, &n), -KV_EWRONGTYPE);
+	CHECK_INT(stream_len(ks, m, &n), 0);
+	CHECK_INT(n, 0);
+	CHECK_INT(stream_group_destroy(ks, w, "g", 1), -KV_EWRONGTYPE);
+	CHECK_INT(stream_group_setid(ks, w, "g", 1, NULL, STREAM_ENTRIES_READ_UNSET),
+		  -KV_EWRONGTYPE);
+	CHECK_INT(stream_group_setid(ks, m, "g", 1, NULL, STREAM_ENTRIES_READ_UNSET), -ENOENT);
+	CHECK_INT(stream_consumer_create(ks, w, "g", 1, "c", 1), -KV_EWRONGTYPE);
+	CHECK_INT(stream_consumer_del(ks, w, "g", 1, "c", 1, &n), -KV_EWRONGTYPE);
+	CHECK_INT(stream_consumer_del(ks, m, "g", 1, "c", 1, &n), -ENOENT);
+	CHECK_INT(stream_pending(ks, w, "g", 1, NULL, NULL, 0, NULL, 0, 0, collect_pel, &c),
+		  -KV_EWRONGTYPE);
+	CHECK_INT(stream_claim(ks, w, "g", 1, "c", 1, 0, ID(1, 0), 1, 0, NULL, NULL),
+		  -KV_EWRONGTYPE);
+	CHECK_INT(stream_claim(ks, m, "g", 1, "c", 1, 0, ID(1, 0), 1, 0, NULL, NULL), -ENOENT);
+	CHECK_INT(stream_groups(ks, w, collect_group, &c), -KV_EWRONGTYPE);
+	CHECK_INT(stream_groups(ks, m, collect_group, &c), -ENOENT);
+	CHECK_INT(stream_consumers(ks, w, "g", 1, collect_consumer, &c), -KV_EWRONGTYPE);
+	CHECK_INT(stream_consumers(ks, m, "g", 1, collect_consumer, &c), -ENOENT);
+	CHECK_INT(stream_ack(ks, m, "g", 1, ID(1, 0), 1, &n), 0);
+	CHECK_INT(n, 0);
+	CHECK_INT(stream_del_if_empty(ks, m), -ENOENT);
+	CHECK_INT(c.n, 0);
+	/* the string is untouched by all of it */
+	CHECK_INT(string_get(ks, w, &v), 0);
+	CHECK_MEM(v.data, v.len, "x", 1);
+}
+
+int main(void)
+{
+	log_level_current = -1;
+	char *dir = tmpdir_new();
+	CHECK_INT(ks_open(dir, NULL, &ks), 0);
+	if (!ks)
+		return check_done("test_stream");
+	test_ids();
+	test_add_bytes();
+	test_add_bad();
+	test_restore();
+	test_range();
+	test_del();
+	test_trim();
+	test_groups();
+	test_info_rename();
+	test_wrongtype_missing();
+	test_convert();
+	ks_close(ks);
+	buf_release(&v);
+	tmpdir_remove(dir);
+	return check_done("test_stream");
+}
