@@ -85,6 +85,7 @@ struct fs_node {
 	bool bad;           /* a write was refused: the next commits fail, nothing is stored */
 	bool input;         /* an input entry (fs_shape.is_input): data holds a partial line */
 	enum kv_type ktype; /* type of the node's key (a file key's own, an entry's key's) */
+	uint64_t expire_ms; /* the key's expiry when it was opened (0: none) */
 	unsigned opens;
 	/*
 	 * A list key's directory (fs_list.c), guarded by `lock`: while it is
@@ -99,7 +100,9 @@ struct fs_node {
 		uint64_t *v;
 		size_t n, cap;
 	} gaps;
-	/* Attributes set through setattr during this mount (0 = not set). */
+	/* Attributes set through setattr on a node without stored records
+	 * (the root, a namespace, a local entry until it is stored); 0 =
+	 * not set. */
 	struct timespec mtime, atime;
 	mode_t mode;
 	uid_t uid;

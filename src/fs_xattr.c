@@ -2,10 +2,13 @@
  * fs_xattr: extended attributes. Every key carries user.kvfs.type (its
  * Kvrocks type), settable while the key is empty to choose what it holds;
  * a key with an expiry carries user.kvfs.ttl (remaining milliseconds):
- * setting it sets the expiry (0 drops the key at once, as PEXPIRE 0 does),
- * removing it makes the key persistent. Anything else answers ENODATA
- * (reads) or ENOTSUP (writes) at once: `ls -l` asks for two attributes per
- * file and must not wait. Setting user.kvfs.type on a string or bitmap
+ * setting it sets the expiry (0 drops the key at once, as PEXPIRE 0 does;
+ * on an empty collection it waits for the first entry), removing it makes
+ * the key persistent. Other user.* attributes of keys and stored entries
+ * are kept in the reserved namespace (ks_xattr_*). Names outside user.*
+ * answer ENODATA (reads) or ENOTSUP (writes) at once, without a read:
+ * `ls -l` asks for two attributes per file and must not wait. Setting
+ * user.kvfs.type on a string or bitmap
  * converts between the two keeping the bytes, and on a hash whose fields
  * spell out a list, set, zset or sortedint converts the hash (what rsync
  * and cp -a need: they write content first and types after).
@@ -17,10 +20,116 @@
 #include <stdio.h>
 #include <sys/xattr.h>
 
+#include "ks_attr.h"
 #include "t_bitmap.h"
 
 #define XATTR_TYPE "user.kvfs.type"
 #define XATTR_TTL "user.kvfs.ttl"
+#define XATTR_USER "user."
+#define XATTR_KVFS "user.kvfs."
+
+static bool has_prefix(const char *name, const char *p)
+{
+	return strncmp(name, p, strlen(p)) == 0;
+}
+
+/* Reply with a value or a name list: the size asked for, ERANGE, or it. */
+static void reply_xattr(fuse_req_t req, const char *v, size_t n, size_t size)
+{
+	if (size == 0)
+		fuse_reply_xattr(req, n);
+	else if (size < n)
+		fuse_reply_err(req, ERANGE);
+	else
+		fuse_reply_buf(req, n ? v : NULL, n);
+}
+
+/*
+ * Where the user.* attributes of a node live: its key (k, borrowing from
+ * p), the key's version, and for an entry its record name. 0; -ENOENT;
+ * -ENOTSUP for the root, a namespace, a local entry or a view.
+ */
+static int xattr_obj(struct fs *fs, struct fs_node *node, struct fs_path *p, struct ks_key *k,
+		     uint64_t *version, const char **entry, size_t *elen)
+{
+	struct ks_info info;
+	*entry = NULL;
+	*elen = 0;
+	if (node->kind != FS_KEY && node->kind != FS_ENTRY)
+		return -ENOTSUP;
+	if (node->kind == FS_ENTRY && fs_itable_local(fs->it, node) != FS_LOCAL_NONE)
+		return -ENOTSUP;
+	int rc = fs_itable_path(fs->it, node, p);
+	if (rc)
+		return rc;
+	if (p->unhashed)
+		return -ENOENT;
+	fs_path_key(fs, p, k);
+	rc = ks_lookup(fs->ks, k, &info);
+	if (rc)
+		return rc;
+	*version = info.version;
+	if (node->kind == FS_ENTRY) {
+		const struct fs_shape *sh = fs_shape_of(info.type);
+		if (!sh)
+			return -ENOENT;
+		if (fs_shape_is_special(sh, p->entry.data, p->entry.len))
+			return -ENOTSUP;
+		fs_attr_entry(sh, p->entry.data, p->entry.len, entry, elen);
+	}
+	return 0;
+}
+
+/* getxattr of a stored user.* attribute. */
+static void get_user(fuse_req_t req, struct fs *fs, struct fs_node *node, const char *name,
+		     size_t size)
+{
+	struct fs_path p;
+	struct ks_key k;
+	struct buf val = BUF_INIT;
+	uint64_t version = 0;
+	const char *e;
+	size_t en;
+	fs_path_init(&p);
+	int rc = xattr_obj(fs, node, &p, &k, &version, &e, &en);
+	if (rc == -ENOTSUP)
+		rc = -ENODATA;
+	if (!rc)
+		rc = ks_xattr_get(fs->ks, &k, version, e, en, name, strlen(name), &val);
+	if (rc)
+		fuse_reply_err(req, fs_errno(rc));
+	else
+		reply_xattr(req, val.data, val.len, size);
+	buf_release(&val);
+	fs_path_release(&p);
+}
+
+/* setxattr (value) or removexattr (NULL) of a stored user.* attribute. */
+static int set_user(struct fs *fs, struct fs_node *node, const char *name, const char *value,
+		    size_t size, int flags)
+{
+	struct fs_path p;
+	struct ks_key k;
+	uint64_t version = 0;
+	const char *e;
+	size_t en;
+	int kf = (flags & XATTR_CREATE ? KS_XATTR_CREATE : 0) |
+		 (flags & XATTR_REPLACE ? KS_XATTR_REPLACE : 0);
+	fs_path_init(&p);
+	int rc = xattr_obj(fs, node, &p, &k, &version, &e, &en);
+	if (rc == -ENOTSUP)
+		LOG_INFO("%s: '%s' keeps no extended attributes", name, node->name);
+	if (!rc && has_prefix(name, XATTR_KVFS)) {
+		LOG_ERR("%s: names under %s are kvfs's own", name, XATTR_KVFS);
+		rc = -ENOTSUP;
+	}
+	if (!rc)
+		rc = ks_xattr_set(fs->ks, &k, e, en, name, strlen(name), value, size, kf);
+	if (rc == -ERANGE || rc == -E2BIG || rc == -ENOSPC)
+		LOG_ERR("%s on '%s': %s", name, node->name, strerror(-rc));
+	fs_path_release(&p);
+	return rc;
+}
 
 /* The key a KEY node names, and what it is. */
 static int node_key_info(struct fs *fs, struct fs_node *node, struct fs_path *p,
@@ -41,8 +150,14 @@ void fs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t siz
 	struct fs *fs = fuse_req_userdata(req);
 	struct fs_node *node = fs_itable_get(fs->it, ino);
 	bool is_type = strcmp(name, XATTR_TYPE) == 0, is_ttl = strcmp(name, XATTR_TTL) == 0;
-	if (!node || node->kind != FS_KEY || !(is_type || is_ttl)) {
+	if (!node || !has_prefix(name, XATTR_USER) ||
+	    (has_prefix(name, XATTR_KVFS) && !((is_type || is_ttl) && node->kind == FS_KEY))) {
+		/* security.*, system.* (ls -l asks): answered without a read. */
 		fuse_reply_err(req, node ? ENODATA : ESTALE);
+		return;
+	}
+	if (!is_type && !is_ttl) {
+		get_user(req, fs, node, name, size);
 		return;
 	}
 	struct fs_path p;
@@ -64,39 +179,44 @@ void fs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t siz
 			 (unsigned long long)(info.expire_ms > now ? info.expire_ms - now : 0));
 		t = ttl;
 	}
-	size_t n = strlen(t);
-	if (size == 0)
-		fuse_reply_xattr(req, n);
-	else if (size < n)
-		fuse_reply_err(req, ERANGE);
-	else
-		fuse_reply_buf(req, t, n);
+	reply_xattr(req, t, strlen(t), size);
 }
 
 void fs_op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 {
 	struct fs *fs = fuse_req_userdata(req);
 	struct fs_node *node = fs_itable_get(fs->it, ino);
-	static const char list[] = XATTR_TYPE "\0" XATTR_TTL; /* with the last NUL */
-	size_t n = 0;
+	struct buf list = BUF_INIT;
+	struct fs_path p;
+	struct ks_key k;
+	uint64_t version = 0;
+	const char *e;
+	size_t en;
+	int rc = node ? 0 : -ESTALE;
+	fs_path_init(&p);
 	if (node && node->kind == FS_KEY) {
-		struct fs_path p;
 		struct ks_info info;
-		fs_path_init(&p);
-		int rc = node_key_info(fs, node, &p, &info);
+		rc = node_key_info(fs, node, &p, &info);
+		if (!rc)
+			rc = buf_add(&list, XATTR_TYPE, sizeof(XATTR_TYPE));
+		if (!rc && info.expire_ms)
+			rc = buf_add(&list, XATTR_TTL, sizeof(XATTR_TTL));
 		fs_path_release(&p);
-		if (rc) {
-			fuse_reply_err(req, fs_errno(rc));
-			return;
-		}
-		n = info.expire_ms ? sizeof(list) : sizeof(XATTR_TYPE);
+		fs_path_init(&p);
 	}
-	if (size == 0)
-		fuse_reply_xattr(req, n);
-	else if (size < n)
-		fuse_reply_err(req, ERANGE);
+	if (!rc) {
+		rc = xattr_obj(fs, node, &p, &k, &version, &e, &en);
+		if (!rc)
+			rc = ks_xattr_list(fs->ks, &k, version, e, en, &list);
+		else if (rc == -ENOTSUP)
+			rc = 0; /* nothing stored there */
+	}
+	if (rc)
+		fuse_reply_err(req, fs_errno(rc));
 	else
-		fuse_reply_buf(req, list, n);
+		reply_xattr(req, list.data, list.len, size);
+	buf_release(&list);
+	fs_path_release(&p);
 }
 
 /* A file key becomes the other file type with the same bytes (string
@@ -225,11 +345,8 @@ static int set_ttl(struct fs *fs, struct fs_node *node, const char *value, size_
 	} else if (ms == 0) {
 		rc = ks_del(fs->ks, &k);
 		*gone = rc == 0;
-	} else if (info.empty) {
-		LOG_ERR("%s: '%s' is empty; Kvrocks keeps no expiry for empty collections",
-			XATTR_TTL, p.key.data);
-		rc = -EINVAL;
 	} else {
+		/* An empty collection keeps it pending until its first entry. */
 		rc = ks_expire(fs->ks, &k, now_ms() + ms);
 	}
 out:
@@ -271,6 +388,8 @@ void fs_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char
 		rc = set_type(fs, node, value, size, flags, &iv);
 	else if (node->kind == FS_KEY && strcmp(name, XATTR_TTL) == 0)
 		rc = set_ttl(fs, node, value, size, false, &gone);
+	else if (has_prefix(name, XATTR_USER))
+		rc = set_user(fs, node, name, value, size, flags);
 	else
 		rc = -ENOTSUP;
 	if (gone)
@@ -291,6 +410,13 @@ void fs_op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 	}
 	if (node && node->kind == FS_KEY && strcmp(name, XATTR_TTL) == 0) {
 		int rc = fs->opt.read_only ? -EROFS : set_ttl(fs, node, NULL, 0, true, &gone);
+		fuse_reply_err(req, fs_errno(rc));
+		return;
+	}
+	if (node && has_prefix(name, XATTR_USER) && !has_prefix(name, XATTR_KVFS)) {
+		int rc = fs->opt.read_only ? -EROFS : set_user(fs, node, name, NULL, 0, 0);
+		if (rc == -ENOTSUP)
+			rc = -ENODATA;
 		fuse_reply_err(req, fs_errno(rc));
 		return;
 	}

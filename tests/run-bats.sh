@@ -1,7 +1,7 @@
 #!/bin/bash
 # Run the bats suites against a real mount and total the results.
 # Usage: [KVFS_BIN=path/to/kvfs] tests/run-bats.sh [FILE.bats...]
-#        (default: every tests/bats/*.bats, in name order)
+#        (default: every tests/bats/*.bats, then tests/posix/*.bats, in name order)
 #
 # Each file runs as `bats --tap FILE`; its output is shown as it runs.
 # "ok" lines count as passed, "ok ... # skip" as skipped, "not ok" as
@@ -55,6 +55,9 @@ if [ $# -gt 0 ]; then
 	files=("$@")
 else
 	files=("$here"/bats/*.bats)
+	for f in "$here"/posix/*.bats; do
+		[ -e "$f" ] && files+=("$f")
+	done
 fi
 if [ ! -e "${files[0]}" ]; then
 	echo "run-bats: no .bats files found in $here/bats"
