@@ -127,6 +127,11 @@ int ks_attr_batch_move(struct keyspace *ks, struct store_batch *b, const struct 
 		       uint64_t from_version, const char *fentry, size_t flen,
 		       const struct ks_key *to, uint64_t to_version, const char *tentry,
 		       size_t tlen);
+/* The key was made again with version `to` in this batch (a conversion):
+ * its key records written for `from` are written for `to`. One read per
+ * record; only conversions do this. */
+int ks_attr_batch_restamp(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
+			  uint64_t from, uint64_t to);
 /* The key is deleted (DEL, rmdir): its key records go. Entry records of
  * its version are garbage for ks_gc. */
 int ks_attr_batch_drop_key(struct keyspace *ks, struct store_batch *b, const struct ks_key *k);

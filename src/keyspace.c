@@ -81,6 +81,7 @@ struct wctx_key {
 	const struct ks_key *k;
 	const struct ks_attr_change *attr; /* staged for k (ks_attr_stage) */
 	uint64_t version;
+	uint64_t read_version; /* the version first read, if the verb makes another */
 	bool live;
 	uint64_t pending_expire;
 	struct enc_meta m; /* m.tail points into meta[] */
@@ -297,6 +298,8 @@ static void wctx_saw(const struct ks_key *k, const struct enc_meta *m)
 	struct wctx_key *w = wctx.n ? wctx_find(k) : NULL;
 	if (w) {
 		w->version = enc_type_is_inline(m->type) ? 0 : m->version;
+		if (!w->read_version)
+			w->read_version = w->version;
 		w->live = true;
 	}
 }
@@ -460,6 +463,10 @@ static int wctx_apply(struct keyspace *ks, struct store_batch *b, struct wctx_ke
 		rc = ks_batch_put_meta(ks, b, w->k, &m, m.tail, m.tail_len);
 		w->pending_expire = 0;
 	}
+	/* A key re-made with a new version in one batch (a hash converted to
+	 * a list): its own records follow it. */
+	if (!rc && w->live && w->read_version && w->version != w->read_version)
+		rc = ks_attr_batch_restamp(ks, b, w->k, w->read_version, w->version);
 	if (!rc && c)
 		rc = ks_attr_batch_change(ks, b, w->k, w->version, w->live, c);
 	if (!rc && c && (c->flags & KS_ATTR_MOVE) && c->from && c->entry) {

@@ -648,6 +648,32 @@ int ks_attr_batch_move(struct keyspace *ks, struct store_batch *b, const struct 
 	return rc;
 }
 
+int ks_attr_batch_restamp(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
+			  uint64_t from, uint64_t to)
+{
+	struct buf key = BUF_INIT, raw = BUF_INIT;
+	const char *p;
+	size_t n;
+	int rc = 0;
+	for (int t = 0; t < 2 && !rc; t++) {
+		rc = obj_key(&key, k, t == 0, 0, NULL, 0);
+		if (!rc)
+			rc = rec_get(ks, &key, &raw, &p, &n);
+		if (rc == -ENOENT) {
+			rc = 0;
+			continue;
+		}
+		if (!rc && n >= 8 && get_be64(p) == from) {
+			/* The version sits right after the 9-byte header. */
+			put_be64(raw.data + (p - raw.data), to);
+			store_batch_put(b, STORE_CF_METADATA, key.data, key.len, raw.data, raw.len);
+		}
+	}
+	buf_release(&key);
+	buf_release(&raw);
+	return rc;
+}
+
 int ks_attr_batch_drop_key(struct keyspace *ks, struct store_batch *b, const struct ks_key *k)
 {
 	(void)ks;

@@ -385,3 +385,17 @@ assert s.f_files > 0 and s.f_namemax > 0, s' "$KVFS_MNT"
 	run errno_of 'os.stat(a[0])' "$NS/h/f"
 	assert_eq "$output" ENOENT
 }
+
+@test "a hash converted to a list (cp -a sets the type last) keeps its mode, owner and xattrs" {
+	mkdir "$NS/l"
+	echo a >"$NS/l/0"
+	echo b >"$NS/l/1"
+	chmod 0700 "$NS/l"
+	chown 1234:5678 "$NS/l"
+	setfattr -n user.note -v kept "$NS/l"
+	setfattr -n user.kvfs.type -v list "$NS/l"
+	assert_eq "$(kvfs_type "$NS/l")" list
+	kvfs_remount
+	assert_eq "$(attrs "$NS/l" | cut -d' ' -f1-3)" "700 1234 5678"
+	assert_eq "$(getfattr --only-values -n user.note "$NS/l")" kept
+}
