@@ -12,6 +12,7 @@
 
 #include "fs.h"
 #include "fs_inode.h"
+#include "ks_attr.h"
 #include "names.h"
 #include "t_convert.h"
 
@@ -55,6 +56,15 @@ void fs_stat_overlay(struct fs_node *node, struct stat *st);
  * without times of its own shows its key's. */
 void fs_stat_attrs(struct fs *fs, const struct fs_shape *sh, const struct ks_key *k,
 		   uint64_t version, const char *entry, size_t elen, struct stat *st);
+/* The same, for the entries of one listing: the key's attributes, read
+ * once (zero-initialised by the caller). */
+struct fs_key_attrs {
+	bool loaded;
+	struct ks_attr a;
+};
+void fs_stat_attrs_cached(struct fs *fs, const struct fs_shape *sh, const struct ks_key *k,
+			  uint64_t version, const char *entry, size_t elen, struct stat *st,
+			  struct fs_key_attrs *kc);
 /* The entry name attribute records use (a list position without its
  * zero padding). */
 void fs_attr_entry(const struct fs_shape *sh, const char *name, size_t n, const char **e,

@@ -27,7 +27,8 @@ struct ks_attr_change {
 	unsigned flags;
 	const char *entry; /* the entry changed (NULL: only the key) */
 	size_t elen;
-	/* KS_ATTR_MOVE: the entry was renamed from (from, fentry). */
+	/* KS_ATTR_MOVE: the entry was renamed from (from, fentry). Stage a move
+ * around the one verb that renames: its batch moves the records. */
 	const struct ks_key *from;
 	const char *fentry;
 	size_t flen;

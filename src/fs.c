@@ -351,6 +351,13 @@ static void apply_times(struct stat *st, const struct ks_attr *a)
 void fs_stat_attrs(struct fs *fs, const struct fs_shape *sh, const struct ks_key *k,
 		   uint64_t version, const char *entry, size_t elen, struct stat *st)
 {
+	fs_stat_attrs_cached(fs, sh, k, version, entry, elen, st, NULL);
+}
+
+void fs_stat_attrs_cached(struct fs *fs, const struct fs_shape *sh, const struct ks_key *k,
+			  uint64_t version, const char *entry, size_t elen, struct stat *st,
+			  struct fs_key_attrs *kc)
+{
 	struct ks_attr a;
 	const char *e = NULL;
 	size_t en = 0;
@@ -363,13 +370,16 @@ void fs_stat_attrs(struct fs *fs, const struct fs_shape *sh, const struct ks_key
 	} else if (entry) {
 		/* An entry without times of its own: its key's (the last
 		 * change to the key), else the key's creation. */
-		struct ks_attr ka;
+		struct fs_key_attrs local = {0};
+		if (!kc)
+			kc = &local;
 		if (version)
 			ts_from_us(&st->st_mtim, version >> 11);
 		st->st_atim = st->st_ctim = st->st_mtim;
-		if (ks_attr_get(fs->ks, k, version, NULL, 0, &ka) == 0 &&
-		    (ka.has & KS_ATTR_HAS_TIMES))
-			apply_times(st, &ka);
+		if (!kc->loaded)
+			kc->loaded = ks_attr_get(fs->ks, k, version, NULL, 0, &kc->a) == 0;
+		if (kc->loaded && (kc->a.has & KS_ATTR_HAS_TIMES))
+			apply_times(st, &kc->a);
 	}
 	if (a.has & KS_ATTR_HAS_MODE)
 		st->st_mode = (st->st_mode & S_IFMT) | (mode_t)a.mode;

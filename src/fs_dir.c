@@ -29,6 +29,7 @@ struct child_iter {
 	struct fs_path p; /* the directory's path; k borrows from it */
 	struct ks_key k;  /* keys: the namespace; entries: the key */
 	uint64_t version; /* entries: the key's version */
+	struct fs_key_attrs kattrs; /* entries: the key's attributes, read once */
 };
 
 /* Open an iterator over the children of `node` after the cursor `after`
@@ -330,7 +331,8 @@ static void dir_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 				ck.klen = c.n;
 				fs_stat_attrs(fs, NULL, &ck, c.version, NULL, 0, &e.attr);
 			} else if (ci.sh) {
-				fs_stat_attrs(fs, ci.sh, &ci.k, ci.version, c.name, c.n, &e.attr);
+				fs_stat_attrs_cached(fs, ci.sh, &ci.k, ci.version, c.name, c.n,
+						     &e.attr, &ci.kattrs);
 			}
 			fs_stat_overlay(child, &e.attr);
 			e.ino = child->ino;

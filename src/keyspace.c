@@ -83,6 +83,8 @@ struct wctx_key {
 	uint64_t version;
 	uint64_t read_version; /* the version first read, if the verb makes another */
 	bool live;
+	bool was_live;  /* live metadata was read: the key existed */
+	bool was_empty; /* its empty-collection record was deleted */
 	uint64_t pending_expire;
 	struct enc_meta m; /* m.tail points into meta[] */
 	uint8_t meta[WCTX_META];
@@ -301,6 +303,7 @@ static void wctx_saw(const struct ks_key *k, const struct enc_meta *m)
 		if (!w->read_version)
 			w->read_version = w->version;
 		w->live = true;
+		w->was_live = true;
 	}
 }
 
@@ -463,6 +466,11 @@ static int wctx_apply(struct keyspace *ks, struct store_batch *b, struct wctx_ke
 		rc = ks_batch_put_meta(ks, b, w->k, &m, m.tail, m.tail_len);
 		w->pending_expire = 0;
 	}
+	/* A key made from nothing (not live, no empty record) starts
+	 * without the records a dead key of that name may have left (expired,
+	 * or deleted by someone else). */
+	if (!rc && w->live && !w->was_live && !w->was_empty)
+		rc = ks_attr_batch_drop_key(ks, b, w->k);
 	/* A key re-made with a new version in one batch (a hash converted to
 	 * a list): its own records follow it. */
 	if (!rc && w->live && w->read_version && w->version != w->read_version)
@@ -669,6 +677,8 @@ int ks_batch_empty_del(struct keyspace *ks, struct store_batch *b, const struct 
 			/* Its pending expiry goes to the key its first entry makes. */
 			struct enc_meta m;
 			struct wctx_key *w = wctx.n ? wctx_find(k) : NULL;
+			if (w)
+				w->was_empty = true;
 			if (w && meta_value_live(raw.data, raw.len, now_ms(), &m) &&
 			    m.type == KV_TYPE_STRING && !empty_expired(&m, now_ms()))
 				w->pending_expire = empty_expire(&m);

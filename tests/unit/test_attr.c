@@ -274,6 +274,16 @@ static void test_del_recreate(void)
 	CHECK_INT(ks_attr_set(ks, KEY(DEFNS, "h"), NULL, 0, &s), 0);
 	CHECK_INT(ks_attr_get(ks, KEY(DEFNS, "h"), v2 + 1, NULL, 0, &a), 0);
 	CHECK(a.has == 0);
+	/* A key that expired (or was deleted by someone else) and is made
+	 * again starts without the dead key's records. */
+	CHECK_INT(string_set(ks, KEY(DEFNS, "x"), "v", 1, 0), 0);
+	CHECK_INT(ks_xattr_set(ks, KEY(DEFNS, "x"), NULL, 0, "user.a", 6, "1", 1, 0), 0);
+	CHECK_INT(ks_expire(ks, KEY(DEFNS, "x"), now_ms() + 20), 0);
+	struct timespec ts = {0, 50 * 1000 * 1000};
+	nanosleep(&ts, NULL);
+	CHECK_INT(ks_xattr_get(ks, KEY(DEFNS, "x"), 0, NULL, 0, "user.a", 6, &out), 0);
+	CHECK_INT(string_set(ks, KEY(DEFNS, "x"), "w", 1, 0), 0);
+	CHECK_INT(ks_xattr_get(ks, KEY(DEFNS, "x"), 0, NULL, 0, "user.a", 6, &out), -ENODATA);
 	/* rmdir of an empty collection drops its records; mkdir starts fresh. */
 	CHECK_INT(ks_empty_create(ks, KEY(DEFNS, "e"), KV_TYPE_HASH), 0);
 	CHECK_INT(ks_attr_set(ks, KEY(DEFNS, "e"), NULL, 0, &s), 0);
