@@ -108,6 +108,9 @@ struct fs_node {
 	uid_t uid;
 	gid_t gid;
 	bool has_mode, has_owner;
+	/* user.* xattrs set on a local entry, stored with it (same layout as
+	 * the records: name_len u8 | name | value_len u32 | value). */
+	struct buf xattrs;
 };
 
 struct fs_itable;

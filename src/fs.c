@@ -479,6 +479,7 @@ void fs_node_attrs_flush(struct fs *fs, struct fs_node *node, bool locked)
 	memset(&node->atime, 0, sizeof(node->atime));
 	if (!locked)
 		pthread_mutex_unlock(&node->lock);
+	fs_node_xattrs_flush(fs, node, locked);
 	if (!to_set)
 		return;
 	int rc = setattr_store(fs, node, &attr, to_set, &attr);

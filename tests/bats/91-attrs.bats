@@ -399,3 +399,27 @@ assert s.f_files > 0 and s.f_namemax > 0, s' "$KVFS_MNT"
 	assert_eq "$(attrs "$NS/l" | cut -d' ' -f1-3)" "700 1234 5678"
 	assert_eq "$(getfattr --only-values -n user.note "$NS/l")" kept
 }
+
+@test "user.* attributes and times of list and sortedint entries round trip through rsync -aX (set on scratch files)" {
+	mkdir "$NS/l" "$NS/n"
+	setfattr -n user.kvfs.type -v list "$NS/l"
+	setfattr -n user.kvfs.type -v sortedint "$NS/n"
+	echo a >"$NS/l/0"
+	echo b >"$NS/l/1"
+	touch "$NS/n/7"
+	setfattr -n user.note -v first "$NS/l/0"
+	setfattr -n user.note -v id "$NS/n/7"
+	touch -d '2001-02-03 04:05:06 UTC' "$NS/l/1" "$NS/n/7"
+	PLAIN=$BATS_TEST_TMPDIR/plain
+	mkdir "$PLAIN"
+	rsync -aX "$NS/" "$PLAIN/"
+	mkdir "$KVFS_MNT/copy"
+	rsync -aX "$PLAIN/" "$KVFS_MNT/copy/"
+	kvfs_remount
+	C=$KVFS_MNT/copy
+	assert_eq "$(kvfs_type "$C/l")" list
+	assert_eq "$(getfattr --only-values -n user.note "$C/l/0")" first
+	assert_eq "$(getfattr --only-values -n user.note "$C/n/7")" id
+	assert_eq "$(stat -c %Y "$C/l/1")" 981173106
+	assert_eq "$(stat -c %Y "$C/n/7")" 981173106
+}
