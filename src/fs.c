@@ -937,6 +937,16 @@ static int create_key(struct fs *fs, const struct fs_path *p, bool excl, struct 
 		ks_attr_stage(&k, &ch);
 		rc = string_set(fs->ks, &k, "", 0, STRING_SET_NX);
 		ks_attr_unstage();
+		if (rc == 0) {
+			/* A new empty string with the default attributes and the
+			 * times just stored: nothing to read back. */
+			fs_stat_fill(fs, S_IFREG | 0644, 0, 0, 0, &m->st, &m->r.attr_timeout);
+			clock_gettime(CLOCK_REALTIME, &m->st.st_mtim);
+			m->st.st_atim = m->st.st_ctim = m->st.st_mtim;
+			m->r.ktype = KV_TYPE_STRING;
+			m->r.entry_timeout = m->r.attr_timeout;
+			return buf_set(&m->name, p->key.data, p->key.len);
+		}
 	} else if (rc == 0)
 		rc = -EEXIST;
 	if (rc == -EEXIST && !excl)
