@@ -66,6 +66,7 @@ struct ks_attr {
 	struct timespec mtime, atime, ctime;
 	uint32_t mode; /* permission bits only (07777) */
 	uint32_t uid, gid;
+	bool entry_attrs; /* a key's: some entry may have mode, owner or xattrs */
 };
 
 /*
@@ -77,6 +78,11 @@ struct ks_attr {
  */
 int ks_attr_get(struct keyspace *ks, const struct ks_key *k, uint64_t version, const char *entry,
 		size_t elen, struct ks_attr *out);
+
+/* The same, reading the times record only: for an entry of a key whose
+ * own record says no entry has attrs (ks_attr.entry_attrs). */
+int ks_attr_get_times(struct keyspace *ks, const struct ks_key *k, uint64_t version,
+		      const char *entry, size_t elen, struct ks_attr *out);
 
 /* setattr: mask of KS_ATTR_SET_*; times are stored together (both given). */
 #define KS_ATTR_SET_MODE  1u

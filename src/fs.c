@@ -361,9 +361,21 @@ void fs_stat_attrs_cached(struct fs *fs, const struct fs_shape *sh, const struct
 	struct ks_attr a;
 	const char *e = NULL;
 	size_t en = 0;
+	int rc;
 	if (entry)
 		fs_attr_entry(sh, entry, elen, &e, &en);
-	if (ks_attr_get(fs->ks, k, version, e, en, &a))
+	if (entry && kc) {
+		/* A listing: the key's record, read once, says whether any
+		 * entry has more than times. */
+		if (!kc->loaded)
+			kc->loaded = ks_attr_get(fs->ks, k, version, NULL, 0, &kc->a) == 0;
+		rc = kc->loaded && !kc->a.entry_attrs
+			 ? ks_attr_get_times(fs->ks, k, version, e, en, &a)
+			 : ks_attr_get(fs->ks, k, version, e, en, &a);
+	} else {
+		rc = ks_attr_get(fs->ks, k, version, e, en, &a);
+	}
+	if (rc)
 		return;
 	if (a.has & KS_ATTR_HAS_TIMES) {
 		apply_times(st, &a);

@@ -15,7 +15,10 @@
  *   attrs         ver u64 | has u8 | mode u32 | uid u32 | gid u32 |
  *                 { name_len u8 | name | value_len u32 | value }*
  *
- * `has` bits: 1 mode, 2 uid, 4 gid. All integers big-endian.
+ * `has` bits: 1 mode, 2 uid, 4 gid; in a key's record 8: some entry of the
+ * key may have an attrs record (set when one is written or moved in, never
+ * cleared), so a listing reads no entry attrs of keys that have none. All
+ * integers big-endian.
  *
  * Every record of a key shares the prefix up to and including `key`, so
  * a rename finds them with one scan. Entry records carry the key's
@@ -48,6 +51,7 @@
 #define HAS_MODE 1u
 #define HAS_UID	 2u
 #define HAS_GID	 4u
+#define HAS_ENTRY_ATTRS 8u
 
 /* ---- Staging --------------------------------------------------------- */
 
@@ -297,8 +301,23 @@ static int attrs_read(struct keyspace *ks, const struct ks_key *k, uint64_t vers
 	return rc;
 }
 
+static int attr_get(struct keyspace *ks, const struct ks_key *k, uint64_t version,
+		    const char *entry, size_t elen, struct ks_attr *out, bool times_only);
+
 int ks_attr_get(struct keyspace *ks, const struct ks_key *k, uint64_t version, const char *entry,
 		size_t elen, struct ks_attr *out)
+{
+	return attr_get(ks, k, version, entry, elen, out, false);
+}
+
+int ks_attr_get_times(struct keyspace *ks, const struct ks_key *k, uint64_t version,
+		      const char *entry, size_t elen, struct ks_attr *out)
+{
+	return attr_get(ks, k, version, entry, elen, out, true);
+}
+
+static int attr_get(struct keyspace *ks, const struct ks_key *k, uint64_t version,
+		    const char *entry, size_t elen, struct ks_attr *out, bool times_only)
 {
 	struct buf key = BUF_INIT, raw = BUF_INIT;
 	struct attrs a;
@@ -317,8 +336,9 @@ int ks_attr_get(struct keyspace *ks, const struct ks_key *k, uint64_t version, c
 		out->has |= KS_ATTR_HAS_TIMES;
 	}
 	if (rc == 0 || rc == -ENOENT)
-		rc = attrs_read(ks, k, version, entry, elen, &raw, &a);
+		rc = times_only ? -ENOENT : attrs_read(ks, k, version, entry, elen, &raw, &a);
 	if (rc == 0) {
+		out->entry_attrs = !entry && (a.has & HAS_ENTRY_ATTRS);
 		if (a.has & HAS_MODE) {
 			out->has |= KS_ATTR_HAS_MODE;
 			out->mode = a.mode & 07777;
@@ -401,6 +421,37 @@ static int locked_version(struct keyspace *ks, const struct ks_key *k, const cha
 		return -ENOENT;
 	*version = info.version;
 	return 0;
+}
+
+/* Set HAS_ENTRY_ATTRS in k's own attrs record (made if missing), in b. */
+static int mark_entry_attrs(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
+			    uint64_t version)
+{
+	struct buf raw = BUF_INIT, key = BUF_INIT, val = BUF_INIT;
+	struct attrs a;
+	int rc = attrs_read(ks, k, version, NULL, 0, &raw, &a);
+	if (rc == 0 && (a.has & HAS_ENTRY_ATTRS))
+		goto out;
+	if (rc == -ENOENT) {
+		memset(&a, 0, sizeof(a));
+		a.ver = version;
+		rc = 0;
+	}
+	if (rc)
+		goto out;
+	a.has |= HAS_ENTRY_ATTRS;
+	rc = attrs_value_start(&val, &a);
+	if (!rc && a.xn)
+		rc = buf_add(&val, a.x, a.xn);
+	if (!rc)
+		rc = obj_key(&key, k, false, 0, NULL, 0);
+	if (!rc)
+		store_batch_put(b, STORE_CF_METADATA, key.data, key.len, val.data, val.len);
+out:
+	buf_release(&raw);
+	buf_release(&key);
+	buf_release(&val);
+	return rc;
 }
 
 /* The attrs record of an object with one change applied: the caller's
@@ -492,6 +543,10 @@ static int attrs_update(struct keyspace *ks, const struct ks_key *k, const char 
 	if (rc)
 		goto out;
 	store_batch_put(b, STORE_CF_METADATA, key.data, key.len, val.data, val.len);
+	if (entry)
+		rc = mark_entry_attrs(ks, b, k, version);
+	if (rc)
+		goto out;
 	if (s && (s->mask & KS_ATTR_SET_TIMES)) {
 		struct timespec now;
 		ts_now(&now);
@@ -545,7 +600,7 @@ static int put_times_now(struct store_batch *b, const struct buf *key, uint64_t 
 /* Move one record from `fk` to `tk` (or delete tk if there is none),
  * rewriting its `ver` to `ver` (times: ctime now). */
 static int move_record(struct keyspace *ks, struct store_batch *b, const struct buf *fk,
-		       const struct buf *tk, bool times, uint64_t ver)
+		       const struct buf *tk, bool times, uint64_t ver, bool *moved)
 {
 	struct buf raw = BUF_INIT, val = BUF_INIT;
 	const char *p;
@@ -573,6 +628,8 @@ static int move_record(struct keyspace *ks, struct store_batch *b, const struct 
 		goto out;
 	store_batch_delete(b, STORE_CF_METADATA, fk->data, fk->len);
 	store_batch_put(b, STORE_CF_METADATA, tk->data, tk->len, val.data, val.len);
+	if (moved)
+		*moved = true;
 out:
 	buf_release(&raw);
 	buf_release(&val);
@@ -633,6 +690,7 @@ int ks_attr_batch_move(struct keyspace *ks, struct store_batch *b, const struct 
 		       size_t tlen)
 {
 	struct buf fk = BUF_INIT, tk = BUF_INIT;
+	bool moved = false;
 	int rc = 0;
 	if (!from_version || !to_version)
 		return 0;
@@ -641,8 +699,11 @@ int ks_attr_batch_move(struct keyspace *ks, struct store_batch *b, const struct 
 		if (!rc)
 			rc = obj_key(&tk, to, t == 0, to_version, tentry, tlen);
 		if (!rc)
-			rc = move_record(ks, b, &fk, &tk, t == 0, 0);
+			rc = move_record(ks, b, &fk, &tk, t == 0, 0, t == 0 ? NULL : &moved);
 	}
+	/* The target key's listings must now look at entry attrs. */
+	if (!rc && moved)
+		rc = mark_entry_attrs(ks, b, to, to_version);
 	buf_release(&fk);
 	buf_release(&tk);
 	return rc;
@@ -700,7 +761,7 @@ int ks_attr_batch_rename(struct keyspace *ks, struct store_batch *b, const struc
 		if (!rc)
 			rc = obj_key(&tk, to, t == 0, 0, NULL, 0);
 		if (!rc)
-			rc = move_record(ks, b, &fk, &tk, false, version);
+			rc = move_record(ks, b, &fk, &tk, false, version, NULL);
 	}
 	/* The target's entry records are of another key: garbage already
 	 * (another version), or of the same version only if to == from. */

@@ -180,6 +180,9 @@ EOF
 		chown 1234:5678 "$NS/$p"
 	done
 	kvfs_remount
+	# a listing (readdirplus) fills the attributes first
+	run ls -ln "$NS/hash" "$NS/set"
+	[[ "$output" == *"-rw-r----- 1 1234 5678 "*" 1"* ]]
 	for p in s hash hash/1 list/0 set/1 zset/1 sint/1 sint; do
 		assert_eq "$(attrs "$NS/$p" | cut -d' ' -f1-3)" "640 1234 5678" "$p"
 	done

@@ -168,8 +168,16 @@ static void test_setattr(void)
 	CHECK_INT(ks_attr_set(ks, KEY(DEFNS, "h"), "f", 1, &s), 0);
 	CHECK_INT(ks_attr_get(ks, KEY(DEFNS, "h"), v, "f", 1, &a), 0);
 	CHECK(a.has == KS_ATTR_HAS_MODE && a.mode == 0600);
+	/* The key's record now says an entry has attributes (a listing
+	 * then reads them); it has no attributes of its own. */
 	CHECK_INT(ks_attr_get(ks, KEY(DEFNS, "h"), v, NULL, 0, &a), 0);
+	CHECK(a.has == 0 && a.entry_attrs);
+	CHECK_INT(ks_attr_get_times(ks, KEY(DEFNS, "h"), v, "f", 1, &a), 0);
 	CHECK(a.has == 0);
+	CHECK_INT(hash_set(ks, KEY(DEFNS, "h2"), "f", 1, "v", 1, NULL), 0);
+	CHECK_INT(ks_attr_get(ks, KEY(DEFNS, "h2"), version_of(ks, KEY(DEFNS, "h2")), NULL, 0, &a),
+		  0);
+	CHECK(!a.entry_attrs);
 	/* Missing key: -ENOENT, nothing written. */
 	CHECK_INT(ks_attr_set(ks, KEY(DEFNS, "nope"), NULL, 0, &s), -ENOENT);
 	CHECK_INT(count_prefix(ks, ATTR_HEX " 00 00 00 04 6E 6F 70 65"), 0);
@@ -350,6 +358,8 @@ static void test_rename(void)
 	uint64_t vc = version_of(ks, KEY(DEFNS, "c"));
 	CHECK_INT(ks_xattr_get(ks, KEY(DEFNS, "c"), vc, "h", 1, "user.x", 6, &out), 0);
 	CHECK_MEM(out.data, out.len, "y", 1);
+	CHECK_INT(ks_attr_get(ks, KEY(DEFNS, "c"), vc, NULL, 0, &a), 0);
+	CHECK(a.entry_attrs); /* moved in: listings of c look at entry attrs */
 	buf_release(&out);
 	ks_close(ks);
 }
