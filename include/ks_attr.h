@@ -28,7 +28,7 @@ struct ks_attr_change {
 	const char *entry; /* the entry changed (NULL: only the key) */
 	size_t elen;
 	/* KS_ATTR_MOVE: the entry was renamed from (from, fentry). Stage a move
- * around the one verb that renames: its batch moves the records. */
+	 * around the one verb that renames: its batch moves the records. */
 	const struct ks_key *from;
 	const char *fentry;
 	size_t flen;

@@ -48,9 +48,9 @@
 #define TIMES_LEN (8 + 3 * 12)
 #define ATTRS_HDR (8 + 1 + 12)
 
-#define HAS_MODE 1u
-#define HAS_UID	 2u
-#define HAS_GID	 4u
+#define HAS_MODE	1u
+#define HAS_UID		2u
+#define HAS_GID		4u
 #define HAS_ENTRY_ATTRS 8u
 
 /* ---- Staging --------------------------------------------------------- */
