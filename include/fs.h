@@ -17,8 +17,9 @@ struct fs_options {
 	const char *dbdir;   /* for statfs */
 	double timeout;      /* kernel entry/attr cache, seconds */
 	bool read_only;
-	uid_t uid;
-	gid_t gid;
+	uid_t uid;   /* -o uid=: owner of objects without a stored one */
+	gid_t gid;   /* -o gid= */
+	mode_t umask; /* -o umask=: permissions of objects without stored ones */
 };
 
 struct fs;

@@ -86,6 +86,7 @@ struct fs_node {
 	bool input;         /* an input entry (fs_shape.is_input): data holds a partial line */
 	bool live;          /* a growing view (fs_shape.is_live): reloaded at its end */
 	enum kv_type ktype; /* type of the node's key (a file key's own, an entry's key's) */
+	uint64_t expire_ms; /* the key's expiry when it was opened (0: none) */
 	unsigned opens;
 	/*
 	 * A list key's directory (fs_list.c), guarded by `lock`: while it is
@@ -103,12 +104,17 @@ struct fs_node {
 	/* ... and after the last close, until this time (Unix ms): a shell
 	 * glob (`rm l/[*]`) lists, closes, then removes (fs_list.c). */
 	uint64_t gaps_until;
-	/* Attributes set through setattr during this mount (0 = not set). */
+	/* Attributes set through setattr on a node without stored records
+	 * (the root, a namespace, a local entry until it is stored); 0 =
+	 * not set. */
 	struct timespec mtime, atime;
 	mode_t mode;
 	uid_t uid;
 	gid_t gid;
 	bool has_mode, has_owner;
+	/* user.* xattrs set on a local entry, stored with it (same layout as
+	 * the records: name_len u8 | name | value_len u32 | value). */
+	struct buf xattrs;
 };
 
 struct fs_itable;

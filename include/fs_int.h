@@ -15,8 +15,11 @@
 
 #include "fs.h"
 #include "fs_inode.h"
+#include "ks_attr.h"
 #include "names.h"
 #include "t_convert.h"
+
+struct fs_shape;
 
 /* All daemon state hangs off this (fuse_req_userdata). */
 struct fs {
@@ -65,6 +68,31 @@ void fs_stat_fill(const struct fs *fs, mode_t mode, uint64_t size, uint64_t vers
 int fs_stat_path(struct fs *fs, enum fs_kind kind, const struct fs_path *p, struct stat *st,
 		 double *timeout);
 void fs_stat_overlay(struct fs_node *node, struct stat *st);
+/* Overlay the stored attributes (ks_attr) of key k (entry NULL) or of
+ * one of its entries (shape sh) on st; version: the key's. An entry
+ * without times of its own shows its key's. */
+void fs_stat_attrs(struct fs *fs, const struct fs_shape *sh, const struct ks_key *k,
+		   uint64_t version, const char *entry, size_t elen, struct stat *st);
+/* The same, for the entries of one listing: the key's attributes, read
+ * once (zero-initialised by the caller). */
+struct fs_key_attrs {
+	bool loaded;
+	struct ks_attr a;
+};
+void fs_stat_attrs_cached(struct fs *fs, const struct fs_shape *sh, const struct ks_key *k,
+			  uint64_t version, const char *entry, size_t elen, struct stat *st,
+			  struct fs_key_attrs *kc);
+/* The entry name attribute records use (a list position without its
+ * zero padding). */
+void fs_attr_entry(const struct fs_shape *sh, const char *name, size_t n, const char **e,
+		   size_t *en);
+/* A local entry was stored: store the attributes set on it meanwhile
+ * (locked: the caller holds the node's lock). */
+void fs_node_attrs_flush(struct fs *fs, struct fs_node *node, bool locked);
+/* fs_xattr.c: the same for user.* attributes set on a local entry. */
+void fs_node_xattrs_flush(struct fs *fs, struct fs_node *node, bool locked);
+/* Have the kernel drop node's cached attributes (after the reply). */
+void fs_inval_attr(struct fs *fs, struct fs_node *node);
 int fs_decode_name(struct fs *fs, struct fs_node *parent, const char *name, struct buf *out);
 
 /* How fs_reply_entry answers. */

@@ -39,5 +39,14 @@ bool ks_gc_meta_dead(const void *v, size_t vn, uint64_t now_ms);
  */
 bool ks_gc_sub_dead(const struct enc_meta *m, uint64_t sub_version, const void *v, size_t vn,
 		    uint64_t now_ms);
+/*
+ * An attribute record (ks_attr.c) of a key whose metadata is m (NULL:
+ * none): an entry's record (of key version `version`) is dead when the key
+ * is missing, expired at now - KS_GC_GRACE_MS, or of another version; a
+ * key's record (written for `version`, 0: any) when it names another
+ * version or the key expired. A key record of version 0 without metadata
+ * is kept: it may be an empty collection's.
+ */
+bool ks_gc_attr_dead(const struct enc_meta *m, bool is_entry, uint64_t version, uint64_t now_ms);
 
 #endif

@@ -10,6 +10,7 @@
  */
 #include "fs.h"
 #include "fs_int.h"
+#include "ks_attr.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -35,7 +36,7 @@ static void inval_send_now(struct fs *fs, struct fs_inval *iv)
 	struct buf name = BUF_INIT;
 	for (size_t i = 0; i < iv->len && fs->se; i++) {
 		const struct fs_inval_item *x = &iv->v[i];
-		if (names_encode(x->name, x->n, &name) == 0)
+		if (x->parent && names_encode(x->name, x->n, &name) == 0)
 			fuse_lowlevel_notify_inval_entry(fs->se, x->parent, name.data, name.len);
 		if (x->ino)
 			fuse_lowlevel_notify_inval_inode(fs->se, x->ino, 0, 0);
@@ -150,6 +151,19 @@ void fs_set_session(struct fs *fs, struct fuse_session *se)
 		free(n);
 		fs->notifier = NULL;
 	}
+}
+
+static int setattr_store(struct fs *fs, struct fs_node *node, const struct stat *attr, int to_set,
+			 const struct stat *cur);
+
+void fs_inval_attr(struct fs *fs, struct fs_node *node)
+{
+	struct fs_inval iv;
+	fs_inval_init(&iv);
+	if (node && fs_inval_add(&iv, 0, node->ino, "", 0) == 0)
+		fs_inval_send(fs, &iv);
+	else
+		fs_inval_release(&iv);
 }
 
 /* ---- identities ------------------------------------------------------ */
@@ -319,11 +333,21 @@ static void ts_from_us(struct timespec *ts, uint64_t us)
 	ts->tv_nsec = (long)(us % 1000000u) * 1000;
 }
 
+/* The permission bits of an object without stored ones: from -o umask,
+ * keeping a read-only object (a view) read-only. */
+static mode_t default_perm(const struct fs *fs, mode_t mode)
+{
+	mode_t perm = (S_ISDIR(mode) ? 0777 : 0666) & ~fs->opt.umask;
+	if (!(mode & 0222))
+		perm &= ~(mode_t)0222;
+	return perm;
+}
+
 void fs_stat_fill(const struct fs *fs, mode_t mode, uint64_t size, uint64_t version,
 		  uint64_t expire_ms, struct stat *st, double *timeout)
 {
 	memset(st, 0, sizeof(*st));
-	st->st_mode = mode;
+	st->st_mode = (mode & S_IFMT) | default_perm(fs, mode);
 	st->st_nlink = 1;
 	st->st_uid = fs->opt.uid;
 	st->st_gid = fs->opt.gid;
@@ -341,6 +365,79 @@ void fs_stat_fill(const struct fs *fs, mode_t mode, uint64_t size, uint64_t vers
 		if (left < *timeout)
 			*timeout = left;
 	}
+}
+
+void fs_attr_entry(const struct fs_shape *sh, const char *name, size_t n, const char **e,
+		   size_t *en)
+{
+	/* A list position is one record whatever width its name has now. */
+	if (sh && sh->type == KV_TYPE_LIST)
+		while (n > 1 && name[0] == '0') {
+			name++;
+			n--;
+		}
+	*e = name;
+	*en = n;
+}
+
+static void apply_times(struct stat *st, const struct ks_attr *a)
+{
+	st->st_mtim = a->mtime;
+	st->st_atim = a->atime;
+	st->st_ctim = a->ctime;
+}
+
+void fs_stat_attrs(struct fs *fs, const struct fs_shape *sh, const struct ks_key *k,
+		   uint64_t version, const char *entry, size_t elen, struct stat *st)
+{
+	fs_stat_attrs_cached(fs, sh, k, version, entry, elen, st, NULL);
+}
+
+void fs_stat_attrs_cached(struct fs *fs, const struct fs_shape *sh, const struct ks_key *k,
+			  uint64_t version, const char *entry, size_t elen, struct stat *st,
+			  struct fs_key_attrs *kc)
+{
+	struct ks_attr a;
+	const char *e = NULL;
+	size_t en = 0;
+	int rc;
+	if (entry)
+		fs_attr_entry(sh, entry, elen, &e, &en);
+	if (entry && kc) {
+		/* A listing: the key's record, read once, says whether any
+		 * entry has more than times. */
+		if (!kc->loaded)
+			kc->loaded = ks_attr_get(fs->ks, k, version, NULL, 0, &kc->a) == 0;
+		rc = kc->loaded && !kc->a.entry_attrs
+			 ? ks_attr_get_times(fs->ks, k, version, e, en, &a)
+			 : ks_attr_get(fs->ks, k, version, e, en, &a);
+	} else {
+		rc = ks_attr_get(fs->ks, k, version, e, en, &a);
+	}
+	if (rc)
+		return;
+	if (a.has & KS_ATTR_HAS_TIMES) {
+		apply_times(st, &a);
+	} else if (entry) {
+		/* An entry without times of its own: its key's (the last
+		 * change to the key), else the key's creation. */
+		struct fs_key_attrs local = {0};
+		if (!kc)
+			kc = &local;
+		if (version)
+			ts_from_us(&st->st_mtim, version >> 11);
+		st->st_atim = st->st_ctim = st->st_mtim;
+		if (!kc->loaded)
+			kc->loaded = ks_attr_get(fs->ks, k, version, NULL, 0, &kc->a) == 0;
+		if (kc->loaded && (kc->a.has & KS_ATTR_HAS_TIMES))
+			apply_times(st, &kc->a);
+	}
+	if (a.has & KS_ATTR_HAS_MODE)
+		st->st_mode = (st->st_mode & S_IFMT) | (mode_t)a.mode;
+	if (a.has & KS_ATTR_HAS_UID)
+		st->st_uid = a.uid;
+	if (a.has & KS_ATTR_HAS_GID)
+		st->st_gid = a.gid;
 }
 
 /*
@@ -383,6 +480,7 @@ int fs_stat_path(struct fs *fs, enum fs_kind kind, const struct fs_path *p, stru
 			return fs_json_stat(fs, &k, &info, st, timeout);
 		fs_stat_fill(fs, fs_type_is_file(info.type) ? S_IFREG | 0644 : S_IFDIR | 0755,
 			     info.size, info.version, info.expire_ms, st, timeout);
+		fs_stat_attrs(fs, NULL, &k, info.version, NULL, 0, st);
 		return 0;
 	case FS_ENTRY:
 		return -EINVAL; /* entries: fs_entry_stat */
@@ -393,8 +491,9 @@ int fs_stat_path(struct fs *fs, enum fs_kind kind, const struct fs_path *p, stru
 	return 0;
 }
 
-/* Overlay what only the node knows: buffered data and attributes set
- * during this mount. */
+/* Overlay what only the node knows: buffered data, and attributes set
+ * on a node that has no stored record (the root, a namespace, a local
+ * entry) during this mount. */
 void fs_stat_overlay(struct fs_node *node, struct stat *st)
 {
 	pthread_mutex_lock(&node->lock);
@@ -414,6 +513,44 @@ void fs_stat_overlay(struct fs_node *node, struct stat *st)
 	}
 	pthread_mutex_unlock(&node->lock);
 	st->st_ino = node->ino;
+}
+
+void fs_node_attrs_flush(struct fs *fs, struct fs_node *node, bool locked)
+{
+	struct stat attr;
+	int to_set = 0;
+	memset(&attr, 0, sizeof(attr));
+	if (!locked)
+		pthread_mutex_lock(&node->lock);
+	if (node->has_mode) {
+		attr.st_mode = node->mode;
+		to_set |= FUSE_SET_ATTR_MODE;
+	}
+	if (node->has_owner) {
+		attr.st_uid = node->uid;
+		attr.st_gid = node->gid;
+		to_set |= FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID;
+	}
+	/* Times are stored together: one never set takes the other. */
+	bool mt = node->mtime.tv_sec || node->mtime.tv_nsec;
+	bool at = node->atime.tv_sec || node->atime.tv_nsec;
+	if (mt || at) {
+		attr.st_mtim = mt ? node->mtime : node->atime;
+		attr.st_atim = at ? node->atime : node->mtime;
+		to_set |= FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_ATIME;
+	}
+	node->has_mode = node->has_owner = false;
+	memset(&node->mtime, 0, sizeof(node->mtime));
+	memset(&node->atime, 0, sizeof(node->atime));
+	if (!locked)
+		pthread_mutex_unlock(&node->lock);
+	fs_node_xattrs_flush(fs, node, locked);
+	if (!to_set)
+		return;
+	int rc = setattr_store(fs, node, &attr, to_set, &attr);
+	if (rc < 0)
+		LOG_WARN("attributes set before '%s' was stored are lost: %s", node->name,
+			 strerror(-rc));
 }
 
 /* A local entry: a file of whatever its buffer holds. */
@@ -454,8 +591,10 @@ int fs_entry_stat(struct fs *fs, struct fs_node *node, struct stat *st, double *
 		rc = -ENOENT; /* no entries in a key of that type */
 	if (!rc)
 		rc = sh->lookup(&c, p.entry.data, p.entry.len, &e);
-	if (!rc)
+	if (!rc) {
 		fs_stat_fill(fs, e.mode, e.size, e.version, 0, st, timeout);
+		fs_stat_attrs(fs, sh, &c.k, info.version, e.name.data, e.name.len, st);
+	}
 	if (!rc && e.blksize)
 		st->st_blksize = e.blksize;
 	if (!rc && (sh->recomputed || (sh->is_live && sh->is_live(p.entry.data, p.entry.len))))
@@ -623,6 +762,7 @@ static int lookup_entry(struct fs *fs, struct fs_node *parent, const struct fs_p
 		rc = sh->lookup(&c, stored, n, &e);
 	if (!rc) {
 		fs_stat_fill(fs, e.mode, e.size, e.version, 0, st, &timeout);
+		fs_stat_attrs(fs, sh, &c.k, info.version, e.name.data, e.name.len, st);
 		if (e.blksize)
 			st->st_blksize = e.blksize;
 		bool live = sh->is_live && sh->is_live(stored, n);
@@ -730,6 +870,78 @@ static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 		fuse_reply_attr(req, &st, timeout);
 }
 
+static struct timespec set_time(const struct timespec *cur, const struct timespec *v, int to_set,
+				 int bit, int now_bit)
+{
+	struct timespec ts = *cur;
+	if (to_set & now_bit)
+		clock_gettime(CLOCK_REALTIME, &ts);
+	else if (to_set & bit)
+		ts = *v;
+	return ts;
+}
+
+/* Store mode, owner and times set on a key or a stored entry, in one
+ * batch. 0, an errno, or 1: the node has no record (kept in the node). */
+static int setattr_store(struct fs *fs, struct fs_node *node, const struct stat *attr, int to_set,
+			 const struct stat *cur)
+{
+	struct fs_path p;
+	struct ks_key k;
+	struct ks_info info;
+	struct ks_attr_set s = {0};
+	const struct fs_shape *sh = NULL;
+	const char *e = NULL;
+	size_t en = 0;
+	int rc;
+
+	if (node->kind != FS_KEY && node->kind != FS_ENTRY)
+		return 1;
+	if (node->kind == FS_ENTRY && fs_itable_local(fs->it, node) != FS_LOCAL_NONE)
+		return 1;
+	fs_path_init(&p);
+	rc = fs_itable_path(fs->it, node, &p);
+	if (!rc && p.unhashed)
+		rc = -ENOENT;
+	if (rc)
+		goto out;
+	fs_path_key(fs, &p, &k);
+	if (node->kind == FS_ENTRY) {
+		rc = ks_lookup(fs->ks, &k, &info);
+		if (!rc)
+			sh = fs_shape_of(info.type);
+		if (!rc && !sh)
+			rc = -ENOENT;
+		if (rc)
+			goto out;
+		fs_attr_entry(sh, p.entry.data, p.entry.len, &e, &en);
+	}
+	if (to_set & FUSE_SET_ATTR_MODE) {
+		s.mask |= KS_ATTR_SET_MODE;
+		s.mode = attr->st_mode & 07777;
+	}
+	if (to_set & FUSE_SET_ATTR_UID) {
+		s.mask |= KS_ATTR_SET_UID;
+		s.uid = attr->st_uid;
+	}
+	if (to_set & FUSE_SET_ATTR_GID) {
+		s.mask |= KS_ATTR_SET_GID;
+		s.gid = attr->st_gid;
+	}
+	if (to_set & (FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_ATIME)) {
+		/* Times are stored together: one left out keeps its value. */
+		s.mask |= KS_ATTR_SET_TIMES;
+		s.mtime = set_time(&cur->st_mtim, &attr->st_mtim, to_set, FUSE_SET_ATTR_MTIME,
+				   FUSE_SET_ATTR_MTIME_NOW);
+		s.atime = set_time(&cur->st_atim, &attr->st_atim, to_set, FUSE_SET_ATTR_ATIME,
+				   FUSE_SET_ATTR_ATIME_NOW);
+	}
+	rc = ks_attr_set(fs->ks, &k, e, en, &s);
+out:
+	fs_path_release(&p);
+	return rc;
+}
+
 static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
 		       struct fuse_file_info *fi)
 {
@@ -756,8 +968,14 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
 		if (rc)
 			goto out;
 	}
-	/* NEEDSWORK: mode, owner and times are kept for the life of the
-	 * mount only; persisting them is issue 5. */
+	if (to_set & (FUSE_SET_ATTR_MODE | FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID |
+		      FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_ATIME)) {
+		rc = setattr_store(fs, node, attr, to_set, &st);
+		if (rc != 1)
+			goto done;
+	}
+	/* The root, namespaces and local entries have no record: their
+	 * attributes live in the node for the life of the mount. */
 	pthread_mutex_lock(&node->lock);
 	if (to_set & FUSE_SET_ATTR_MODE) {
 		node->mode = attr->st_mode;
@@ -777,7 +995,10 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
 	else if (to_set & FUSE_SET_ATTR_ATIME)
 		node->atime = attr->st_atim;
 	pthread_mutex_unlock(&node->lock);
-	rc = node_stat(fs, node, &st, &timeout);
+	rc = 0;
+done:
+	if (!rc)
+		rc = node_stat(fs, node, &st, &timeout);
 out:
 	if (rc)
 		fuse_reply_err(req, fs_errno(rc));
@@ -882,17 +1103,30 @@ static int create_key(struct fs *fs, struct fs_node *parent, const struct fs_pat
 {
 	struct ks_key k;
 	struct ks_info info;
+	struct ks_attr_change ch = {.flags = KS_ATTR_TOUCH};
 	fs_path_key(fs, p, &k);
 	int rc = ks_lookup(fs->ks, &k, &info);
 	if (rc == -ENOENT) {
 		rc = create_json_path(fs, &k, p, excl, m);
 		if (rc != -ENOENT)
 			return rc;
+		ks_attr_stage(&k, &ch);
 		rc = string_set(fs->ks, &k, "", 0, STRING_SET_NX);
-		enum kv_type t = backup_type(fs, parent, p->key.data, p->key.len);
-		if (!rc && t != KV_TYPE_NONE && fs_file_convert(fs, &k, KV_TYPE_STRING, t) == 0)
+		ks_attr_unstage();
+		enum kv_type t = rc ? KV_TYPE_NONE : backup_type(fs, parent, p->key.data, p->key.len);
+		if (t != KV_TYPE_NONE && fs_file_convert(fs, &k, KV_TYPE_STRING, t) == 0) {
 			LOG_INFO("'%s' written anew after its backup: it keeps its type, %s",
 				 p->key.data, enc_type_name(t));
+		} else if (rc == 0) {
+			/* A new empty string with the default attributes and the
+			 * times just stored: nothing to read back. */
+			fs_stat_fill(fs, S_IFREG | 0644, 0, 0, 0, &m->st, &m->r.attr_timeout);
+			clock_gettime(CLOCK_REALTIME, &m->st.st_mtim);
+			m->st.st_atim = m->st.st_ctim = m->st.st_mtim;
+			m->r.ktype = KV_TYPE_STRING;
+			m->r.entry_timeout = m->r.attr_timeout;
+			return buf_set(&m->name, p->key.data, p->key.len);
+		}
 	} else if (rc == 0) {
 		rc = -EEXIST;
 	}
@@ -939,7 +1173,11 @@ static int create_entry(struct fs *fs, struct fs_node *parent, const struct fs_p
 		return buf_set(&m->name, stored, n);
 	}
 	fs_entry_init(&e);
+	struct ks_attr_change ch = {.flags = KS_ATTR_TOUCH};
+	fs_attr_entry(sh, stored, n, &ch.entry, &ch.elen);
+	ks_attr_stage(&c.k, &ch);
 	rc = sh->create(&c, stored, n, &e);
+	ks_attr_unstage();
 	if (rc == -EEXIST && !excl) {
 		rc = sh->lookup(&c, stored, n, &e);
 		if (!rc && e.view && write) {
@@ -952,7 +1190,11 @@ static int create_entry(struct fs *fs, struct fs_node *parent, const struct fs_p
 		rc = fs_entry_set(&e, stored, n, S_IFREG | 0644, 0);
 	}
 	if (!rc) {
+		struct ks_info info;
 		fs_stat_fill(fs, e.mode, e.size, e.version, 0, &m->st, &timeout);
+		if (!m->r.local && ks_lookup(fs->ks, &c.k, &info) == 0)
+			fs_stat_attrs(fs, sh, &c.k, info.version, e.name.data, e.name.len,
+				      &m->st);
 		m->r.attr_timeout = sh->recomputed ? 0 : timeout;
 		m->r.entry_timeout = e.alias || (sh->uncached && !m->r.local) ? 0 : timeout;
 		rc = buf_set(&m->name, e.name.data, e.name.len);
@@ -1088,10 +1330,14 @@ static void op_mkdir(fuse_req_t req, fuse_ino_t parent_ino, const char *name, mo
 			rc = ks_ns_create(fs->ks, stored.data, stored.len);
 		}
 		break;
-	case FS_KEY:
+	case FS_KEY: {
+		struct ks_attr_change ch = {.flags = KS_ATTR_TOUCH};
 		fs_path_key(fs, &p, &k);
+		ks_attr_stage(&k, &ch);
 		rc = ks_empty_create(fs->ks, &k, KV_TYPE_HASH);
+		ks_attr_unstage();
 		break;
+	}
 	default:
 		LOG_ERR("mkdir '%s': entries of a key are files, not directories", name);
 		rc = -EPERM;
@@ -1150,9 +1396,17 @@ static int unlink_entry(struct fs *fs, struct fs_node *parent, const struct fs_p
 		LOG_ERR("'%s/%s' is a view or an input: it cannot be removed", p->key.data, stored);
 		return -EACCES;
 	}
+	/* The entry's records go with it; a list's later positions change
+	 * meaning, so every position's records go. */
+	struct ks_attr_change ch = {.flags = KS_ATTR_TOUCH | KS_ATTR_DROP};
+	if (sh->uncached)
+		ch.flags |= KS_ATTR_RENUMBER;
+	fs_attr_entry(sh, stored, n, &ch.entry, &ch.elen);
 	rc = keep_open(fs, parent, stored, n);
+	ks_attr_stage(&c.k, &ch);
 	if (!rc)
 		rc = sh->unlink(&c, stored, n);
+	ks_attr_unstage();
 	if (!rc)
 		fs_itable_unlink(fs->it, parent, stored, n);
 	return rc;
@@ -1371,8 +1625,13 @@ static int rename_local(struct fs *fs, struct fs_ctx *c, const struct fs_shape *
 {
 	struct buf canon = BUF_INIT;
 	int rc = FS_ADOPT_LOCAL;
-	if (sh->adopt && fs_itable_local(fs->it, node) == FS_LOCAL_SCRATCH)
+	if (sh->adopt && fs_itable_local(fs->it, node) == FS_LOCAL_SCRATCH) {
+		struct ks_attr_change ch = {.flags = KS_ATTR_TOUCH};
+		fs_attr_entry(sh, to->data, to->len, &ch.entry, &ch.elen);
+		ks_attr_stage(&c->k, &ch);
 		rc = sh->adopt(c, to->data, to->len, node->data.data, node->data.len, &canon);
+		ks_attr_unstage();
+	}
 	if (rc == FS_ADOPT_LOCAL) {
 		rc = fs_itable_rename(fs->it, parent, from->data, from->len, parent, to->data,
 				      to->len);
@@ -1380,6 +1639,8 @@ static int rename_local(struct fs *fs, struct fs_ctx *c, const struct fs_shape *
 		rc = fs_itable_rename(fs->it, parent, from->data, from->len, parent, canon.data,
 				      canon.len);
 		fs_itable_set_local(fs->it, node, FS_LOCAL_NONE);
+		if (!rc)
+			fs_node_attrs_flush(fs, node, true); /* the caller holds its lock */
 		bool same = canon.len == to->len && memcmp(canon.data, to->data, to->len) == 0;
 		/* The kernel moved the scratch file's dentry, with the timeout
 		 * of a scratch name, to `to`; another spelling of the name or
@@ -1505,7 +1766,16 @@ static int rename_entries(struct fs *fs, struct fs_node *parent, struct fs_node 
 			 tname->data, enc_type_name(sa->type));
 		rc = -EXDEV;
 	} else {
+		/* The entry's records move with it, in the rename's batch. */
+		struct ks_attr_change ca = {.flags = KS_ATTR_TOUCH};
+		struct ks_attr_change cb = {.flags = KS_ATTR_TOUCH | KS_ATTR_MOVE, .from = &a.k};
+		fs_attr_entry(sb, tname->data, tname->len, &cb.entry, &cb.elen);
+		fs_attr_entry(sa, fname->data, fname->len, &cb.fentry, &cb.flen);
+		ks_attr_stage(&b.k, &cb);
+		if (!key_eq(&a.k, &b.k))
+			ks_attr_stage(&a.k, &ca);
 		rc = sa->rename(&a, fname->data, fname->len, &b, tname->data, tname->len, flags);
+		ks_attr_unstage();
 		if (!rc)
 			rc = fs_itable_rename(fs->it, parent, fname->data, fname->len, newparent,
 					      tname->data, tname->len);

@@ -26,6 +26,10 @@ struct child_iter {
 	struct ks_key_iter *keys;
 	const struct fs_shape *sh; /* entries of a key, with it */
 	void *it;
+	struct fs_path p; /* the directory's path; k borrows from it */
+	struct ks_key k;  /* keys: the namespace; entries: the key */
+	uint64_t version; /* entries: the key's version */
+	struct fs_key_attrs kattrs; /* entries: the key's attributes, read once */
 };
 
 /* Open an iterator over the children of `node` after the cursor `after`
@@ -34,18 +38,19 @@ struct child_iter {
 static int child_iter_open(struct fs *fs, struct fs_node *node, const char *after, size_t alen,
 			   bool by_name, struct child_iter *ci)
 {
-	struct fs_path p;
-	struct ks_key k;
 	struct ks_info info;
 	struct fs_ctx c;
 	int rc = 0;
 
 	memset(ci, 0, sizeof(*ci));
-	fs_path_init(&p);
-	rc = fs_itable_path(fs->it, node, &p);
+	fs_path_init(&ci->p);
+	struct fs_path *pp = &ci->p;
+	struct ks_key k;
+	rc = fs_itable_path(fs->it, node, pp);
 	if (rc)
 		goto out;
-	fs_path_key(fs, &p, &k);
+	fs_path_key(fs, pp, &k);
+	ci->k = k;
 	switch (fs_child_kind(fs, node)) {
 	case FS_NS:
 		ci->ns = ks_ns_iter_new(fs->ks, after, alen);
@@ -56,15 +61,17 @@ static int child_iter_open(struct fs *fs, struct fs_node *node, const char *afte
 		rc = ci->keys ? 0 : -ENOMEM;
 		break;
 	default:
-		rc = fs_ctx_open(fs, node, &p, NULL, &c, &ci->sh, &info);
+		rc = fs_ctx_open(fs, node, pp, NULL, &c, &ci->sh, &info);
 		if (!rc)
 			rc = ci->sh->iter_open(&c, after, alen, by_name, &ci->it);
 		if (rc)
 			ci->sh = NULL;
+		ci->version = info.version;
 		break;
 	}
 out:
-	fs_path_release(&p);
+	if (rc)
+		fs_path_release(&ci->p);
 	return rc;
 }
 
@@ -101,6 +108,7 @@ static void child_iter_close(struct child_iter *ci)
 		ks_key_iter_free(ci->keys);
 	if (ci->sh)
 		ci->sh->iter_free(ci->it);
+	fs_path_release(&ci->p);
 }
 
 static bool has_prefix(const char *s, size_t n, const char *p, size_t pn)
@@ -320,6 +328,15 @@ static void dir_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 				break;
 			}
 			fs_stat_fill(fs, c.mode, c.size, c.version, c.expire_ms, &e.attr, &timeout);
+			if (ci.keys) {
+				struct ks_key ck = ci.k;
+				ck.key = c.name;
+				ck.klen = c.n;
+				fs_stat_attrs(fs, NULL, &ck, c.version, NULL, 0, &e.attr);
+			} else if (ci.sh) {
+				fs_stat_attrs_cached(fs, ci.sh, &ci.k, ci.version, c.name, c.n,
+						     &e.attr, &ci.kattrs);
+			}
 			fs_stat_overlay(child, &e.attr);
 			e.ino = child->ino;
 			e.attr_timeout = e.entry_timeout = timeout;

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "ks_attr.h"
 #include "t_bitmap.h"
 #include "t_json.h"
 #include "t_string.h"
@@ -115,17 +116,21 @@ static int input_feed_locked(struct fs *fs, struct fs_node *node, size_t n)
 		return 0;
 	fs_path_init(&p);
 	int rc = node_ctx(fs, node, &p, &c, &sh);
-	if (!rc && sh && sh->feed)
+	struct ks_attr_change ch = {.flags = KS_ATTR_TOUCH};
+	if (!rc && sh && sh->feed) {
+		/* The key changed; an input has no times of its own. */
+		ks_attr_stage(&c.k, &ch);
 		rc = sh->feed(&c, node->name, node->namelen, node->data.data, n);
-	else if (!rc)
+		ks_attr_unstage();
+	} else if (!rc) {
 		rc = -EACCES;
+	}
 	if (rc) {
 		LOG_ERR("lines written to '%s/%s' refused: %s", p.key.data, p.entry.data,
 			strerror(-rc == KV_EWRONGTYPE ? EIO : -rc));
 	} else {
 		memmove(node->data.data, node->data.data + n, node->data.len - n);
 		buf_resize(&node->data, node->data.len - n);
-		clock_gettime(CLOCK_REALTIME, &node->mtime);
 	}
 	fs_path_release(&p);
 	return rc;
@@ -191,6 +196,11 @@ static int node_commit_locked(struct fs *fs, struct fs_node *node, bool last)
 		node->dirty = false;
 		goto out;
 	}
+	/* The new mtime goes in the same batch as the content. */
+	struct ks_attr_change ch = {.flags = KS_ATTR_TOUCH};
+	if (node->kind == FS_ENTRY)
+		fs_attr_entry(sh, node->name, node->namelen, &ch.entry, &ch.elen);
+	ks_attr_stage(&c.k, &ch);
 	if (json)
 		rc = fs_json_commit(fs, &c.k, node->data.data, node->data.len);
 	else if (node->kind == FS_KEY && node->ktype == KV_TYPE_BITMAP)
@@ -200,12 +210,16 @@ static int node_commit_locked(struct fs *fs, struct fs_node *node, bool last)
 	else
 		rc = sh->commit(&c, node->name, node->namelen, node->data.data, node->data.len,
 				local == FS_LOCAL_PENDING);
+	ks_attr_unstage();
+	if (!rc && node->kind == FS_ENTRY)
+		fs_inval_attr(fs, node->parent); /* the key's mtime changed */
 fail:
 	if (!rc) {
 		node->dirty = false;
-		clock_gettime(CLOCK_REALTIME, &node->mtime);
-		if (local == FS_LOCAL_PENDING)
+		if (local == FS_LOCAL_PENDING) {
 			fs_itable_set_local(fs->it, node, FS_LOCAL_NONE);
+			fs_node_attrs_flush(fs, node, true);
+		}
 	} else if (json && rc == -EINVAL) {
 		/* Not JSON: t_json said why. It will not parse at release
 		 * either: only a new write makes the file dirty again. */
@@ -351,6 +365,7 @@ int fs_file_check(struct fs *fs, struct fs_node *node, bool write, bool *view)
 	if (!rc) {
 		pthread_mutex_lock(&node->lock);
 		node->ktype = info.type;
+		node->expire_ms = info.expire_ms;
 		node->input = input;
 		node->live = live;
 		pthread_mutex_unlock(&node->lock);
@@ -370,6 +385,9 @@ void fs_file_open_setup(struct fs_handle *h, struct fuse_file_info *fi, bool vie
 	 * written: no page cache, and `>>` adds to the value. */
 	bool json = node->kind == FS_KEY && node->ktype == KV_TYPE_JSON;
 	h->json_add = json && (fi->flags & O_APPEND) && !(fi->flags & O_TRUNC);
+	/* A key that expires is never served from the page cache: each read
+	 * asks the daemon, which checks the expiry. */
+	bool expires = node->expire_ms != 0;
 	if ((fi->flags & O_TRUNC) && !input) {
 		fs_node_set_empty(node);
 		node->dirty = true;
@@ -378,8 +396,8 @@ void fs_file_open_setup(struct fs_handle *h, struct fuse_file_info *fi, bool vie
 	/* The page cache stays valid across opens: every change to a node's
 	 * data goes through the kernel or is invalidated explicitly. A view
 	 * is made anew by each open, whatever size a stat said. */
-	fi->keep_cache = !(fi->flags & O_TRUNC) && !view && !input && !json;
-	fi->direct_io = view || input || json;
+	fi->keep_cache = !(fi->flags & O_TRUNC) && !view && !input && !json && !expires;
+	fi->direct_io = view || input || json || expires;
 	/* A close of a read-only open has nothing to commit. */
 	fi->noflush = (fi->flags & O_ACCMODE) == O_RDONLY;
 }
@@ -473,6 +491,38 @@ static int direct_key(struct fs *fs, struct fs_node *node, struct fs_path *p, st
 	return rc;
 }
 
+/*
+ * Has the node's key expired since it was opened? A read never returns
+ * an expired value: the key is looked up again once its expiry has
+ * passed (the expiry may have been moved), and a gone key drops what the
+ * node holds. Node lock held. 0 or -ENOENT.
+ */
+static int node_check_expiry(struct fs *fs, struct fs_node *node)
+{
+	if (!node->expire_ms || now_ms() < node->expire_ms)
+		return 0;
+	struct fs_path p;
+	struct ks_key k;
+	struct ks_info info;
+	fs_path_init(&p);
+	int rc = fs_itable_path(fs->it, node, &p);
+	if (!rc) {
+		fs_path_key(fs, &p, &k);
+		rc = ks_lookup(fs->ks, &k, &info);
+	}
+	fs_path_release(&p);
+	if (rc == 0) {
+		node->expire_ms = info.expire_ms;
+		return 0;
+	}
+	LOG_INFO("read of '%s': its key has expired", node->name);
+	node_unpin_locked(node);
+	buf_reset(&node->data);
+	node->loaded = false;
+	node->dirty = false;
+	return -ENOENT;
+}
+
 void fs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		struct fuse_file_info *fi)
 {
@@ -482,6 +532,12 @@ void fs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	struct fs_node *node = h->node;
 	int rc;
 	pthread_mutex_lock(&node->lock);
+	rc = node_check_expiry(fs, node);
+	if (rc) {
+		pthread_mutex_unlock(&node->lock);
+		fuse_reply_err(req, -rc);
+		return;
+	}
 	if (is_direct(node)) {
 		struct fs_path p;
 		struct ks_key k;
@@ -635,10 +691,11 @@ void fs_op_write(fuse_req_t req, fuse_ino_t ino, const char *data, size_t size, 
 		fs_path_init(&p);
 		rc = direct_key(fs, node, &p, &k);
 		/* An unlinked file's writes have no home (as a buffered one's). */
+		struct ks_attr_change ch = {.flags = KS_ATTR_TOUCH};
+		ks_attr_stage(&k, &ch);
 		if (!rc && !p.unhashed)
 			rc = bitmap_write(fs->ks, &k, (uint64_t)off, data, size, NULL);
-		if (!rc)
-			clock_gettime(CLOCK_REALTIME, &node->mtime);
+		ks_attr_unstage();
 		fs_path_release(&p);
 	} else if (node->input) {
 		rc = input_write_locked(fs, node, data, size);
@@ -699,13 +756,16 @@ static int direct_truncate(struct fs *fs, struct fs_node *node, uint64_t size)
 	struct fs_path p;
 	struct ks_key k;
 	fs_path_init(&p);
+	struct ks_attr_change ch = {.flags = KS_ATTR_TOUCH};
 	int rc = direct_key(fs, node, &p, &k);
+	ks_attr_stage(&k, &ch);
 	if (!rc)
 		rc = bitmap_truncate(fs->ks, &k, size, BITMAP_KEEP_EMPTY);
 	if (rc == -ENOENT) {
 		/* A remembered empty bitmap: growing it makes the key. */
 		rc = size ? bitmap_write(fs->ks, &k, size - 1, "", 1, NULL) : 0;
 	}
+	ks_attr_unstage();
 	fs_path_release(&p);
 	return rc;
 }
@@ -722,8 +782,6 @@ int fs_node_truncate(struct fs *fs, struct fs_node *node, uint64_t size, bool vi
 	}
 	if (is_direct(node)) {
 		rc = direct_truncate(fs, node, size);
-		if (!rc)
-			clock_gettime(CLOCK_REALTIME, &node->mtime);
 		pthread_mutex_unlock(&node->lock);
 		return rc;
 	}

@@ -153,6 +153,7 @@ static void node_free(struct fs_node *n)
 {
 	pthread_mutex_destroy(&n->lock);
 	buf_release(&n->data);
+	buf_release(&n->xattrs);
 	string_unpin(n->pin);
 	free(n->gaps.v);
 	free(n->name);

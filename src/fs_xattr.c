@@ -2,20 +2,24 @@
  * fs_xattr: extended attributes. Every key carries user.kvfs.type (its
  * Kvrocks type), settable while the key is empty to choose what it holds;
  * a key with an expiry carries user.kvfs.ttl (remaining milliseconds):
- * setting it sets the expiry (0 drops the key at once, as PEXPIRE 0 does),
- * removing it makes the key persistent. Anything else answers ENODATA
- * (reads) or ENOTSUP (writes) at once: `ls -l` asks for two attributes per
- * file and must not wait. Setting user.kvfs.type on a string or bitmap
- * converts between the two keeping the bytes, between a string and json
- * through the JSON text, and on a hash whose fields spell out a list,
- * set, zset or sortedint converts the hash (what rsync and cp -a need:
- * they write content first and types after). A time series also carries
+ * setting it sets the expiry (0 drops the key at once, as PEXPIRE 0 does;
+ * on an empty collection it waits for the first entry), removing it makes
+ * the key persistent. Other user.* attributes of keys and stored entries
+ * are kept in the reserved namespace (ks_xattr_*). Names outside user.*
+ * answer ENODATA (reads) or ENOTSUP (writes) at once, without a read:
+ * `ls -l` asks for two attributes per file and must not wait.
+ *
+ * Setting user.kvfs.type on a string or bitmap converts between the two
+ * keeping the bytes, between a string and json through the JSON text,
+ * and on a hash whose fields spell out a list, set, zset, sortedint,
+ * stream or sketch converts the hash (what rsync and cp -a need: they
+ * write content first and types after). Type parameters
+ * (user.kvfs.TYPE.PARAM: user.kvfs.bloom.capacity, ...) come from the
+ * shape of their type (fs_int.h xattr_*). A time series carries
  * user.kvfs.ts.* (retention, chunk_size, duplicate_policy,
- * last_timestamp, label.NAME, rule.DEST), which sort before
- * user.kvfs.type: set on an empty directory they make it a time series
- * first, so rsync -X restores them in its sorted order. Other type
- * parameters (user.kvfs.tdigest.compression, user.kvfs.topk.k, ...) come
- * from the shape of their type (fs_int.h param_*).
+ * last_timestamp, label.NAME, rule.DEST). Both sort before
+ * user.kvfs.type: set on an empty directory they make it a key of their
+ * type first, so rsync -X restores them in its sorted order.
  * Layer: fs.
  */
 #include "fs_int.h"
@@ -25,25 +29,246 @@
 #include <stdio.h>
 #include <sys/xattr.h>
 
+#include "ks_attr.h"
 #include "t_bitmap.h"
 #include "t_timeseries.h"
 
-#define XATTR_PREFIX "user.kvfs."
 #define XATTR_TYPE "user.kvfs.type"
 #define XATTR_TTL "user.kvfs.ttl"
+#define XATTR_USER "user."
+#define XATTR_KVFS "user.kvfs."
 #define XATTR_TS "user.kvfs.ts."
 #define XATTR_TS_LABEL XATTR_TS "label."
 #define XATTR_TS_RULE XATTR_TS "rule."
+
+static bool has_prefix(const char *name, const char *p)
+{
+	return strncmp(name, p, strlen(p)) == 0;
+}
+
+/* Reply with a value or a name list: the size asked for, ERANGE, or it. */
+static void reply_xattr(fuse_req_t req, const char *v, size_t n, size_t size)
+{
+	if (size == 0)
+		fuse_reply_xattr(req, n);
+	else if (size < n)
+		fuse_reply_err(req, ERANGE);
+	else
+		fuse_reply_buf(req, n ? v : NULL, n);
+}
+
+/*
+ * Where the user.* attributes of a node live: its key (k, borrowing from
+ * p), the key's version, and for an entry its record name. 0; -ENOENT;
+ * -ENOTSUP for the root, a namespace, a local entry or a view.
+ */
+static int xattr_obj(struct fs *fs, struct fs_node *node, struct fs_path *p, struct ks_key *k,
+		     uint64_t *version, const char **entry, size_t *elen)
+{
+	struct ks_info info;
+	*entry = NULL;
+	*elen = 0;
+	if (node->kind != FS_KEY && node->kind != FS_ENTRY)
+		return -ENOTSUP;
+	if (node->kind == FS_ENTRY && fs_itable_local(fs->it, node) != FS_LOCAL_NONE)
+		return -ENOTSUP;
+	int rc = fs_itable_path(fs->it, node, p);
+	if (rc)
+		return rc;
+	if (p->unhashed)
+		return -ENOENT;
+	fs_path_key(fs, p, k);
+	rc = ks_lookup(fs->ks, k, &info);
+	if (rc)
+		return rc;
+	*version = info.version;
+	if (node->kind == FS_ENTRY) {
+		const struct fs_shape *sh = fs_shape_of(info.type);
+		if (!sh)
+			return -ENOENT;
+		if (fs_shape_is_special(sh, p->entry.data, p->entry.len))
+			return -ENOTSUP;
+		fs_attr_entry(sh, p->entry.data, p->entry.len, entry, elen);
+	}
+	return 0;
+}
+
+/*
+ * A local entry (a list or sortedint scratch file, rsync's temp file)
+ * holds its user.* attributes in the node until it is stored
+ * (fs_node_xattrs_flush). The layout is the records' (ks_attr.c).
+ */
+static bool is_local(struct fs *fs, struct fs_node *node)
+{
+	return node->kind == FS_ENTRY && fs_itable_local(fs->it, node) != FS_LOCAL_NONE;
+}
+
+/* Find name in a node's list: its offset and whole length, or false. */
+static bool local_find(const struct buf *x, const char *name, size_t nlen, size_t *at,
+		       size_t *len, const char **val, size_t *vlen)
+{
+	size_t i = 0;
+	while (i + 1 <= x->len) {
+		size_t nl = (uint8_t)x->data[i];
+		size_t vl = get_be32(x->data + i + 1 + nl);
+		size_t whole = 1 + nl + 4 + vl;
+		if (nl == nlen && memcmp(x->data + i + 1, name, nl) == 0) {
+			*at = i;
+			*len = whole;
+			*val = x->data + i + 1 + nl + 4;
+			*vlen = vl;
+			return true;
+		}
+		i += whole;
+	}
+	return false;
+}
+
+static int local_get(struct fs_node *node, const char *name, struct buf *out)
+{
+	size_t at, len, vl;
+	const char *v;
+	pthread_mutex_lock(&node->lock);
+	int rc = local_find(&node->xattrs, name, strlen(name), &at, &len, &v, &vl)
+		     ? buf_set(out, v, vl)
+		     : -ENODATA;
+	pthread_mutex_unlock(&node->lock);
+	return rc;
+}
+
+static int local_list(struct fs_node *node, struct buf *out)
+{
+	int rc = 0;
+	pthread_mutex_lock(&node->lock);
+	const struct buf *x = &node->xattrs;
+	for (size_t i = 0; !rc && i < x->len;) {
+		size_t nl = (uint8_t)x->data[i];
+		rc = buf_add(out, x->data + i + 1, nl);
+		if (!rc)
+			rc = buf_add_u8(out, 0);
+		i += 1 + nl + 4 + get_be32(x->data + i + 1 + nl);
+	}
+	pthread_mutex_unlock(&node->lock);
+	return rc;
+}
+
+/* Bytes of names and values in a node's list. */
+static size_t local_total(const struct buf *x)
+{
+	size_t total = 0;
+	for (size_t i = 0; i < x->len;) {
+		size_t nl = (uint8_t)x->data[i];
+		size_t vl = get_be32(x->data + i + 1 + nl);
+		total += nl + vl;
+		i += 1 + nl + 4 + vl;
+	}
+	return total;
+}
+
+static int local_set(struct fs_node *node, const char *name, const char *value, size_t size,
+		     int flags)
+{
+	size_t nlen = strlen(name), at, len, vl;
+	const char *v;
+	int rc = 0;
+	if (nlen > KS_XATTR_NAME_MAX)
+		return -ERANGE;
+	if (value && size > KS_XATTR_SIZE_MAX)
+		return -E2BIG;
+	pthread_mutex_lock(&node->lock);
+	bool found = local_find(&node->xattrs, name, nlen, &at, &len, &v, &vl);
+	if ((flags & XATTR_CREATE) && found)
+		rc = -EEXIST;
+	else if (((flags & XATTR_REPLACE) || !value) && !found)
+		rc = -ENODATA;
+	else if (value && local_total(&node->xattrs) - (found ? len - 5 : 0) + nlen + size >
+				  KS_XATTR_SIZE_MAX)
+		rc = -ENOSPC; /* names and values together, as ks_xattr_set counts */
+	if (!rc && found) {
+		memmove(node->xattrs.data + at, node->xattrs.data + at + len,
+			node->xattrs.len - at - len);
+		buf_resize(&node->xattrs, node->xattrs.len - len);
+	}
+	if (!rc && value && !(rc = buf_add_u8(&node->xattrs, (uint8_t)nlen)) &&
+	    !(rc = buf_add(&node->xattrs, name, nlen)) &&
+	    !(rc = buf_add_be32(&node->xattrs, (uint32_t)size)))
+		rc = buf_add(&node->xattrs, value, size);
+	pthread_mutex_unlock(&node->lock);
+	return rc;
+}
+
+/* getxattr of a stored user.* attribute. */
+static void get_user(fuse_req_t req, struct fs *fs, struct fs_node *node, const char *name,
+		     size_t size)
+{
+	struct fs_path p;
+	struct ks_key k;
+	struct buf val = BUF_INIT;
+	uint64_t version = 0;
+	const char *e;
+	size_t en;
+	fs_path_init(&p);
+	int rc = is_local(fs, node) ? local_get(node, name, &val)
+				    : xattr_obj(fs, node, &p, &k, &version, &e, &en);
+	if (rc == -ENOTSUP)
+		rc = -ENODATA;
+	if (!rc && !is_local(fs, node))
+		rc = ks_xattr_get(fs->ks, &k, version, e, en, name, strlen(name), &val);
+	if (rc)
+		fuse_reply_err(req, fs_errno(rc));
+	else
+		reply_xattr(req, val.data, val.len, size);
+	buf_release(&val);
+	fs_path_release(&p);
+}
+
+/* setxattr (value) or removexattr (NULL) of a stored user.* attribute. */
+static int set_user(struct fs *fs, struct fs_node *node, const char *name, const char *value,
+		    size_t size, int flags)
+{
+	struct fs_path p;
+	struct ks_key k;
+	uint64_t version = 0;
+	const char *e;
+	size_t en;
+	int kf = (flags & XATTR_CREATE ? KS_XATTR_CREATE : 0) |
+		 (flags & XATTR_REPLACE ? KS_XATTR_REPLACE : 0);
+	if (is_local(fs, node) && !has_prefix(name, XATTR_KVFS))
+		return local_set(node, name, value, size, flags);
+	fs_path_init(&p);
+	int rc = xattr_obj(fs, node, &p, &k, &version, &e, &en);
+	if (rc == -ENOTSUP)
+		LOG_INFO("%s: '%s' keeps no extended attributes", name, node->name);
+	if (!rc && has_prefix(name, XATTR_KVFS)) {
+		LOG_ERR("%s: names under %s are kvfs's own", name, XATTR_KVFS);
+		rc = -ENOTSUP;
+	}
+	if (!rc)
+		rc = ks_xattr_set(fs->ks, &k, e, en, name, strlen(name), value, size, kf);
+	if (rc == -ERANGE || rc == -E2BIG || rc == -ENOSPC)
+		LOG_ERR("%s on '%s': %s", name, node->name, strerror(-rc));
+	fs_path_release(&p);
+	return rc;
+}
+
+/* The key a KEY node names, and what it is. */
+static int node_key_info(struct fs *fs, struct fs_node *node, struct fs_path *p,
+			 struct ks_info *info)
+{
+	struct ks_key k;
+	int rc = fs_itable_path(fs->it, node, p);
+	if (rc)
+		return rc;
+	if (p->unhashed)
+		return -ENOENT;
+	fs_path_key(fs, p, &k);
+	return ks_lookup(fs->ks, &k, info);
+}
 
 /* ---- time-series parameters: user.kvfs.ts.* -------------------------- */
 
 static const char *const ts_params[] = {"retention", "chunk_size", "duplicate_policy",
 					"last_timestamp"};
-
-static bool has_pfx(const char *s, const char *p)
-{
-	return strncmp(s, p, strlen(p)) == 0;
-}
 
 /* A rule as its xattr shows it: "AGG BUCKET ALIGN latest=N u=N.. f=X..". */
 static int rule_text(struct buf *out, const struct ts_rule *r)
@@ -188,9 +413,9 @@ static int ts_xattr_get(struct fs *fs, const struct ks_key *k, const char *name,
 {
 	struct ts_info i;
 	int rc;
-	if (has_pfx(name, XATTR_TS_LABEL) || has_pfx(name, XATTR_TS_RULE)) {
+	if (has_prefix(name, XATTR_TS_LABEL) || has_prefix(name, XATTR_TS_RULE)) {
 		struct ts_xlist l = {NULL, false, name, val, false};
-		rc = has_pfx(name, XATTR_TS_LABEL) ? ts_labels(fs->ks, k, ts_x_label, &l)
+		rc = has_prefix(name, XATTR_TS_LABEL) ? ts_labels(fs->ks, k, ts_x_label, &l)
 						   : ts_rules(fs->ks, k, ts_x_rule, &l);
 		return rc ? rc : (l.found ? 0 : -ENODATA);
 	}
@@ -229,7 +454,7 @@ static int ts_xattr_set(struct fs *fs, const struct ks_key *k, const struct ks_i
 			enc_type_name(info->type));
 		return -EINVAL;
 	}
-	if (has_pfx(name, XATTR_TS_LABEL)) {
+	if (has_prefix(name, XATTR_TS_LABEL)) {
 		const char *l = name + strlen(XATTR_TS_LABEL);
 		if (value && !size) {
 			LOG_ERR("%s: a label needs a value (remove the attribute to drop it)", name);
@@ -243,7 +468,7 @@ static int ts_xattr_set(struct fs *fs, const struct ks_key *k, const struct ks_i
 			rc = ts_create(fs->ks, k, NULL);
 		return rc ? rc : ts_label_set(fs->ks, k, l, strlen(l), value, size);
 	}
-	if (has_pfx(name, XATTR_TS_RULE)) {
+	if (has_prefix(name, XATTR_TS_RULE)) {
 		struct buf dn = BUF_INIT;
 		struct ts_rule r;
 		uint64_t hash;
@@ -339,20 +564,6 @@ static int ts_xattr_node_set(struct fs *fs, struct fs_node *node, const char *na
 	return rc;
 }
 
-/* The key a KEY node names, and what it is. */
-static int node_key_info(struct fs *fs, struct fs_node *node, struct fs_path *p,
-			 struct ks_info *info)
-{
-	struct ks_key k;
-	int rc = fs_itable_path(fs->it, node, p);
-	if (rc)
-		return rc;
-	if (p->unhashed)
-		return -ENOENT;
-	fs_path_key(fs, p, &k);
-	return ks_lookup(fs->ks, &k, info);
-}
-
 /* A type's creation parameter, user.kvfs.TYPE.PARAM: the shape of TYPE
  * if it has parameters (*param = PARAM), else NULL. */
 static const struct fs_shape *param_shape(const char *name, const char **param)
@@ -377,16 +588,6 @@ static void key_ctx(struct fs *fs, struct fs_node *node, const struct fs_path *p
 	fs_path_key(fs, p, &c->k);
 }
 
-static void reply_value(fuse_req_t req, const char *t, size_t n, size_t size)
-{
-	if (size == 0)
-		fuse_reply_xattr(req, n);
-	else if (size < n)
-		fuse_reply_err(req, ERANGE);
-	else
-		fuse_reply_buf(req, t, n);
-}
-
 /* getxattr of a creation parameter: only on a key of that type. */
 static void get_param(fuse_req_t req, struct fs *fs, struct fs_node *node,
 		      const struct fs_shape *sh, const char *param, size_t size)
@@ -406,7 +607,7 @@ static void get_param(fuse_req_t req, struct fs *fs, struct fs_node *node,
 	if (rc)
 		fuse_reply_err(req, fs_errno(rc));
 	else
-		reply_value(req, v.data, v.len, size);
+		reply_xattr(req, v.data, v.len, size);
 	buf_release(&v);
 	fs_path_release(&p);
 }
@@ -416,102 +617,104 @@ void fs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t siz
 	struct fs *fs = fuse_req_userdata(req);
 	struct fs_node *node = fs_itable_get(fs->it, ino);
 	bool is_type = strcmp(name, XATTR_TYPE) == 0, is_ttl = strcmp(name, XATTR_TTL) == 0;
-	bool is_ts = has_pfx(name, XATTR_TS);
+	bool is_ts = has_prefix(name, XATTR_TS);
 	const char *param;
 	const struct fs_shape *psh = param_shape(name, &param);
 	if (node && node->kind == FS_KEY && psh) {
 		get_param(req, fs, node, psh, param, size);
 		return;
 	}
-	if (!node || node->kind != FS_KEY || !(is_type || is_ttl || is_ts)) {
+	if (!node || !has_prefix(name, XATTR_USER) ||
+	    (has_prefix(name, XATTR_KVFS) &&
+	     !((is_type || is_ttl || is_ts) && node->kind == FS_KEY))) {
+		/* security.*, system.* (ls -l asks): answered without a read. */
 		fuse_reply_err(req, node ? ENODATA : ESTALE);
 		return;
 	}
-	if (is_ts) {
-		struct fs_path p;
-		struct ks_info info;
-		struct ks_key k;
-		struct buf val = BUF_INIT;
-		fs_path_init(&p);
-		int rc = node_key_info(fs, node, &p, &info);
-		if (!rc && (info.type != KV_TYPE_TIMESERIES || info.empty))
-			rc = -ENODATA;
-		if (!rc) {
-			fs_path_key(fs, &p, &k);
-			rc = ts_xattr_get(fs, &k, name, &val);
-		}
-		if (rc)
-			fuse_reply_err(req, fs_errno(rc));
-		else if (size == 0)
-			fuse_reply_xattr(req, val.len);
-		else if (size < val.len)
-			fuse_reply_err(req, ERANGE);
-		else
-			fuse_reply_buf(req, val.data ? val.data : "", val.len);
-		buf_release(&val);
-		fs_path_release(&p);
+	if (!is_type && !is_ttl && !is_ts) {
+		get_user(req, fs, node, name, size);
 		return;
 	}
 	struct fs_path p;
 	struct ks_info info;
+	struct buf val = BUF_INIT;
 	char ttl[24];
 	fs_path_init(&p);
 	int rc = node_key_info(fs, node, &p, &info);
+	if (!rc && is_ts) {
+		struct ks_key k;
+		if (info.type != KV_TYPE_TIMESERIES || info.empty) {
+			rc = -ENODATA;
+		} else {
+			fs_path_key(fs, &p, &k);
+			rc = ts_xattr_get(fs, &k, name, &val);
+		}
+	}
 	fs_path_release(&p);
 	if (!rc && is_ttl && !info.expire_ms)
 		rc = -ENODATA;
 	if (rc) {
 		fuse_reply_err(req, fs_errno(rc));
-		return;
-	}
-	const char *t = enc_type_name(info.type);
-	if (is_ttl) {
+	} else if (is_ts) {
+		reply_xattr(req, val.data, val.len, size);
+	} else if (is_ttl) {
 		uint64_t now = now_ms();
 		snprintf(ttl, sizeof(ttl), "%llu",
 			 (unsigned long long)(info.expire_ms > now ? info.expire_ms - now : 0));
-		t = ttl;
+		reply_xattr(req, ttl, strlen(ttl), size);
+	} else {
+		const char *t = enc_type_name(info.type);
+		reply_xattr(req, t, strlen(t), size);
 	}
-	size_t n = strlen(t);
-	if (size == 0)
-		fuse_reply_xattr(req, n);
-	else if (size < n)
-		fuse_reply_err(req, ERANGE);
-	else
-		fuse_reply_buf(req, t, n);
+	buf_release(&val);
 }
 
 void fs_op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 {
 	struct fs *fs = fuse_req_userdata(req);
 	struct fs_node *node = fs_itable_get(fs->it, ino);
-	static const char list[] = XATTR_TYPE "\0" XATTR_TTL; /* with the last NUL */
-	struct buf all = BUF_INIT;
-	int rc = 0;
+	struct buf list = BUF_INIT;
+	struct fs_path p;
+	struct ks_key k;
+	uint64_t version = 0;
+	const char *e;
+	size_t en;
+	int rc = node ? 0 : -ESTALE;
+	fs_path_init(&p);
 	if (node && node->kind == FS_KEY) {
-		struct fs_path p;
 		struct ks_info info;
-		struct ks_key k;
-		fs_path_init(&p);
 		rc = node_key_info(fs, node, &p, &info);
 		if (!rc)
-			rc =
-			    buf_add(&all, list, info.expire_ms ? sizeof(list) : sizeof(XATTR_TYPE));
-		/* A type's parameters, after the others (rsync sets them in
-		 * sorted order anyway: see fs_bloom.c). */
+			rc = buf_add(&list, XATTR_TYPE, sizeof(XATTR_TYPE));
+		if (!rc && info.expire_ms)
+			rc = buf_add(&list, XATTR_TTL, sizeof(XATTR_TTL));
+		/* The type's parameters, which rsync -X copies (it sets them in
+		 * sorted order: see fs_bloom.c). */
 		const struct fs_shape *sh = rc ? NULL : fs_shape_of(info.type);
 		if (!rc && sh && sh->xattrs && !info.empty)
-			rc = buf_add(&all, sh->xattrs, sh->xattrs_len);
+			rc = buf_add(&list, sh->xattrs, sh->xattrs_len);
 		if (!rc && info.type == KV_TYPE_TIMESERIES && !info.empty) {
 			fs_path_key(fs, &p, &k);
-			rc = ts_xattr_names(fs, &k, &all);
+			rc = ts_xattr_names(fs, &k, &list);
 		}
 		fs_path_release(&p);
+		fs_path_init(&p);
+	}
+	if (!rc && is_local(fs, node)) {
+		rc = local_list(node, &list);
+	} else if (!rc) {
+		rc = xattr_obj(fs, node, &p, &k, &version, &e, &en);
+		if (!rc)
+			rc = ks_xattr_list(fs->ks, &k, version, e, en, &list);
+		else if (rc == -ENOTSUP)
+			rc = 0; /* nothing stored there */
 	}
 	if (rc)
 		fuse_reply_err(req, fs_errno(rc));
 	else
-		reply_value(req, all.data, all.len, size);
-	buf_release(&all);
+		reply_xattr(req, list.data, list.len, size);
+	buf_release(&list);
+	fs_path_release(&p);
 }
 
 /* A file key becomes another file type: string <-> bitmap with the same
@@ -683,8 +886,8 @@ static int set_param(struct fs *fs, struct fs_node *node, const struct fs_shape 
  * expiry. *gone is set when the key was deleted, so the caller can tell
  * the kernel its name is gone.
  */
-static int set_ttl(struct fs *fs, struct fs_node *node, const char *value, size_t size, bool remove,
-		   bool *gone)
+static int set_ttl(struct fs *fs, struct fs_node *node, const char *value, size_t size,
+		   bool remove, bool *gone)
 {
 	struct fs_path p;
 	struct ks_info info;
@@ -697,8 +900,8 @@ static int set_ttl(struct fs *fs, struct fs_node *node, const char *value, size_
 			size--;
 		rc = parse_u64(value, size, &ms);
 		if (rc || ms > UINT64_MAX / 2) {
-			LOG_ERR("%s: '%.*s' is not a number of milliseconds", XATTR_TTL, (int)size,
-				value);
+			LOG_ERR("%s: '%.*s' is not a number of milliseconds", XATTR_TTL,
+				(int)size, value);
 			return -EINVAL;
 		}
 	}
@@ -712,11 +915,8 @@ static int set_ttl(struct fs *fs, struct fs_node *node, const char *value, size_
 	} else if (ms == 0) {
 		rc = ks_del(fs->ks, &k);
 		*gone = rc == 0;
-	} else if (info.empty) {
-		LOG_ERR("%s: '%s' is empty; Kvrocks keeps no expiry for empty collections",
-			XATTR_TTL, p.key.data);
-		rc = -EINVAL;
 	} else {
+		/* An empty collection keeps it pending until its first entry. */
 		rc = ks_expire(fs->ks, &k, now_ms() + ms);
 	}
 out:
@@ -747,9 +947,9 @@ void fs_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char
 	struct fs *fs = fuse_req_userdata(req);
 	struct fs_node *node = fs_itable_get(fs->it, ino);
 	struct fs_inval iv;
-	const struct fs_shape *psh;
-	const char *param;
 	bool gone = false;
+	const char *param;
+	const struct fs_shape *psh;
 	int rc;
 	fs_inval_init(&iv);
 	if (!node)
@@ -760,10 +960,12 @@ void fs_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char
 		rc = set_type(fs, node, value, size, flags, &iv);
 	else if (node->kind == FS_KEY && strcmp(name, XATTR_TTL) == 0)
 		rc = set_ttl(fs, node, value, size, false, &gone);
-	else if (node->kind == FS_KEY && has_pfx(name, XATTR_TS))
+	else if (node->kind == FS_KEY && has_prefix(name, XATTR_TS))
 		rc = ts_xattr_node_set(fs, node, name, value, size, &iv);
 	else if (node->kind == FS_KEY && (psh = param_shape(name, &param)) != NULL)
 		rc = set_param(fs, node, psh, param, value, size, &iv);
+	else if (has_prefix(name, XATTR_USER) && !has_prefix(name, XATTR_KVFS))
+		rc = set_user(fs, node, name, value, size, flags);
 	else
 		rc = -ENOTSUP;
 	if (gone)
@@ -793,7 +995,7 @@ void fs_op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 		fuse_reply_err(req, fs_errno(rc));
 		return;
 	}
-	if (node && node->kind == FS_KEY && has_pfx(name, XATTR_TS)) {
+	if (node && node->kind == FS_KEY && has_prefix(name, XATTR_TS)) {
 		struct fs_inval iv;
 		fs_inval_init(&iv);
 		int rc = fs->opt.read_only ? -EROFS : ts_xattr_node_set(fs, node, name, NULL, 0, &iv);
@@ -801,5 +1003,37 @@ void fs_op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 		fs_inval_send(fs, &iv);
 		return;
 	}
+	if (node && has_prefix(name, XATTR_USER) && !has_prefix(name, XATTR_KVFS)) {
+		int rc = fs->opt.read_only ? -EROFS : set_user(fs, node, name, NULL, 0, 0);
+		if (rc == -ENOTSUP)
+			rc = -ENODATA;
+		fuse_reply_err(req, fs_errno(rc));
+		return;
+	}
 	fuse_reply_err(req, node ? ENODATA : ESTALE);
+}
+
+void fs_node_xattrs_flush(struct fs *fs, struct fs_node *node, bool locked)
+{
+	struct buf x = BUF_INIT;
+	struct buf name = BUF_INIT;
+	if (!locked)
+		pthread_mutex_lock(&node->lock);
+	x = node->xattrs;
+	buf_init(&node->xattrs);
+	if (!locked)
+		pthread_mutex_unlock(&node->lock);
+	for (size_t i = 0; i < x.len;) {
+		size_t nl = (uint8_t)x.data[i];
+		size_t vl = get_be32(x.data + i + 1 + nl);
+		if (buf_set(&name, x.data + i + 1, nl) == 0) {
+			int rc = set_user(fs, node, name.data, x.data + i + 1 + nl + 4, vl, 0);
+			if (rc)
+				LOG_WARN("%s set before '%s' was stored is lost: %s", name.data,
+					 node->name, strerror(-rc));
+		}
+		i += 1 + nl + 4 + vl;
+	}
+	buf_release(&x);
+	buf_release(&name);
 }

@@ -10,7 +10,15 @@
  *
  *   record          user key inside __kvfs                  payload
  *   empty coll.     "E" | ns_len u8 | ns | [slot u16] | key  type name ("hash")
+ *                                                            [| 00 | expire ms u64]
  *   namespace       "N" | ns                                 ""
+ *   attributes      "@" ...                                  see src/ks_attr.c
+ *
+ * An empty collection may carry a pending expiry (absolute Unix ms) after
+ * its type name: Kvrocks keeps no expiry for empty collections, so the
+ * record holds it until the first entry makes the key live, in the same
+ * batch (see the write context below). A pending expiry that passes
+ * makes the record count as absent.
  *
  * A namespace record is written by ks_ns_create and, in the same batch,
  * with every empty-collection record (a namespace holding an empty
@@ -25,6 +33,7 @@
  */
 #include "keyspace.h"
 
+#include "ks_attr.h"
 #include "ks_gc.h"
 #include "store.h"
 
@@ -55,6 +64,38 @@ struct keyspace {
 	_Atomic uint64_t version_counter;
 	pthread_mutex_t locks[KS_LOCKS];
 };
+
+/*
+ * The write context: for the keys whose locks this thread holds (at most
+ * two), what the verb under way saw of them: the version read
+ * (ks_meta_get and friends) or written (ks_batch_put_meta), whether the
+ * key is live after the batch, a pending expiry its empty-collection
+ * record carried (ks_batch_empty_del), and a copy of the metadata put
+ * for it (small collection headers only) so that expiry can be applied.
+ * ks_write reads it to add the key's attribute change (ks_key.attr) and
+ * the pending expiry to the verb's batch. Set by ks_lock/ks_lock2,
+ * cleared by the unlocks; only the owning thread touches it.
+ */
+#define WCTX_META 128 /* metadata copies up to this size */
+
+struct wctx_key {
+	const struct ks_key *k;
+	const struct ks_attr_change *attr; /* staged for k (ks_attr_stage) */
+	uint64_t version;
+	uint64_t read_version; /* the version first read, if the verb makes another */
+	bool live;
+	bool was_live;  /* live metadata was read: the key existed */
+	bool was_empty; /* its empty-collection record was deleted */
+	uint64_t pending_expire;
+	struct enc_meta m; /* m.tail points into meta[] */
+	uint8_t meta[WCTX_META];
+	bool has_meta;
+};
+
+static _Thread_local struct {
+	int n;
+	struct wctx_key keys[2];
+} wctx;
 
 /* ---- Open, close, locks -------------------------------------------- */
 
@@ -150,13 +191,34 @@ static unsigned ks_stripe(const struct ks_key *k)
 	return (unsigned)(hash_bytes(tmp, 17) & (KS_LOCKS - 1));
 }
 
+static void wctx_begin(const struct ks_key *a, const struct ks_key *b)
+{
+	memset(&wctx.keys[0], 0, sizeof(wctx.keys[0]));
+	wctx.keys[0].k = a;
+	wctx.keys[0].attr = ks_attr_staged(a);
+	wctx.n = 1;
+	if (b) {
+		memset(&wctx.keys[1], 0, sizeof(wctx.keys[1]));
+		wctx.keys[1].k = b;
+		wctx.keys[1].attr = ks_attr_staged(b);
+		wctx.n = 2;
+	}
+}
+
+static void wctx_end(void)
+{
+	wctx.n = 0;
+}
+
 void ks_lock(struct keyspace *ks, const struct ks_key *k)
 {
 	pthread_mutex_lock(&ks->locks[ks_stripe(k)]);
+	wctx_begin(k, NULL);
 }
 
 void ks_unlock(struct keyspace *ks, const struct ks_key *k)
 {
+	wctx_end();
 	pthread_mutex_unlock(&ks->locks[ks_stripe(k)]);
 }
 
@@ -171,11 +233,13 @@ void ks_lock2(struct keyspace *ks, const struct ks_key *a, const struct ks_key *
 	pthread_mutex_lock(&ks->locks[x]);
 	if (y != x)
 		pthread_mutex_lock(&ks->locks[y]);
+	wctx_begin(a, b);
 }
 
 void ks_unlock2(struct keyspace *ks, const struct ks_key *a, const struct ks_key *b)
 {
 	unsigned x = ks_stripe(a), y = ks_stripe(b);
+	wctx_end();
 	if (y != x)
 		pthread_mutex_unlock(&ks->locks[y]);
 	pthread_mutex_unlock(&ks->locks[x]);
@@ -261,6 +325,28 @@ static bool is_reserved_ns(const void *ns, size_t n)
 	return n == RES_NSLEN && memcmp(ns, RES_NS, n) == 0;
 }
 
+/* The write-context entry of k, if this thread holds its lock. */
+static struct wctx_key *wctx_find(const struct ks_key *k)
+{
+	for (int i = 0; i < wctx.n; i++)
+		if (wctx.keys[i].k == k || key_eq(wctx.keys[i].k, k))
+			return &wctx.keys[i];
+	return NULL;
+}
+
+/* A verb read k's live metadata m. */
+static void wctx_saw(const struct ks_key *k, const struct enc_meta *m)
+{
+	struct wctx_key *w = wctx.n ? wctx_find(k) : NULL;
+	if (w) {
+		w->version = enc_type_is_inline(m->type) ? 0 : m->version;
+		if (!w->read_version)
+			w->read_version = w->version;
+		w->live = true;
+		w->was_live = true;
+	}
+}
+
 /* Metadata records other than string and JSON values fit in this; the
  * header read of a large string stops here. */
 #define KS_META_HEAD 512
@@ -293,6 +379,7 @@ static int meta_check(const struct ks_key *k, enum kv_type want, const char *p, 
 	/* An expired or size-0 record is absent whatever its type. */
 	if (enc_meta_is_expired(m, now_ms()))
 		return -ENOENT;
+	wctx_saw(k, m);
 	if (want != KV_TYPE_NONE && m->type != want)
 		return -KV_EWRONGTYPE;
 	return 0;
@@ -372,6 +459,21 @@ int ks_batch_put_meta(struct keyspace *ks, struct store_batch *b, const struct k
 		size_t lens[2] = { hdr.len, tlen };
 		store_batch_putv(b, STORE_CF_METADATA, key.data, key.len, parts, lens, 2);
 	}
+	struct wctx_key *w = !rc && wctx.n ? wctx_find(k) : NULL;
+	if (w) {
+		w->version = enc_type_is_inline(m->type) ? 0 : m->version;
+		w->live = true;
+		/* A collection's header, kept in case a pending expiry must be
+		 * applied to it (ks_write). */
+		w->has_meta = !enc_type_is_inline(m->type) && tlen <= sizeof(w->meta);
+		if (w->has_meta) {
+			w->m = *m;
+			if (tlen)
+				memcpy(w->meta, tail, tlen);
+			w->m.tail = w->meta;
+			w->m.tail_len = tlen;
+		}
+	}
 	buf_release(&key);
 	buf_release(&hdr);
 	return rc;
@@ -383,12 +485,54 @@ int ks_batch_del_meta(struct keyspace *ks, struct store_batch *b, const struct k
 	int rc = ks_meta_key(ks, k, &key);
 	if (!rc)
 		store_batch_delete(b, STORE_CF_METADATA, key.data, key.len);
+	struct wctx_key *w = !rc && wctx.n ? wctx_find(k) : NULL;
+	if (w) {
+		w->live = false;
+		w->has_meta = false;
+	}
 	buf_release(&key);
+	return rc;
+}
+
+/* What the write context adds to a verb's batch for one key. */
+static int wctx_apply(struct keyspace *ks, struct store_batch *b, struct wctx_key *w)
+{
+	const struct ks_attr_change *c = w->attr;
+	int rc = 0;
+	if (w->pending_expire && w->live && w->has_meta && !w->m.expire_ms) {
+		/* The first entry of an empty collection that had an expiry. */
+		struct enc_meta m = w->m;
+		m.expire_ms = w->pending_expire;
+		rc = ks_batch_put_meta(ks, b, w->k, &m, m.tail, m.tail_len);
+		w->pending_expire = 0;
+	}
+	/* A key made from nothing (not live, no empty record) starts
+	 * without the records a dead key of that name may have left (expired,
+	 * or deleted by someone else). */
+	if (!rc && w->live && !w->was_live && !w->was_empty)
+		rc = ks_attr_batch_drop_key(ks, b, w->k);
+	/* A key re-made with a new version in one batch (a hash converted to
+	 * a list): its own records follow it. */
+	if (!rc && w->live && w->read_version && w->version != w->read_version)
+		rc = ks_attr_batch_restamp(ks, b, w->k, w->read_version, w->version);
+	if (!rc && c)
+		rc = ks_attr_batch_change(ks, b, w->k, w->version, w->live, c);
+	if (!rc && c && (c->flags & KS_ATTR_MOVE) && c->from && c->entry) {
+		struct wctx_key *f = wctx_find(c->from);
+		if (f)
+			rc = ks_attr_batch_move(ks, b, c->from, f->version, c->fentry, c->flen,
+						w->k, w->version, c->entry, c->elen);
+	}
 	return rc;
 }
 
 int ks_write(struct keyspace *ks, struct store_batch *b)
 {
+	for (int i = 0; i < wctx.n; i++) {
+		int rc = wctx_apply(ks, b, &wctx.keys[i]);
+		if (rc)
+			return rc;
+	}
 	return store_write(ks->st, b, false);
 }
 
@@ -464,21 +608,47 @@ static bool type_can_be_empty(enum kv_type t)
 	return t > KV_TYPE_NONE && t <= KV_TYPE_MAX && t != KV_TYPE_STRING;
 }
 
-/* The type of a remembered empty collection named by a payload. */
+/* The type of a remembered empty collection named by a payload: the
+ * name, up to a NUL that starts a pending expiry. */
 static enum kv_type empty_type(const struct enc_meta *m)
 {
-	enum kv_type t = enc_type_from_name((const char *)m->tail, m->tail_len);
+	const char *p = (const char *)m->tail;
+	const char *nul = memchr(p, 0, m->tail_len);
+	size_t n = nul ? (size_t)(nul - p) : m->tail_len;
+	enum kv_type t = enc_type_from_name(p, n);
 	return type_can_be_empty(t) ? t : KV_TYPE_NONE;
 }
 
-/* 0 and *t if k is remembered as an empty collection, -ENOENT, <0. */
-static int empty_get(struct keyspace *ks, const struct ks_key *k, enum kv_type *t)
+/* The pending expiry of an empty-collection payload (0: none). */
+static uint64_t empty_expire(const struct enc_meta *m)
+{
+	const char *p = (const char *)m->tail;
+	const char *nul = memchr(p, 0, m->tail_len);
+	if (!nul || (size_t)(p + m->tail_len - nul) != 9)
+		return 0;
+	return get_be64(nul + 1);
+}
+
+static bool empty_expired(const struct enc_meta *m, uint64_t now)
+{
+	uint64_t e = empty_expire(m);
+	return e && e <= now;
+}
+
+/* 0 and *t (and *expire, if asked) if k is remembered as an empty
+ * collection, -ENOENT, <0. */
+static int empty_get_exp(struct keyspace *ks, const struct ks_key *k, enum kv_type *t,
+			 uint64_t *expire)
 {
 	struct buf key = BUF_INIT, raw = BUF_INIT;
 	struct enc_meta m;
 	int rc = empty_key(ks, k, &key);
 	if (!rc)
 		rc = res_get(ks, &key, &raw, &m);
+	if (!rc && empty_expired(&m, now_ms()))
+		rc = -ENOENT;
+	if (!rc && expire)
+		*expire = empty_expire(&m);
 	if (!rc) {
 		*t = empty_type(&m);
 		if (*t == KV_TYPE_NONE) {
@@ -493,19 +663,38 @@ static int empty_get(struct keyspace *ks, const struct ks_key *k, enum kv_type *
 	return rc;
 }
 
+static int empty_get(struct keyspace *ks, const struct ks_key *k, enum kv_type *t)
+{
+	return empty_get_exp(ks, k, t, NULL);
+}
+
+static int empty_put(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
+		     enum kv_type t, uint64_t expire);
+
+int ks_batch_empty_put(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
+		       enum kv_type t)
+{
+	return empty_put(ks, b, k, t, 0);
+}
+
 /*
  * Also records k's namespace ("N" | ns): a namespace holding an empty
  * collection must exist (be listed, and refuse rmdir) even when it has no
  * live key, and the namespace stream of ks_ns_iter then covers it.
  */
-int ks_batch_empty_put(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
-		       enum kv_type t)
+static int empty_put(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
+		     enum kv_type t, uint64_t expire)
 {
 	struct buf key = BUF_INIT, val = BUF_INIT;
 	const char *name = enc_type_name(t);
 	int rc = empty_key(ks, k, &key);
 	if (!rc)
 		rc = res_value(&val, name, strlen(name));
+	if (!rc && expire) {
+		rc = buf_add_u8(&val, 0);
+		if (!rc)
+			rc = buf_add_be64(&val, expire);
+	}
 	if (!rc)
 		store_batch_put(b, STORE_CF_METADATA, key.data, key.len, val.data, val.len);
 	if (!rc && !is_reserved_ns(k->ns, k->nslen)) {
@@ -531,10 +720,19 @@ int ks_batch_empty_del(struct keyspace *ks, struct store_batch *b, const struct 
 	int rc = empty_key(ks, k, &key);
 	if (!rc) {
 		rc = store_get(ks->st, STORE_CF_METADATA, key.data, key.len, &raw);
-		if (rc == 0)
+		if (rc == 0) {
 			store_batch_delete(b, STORE_CF_METADATA, key.data, key.len);
-		else if (rc == -ENOENT)
+			/* Its pending expiry goes to the key its first entry makes. */
+			struct enc_meta m;
+			struct wctx_key *w = wctx.n ? wctx_find(k) : NULL;
+			if (w)
+				w->was_empty = true;
+			if (w && meta_value_live(raw.data, raw.len, now_ms(), &m) &&
+			    m.type == KV_TYPE_STRING && !empty_expired(&m, now_ms()))
+				w->pending_expire = empty_expire(&m);
+		} else if (rc == -ENOENT) {
 			rc = 0;
+		}
 	}
 	buf_release(&key);
 	buf_release(&raw);
@@ -580,10 +778,12 @@ int ks_lookup(struct keyspace *ks, const struct ks_key *k, struct ks_info *out)
 	memset(out, 0, sizeof(*out));
 	int rc = ks_meta_head(ks, k, KV_TYPE_NONE, &raw, &m, &vlen);
 	if (rc == -ENOENT) {
-		rc = empty_get(ks, k, &t);
+		uint64_t exp = 0;
+		rc = empty_get_exp(ks, k, &t, &exp);
 		if (rc == 0) {
 			out->type = t;
 			out->empty = true;
+			out->expire_ms = exp;
 		} else if (rc == -ENOENT) {
 			/* The first element may have been written between the two
 			 * reads: it creates the metadata and drops the empty record
@@ -630,6 +830,8 @@ int ks_del(struct keyspace *ks, const struct ks_key *k)
 		rc = ks_batch_del_meta(ks, b, k);
 	if (!rc && empty)
 		rc = ks_batch_empty_del(ks, b, k);
+	if (!rc)
+		rc = ks_attr_batch_drop_key(ks, b, k);
 	if (!rc)
 		rc = ks_write(ks, b);
 out:
@@ -721,14 +923,20 @@ int ks_rename(struct keyspace *ks, const struct ks_key *from, const struct ks_ke
 	ks_lock2(ks, from, to);
 	rc = ks_meta_get(ks, from, KV_TYPE_NONE, &raw, &m);
 	if (rc == -ENOENT) {
-		/* An empty collection moves as its record. */
-		rc = empty_get(ks, from, &t);
+		/* An empty collection moves as its record, pending expiry and
+		 * attributes included. */
+		uint64_t exp = 0;
+		rc = empty_get_exp(ks, from, &t, &exp);
 		if (!rc)
 			rc = ks_batch_empty_del(ks, b, from);
 		if (!rc)
 			rc = ks_batch_del_meta(ks, b, to);
 		if (!rc)
-			rc = ks_batch_empty_put(ks, b, to, t);
+			rc = ks_batch_empty_del(ks, b, to);
+		if (!rc)
+			rc = empty_put(ks, b, to, t, exp);
+		if (!rc)
+			rc = ks_attr_batch_rename(ks, b, from, to, 0);
 		goto write;
 	}
 	if (rc)
@@ -742,6 +950,8 @@ int ks_rename(struct keyspace *ks, const struct ks_key *from, const struct ks_ke
 		rc = ks_batch_empty_del(ks, b, from);
 	if (!rc)
 		rc = ks_batch_empty_del(ks, b, to);
+	if (!rc)
+		rc = ks_attr_batch_rename(ks, b, from, to, enc_type_is_inline(m.type) ? 0 : m.version);
 	/* The metadata record moves byte for byte: same version, expiry and
 	 * encoding (v0 stays v0). It replaces whatever `to` was. */
 	if (!rc)
@@ -770,6 +980,22 @@ int ks_expire(struct keyspace *ks, const struct ks_key *k, uint64_t expire_ms)
 		return -ENOMEM;
 	ks_lock(ks, k);
 	rc = ks_meta_get(ks, k, KV_TYPE_NONE, &raw, &m);
+	if (rc == -ENOENT) {
+		/* An empty collection keeps the expiry pending in its record
+		 * until its first entry; one in the past removes it. */
+		enum kv_type t;
+		rc = empty_get(ks, k, &t);
+		if (!rc && expire_ms != 0 && expire_ms <= now_ms()) {
+			rc = ks_batch_empty_del(ks, b, k);
+			if (!rc)
+				rc = ks_attr_batch_drop_key(ks, b, k);
+		} else if (!rc) {
+			rc = empty_put(ks, b, k, t, expire_ms);
+		}
+		if (!rc)
+			rc = ks_write(ks, b);
+		goto out;
+	}
 	if (rc)
 		goto out;
 	if (expire_ms != 0 && expire_ms <= now_ms()) {
@@ -822,7 +1048,8 @@ static int empty_change(struct keyspace *ks, const struct ks_key *k, enum kv_typ
 		rc = want_record ? -ENOTEMPTY : -EEXIST;
 		goto out;
 	}
-	rc = empty_get(ks, k, &cur);
+	uint64_t exp = 0;
+	rc = empty_get_exp(ks, k, &cur, &exp);
 	if (rc == -EUCLEAN)
 		rc = 0; /* a broken record can be replaced or removed */
 	if (rc && rc != -ENOENT)
@@ -833,10 +1060,17 @@ static int empty_change(struct keyspace *ks, const struct ks_key *k, enum kv_typ
 		rc = -EEXIST;
 		goto out;
 	}
-	if (remove)
+	if (remove) {
 		rc = ks_batch_empty_del(ks, b, k);
-	else
-		rc = ks_batch_empty_put(ks, b, k, t);
+		if (!rc)
+			rc = ks_attr_batch_drop_key(ks, b, k);
+	} else {
+		/* A new empty collection starts without attributes of an old
+		 * key of that name; a retyped one keeps its pending expiry. */
+		rc = empty_put(ks, b, k, t, want_record ? exp : 0);
+		if (!rc && !want_record)
+			rc = ks_attr_batch_drop_key(ks, b, k);
+	}
 	if (!rc)
 		rc = ks_write(ks, b);
 out:
@@ -1350,7 +1584,7 @@ static void key_iter_settle_empty(struct ks_key_iter *it, uint64_t now)
 		store_iter_key(it->empty, &kn);
 		const void *v = store_iter_value(it->empty, &vn);
 		if (kn >= min && meta_value_live(v, vn, now, &m) && m.type == KV_TYPE_STRING &&
-		    empty_type(&m) != KV_TYPE_NONE)
+		    empty_type(&m) != KV_TYPE_NONE && !empty_expired(&m, now))
 			return;
 	}
 }
@@ -1397,6 +1631,7 @@ int ks_key_iter_next(struct ks_key_iter *it, const char **key, size_t *klen, str
 		memset(info, 0, sizeof(*info));
 		info->type = empty_type(&m);
 		info->empty = true;
+		info->expire_ms = empty_expire(&m);
 		rc = buf_set(&it->out, ek + skip, en - skip);
 	}
 	if (rc)

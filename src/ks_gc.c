@@ -18,11 +18,16 @@
  *
  * Records that do not decode are kept: a filter never guesses.
  * kvfs's reserved namespace "__kvfs" holds ordinary string keys without
- * expiry: the same rules keep them. Layer: keyspace.
+ * expiry: the same rules keep them. Its attribute records (ks_attr.c) get
+ * one more rule, in the spirit of the sub-key filter: an entry's record
+ * goes when its key is missing, expired (with the grace), or of another
+ * version; a key's record goes when it names a version the key no longer
+ * has. Layer: keyspace.
  */
 #include "ks_gc.h"
 
 #include "keyspace.h"
+#include "ks_attr.h"
 #include "store.h"
 
 #include <errno.h>
@@ -93,12 +98,53 @@ out:
 	return drop;
 }
 
+bool ks_gc_attr_dead(const struct enc_meta *m, bool is_entry, uint64_t version, uint64_t now)
+{
+	uint64_t lazy = now > KS_GC_GRACE_MS ? now - KS_GC_GRACE_MS : 0;
+	if (!m) /* key gone; a key record of version 0 may be an empty one's */
+		return is_entry || version != 0;
+	if (enc_meta_is_expired(m, lazy))
+		return true;
+	uint64_t cur = enc_type_is_inline(m->type) ? 0 : m->version;
+	if (is_entry)
+		return version != cur;
+	return version != 0 && version != cur;
+}
+
+/* An attribute record of the reserved namespace (ks_attr.c). */
+static bool attr_drop(struct keyspace *ks, struct store_gc_read *rd, const void *k, size_t kn,
+		      const void *v, size_t vn)
+{
+	struct ks_key key;
+	struct buf mk = BUF_INIT;
+	struct enc_meta m;
+	bool is_entry, drop = false;
+	uint64_t version;
+	const char *mv;
+	size_t mvn;
+
+	if (!ks_attr_record_parse(k, kn, &key, &is_entry, &version))
+		return false;
+	if (!is_entry)
+		version = ks_attr_record_version(v, vn);
+	if (ks_meta_key(ks, &key, &mk) != 0)
+		goto out;
+	int rc = store_gc_meta_get(rd, mk.data, mk.len, &mv, &mvn);
+	if (rc == -ENOENT)
+		drop = ks_gc_attr_dead(NULL, is_entry, version, now_ms());
+	else if (rc == 0 && enc_meta_decode(mv, mvn, &m) == 0)
+		drop = ks_gc_attr_dead(&m, is_entry, version, now_ms());
+out:
+	buf_release(&mk);
+	return drop;
+}
+
 static bool gc_drop(void *ctx, struct store_gc_read *rd, enum store_cf cf, const void *k,
 		    size_t kn, const void *v, size_t vn)
 {
 	switch (cf) {
 	case STORE_CF_METADATA:
-		return ks_gc_meta_dead(v, vn, now_ms());
+		return ks_gc_meta_dead(v, vn, now_ms()) || attr_drop(ctx, rd, k, kn, v, vn);
 	case STORE_CF_DEFAULT:
 	case STORE_CF_ZSET_SCORE:
 	case STORE_CF_STREAM:

@@ -26,6 +26,7 @@ struct options {
 	int read_only;
 	double timeout;
 	int threads;
+	unsigned uid, gid, umask;
 	int nonopts;
 };
 
@@ -37,6 +38,9 @@ static const struct fuse_opt option_spec[] = {
 	OPT("cluster", cluster),
 	{ "timeout=%lf", offsetof(struct options, timeout), 0 },
 	{ "threads=%d", offsetof(struct options, threads), 0 },
+	{ "uid=%u", offsetof(struct options, uid), 0 },
+	{ "gid=%u", offsetof(struct options, gid), 0 },
+	{ "umask=%o", offsetof(struct options, umask), 0 },
 	FUSE_OPT_KEY("ro", KEY_RO),
 	FUSE_OPT_END,
 };
@@ -53,6 +57,8 @@ static void usage(const char *prog)
 	       "    -o cluster         keys carry Kvrocks cluster slots\n"
 	       "    -o timeout=SEC     kernel attribute/entry cache time (default 10)\n"
 	       "    -o threads=N       most FUSE worker threads (default 4)\n"
+	       "    -o uid=N,gid=N     owner of files without a stored owner (default: yours)\n"
+	       "    -o umask=M         permissions of files without stored ones (default 022)\n"
 	       "    -v, --verbose      debug logging\n\n"
 	       "usage: %s compact [-o cluster] DBDIR\n\n"
 	       "Compact the database in DBDIR (not mounted) so that Kvrocks's compaction\n"
@@ -210,7 +216,8 @@ int main(int argc, char *argv[])
 {
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
 	struct fuse_cmdline_opts copts;
-	struct options o = { .timeout = 10.0, .threads = 4 };
+	struct options o = {
+		.timeout = 10.0, .threads = 4, .uid = getuid(), .gid = getgid(), .umask = 022};
 	struct fuse_loop_config *lcfg = NULL;
 	struct fuse_session *se = NULL;
 	struct keyspace *ks = NULL;
@@ -286,8 +293,9 @@ int main(int argc, char *argv[])
 		.dbdir = o.dbdir,
 		.timeout = o.timeout,
 		.read_only = o.read_only,
-		.uid = getuid(),
-		.gid = getgid(),
+		.uid = o.uid,
+		.gid = o.gid,
+		.umask = o.umask & 0777,
 	};
 	fs = fs_new(ks, &fopt);
 	if (!fs) {
