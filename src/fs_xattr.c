@@ -67,13 +67,11 @@ static int rule_text(struct buf *out, const struct ts_rule *r)
 static int rule_parse(const char *val, size_t n, struct ts_rule *r)
 {
 	char tmp[512], *save = NULL;
-	int i = 0, nu = 0, nf = 0, rc = 0;
-	struct ts_rule st;
+	int i = 0, nu = 0, nf = 0, rc = n >= sizeof(tmp) ? -EINVAL : 0;
+	struct ts_rule st = {0}; /* a state without latest= has latest 0 */
 	bool state = false;
-	if (n >= sizeof(tmp))
-		return -EINVAL;
-	memcpy(tmp, val, n);
-	tmp[n] = 0;
+	memcpy(tmp, val, rc ? 0 : n);
+	tmp[rc ? 0 : n] = 0;
 	memset(r, 0, sizeof(*r));
 	for (char *t = strtok_r(tmp, " \t\n", &save); t && !rc;
 	     t = strtok_r(NULL, " \t\n", &save), i++) {

@@ -172,6 +172,17 @@ C1000=00000000000000001000.csv
 	[ "$status" -ne 0 ]
 }
 
+@test "a rule's state without latest= starts at latest 0; an overlong rule is EINVAL, logged" {
+	mkts "$NS/src"
+	setfattr -n user.kvfs.ts.rule.d -v "avg 1000 0 u=2 f=6" "$NS/src"
+	assert_eq "$(getfattr --only-values -n user.kvfs.ts.rule.d "$NS/src")" \
+		"avg 1000 0 latest=0 u=2 f=6"
+	run errno_of 'os.setxattr(a[0], "user.kvfs.ts.rule.e", b"avg 1000 0" + b" u=1" * 150)' "$NS/src"
+	assert_eq "$output" EINVAL
+	grep -q "ts.rule.\*: write" "$KVFS_LOG"
+	[ -z "$(getfattr -n user.kvfs.ts.rule.e "$NS/src" 2>/dev/null)" ]
+}
+
 @test "a chunk file can be rewritten whole; bad content is EINVAL and changes nothing" {
 	mkts "$NS/t"
 	printf '1000,1\n2000,2\n' >>"$NS/t/.add"
