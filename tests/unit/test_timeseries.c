@@ -482,6 +482,27 @@ static void test_rules(void)
 	add("src", 7000, 1);
 	all_str("dmin", s, sizeof(s));
 	CHECK(strcmp(s, "5000=-7") == 0);
+
+	/* At most TS_RULES_MAX rules: one more is ENOSPC and changes nothing;
+	 * adds keep working (they lock the source and every destination). */
+	CHECK_INT(ts_create(ks, KEY("many"), NULL), 0);
+	for (int i = 0; i <= TS_RULES_MAX; i++) {
+		char d[16];
+		snprintf(d, sizeof(d), "many%d", i);
+		CHECK_INT(ts_create(ks, KEY(d), NULL), 0);
+		CHECK_INT(ts_createrule(ks, KEY("many"), KEY(d), TS_AGG_SUM, 10, 0, NULL),
+			  i < TS_RULES_MAX ? 0 : -ENOSPC);
+	}
+	CHECK_INT(ts_info(ks, KEY("many" "63"), &info), 0);
+	CHECK_INT(info.source.len, 0);
+	buf_release(&info.source);
+	g.n = 0;
+	CHECK_INT(ts_rules(ks, KEY("many"), rule_cb, &g), 0);
+	CHECK_INT(g.n, TS_RULES_MAX);
+	add("many", 5, 1);
+	add("many", 15, 2);
+	all_str("many0", s, sizeof(s));
+	CHECK(strcmp(s, "0=1") == 0);
 	buf_release(&r);
 }
 
