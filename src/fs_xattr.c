@@ -260,15 +260,25 @@ static int ts_xattr_set(struct fs *fs, const struct ks_key *k, const struct ks_i
 			return rc == -ENOENT ? -ENODATA : rc;
 		}
 		rc = rule_parse(value, size, &r);
+		/* What ts_createrule would refuse, refused before either key is
+		 * made a time series. */
+		struct ks_info di;
+		int r2 = rc ? 0 : ks_lookup(fs->ks, &dk, &di);
+		if (!rc && dk.klen == k->klen && memcmp(dk.key, k->key, k->klen) == 0) {
+			LOG_ERR("%s: a rule cannot aggregate a time series into itself", name);
+			rc = -EINVAL;
+		} else if (!rc && r2 == 0 && !di.empty && di.type != KV_TYPE_TIMESERIES) {
+			LOG_ERR("%s: '%s' is a %s, not a time series", name, dn.data,
+				enc_type_name(di.type));
+			rc = -KV_EWRONGTYPE;
+		} else if (!rc && r2 && r2 != -ENOENT) {
+			rc = r2;
+		}
 		if (!rc && info->empty)
 			rc = ts_create(fs->ks, k, NULL);
-		if (!rc) {
-			/* A missing destination (rsync makes it later) is created empty. */
-			struct ks_info di;
-			int r2 = ks_lookup(fs->ks, &dk, &di);
-			if (r2 == -ENOENT || (r2 == 0 && di.empty))
-				rc = ts_create(fs->ks, &dk, NULL);
-		}
+		/* A missing destination (rsync makes it later) is created empty. */
+		if (!rc && (r2 == -ENOENT || di.empty))
+			rc = ts_create(fs->ks, &dk, NULL);
 		if (!rc)
 			rc = ts_createrule(fs->ks, k, &dk, r.agg, r.bucket, r.align, &r);
 		buf_release(&dn);

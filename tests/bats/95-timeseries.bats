@@ -183,6 +183,19 @@ C1000=00000000000000001000.csv
 	[ -z "$(getfattr -n user.kvfs.ts.rule.e "$NS/src" 2>/dev/null)" ]
 }
 
+@test "a rule onto itself or onto a string is refused before an empty directory becomes a series" {
+	mkdir "$NS/e"
+	run errno_of 'os.setxattr(a[0], "user.kvfs.ts.rule.e", b"avg 1000 0")' "$NS/e"
+	assert_eq "$output" EINVAL
+	grep -q "into itself" "$KVFS_LOG"
+	[ "$(kvfs_type "$NS/e")" != timeseries ]
+	echo x >"$NS/s"
+	run errno_of 'os.setxattr(a[0], "user.kvfs.ts.rule.s", b"avg 1000 0")' "$NS/e"
+	assert_eq "$output" EMEDIUMTYPE
+	[ "$(kvfs_type "$NS/e")" != timeseries ]
+	assert_eq "$(cat "$NS/s")" x
+}
+
 @test "a chunk file can be rewritten whole; bad content is EINVAL and changes nothing" {
 	mkts "$NS/t"
 	printf '1000,1\n2000,2\n' >>"$NS/t/.add"
