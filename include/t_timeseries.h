@@ -32,7 +32,9 @@ enum ts_policy {
 #define TS_DEFAULT_CHUNK_SIZE 1024 /* samples per chunk (Kvrocks) */
 #define TS_CHUNK_SIZE_MAX     (1u << 20)
 #define TS_NOW		      UINT64_MAX /* a timestamp of "*": the clock */
-#define TS_RULES_MAX	      (KS_LOCKV_MAX - 1) /* rules of one source */
+
+/* Rules of one source at most: an add locks it and every destination. */
+#define TS_RULES_MAX (KS_LOCKV_MAX - 1)
 
 /* Policy names: "block", "first", ... (lower case); NULL or -1 when
  * unknown. Parsing is case-insensitive. (Aggregators: alg_tsagg.h.) */

@@ -493,7 +493,7 @@ static void test_rules(void)
 		CHECK_INT(ts_createrule(ks, KEY("many"), KEY(d), TS_AGG_SUM, 10, 0, NULL),
 			  i < TS_RULES_MAX ? 0 : -ENOSPC);
 	}
-	CHECK_INT(ts_info(ks, KEY("many" "63"), &info), 0);
+	CHECK_INT(ts_info(ks, KEY("many63"), &info), 0);
 	CHECK_INT(info.source.len, 0);
 	buf_release(&info.source);
 	g.n = 0;
