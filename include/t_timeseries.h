@@ -174,7 +174,8 @@ int ts_label_set(struct keyspace *ks, const struct ks_key *k, const char *name, 
  * src is itself a destination, or the aggregation is bad; -EEXIST if the
  * rule exists; -ENOSPC if src has TS_RULES_MAX rules (an add locks the
  * source and all its destinations: KS_LOCKV_MAX keys). With r (restore)
- * the rule gets r's state as given. */
+ * the rule gets r's state as given, and a missing (or remembered empty)
+ * src or dst is created as an empty time series in the same batch. */
 int ts_createrule(struct keyspace *ks, const struct ks_key *src, const struct ks_key *dst, int agg,
 		  uint64_t bucket, uint64_t align, const struct ts_rule *r);
 /* TS.DELETERULE: -ENOENT if there is no such rule. */

@@ -274,11 +274,8 @@ static int ts_xattr_set(struct fs *fs, const struct ks_key *k, const struct ks_i
 		} else if (!rc && r2 && r2 != -ENOENT) {
 			rc = r2;
 		}
-		if (!rc && info->empty)
-			rc = ts_create(fs->ks, k, NULL);
-		/* A missing destination (rsync makes it later) is created empty. */
-		if (!rc && (r2 == -ENOENT || di.empty))
-			rc = ts_create(fs->ks, &dk, NULL);
+		/* An empty source, and a missing destination (rsync makes it
+		 * later), become empty time series in the rule's batch. */
 		if (!rc)
 			rc = ts_createrule(fs->ks, k, &dk, r.agg, r.bucket, r.align, &r);
 		buf_release(&dn);

@@ -1849,9 +1849,10 @@ int ts_createrule(struct keyspace *ks, const struct ks_key *src, const struct ks
 		return -ENOMEM;
 	ks_lock2(ks, src, dst);
 	memset(&d, 0, sizeof(d));
-	rc = series_open(&s, ks, src, false, NULL);
+	/* A restore makes a missing source or destination in the same batch. */
+	rc = series_open(&s, ks, src, state != NULL, NULL);
 	if (!rc)
-		rc = series_open(&d, ks, dst, false, NULL);
+		rc = series_open(&d, ks, dst, state != NULL, NULL);
 	if (!rc && s.tm.source_len) {
 		LOG_ERR("TS.CREATERULE: the source '%.*s' is itself a destination", (int)src->klen,
 			src->key);
@@ -1884,6 +1885,8 @@ int ts_createrule(struct keyspace *ks, const struct ks_key *src, const struct ks
 	}
 	if (!rc)
 		rc = rule_put(&s, b, dst->key, dst->klen, &r);
+	if (!rc && s.fresh)
+		rc = series_flush(&s, b);
 	if (!rc) {
 		d.tm.source = src->key;
 		d.tm.source_len = src->klen;

@@ -503,6 +503,26 @@ static void test_rules(void)
 	add("many", 15, 2);
 	all_str("many0", s, sizeof(s));
 	CHECK(strcmp(s, "0=1") == 0);
+
+	/* A restore (with a state) makes a missing source and destination in
+	 * its batch; one that fails makes neither. */
+	struct ts_rule st;
+	ts_rule_init(&st, TS_AGG_SUM, 10, 0);
+	st.latest = 20;
+	st.f[0] = 4;
+	CHECK_INT(ts_createrule(ks, KEY("many"), KEY("new64"), TS_AGG_SUM, 10, 0, &st), -ENOSPC);
+	CHECK_INT(ts_info(ks, KEY("new64"), &info), -ENOENT);
+	CHECK_INT(ts_createrule(ks, KEY("rsrc"), KEY("many0"), TS_AGG_SUM, 10, 0, &st), -EINVAL);
+	CHECK_INT(ts_info(ks, KEY("rsrc"), &info), -ENOENT);
+	CHECK_INT(ts_createrule(ks, KEY("rsrc"), KEY("rdst"), TS_AGG_SUM, 10, 0, &st), 0);
+	CHECK_INT(ts_info(ks, KEY("rsrc"), &info), 0);
+	buf_release(&info.source);
+	CHECK_INT(ts_info(ks, KEY("rdst"), &info), 0);
+	CHECK(info.source.len == 4 && memcmp(info.source.data, "rsrc", 4) == 0);
+	buf_release(&info.source);
+	g.n = 0;
+	CHECK_INT(ts_rules(ks, KEY("rsrc"), rule_cb, &g), 0);
+	CHECK(g.n == 1 && strcmp(g.dst, "rdst") == 0 && g.r.latest == 20 && g.r.f[0] == 4);
 	buf_release(&r);
 }
 
