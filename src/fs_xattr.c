@@ -237,9 +237,17 @@ static int ts_xattr_set(struct fs *fs, const struct ks_key *k, const struct ks_i
 			LOG_ERR("%s: a label needs a name", name);
 			return -EINVAL;
 		}
-		if (info->empty && value)
-			rc = ts_create(fs->ks, k, NULL);
-		return rc ? rc : ts_label_set(fs->ks, k, l, strlen(l), value, size);
+		if (info->empty && !value)
+			return -ENODATA; /* an empty directory has no labels */
+		if (info->empty) {
+			/* An empty time series with this label: one batch. */
+			struct ts_label lb = {l, strlen(l), value, size};
+			o.set = TS_OPT_LABELS;
+			o.labels = &lb;
+			o.nlabels = 1;
+			return ts_create(fs->ks, k, &o);
+		}
+		return ts_label_set(fs->ks, k, l, strlen(l), value, size);
 	}
 	if (has_pfx(name, XATTR_TS_RULE)) {
 		struct buf dn = BUF_INIT;

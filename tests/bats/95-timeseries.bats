@@ -196,6 +196,16 @@ C1000=00000000000000001000.csv
 	assert_eq "$(cat "$NS/s")" x
 }
 
+@test "a label on an empty directory makes a series with it; removing one there is ENODATA" {
+	mkdir "$NS/e" "$NS/f"
+	setfattr -n user.kvfs.ts.label.room -v kitchen "$NS/e"
+	assert_eq "$(kvfs_type "$NS/e")" timeseries
+	assert_eq "$(getfattr --only-values -n user.kvfs.ts.label.room "$NS/e")" kitchen
+	run errno_of 'os.removexattr(a[0], "user.kvfs.ts.label.room")' "$NS/f"
+	assert_eq "$output" ENODATA
+	[ "$(kvfs_type "$NS/f")" != timeseries ]
+}
+
 @test "a chunk file can be rewritten whole; bad content is EINVAL and changes nothing" {
 	mkts "$NS/t"
 	printf '1000,1\n2000,2\n' >>"$NS/t/.add"
