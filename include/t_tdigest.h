@@ -69,9 +69,11 @@ int tdigest_set_buffer(struct keyspace *ks, const struct ks_key *k, const double
  * total_weight follow. */
 int tdigest_set_centroids(struct keyspace *ks, const struct ks_key *k, const struct td_centroid *c,
 			  size_t n);
-/* Replace min, max (not NaN), observations and merge_times. */
-int tdigest_set_stats(struct keyspace *ks, const struct ks_key *k, double min, double max,
-		      uint64_t observations, uint64_t merge_times);
+/* Replace the compression (1..1000; a change only while the digest has
+ * no samples and no centroids: -ENOTEMPTY else), min, max (not NaN),
+ * observations and merge_times, in one write. */
+int tdigest_set_stats(struct keyspace *ks, const struct ks_key *k, uint32_t compression, double min,
+		      double max, uint64_t observations, uint64_t merge_times);
 /* Change the compression (1..1000) of a digest with no samples and no
  * centroids: -ENOTEMPTY else. The capacity follows. */
 int tdigest_set_compression(struct keyspace *ks, const struct ks_key *k, uint32_t compression);

@@ -33,6 +33,9 @@ enum ts_policy {
 #define TS_CHUNK_SIZE_MAX     (1u << 20)
 #define TS_NOW		      UINT64_MAX /* a timestamp of "*": the clock */
 
+/* Rules of one source at most: an add locks it and every destination. */
+#define TS_RULES_MAX (KS_LOCKV_MAX - 1)
+
 /* Policy names: "block", "first", ... (lower case); NULL or -1 when
  * unknown. Parsing is case-insensitive. (Aggregators: alg_tsagg.h.) */
 const char *ts_policy_name(int p);
@@ -169,7 +172,10 @@ int ts_label_set(struct keyspace *ks, const struct ks_key *k, const char *name, 
 /* TS.CREATERULE src dst AGGREGATION agg bucket [align]. -ENOENT if src
  * or dst is missing, -EINVAL if src == dst, dst already has a source,
  * src is itself a destination, or the aggregation is bad; -EEXIST if the
- * rule exists. With r (restore) the rule gets r's state as given. */
+ * rule exists; -ENOSPC if src has TS_RULES_MAX rules (an add locks the
+ * source and all its destinations: KS_LOCKV_MAX keys). With r (restore)
+ * the rule gets r's state as given, and a missing (or remembered empty)
+ * src or dst is created as an empty time series in the same batch. */
 int ts_createrule(struct keyspace *ks, const struct ks_key *src, const struct ks_key *dst, int agg,
 		  uint64_t bucket, uint64_t align, const struct ts_rule *r);
 /* TS.DELETERULE: -ENOENT if there is no such rule. */

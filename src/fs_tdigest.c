@@ -308,12 +308,8 @@ static int store_state(struct fs_ctx *c, const char *d, size_t dn)
 			"buffer and centroids first)");
 		return -EINVAL;
 	}
-	if (u[0] != now.compression) {
-		rc = tdigest_set_compression(c->fs->ks, &c->k, (uint32_t)u[0]);
-		if (rc)
-			return rc == -ENOTEMPTY ? -EINVAL : rc;
-	}
-	return tdigest_set_stats(c->fs->ks, &c->k, num[6], num[7], u[8], u[9]);
+	rc = tdigest_set_stats(c->fs->ks, &c->k, (uint32_t)u[0], num[6], num[7], u[8], u[9]);
+	return rc == -ENOTEMPTY ? -EINVAL : rc;
 }
 
 /* Store part p; with c NULL only check the syntax. */
@@ -614,7 +610,9 @@ static int td_unlink(struct fs_ctx *c, const char *name, size_t n)
 		return tdigest_set_centroids(c->fs->ks, &c->k, NULL, 0);
 	case PART_STATE: {
 		int rc = tdigest_info(c->fs->ks, &c->k, &in);
-		return rc ? rc : tdigest_set_stats(c->fs->ks, &c->k, DBL_MAX, -DBL_MAX, 0, 0);
+		return rc ? rc
+			  : tdigest_set_stats(c->fs->ks, &c->k, in.compression, DBL_MAX, -DBL_MAX,
+					      0, 0);
 	}
 	default:
 		return -ENOENT;

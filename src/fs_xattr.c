@@ -292,13 +292,11 @@ static int rule_text(struct buf *out, const struct ts_rule *r)
 static int rule_parse(const char *val, size_t n, struct ts_rule *r)
 {
 	char tmp[512], *save = NULL;
-	int i = 0, nu = 0, nf = 0, rc = 0;
-	struct ts_rule st;
+	int i = 0, nu = 0, nf = 0, rc = n >= sizeof(tmp) ? -EINVAL : 0;
+	struct ts_rule st = {0}; /* a state without latest= has latest 0 */
 	bool state = false;
-	if (n >= sizeof(tmp))
-		return -EINVAL;
-	memcpy(tmp, val, n);
-	tmp[n] = 0;
+	memcpy(tmp, val, rc ? 0 : n);
+	tmp[rc ? 0 : n] = 0;
 	memset(r, 0, sizeof(*r));
 	for (char *t = strtok_r(tmp, " \t\n", &save); t && !rc;
 	     t = strtok_r(NULL, " \t\n", &save), i++) {
@@ -464,9 +462,17 @@ static int ts_xattr_set(struct fs *fs, const struct ks_key *k, const struct ks_i
 			LOG_ERR("%s: a label needs a name", name);
 			return -EINVAL;
 		}
-		if (info->empty && value)
-			rc = ts_create(fs->ks, k, NULL);
-		return rc ? rc : ts_label_set(fs->ks, k, l, strlen(l), value, size);
+		if (info->empty && !value)
+			return -ENODATA; /* an empty directory has no labels */
+		if (info->empty) {
+			/* An empty time series with this label: one batch. */
+			struct ts_label lb = {l, strlen(l), value, size};
+			o.set = TS_OPT_LABELS;
+			o.labels = &lb;
+			o.nlabels = 1;
+			return ts_create(fs->ks, k, &o);
+		}
+		return ts_label_set(fs->ks, k, l, strlen(l), value, size);
 	}
 	if (has_prefix(name, XATTR_TS_RULE)) {
 		struct buf dn = BUF_INIT;
@@ -487,15 +493,22 @@ static int ts_xattr_set(struct fs *fs, const struct ks_key *k, const struct ks_i
 			return rc == -ENOENT ? -ENODATA : rc;
 		}
 		rc = rule_parse(value, size, &r);
-		if (!rc && info->empty)
-			rc = ts_create(fs->ks, k, NULL);
-		if (!rc) {
-			/* A missing destination (rsync makes it later) is created empty. */
-			struct ks_info di;
-			int r2 = ks_lookup(fs->ks, &dk, &di);
-			if (r2 == -ENOENT || (r2 == 0 && di.empty))
-				rc = ts_create(fs->ks, &dk, NULL);
+		/* What ts_createrule would refuse, refused before either key is
+		 * made a time series. */
+		struct ks_info di;
+		int r2 = rc ? 0 : ks_lookup(fs->ks, &dk, &di);
+		if (!rc && dk.klen == k->klen && memcmp(dk.key, k->key, k->klen) == 0) {
+			LOG_ERR("%s: a rule cannot aggregate a time series into itself", name);
+			rc = -EINVAL;
+		} else if (!rc && r2 == 0 && !di.empty && di.type != KV_TYPE_TIMESERIES) {
+			LOG_ERR("%s: '%s' is a %s, not a time series", name, dn.data,
+				enc_type_name(di.type));
+			rc = -KV_EWRONGTYPE;
+		} else if (!rc && r2 && r2 != -ENOENT) {
+			rc = r2;
 		}
+		/* An empty source, and a missing destination (rsync makes it
+		 * later), become empty time series in the rule's batch. */
 		if (!rc)
 			rc = ts_createrule(fs->ks, k, &dk, r.agg, r.bucket, r.align, &r);
 		buf_release(&dn);

@@ -573,6 +573,28 @@ struct edit {
 	uint32_t compression;
 };
 
+/* The compression (and capacity) of an empty digest; -ENOTEMPTY else. */
+static int compression_change(const struct ks_key *k, struct tdigest_info *in, uint32_t c)
+{
+	if (in->merged_nodes || in->unmerged_nodes) {
+		LOG_ERR("%.*s: the compression of a t-digest can only change while it is empty",
+			(int)k->klen, k->key);
+		return -ENOTEMPTY;
+	}
+	in->compression = c;
+	in->capacity = td_capacity(c);
+	return 0;
+}
+
+static int compression_ok(const struct ks_key *k, uint32_t compression)
+{
+	if (compression >= 1 && compression <= TD_COMPRESSION_MAX)
+		return 0;
+	LOG_ERR("%.*s: t-digest compression %u is not within 1..%d", (int)k->klen, k->key,
+		compression, TD_COMPRESSION_MAX);
+	return -EINVAL;
+}
+
 static int edit(struct keyspace *ks, const struct ks_key *k, const struct edit *e)
 {
 	struct buf raw = BUF_INIT;
@@ -613,21 +635,15 @@ static int edit(struct keyspace *ks, const struct ks_key *k, const struct edit *
 		break;
 	}
 	case 's':
+		if (e->compression != in.compression)
+			rc = compression_change(k, &in, e->compression);
 		in.min = e->min;
 		in.max = e->max;
 		in.observations = e->observations;
 		in.merge_times = e->merge_times;
 		break;
 	default:
-		if (in.merged_nodes || in.unmerged_nodes) {
-			LOG_ERR("%.*s: the compression of a t-digest can only change while it is "
-				"empty",
-				(int)k->klen, k->key);
-			rc = -ENOTEMPTY;
-			break;
-		}
-		in.compression = e->compression;
-		in.capacity = td_capacity(e->compression);
+		rc = compression_change(k, &in, e->compression);
 	}
 	in.total_weight = in.merged_weight + in.unmerged_nodes;
 	if (!rc)
@@ -668,15 +684,18 @@ int tdigest_set_centroids(struct keyspace *ks, const struct ks_key *k, const str
 	return edit(ks, k, &(struct edit){.what = 'c', .c = c, .n = n});
 }
 
-int tdigest_set_stats(struct keyspace *ks, const struct ks_key *k, double min, double max,
-		      uint64_t observations, uint64_t merge_times)
+int tdigest_set_stats(struct keyspace *ks, const struct ks_key *k, uint32_t compression, double min,
+		      double max, uint64_t observations, uint64_t merge_times)
 {
+	if (compression_ok(k, compression))
+		return -EINVAL;
 	if (isnan(min) || isnan(max)) {
 		LOG_ERR("%.*s: a t-digest min or max cannot be NaN", (int)k->klen, k->key);
 		return -EINVAL;
 	}
 	return edit(ks, k,
 		    &(struct edit){.what = 's',
+				   .compression = compression,
 				   .min = min,
 				   .max = max,
 				   .observations = observations,
@@ -685,10 +704,7 @@ int tdigest_set_stats(struct keyspace *ks, const struct ks_key *k, double min, d
 
 int tdigest_set_compression(struct keyspace *ks, const struct ks_key *k, uint32_t compression)
 {
-	if (compression < 1 || compression > TD_COMPRESSION_MAX) {
-		LOG_ERR("%.*s: t-digest compression %u is not within 1..%d", (int)k->klen, k->key,
-			compression, TD_COMPRESSION_MAX);
+	if (compression_ok(k, compression))
 		return -EINVAL;
-	}
 	return edit(ks, k, &(struct edit){.what = 'n', .compression = compression});
 }

@@ -1207,7 +1207,13 @@ static int lock_with_rules(struct keyspace *ks, const struct ks_key *k, struct k
 			rules_release(rs);
 			return rc;
 		}
-		struct ks_key *v = rs->n < KS_LOCKV_MAX ? calloc(rs->n + 1, sizeof(*v)) : NULL;
+		if (rs->n > TS_RULES_MAX) {
+			LOG_ERR("%.*s: %zu rules, more than the %d kvfs can lock at once",
+				(int)k->klen, k->key, rs->n, TS_RULES_MAX);
+			rules_release(rs);
+			return -ENOSPC;
+		}
+		struct ks_key *v = calloc(rs->n + 1, sizeof(*v));
 		if (!v) {
 			rules_release(rs);
 			return -ENOMEM;
@@ -1791,6 +1797,7 @@ struct rule_find {
 	const char *dst;
 	size_t dn;
 	bool found;
+	size_t n; /* rules seen */
 };
 
 static int rule_find_cb(void *arg, const char *name, size_t nn, const char *v, size_t vn)
@@ -1800,6 +1807,7 @@ static int rule_find_cb(void *arg, const char *name, size_t nn, const char *v, s
 	struct rule_find *f = arg;
 	if (nn == f->dn && memcmp(name, f->dst, nn) == 0)
 		f->found = true;
+	f->n++;
 	return 0;
 }
 
@@ -1841,9 +1849,10 @@ int ts_createrule(struct keyspace *ks, const struct ks_key *src, const struct ks
 		return -ENOMEM;
 	ks_lock2(ks, src, dst);
 	memset(&d, 0, sizeof(d));
-	rc = series_open(&s, ks, src, false, NULL);
+	/* A restore makes a missing source or destination in the same batch. */
+	rc = series_open(&s, ks, src, state != NULL, NULL);
 	if (!rc)
-		rc = series_open(&d, ks, dst, false, NULL);
+		rc = series_open(&d, ks, dst, state != NULL, NULL);
 	if (!rc && s.tm.source_len) {
 		LOG_ERR("TS.CREATERULE: the source '%.*s' is itself a destination", (int)src->klen,
 			src->key);
@@ -1863,13 +1872,21 @@ int ts_createrule(struct keyspace *ks, const struct ks_key *src, const struct ks
 		}
 	}
 	if (!rc) {
-		struct rule_find f = {dst->key, dst->klen, false};
+		struct rule_find f = {dst->key, dst->klen, false, 0};
 		rc = series_subs(&s, SUB_RULE, rule_find_cb, &f);
 		if (!rc && f.found && !state)
 			rc = -EEXIST;
+		if (!rc && !f.found && f.n >= TS_RULES_MAX) {
+			/* an add locks the source and every destination at once */
+			LOG_ERR("TS.CREATERULE: '%.*s' has %d rules, the most kvfs keeps",
+				(int)src->klen, src->key, TS_RULES_MAX);
+			rc = -ENOSPC;
+		}
 	}
 	if (!rc)
 		rc = rule_put(&s, b, dst->key, dst->klen, &r);
+	if (!rc && s.fresh)
+		rc = series_flush(&s, b);
 	if (!rc) {
 		d.tm.source = src->key;
 		d.tm.source_len = src->klen;
@@ -1897,7 +1914,7 @@ int ts_deleterule(struct keyspace *ks, const struct ks_key *src, const struct ks
 	memset(&d, 0, sizeof(d));
 	rc = series_open(&s, ks, src, false, NULL);
 	if (!rc) {
-		struct rule_find f = {dst->key, dst->klen, false};
+		struct rule_find f = {dst->key, dst->klen, false, 0};
 		rc = series_subs(&s, SUB_RULE, rule_find_cb, &f);
 		if (!rc && !f.found)
 			rc = -ENOENT;

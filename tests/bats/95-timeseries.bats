@@ -172,6 +172,40 @@ C1000=00000000000000001000.csv
 	[ "$status" -ne 0 ]
 }
 
+@test "a rule's state without latest= starts at latest 0; an overlong rule is EINVAL, logged" {
+	mkts "$NS/src"
+	setfattr -n user.kvfs.ts.rule.d -v "avg 1000 0 u=2 f=6" "$NS/src"
+	assert_eq "$(getfattr --only-values -n user.kvfs.ts.rule.d "$NS/src")" \
+		"avg 1000 0 latest=0 u=2 f=6"
+	run errno_of 'os.setxattr(a[0], "user.kvfs.ts.rule.e", b"avg 1000 0" + b" u=1" * 150)' "$NS/src"
+	assert_eq "$output" EINVAL
+	grep -q "ts.rule.\*: write" "$KVFS_LOG"
+	[ -z "$(getfattr -n user.kvfs.ts.rule.e "$NS/src" 2>/dev/null)" ]
+}
+
+@test "a rule onto itself or onto a string is refused before an empty directory becomes a series" {
+	mkdir "$NS/e"
+	run errno_of 'os.setxattr(a[0], "user.kvfs.ts.rule.e", b"avg 1000 0")' "$NS/e"
+	assert_eq "$output" EINVAL
+	grep -q "into itself" "$KVFS_LOG"
+	[ "$(kvfs_type "$NS/e")" != timeseries ]
+	echo x >"$NS/s"
+	run errno_of 'os.setxattr(a[0], "user.kvfs.ts.rule.s", b"avg 1000 0")' "$NS/e"
+	assert_eq "$output" EMEDIUMTYPE
+	[ "$(kvfs_type "$NS/e")" != timeseries ]
+	assert_eq "$(cat "$NS/s")" x
+}
+
+@test "a label on an empty directory makes a series with it; removing one there is ENODATA" {
+	mkdir "$NS/e" "$NS/f"
+	setfattr -n user.kvfs.ts.label.room -v kitchen "$NS/e"
+	assert_eq "$(kvfs_type "$NS/e")" timeseries
+	assert_eq "$(getfattr --only-values -n user.kvfs.ts.label.room "$NS/e")" kitchen
+	run errno_of 'os.removexattr(a[0], "user.kvfs.ts.label.room")' "$NS/f"
+	assert_eq "$output" ENODATA
+	[ "$(kvfs_type "$NS/f")" != timeseries ]
+}
+
 @test "a chunk file can be rewritten whole; bad content is EINVAL and changes nothing" {
 	mkts "$NS/t"
 	printf '1000,1\n2000,2\n' >>"$NS/t/.add"

@@ -375,13 +375,15 @@ static void test_setters(void)
 	CHECK_INT(tdigest_set_centroids(ks, KEY(DEFNS, "st"), bad3, 1), -EINVAL);
 	CHECK(unchanged("st", &snap));
 	/* stats */
-	CHECK_INT(tdigest_set_stats(ks, KEY(DEFNS, "st"), -1.5, 5, 7, 3), 0);
+	CHECK_INT(tdigest_set_stats(ks, KEY(DEFNS, "st"), 20, -1.5, 5, 7, 3), 0);
 	CHECK_INT(tdigest_info(ks, KEY(DEFNS, "st"), &in), 0);
 	CHECK(in.min == -1.5 && in.max == 5 && in.observations == 7 && in.merge_times == 3);
 	snapshot("st", &snap);
-	CHECK_INT(tdigest_set_stats(ks, KEY(DEFNS, "st"), NAN, 5, 7, 3), -EINVAL);
+	CHECK_INT(tdigest_set_stats(ks, KEY(DEFNS, "st"), 20, NAN, 5, 7, 3), -EINVAL);
+	CHECK_INT(tdigest_set_stats(ks, KEY(DEFNS, "st"), 0, 1, 5, 7, 3), -EINVAL);
+	CHECK_INT(tdigest_set_stats(ks, KEY(DEFNS, "st"), 30, 1, 5, 7, 3), -ENOTEMPTY);
 	CHECK(unchanged("st", &snap));
-	CHECK_INT(tdigest_set_stats(ks, KEY(DEFNS, "str"), 1, 5, 7, 3), -KV_EWRONGTYPE);
+	CHECK_INT(tdigest_set_stats(ks, KEY(DEFNS, "str"), 20, 1, 5, 7, 3), -KV_EWRONGTYPE);
 	CHECK_INT(tdigest_set_buffer(ks, KEY(DEFNS, "nokey"), v, 1), -ENOENT);
 	/* the state reads back */
 	struct td_digest d;

@@ -482,6 +482,47 @@ static void test_rules(void)
 	add("src", 7000, 1);
 	all_str("dmin", s, sizeof(s));
 	CHECK(strcmp(s, "5000=-7") == 0);
+
+	/* At most TS_RULES_MAX rules: one more is ENOSPC and changes nothing;
+	 * adds keep working (they lock the source and every destination). */
+	CHECK_INT(ts_create(ks, KEY("many"), NULL), 0);
+	for (int i = 0; i <= TS_RULES_MAX; i++) {
+		char d[16];
+		snprintf(d, sizeof(d), "many%d", i);
+		CHECK_INT(ts_create(ks, KEY(d), NULL), 0);
+		CHECK_INT(ts_createrule(ks, KEY("many"), KEY(d), TS_AGG_SUM, 10, 0, NULL),
+			  i < TS_RULES_MAX ? 0 : -ENOSPC);
+	}
+	CHECK_INT(ts_info(ks, KEY("many63"), &info), 0);
+	CHECK_INT(info.source.len, 0);
+	buf_release(&info.source);
+	g.n = 0;
+	CHECK_INT(ts_rules(ks, KEY("many"), rule_cb, &g), 0);
+	CHECK_INT(g.n, TS_RULES_MAX);
+	add("many", 5, 1);
+	add("many", 15, 2);
+	all_str("many0", s, sizeof(s));
+	CHECK(strcmp(s, "0=1") == 0);
+
+	/* A restore (with a state) makes a missing source and destination in
+	 * its batch; one that fails makes neither. */
+	struct ts_rule st;
+	ts_rule_init(&st, TS_AGG_SUM, 10, 0);
+	st.latest = 20;
+	st.f[0] = 4;
+	CHECK_INT(ts_createrule(ks, KEY("many"), KEY("new64"), TS_AGG_SUM, 10, 0, &st), -ENOSPC);
+	CHECK_INT(ts_info(ks, KEY("new64"), &info), -ENOENT);
+	CHECK_INT(ts_createrule(ks, KEY("rsrc"), KEY("many0"), TS_AGG_SUM, 10, 0, &st), -EINVAL);
+	CHECK_INT(ts_info(ks, KEY("rsrc"), &info), -ENOENT);
+	CHECK_INT(ts_createrule(ks, KEY("rsrc"), KEY("rdst"), TS_AGG_SUM, 10, 0, &st), 0);
+	CHECK_INT(ts_info(ks, KEY("rsrc"), &info), 0);
+	buf_release(&info.source);
+	CHECK_INT(ts_info(ks, KEY("rdst"), &info), 0);
+	CHECK(info.source.len == 4 && memcmp(info.source.data, "rsrc", 4) == 0);
+	buf_release(&info.source);
+	g.n = 0;
+	CHECK_INT(ts_rules(ks, KEY("rsrc"), rule_cb, &g), 0);
+	CHECK(g.n == 1 && strcmp(g.dst, "rdst") == 0 && g.r.latest == 20 && g.r.f[0] == 4);
 	buf_release(&r);
 }
 
