@@ -250,6 +250,11 @@ struct fs_shape {
 	 * key holds nothing, so rmdir deletes it (rm -r empties the state
 	 * files first). NULL: rmdir of a live key is ENOTEMPTY. */
 	bool (*is_blank)(struct fs_ctx *c);
+	/* The canonical name of another spelling of an entry ("007" of a
+	 * sortedint id 7), so a lookup finds a new entry not yet stored
+	 * (FS_CREATE_PENDING) under any spelling. 0 with out set, or
+	 * -ENOENT if the name spells no entry. NULL: names are canonical. */
+	int (*canon)(const char *name, size_t n, struct buf *out);
 	/* Emptyable types (sketches): make an empty key of this type in place
 	 * of a remembered empty collection (setfattr user.kvfs.type). */
 	int (*make_empty)(struct fs_ctx *c);

@@ -758,6 +758,24 @@ static int lookup_entry(struct fs *fs, struct fs_node *parent, const struct fs_p
 	rc = fs_ctx_open(fs, parent, p, NULL, &c, &sh, &info);
 	if (rc == -EOPNOTSUPP)
 		rc = -ENOENT; /* a field looked up in a key of another type */
+	if (!rc && sh->canon) {
+		/* Another spelling of a new entry the node still holds. */
+		struct buf cn = BUF_INIT;
+		if (sh->canon(stored, n, &cn) == 0 && (cn.len != n || memcmp(cn.data, stored, n)))
+			local = fs_itable_find_local(fs->it, parent, cn.data, cn.len);
+		if (local) {
+			local_stat(fs, local, st, &timeout);
+			fs_itable_unref(fs->it, local);
+			r->attr_timeout = timeout;
+			r->entry_timeout = 0; /* not the node's own name */
+			rc = buf_set(nodename, cn.data, cn.len);
+		}
+		buf_release(&cn);
+		if (local) {
+			fs_entry_release(&e);
+			return rc;
+		}
+	}
 	if (!rc)
 		rc = sh->lookup(&c, stored, n, &e);
 	if (!rc) {
@@ -1376,6 +1394,11 @@ static int unlink_entry(struct fs *fs, struct fs_node *parent, const struct fs_p
 	if (rc == -ENOTDIR)
 		return -ENOTDIR;
 	struct fs_node *local = fs_itable_find_local(fs->it, parent, stored, n);
+	struct buf cn = BUF_INIT;
+	if (!local && !rc && sh->canon && sh->canon(stored, n, &cn) == 0 &&
+	    (cn.len != n || memcmp(cn.data, stored, n)))
+		local = fs_itable_find_local(fs->it, parent, cn.data, cn.len); /* "007" of 7 */
+	buf_release(&cn);
 	if (local) {
 		/* Under its lock: a release may be storing a pending entry now,
 		 * and then it is removed as a stored one. */

@@ -325,6 +325,7 @@ int fs_file_check(struct fs *fs, struct fs_node *node, bool write, bool *view)
 		goto out;
 	if (node->kind == FS_KEY && (fs_path_key(fs, &p, &c.k), fs_ts_is_ns_view(c.k.key, c.k.klen))) {
 		*view = true;
+		memset(&info, 0, sizeof(info));
 		info.type = KV_TYPE_TIMESERIES; /* not a string: no pinned read */
 		if (write) {
 			LOG_ERR("'%s' is a read-only view", p.key.data);

@@ -54,6 +54,15 @@ static int si_lookup(struct fs_ctx *c, const char *name, size_t n, struct fs_ent
 	return rc < 0 ? rc : id_entry(e, name, n, id);
 }
 
+/* Another spelling of an id ("007"): its canonical name ("7"). */
+static int si_canon(const char *name, size_t n, struct buf *out)
+{
+	uint64_t id;
+	if (parse_id(name, n, &id, NULL))
+		return -ENOENT;
+	return buf_printf(out, "%" PRIu64, id);
+}
+
 struct siit {
 	struct sortedint_iter *it;
 	char name[24];
@@ -207,4 +216,5 @@ const struct fs_shape fs_sortedint_shape = {
 	.adopt = si_adopt,
 	.is_scratch = is_scratch_name,
 	.from_field = si_from_field,
+	.canon = si_canon,
 };

@@ -46,6 +46,22 @@ mksi() {
 	assert_eq "$(ls -A "$NS/i")" "" "ids"
 }
 
+@test "a new id still open (not stored until its release) is found and removed by another spelling" {
+	mksi "$NS/i"
+	run python3 -c '
+import os, sys
+d = sys.argv[1]
+fd = os.open(d + "/8", os.O_WRONLY | os.O_CREAT)
+print(os.path.exists(d + "/008"))
+os.unlink(d + "/008")
+os.close(fd)
+' "$NS/i"
+	[ "$status" -eq 0 ]
+	assert_eq "$output" True "found while open"
+	sleep 0.3 # the release arrives in the background
+	assert_eq "$(ls -A "$NS/i")" "" "ids"
+}
+
 @test "rm removes an id; the last one leaves an empty sortedint, which rmdir removes" {
 	mksi "$NS/i"
 	touch "$NS/i/1" "$NS/i/2"
