@@ -271,8 +271,8 @@ int fs_ts_ns_view(struct fs *fs, const struct ks_key *k, struct buf *out);
 /* ---- Sketch keys (fs_sketch.c) ---------------------------------------
  *
  * What the sketch shapes (hyperloglog, bloom, t-digest, top-k) share. A
- * sketch key is a directory whose LISTED files are its exact state (a
- * `struct fs_sketch_file` each: written whole, validated, one batch); its
+ * sketch key is a directory whose LISTED files are its exact state (each
+ * written whole, validated, stored in one batch); its
  * unlisted names are read-only views (`cat K/.count`) and inputs whose
  * lines are items (`cut -f1 log >> K/.add`). A type describes itself in
  * a `struct fs_sketch` and fills its fs_shape with thin wrappers around
@@ -303,44 +303,48 @@ struct fs_sketch_input {
 /* file(), file_load(): state file number i holds nothing now, so it is
  * not listed (later numbers may be). */
 #define FS_SKETCH_ABSENT 2
+/* One of a fixed set of state files. */
+struct fs_sketch_part {
+	const char *name;
+	/* Replace this part with d: validated first (-EINVAL, logged,
+	 * nothing changed). With c NULL (text parts), only check the
+	 * complete lines of a write (up to its last '\n'), so that a bad
+	 * line fails at its write; a binary part returns 0 then. */
+	int (*store)(struct fs_ctx *c, const char *d, size_t dn);
+	/* Optional: rm empties this part only; the part is unlisted while
+	 * it holds nothing (file_load says FS_SKETCH_ABSENT) and may be
+	 * created then (it is stored at close). NULL: rm calls clear. */
+	int (*clear)(struct fs_ctx *c);
+};
 struct fs_sketch {
 	const char *what; /* the type, for log lines */
 	const struct fs_sketch_view *views;
 	size_t nviews;
 	const struct fs_sketch_input *inputs;
 	size_t ninputs;
-	/* Either a fixed set of state files, these names in name order
-	 * (file and file_index NULL): each is rendered by file_load to give
-	 * its size and an mtime that follows its contents
+	/* Either a fixed set of state files, in name order (file,
+	 * file_index and file_store NULL): each is rendered by file_load to
+	 * give its size and an mtime that follows its contents
 	 * (fs_sketch_content_version); */
-	const char *const *files;
-	size_t nfiles;
+	const struct fs_sketch_part *parts;
+	size_t nparts;
 	/* or state file number i of the key, in name order: 1 with name,
 	 * size and (optionally: it starts 0, the mount time) version set,
 	 * FS_SKETCH_ABSENT, 0 past the last one, or an errno; */
 	int (*file)(struct fs_ctx *c, uint32_t i, struct buf *name, uint64_t *size,
 		    uint64_t *version);
-	/* and the number of the state file called name (it need not exist
-	 * for this key), or -1. */
+	/* the number of the state file called name (it need not exist for
+	 * this key), or -1; */
 	int (*file_index)(const char *name, size_t n);
+	/* and replace that part of the state with d: validated first
+	 * (-EINVAL, logged, nothing changed). */
+	int (*file_store)(struct fs_ctx *c, int idx, const char *d, size_t dn);
 	/* The text of state file idx: 0, FS_SKETCH_ABSENT (it holds nothing,
 	 * so it is not listed; out holds its text all the same), or an
 	 * errno. */
 	int (*file_load)(struct fs_ctx *c, int idx, struct buf *out);
-	/* Replace that part of the state with d: validated first (-EINVAL,
-	 * logged, nothing changed). */
-	int (*file_store)(struct fs_ctx *c, int idx, const char *d, size_t dn);
-	/* Optional, for text state files: may the complete lines d hold
-	 * (every write's, up to its last '\n') begin that file? 0 or
-	 * -EINVAL (logged), so a bad line fails at its write. */
-	int (*file_check)(int idx, const char *d, size_t dn);
-	/* Optional: the parts are independent. rm of a state file empties
-	 * that part only (and the type's file() says FS_SKETCH_ABSENT for an
-	 * empty part, so it is unlisted); an absent part may be created (it
-	 * is stored at close). NULL: rm of any state file calls clear. */
-	int (*file_clear)(struct fs_ctx *c, int idx);
-	/* rm of a state file (no file_clear): the sketch becomes empty (same
-	 * parameters). */
+	/* rm of a state file (but a part with its own clear): the sketch
+	 * becomes empty (same parameters). */
 	int (*clear)(struct fs_ctx *c);
 };
 

@@ -36,23 +36,6 @@ static int merge_feed(struct fs_ctx *c, const struct ks_key *srcs, size_t n)
 	return hll_merge(c->fs->ks, &c->k, srcs, n);
 }
 
-static int hll_file(struct fs_ctx *c, uint32_t i, struct buf *name, uint64_t *size,
-		    uint64_t *version)
-{
-	(void)version;
-	(void)c;
-	if (i > 0)
-		return 0;
-	*size = HLL_DENSE_BYTES;
-	int rc = buf_set(name, REGISTERS, strlen(REGISTERS));
-	return rc ? rc : 1;
-}
-
-static int hll_file_index(const char *name, size_t n)
-{
-	return n == strlen(REGISTERS) && !memcmp(name, REGISTERS, n) ? 0 : -1;
-}
-
 static int hll_file_load(struct fs_ctx *c, int idx, struct buf *out)
 {
 	(void)idx;
@@ -60,10 +43,10 @@ static int hll_file_load(struct fs_ctx *c, int idx, struct buf *out)
 	return rc ? rc : hll_registers(c->fs->ks, &c->k, (uint8_t *)out->data);
 }
 
-static int hll_file_store(struct fs_ctx *c, int idx, const char *d, size_t dn)
+/* Binary: checked whole when stored. */
+static int registers_store(struct fs_ctx *c, const char *d, size_t dn)
 {
-	(void)idx;
-	return hll_set_registers(c->fs->ks, &c->k, d, dn);
+	return c ? hll_set_registers(c->fs->ks, &c->k, d, dn) : 0;
 }
 
 static int hll_clear(struct fs_ctx *c)
@@ -80,16 +63,18 @@ static const struct fs_sketch_view hll_views[] = {{.name = ".count", .read = cou
 static const struct fs_sketch_input hll_inputs[] = {{.name = ".add", .feed = add_feed},
 						    {.name = ".merge", .feed_keys = merge_feed}};
 
+/* rm empties the whole sketch (hll_clear). */
+static const struct fs_sketch_part hll_parts[] = {{REGISTERS, registers_store, NULL}};
+
 static const struct fs_sketch hll_sketch = {
     .what = "hyperloglog",
     .views = hll_views,
     .nviews = sizeof(hll_views) / sizeof(hll_views[0]),
     .inputs = hll_inputs,
     .ninputs = sizeof(hll_inputs) / sizeof(hll_inputs[0]),
-    .file = hll_file,
-    .file_index = hll_file_index,
+    .parts = hll_parts,
+    .nparts = 1,
     .file_load = hll_file_load,
-    .file_store = hll_file_store,
     .clear = hll_clear,
 };
 
@@ -113,7 +98,7 @@ static int s_from_field(void *arg, const char *f, size_t fn, const char *v, size
 	(void)arg;
 	(void)v;
 	(void)vn;
-	if (hll_file_index(f, fn) == 0) {
+	if (fs_sketch_file_index(&hll_sketch, f, fn) == 0) {
 		it->num = 0;
 		return 0;
 	}

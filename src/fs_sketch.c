@@ -195,8 +195,8 @@ int fs_sketch_file_index(const struct fs_sketch *s, const char *name, size_t n)
 {
 	if (s->file_index)
 		return s->file_index(name, n);
-	for (size_t i = 0; i < s->nfiles; i++)
-		if (n == strlen(s->files[i]) && !memcmp(name, s->files[i], n))
+	for (size_t i = 0; i < s->nparts; i++)
+		if (n == strlen(s->parts[i].name) && !memcmp(name, s->parts[i].name, n))
 			return (int)i;
 	return -1;
 }
@@ -207,17 +207,19 @@ static int file_at(const struct fs_sketch *s, struct fs_ctx *c, uint32_t i, stru
 {
 	if (s->file)
 		return s->file(c, i, name, size, version);
-	if (i >= s->nfiles)
+	if (i >= s->nparts)
 		return 0;
 	struct buf o = BUF_INIT;
 	int rc = s->file_load(c, (int)i, &o);
 	if (rc == 0) {
 		*size = o.len;
 		*version = fs_sketch_content_version(c, o.data, o.len);
-		rc = buf_set(name, s->files[i], strlen(s->files[i]));
+		rc = buf_set(name, s->parts[i].name, strlen(s->parts[i].name));
+		if (!rc)
+			rc = 1;
 	}
 	buf_release(&o);
-	return rc ? rc : 1;
+	return rc;
 }
 
 int fs_sketch_lookup(const struct fs_sketch *s, struct fs_ctx *c, const char *name, size_t n,
@@ -412,13 +414,18 @@ int fs_sketch_load(const struct fs_sketch *s, struct fs_ctx *c, const char *name
 	return rc == FS_SKETCH_ABSENT ? 0 : rc;
 }
 
+static int store(const struct fs_sketch *s, struct fs_ctx *c, int idx, const char *d, size_t dn)
+{
+	return s->parts ? s->parts[idx].store(c, d, dn) : s->file_store(c, idx, d, dn);
+}
+
 int fs_sketch_check(const struct fs_sketch *s, const char *name, size_t n, const char *d, size_t dn)
 {
-	int idx = s->file_check ? fs_sketch_file_index(s, name, n) : -1;
+	int idx = s->parts ? fs_sketch_file_index(s, name, n) : -1;
 	const char *nl = dn ? memrchr(d, '\n', dn) : NULL;
 	if (idx < 0 || !nl)
 		return 0; /* the rest is checked when the file is stored */
-	return s->file_check(idx, d, (size_t)(nl - d) + 1);
+	return s->parts[idx].store(NULL, d, (size_t)(nl - d) + 1);
 }
 
 int fs_sketch_commit(const struct fs_sketch *s, struct fs_ctx *c, const char *name, size_t n,
@@ -433,7 +440,7 @@ int fs_sketch_commit(const struct fs_sketch *s, struct fs_ctx *c, const char *na
 	 * it writes): this changes nothing (rm empties a part). */
 	if (dn == 0)
 		return 0;
-	return s->file_store(c, idx, d, dn);
+	return store(s, c, idx, d, dn);
 }
 
 static bool is_scratch(const struct fs_sketch *s, const char *name, size_t n)
@@ -448,7 +455,8 @@ int fs_sketch_create(const struct fs_sketch *s, struct fs_ctx *c, const char *na
 		return FS_CREATE_SCRATCH;
 	if (fs_sketch_is_view(s, name, n) || fs_sketch_is_input(s, name, n))
 		return -EEXIST;
-	if (fs_sketch_file_index(s, name, n) >= 0 && s->file_clear) {
+	int idx = fs_sketch_file_index(s, name, n);
+	if (idx >= 0 && s->parts && s->parts[idx].clear) {
 		/* An empty part (the kernel found none), written at close. */
 		struct fs_entry e;
 		fs_entry_init(&e);
@@ -456,7 +464,7 @@ int fs_sketch_create(const struct fs_sketch *s, struct fs_ctx *c, const char *na
 		fs_entry_release(&e);
 		return rc == 0 ? -EEXIST : rc == -ENOENT ? FS_CREATE_PENDING : rc;
 	}
-	if (fs_sketch_file_index(s, name, n) >= 0) {
+	if (idx >= 0) {
 		/* A state file this key does not have (the kernel found none). */
 		LOG_ERR("create '%.*s': this %s has no such file (its state decides which exist)",
 			(int)n, name, s->what);
@@ -477,7 +485,8 @@ int fs_sketch_unlink(const struct fs_sketch *s, struct fs_ctx *c, const char *na
 	fs_entry_release(&e);
 	if (rc)
 		return rc;
-	return s->file_clear ? s->file_clear(c, fs_sketch_file_index(s, name, n)) : s->clear(c);
+	int idx = fs_sketch_file_index(s, name, n);
+	return s->parts && s->parts[idx].clear ? s->parts[idx].clear(c) : s->clear(c);
 }
 
 int fs_sketch_adopt(const struct fs_sketch *s, struct fs_ctx *c, const char *to, size_t tn,
@@ -491,6 +500,6 @@ int fs_sketch_adopt(const struct fs_sketch *s, struct fs_ctx *c, const char *to,
 			s->what);
 		return -EINVAL;
 	}
-	int rc = s->file_store(c, idx, d, dn);
+	int rc = store(s, c, idx, d, dn);
 	return rc ? rc : buf_set(canon, to, tn);
 }

@@ -31,8 +31,7 @@
 
 /* ---- the state files ----------------------------------------------------- */
 
-enum part { PART_BUFFER, PART_CENTROIDS, PART_STATE, NPARTS };
-static const char *const part_names[] = {"buffer", "centroids", "state"};
+enum part { PART_BUFFER, PART_CENTROIDS, PART_STATE };
 
 static bool stats_default(const struct tdigest_info *in)
 {
@@ -206,42 +205,22 @@ static int store_state(struct fs_ctx *c, const char *d, size_t dn)
 	return tdigest_set_stats(c->fs->ks, &c->k, p.num[S_MIN], p.num[S_MAX], u[8], u[9]);
 }
 
-/* Store part p; with c NULL only check the syntax. */
-static int part_store(struct fs_ctx *c, int p, const char *d, size_t dn)
+static int clear_buffer(struct fs_ctx *c)
 {
-	switch (p) {
-	case PART_BUFFER:
-		return store_buffer(c, d, dn);
-	case PART_CENTROIDS:
-		return store_centroids(c, d, dn);
-	default:
-		return store_state(c, d, dn);
-	}
+	return tdigest_set_buffer(c->fs->ks, &c->k, NULL, 0);
 }
 
-static int td_file_store(struct fs_ctx *c, int idx, const char *d, size_t dn)
+static int clear_centroids(struct fs_ctx *c)
 {
-	return part_store(c, idx, d, dn);
+	return tdigest_set_centroids(c->fs->ks, &c->k, NULL, 0);
 }
 
-static int td_file_check(int idx, const char *d, size_t dn)
-{
-	return part_store(NULL, idx, d, dn);
-}
-
-static int td_file_clear(struct fs_ctx *c, int idx)
+/* min, max, observations and merge_times back to the empty values. */
+static int clear_state(struct fs_ctx *c)
 {
 	struct tdigest_info in;
-	switch (idx) {
-	case PART_BUFFER:
-		return tdigest_set_buffer(c->fs->ks, &c->k, NULL, 0);
-	case PART_CENTROIDS:
-		return tdigest_set_centroids(c->fs->ks, &c->k, NULL, 0);
-	default: {
-		int rc = tdigest_info(c->fs->ks, &c->k, &in);
-		return rc ? rc : tdigest_set_stats(c->fs->ks, &c->k, DBL_MAX, -DBL_MAX, 0, 0);
-	}
-	}
+	int rc = tdigest_info(c->fs->ks, &c->k, &in);
+	return rc ? rc : tdigest_set_stats(c->fs->ks, &c->k, DBL_MAX, -DBL_MAX, 0, 0);
 }
 
 /* ---- views ------------------------------------------------------------------ */
@@ -415,18 +394,21 @@ static const struct fs_sketch_input td_inputs[] = {{.name = ".add", .feed_number
 						   {.name = ".reset", .feed = reset_feed},
 						   {.name = ".merge", .feed_keys = merge_keys}};
 
+/* Each listed only while it holds something (state: while the digest is
+ * not blank); rm empties that part. */
+static const struct fs_sketch_part td_parts[] = {{"buffer", store_buffer, clear_buffer},
+						 {"centroids", store_centroids, clear_centroids},
+						 {"state", store_state, clear_state}};
+
 static const struct fs_sketch td_sketch = {
     .what = "t-digest",
     .views = td_views,
     .nviews = sizeof(td_views) / sizeof(td_views[0]),
     .inputs = td_inputs,
     .ninputs = sizeof(td_inputs) / sizeof(td_inputs[0]),
-    .files = part_names,
-    .nfiles = NPARTS,
+    .parts = td_parts,
+    .nparts = sizeof(td_parts) / sizeof(td_parts[0]),
     .file_load = td_file_load,
-    .file_store = td_file_store,
-    .file_check = td_file_check,
-    .file_clear = td_file_clear,
 };
 
 FS_SKETCH_SHAPE_FUNCS(td_sketch)

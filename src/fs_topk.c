@@ -101,8 +101,7 @@ static int unescape(const char *s, size_t n, struct buf *o)
 
 /* ---- the state files ----------------------------------------------------- */
 
-enum part { PART_BUCKETS, PART_HEAP, PART_RNG, NPARTS };
-static const char *const part_names[] = {"buckets", "heap", "rng"};
+enum part { PART_BUCKETS, PART_HEAP, PART_RNG };
 
 static bool buckets_empty(const struct topk *t)
 {
@@ -274,49 +273,27 @@ static int store_rng(struct fs_ctx *c, const char *d, size_t dn)
 	return c ? topk_set_draws(c->fs->ks, &c->k, draws) : 0;
 }
 
-/* Store part p; with c NULL only check the syntax. */
-static int part_store(struct fs_ctx *c, int p, const char *d, size_t dn)
-{
-	switch (p) {
-	case PART_BUCKETS:
-		return store_buckets(c, d, dn);
-	case PART_HEAP:
-		return store_heap(c, d, dn);
-	default:
-		return store_rng(c, d, dn);
-	}
-}
-
-static int tk_file_store(struct fs_ctx *c, int idx, const char *d, size_t dn)
-{
-	return part_store(c, idx, d, dn);
-}
-
-static int tk_file_check(int idx, const char *d, size_t dn)
-{
-	return part_store(NULL, idx, d, dn);
-}
-
-static int tk_file_clear(struct fs_ctx *c, int idx)
+static int clear_buckets(struct fs_ctx *c)
 {
 	struct topk_params p;
-	int rc;
-	switch (idx) {
-	case PART_BUCKETS: {
-		rc = topk_info(c->fs->ks, &c->k, &p);
-		struct topk_bucket *b = rc ? NULL : calloc((size_t)p.width * p.depth, sizeof(*b));
-		if (!rc && !b)
-			rc = -ENOMEM;
-		if (!rc)
-			rc = topk_set_buckets(c->fs->ks, &c->k, b, (size_t)p.width * p.depth);
-		free(b);
-		return rc;
-	}
-	case PART_HEAP:
-		return topk_set_heap(c->fs->ks, &c->k, NULL, 0);
-	default:
-		return topk_set_draws(c->fs->ks, &c->k, 0);
-	}
+	int rc = topk_info(c->fs->ks, &c->k, &p);
+	struct topk_bucket *b = rc ? NULL : calloc((size_t)p.width * p.depth, sizeof(*b));
+	if (!rc && !b)
+		rc = -ENOMEM;
+	if (!rc)
+		rc = topk_set_buckets(c->fs->ks, &c->k, b, (size_t)p.width * p.depth);
+	free(b);
+	return rc;
+}
+
+static int clear_heap(struct fs_ctx *c)
+{
+	return topk_set_heap(c->fs->ks, &c->k, NULL, 0);
+}
+
+static int clear_rng(struct fs_ctx *c)
+{
+	return topk_set_draws(c->fs->ks, &c->k, 0);
 }
 
 /* ---- views ------------------------------------------------------------------ */
@@ -418,18 +395,20 @@ static const struct fs_sketch_view tk_views[] = {
 static const struct fs_sketch_input tk_inputs[] = {{.name = ".add", .feed = add_feed},
 						   {.name = ".incrby", .feed = incrby_feed}};
 
+/* Each listed only while it holds something; rm empties that part. */
+static const struct fs_sketch_part tk_parts[] = {{"buckets", store_buckets, clear_buckets},
+						 {"heap", store_heap, clear_heap},
+						 {"rng", store_rng, clear_rng}};
+
 static const struct fs_sketch tk_sketch = {
     .what = "top-k",
     .views = tk_views,
     .nviews = sizeof(tk_views) / sizeof(tk_views[0]),
     .inputs = tk_inputs,
     .ninputs = sizeof(tk_inputs) / sizeof(tk_inputs[0]),
-    .files = part_names,
-    .nfiles = NPARTS,
+    .parts = tk_parts,
+    .nparts = sizeof(tk_parts) / sizeof(tk_parts[0]),
     .file_load = tk_file_load,
-    .file_store = tk_file_store,
-    .file_check = tk_file_check,
-    .file_clear = tk_file_clear,
 };
 
 FS_SKETCH_SHAPE_FUNCS(tk_sketch)
