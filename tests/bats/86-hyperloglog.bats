@@ -314,3 +314,13 @@ $(cat "$NS/a/.count")" "errno, count after the refusal, after the newline"
 	assert_eq "$(kvfs_type "$NS/x") $(kvfs_type "$NS/y")" "hash hash" "types"
 	assert_eq "$(ls "$NS/x" | paste -sd' ')" "other registers" "fields kept"
 }
+
+@test "the mtime of registers follows its contents (a second rsync sees the change)" {
+	mkdir "$NS/h"
+	setfattr -n user.kvfs.type -v hyperloglog "$NS/h"
+	empty=$(stat -c %Y "$NS/h/registers")
+	echo a >>"$NS/h/.add"
+	[ "$(stat -c %Y "$NS/h/registers")" != "$empty" ]
+	rm "$NS/h/registers" # the same contents again: the same mtime
+	assert_eq "$(stat -c %Y "$NS/h/registers")" "$empty" "emptied"
+}

@@ -263,3 +263,17 @@ sketch_state() {
 	assert_eq "$(cat "$KVFS_MNT/two/td/state")" "$(cat "$NS/td/state")" "state"
 	assert_eq "$(cat "$KVFS_MNT/two/td/buffer")" "$(cat "$NS/td/buffer")" "buffer"
 }
+
+@test ".merge takes key names as the tree spells them; a source of another type is EMEDIUMTYPE" {
+	mktd "$NS/td"
+	mktd "$NS/a%2Fb" # the key a/b
+	seq 1 4 >>"$NS/a%2Fb/.add"
+	printf 'a%%2Fb\n\n' >>"$NS/td/.merge"
+	grep -qx "observations 4" "$NS/td/.info"
+	echo x >"$NS/str"
+	run errno_of 'fd = os.open(a[0], os.O_WRONLY | os.O_APPEND); os.write(fd, b"a%2Fb\nstr\n")' \
+		"$NS/td/.merge"
+	assert_eq "$output" EMEDIUMTYPE
+	grep -q ".merge: a source key is not a t-digest" "$KVFS_LOG"
+	grep -qx "observations 4" "$NS/td/.info"
+}
