@@ -2,9 +2,11 @@
  * fs_sketch: what the directory shapes of sketch types share (see the
  * "Sketch keys" part of fs_int.h). A sketch key's listed files are its
  * exact state, each replaced whole and validated on commit or on the
- * rename of a scratch file (rsync's .NAME.XXXXXX); its unlisted names are
- * views (answered by a function of the type) and inputs (lines written
- * are items, fed as they complete). Layer: fs.
+ * rename of a scratch file (rsync's .NAME.XXXXXX), a fixed set of parts
+ * (each maybe listed only while it holds something) or a set the state
+ * decides; its unlisted names are views (answered by a function of the
+ * type) and inputs (lines written are items, numbers or key names, fed as
+ * they complete). Also the text helpers the types share. Layer: fs.
  */
 #include "fs_int.h"
 
