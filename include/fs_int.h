@@ -312,8 +312,8 @@ int fs_ts_ns_view(struct fs *fs, const struct ks_key *k, struct buf *out);
 /* ---- Sketch keys (fs_sketch.c) ---------------------------------------
  *
  * What the sketch shapes (hyperloglog, bloom, t-digest, top-k) share. A
- * sketch key is a directory whose LISTED files are its exact state (a
- * `struct fs_sketch_file` each: written whole, validated, one batch); its
+ * sketch key is a directory whose LISTED files are its exact state (each
+ * written whole, validated, stored in one batch); its
  * unlisted names are read-only views (`cat K/.count`) and inputs whose
  * lines are items (`cut -f1 log >> K/.add`). A type describes itself in
  * a `struct fs_sketch` and fills its fs_shape with thin wrappers around
@@ -322,16 +322,40 @@ int fs_ts_ns_view(struct fs *fs, const struct ks_key *k, struct buf *out);
  */
 
 /* A view: `name` exactly, or when it ends in ':' (".exists:") every
- * name with that prefix; `arg` is the rest of the name (stored bytes). */
+ * name with that prefix; `arg` is the rest of the name (stored bytes).
+ * It is answered at lookup too (its size; a malformed arg is -EINVAL). */
 struct fs_sketch_view {
 	const char *name;
 	int (*read)(struct fs_ctx *c, const char *arg, size_t an, struct buf *out);
 };
-/* An input: each complete line written (without its '\n') is an item;
- * `feed` gets all lines of one write and stores them in one batch. */
+/* An input: the lines of one write go to one of these, stored in one
+ * batch; an error refuses them all (log the line number, i + 1).
+ *   feed:         every line (without its '\n') is an item.
+ *   feed_numbers: every line not blank is a number; one that does not
+ *                 read refuses the write (logged). Called when n > 0.
+ *   feed_keys:    every line not empty names a key of the namespace as
+ *                 the tree spells it (decoded; same ns). n > 0. */
 struct fs_sketch_input {
 	const char *name;
 	int (*feed)(struct fs_ctx *c, const struct iovec *items, size_t n);
+	int (*feed_numbers)(struct fs_ctx *c, const double *v, size_t n);
+	int (*feed_keys)(struct fs_ctx *c, const struct ks_key *srcs, size_t n);
+};
+/* file(), file_load(): state file number i holds nothing now, so it is
+ * not listed (later numbers may be). */
+#define FS_SKETCH_ABSENT 2
+/* One of a fixed set of state files. */
+struct fs_sketch_part {
+	const char *name;
+	/* Replace this part with d: validated first (-EINVAL, logged,
+	 * nothing changed). With c NULL (text parts), only check the
+	 * complete lines of a write (up to its last '\n'), so that a bad
+	 * line fails at its write; a binary part returns 0 then. */
+	int (*store)(struct fs_ctx *c, const char *d, size_t dn);
+	/* Optional: rm empties this part only; the part is unlisted while
+	 * it holds nothing (file_load says FS_SKETCH_ABSENT) and may be
+	 * created then (it is stored at close). NULL: rm calls clear. */
+	int (*clear)(struct fs_ctx *c);
 };
 struct fs_sketch {
 	const char *what; /* the type, for log lines */
@@ -339,31 +363,50 @@ struct fs_sketch {
 	size_t nviews;
 	const struct fs_sketch_input *inputs;
 	size_t ninputs;
-	/* State file number i of the key, in name order: 1 with name and
-	 * size set, 0 past the last one, or an errno. */
-	int (*file)(struct fs_ctx *c, uint32_t i, struct buf *name, uint64_t *size);
-	/* The number of the state file called name (it need not exist for
-	 * this key), or -1. */
+	/* Either a fixed set of state files, in name order (file,
+	 * file_index and file_store NULL): each is rendered by file_load to
+	 * give its size (its times are the key's: every feed touches the
+	 * key, ks_attr); */
+	const struct fs_sketch_part *parts;
+	size_t nparts;
+	/* or state file number i of the key, in name order: 1 with name,
+	 * size and (optionally: it starts 0, the mount time) version set,
+	 * FS_SKETCH_ABSENT, 0 past the last one, or an errno; */
+	int (*file)(struct fs_ctx *c, uint32_t i, struct buf *name, uint64_t *size,
+		    uint64_t *version);
+	/* the number of the state file called name (it need not exist for
+	 * this key), or -1; */
 	int (*file_index)(const char *name, size_t n);
-	int (*file_load)(struct fs_ctx *c, int idx, struct buf *out);
-	/* Replace that part of the state with d: validated first (-EINVAL,
-	 * logged, nothing changed). */
+	/* and replace that part of the state with d: validated first
+	 * (-EINVAL, logged, nothing changed). */
 	int (*file_store)(struct fs_ctx *c, int idx, const char *d, size_t dn);
-	/* rm of a state file: the sketch becomes empty (same parameters). */
+	/* The text of state file idx: 0, FS_SKETCH_ABSENT (it holds nothing,
+	 * so it is not listed; out holds its text all the same), or an
+	 * errno. */
+	int (*file_load)(struct fs_ctx *c, int idx, struct buf *out);
+	/* rm of a state file (but a part with its own clear): the sketch
+	 * becomes empty (same parameters). */
 	int (*clear)(struct fs_ctx *c);
 };
 
 bool fs_sketch_is_view(const struct fs_sketch *s, const char *name, size_t n);
 bool fs_sketch_is_input(const struct fs_sketch *s, const char *name, size_t n);
+/* The number of the state file called name, or -1. */
+int fs_sketch_file_index(const struct fs_sketch *s, const char *name, size_t n);
 /* Split d into lines (the last may lack its '\n'): *items is malloc'd
  * (free it), *n its length. 0 or -ENOMEM. */
 int fs_sketch_lines(const char *d, size_t dn, struct iovec **items, size_t *n);
+/* The lines of d that are not blank, each a number: *v is malloc'd (free
+ * it, also on error), *n its length. A line that is not a number is
+ * -EINVAL, logged as "WHAT: line N ('...') is not a number". */
+int fs_sketch_numbers(const char *d, size_t dn, const char *what, double **v, size_t *n);
 /* Parse a whole number with blanks around it; logs `what` on failure.
  * 0 or -EINVAL. */
 int fs_sketch_u64(const char *s, size_t n, uint64_t min, uint64_t max, const char *what,
 		  uint64_t *out);
 int fs_sketch_double(const char *s, size_t n, const char *what, double *out);
-/* Append d in the shortest text that reads back as the same double. */
+/* Append d in the shortest text that reads back as the same double
+ * (NaN is "nan", infinities "inf" and "-inf"). */
 int fs_sketch_add_double(struct buf *b, double d);
 /* Split "NAME VALUE\n" lines (blanks between, empty lines skipped): for
  * each line, cb(arg, name, nn, value, vn); stops at its first error. */
@@ -381,12 +424,75 @@ int fs_sketch_feed(const struct fs_sketch *s, struct fs_ctx *c, const char *name
 		   const char *d, size_t dn);
 int fs_sketch_load(const struct fs_sketch *s, struct fs_ctx *c, const char *name, size_t n,
 		   struct buf *out);
+int fs_sketch_check(const struct fs_sketch *s, const char *name, size_t n, const char *d,
+		    size_t dn);
 int fs_sketch_commit(const struct fs_sketch *s, struct fs_ctx *c, const char *name, size_t n,
 		     const char *d, size_t dn);
 int fs_sketch_create(const struct fs_sketch *s, struct fs_ctx *c, const char *name, size_t n);
 int fs_sketch_unlink(const struct fs_sketch *s, struct fs_ctx *c, const char *name, size_t n);
 int fs_sketch_adopt(const struct fs_sketch *s, struct fs_ctx *c, const char *to, size_t tn,
 		    const char *d, size_t dn, struct buf *canon);
+
+/* The shape callbacks of the sketch S (a static const struct fs_sketch),
+ * as static functions sketch_*; FS_SKETCH_SHAPE_OPS fills a struct
+ * fs_shape with them (a shape's callbacks get no pointer to the shape). */
+#define FS_SKETCH_SHAPE_FUNCS(S)                                                                   \
+	static bool sketch_is_view(const char *name, size_t n)                                     \
+	{                                                                                          \
+		return fs_sketch_is_view(&(S), name, n);                                           \
+	}                                                                                          \
+	static bool sketch_is_input(const char *name, size_t n)                                    \
+	{                                                                                          \
+		return fs_sketch_is_input(&(S), name, n);                                          \
+	}                                                                                          \
+	static int sketch_lookup(struct fs_ctx *c, const char *name, size_t n, struct fs_entry *e) \
+	{                                                                                          \
+		return fs_sketch_lookup(&(S), c, name, n, e);                                      \
+	}                                                                                          \
+	static int sketch_iter_open(struct fs_ctx *c, const void *after, size_t alen,              \
+				    bool by_name, void **it)                                       \
+	{                                                                                          \
+		(void)by_name; /* the state files list in name order */                            \
+		return fs_sketch_iter_open(&(S), c, after, alen, it);                              \
+	}                                                                                          \
+	static int sketch_feed(struct fs_ctx *c, const char *name, size_t n, const char *d,        \
+			       size_t dn)                                                          \
+	{                                                                                          \
+		return fs_sketch_feed(&(S), c, name, n, d, dn);                                    \
+	}                                                                                          \
+	static int sketch_load(struct fs_ctx *c, const char *name, size_t n, struct buf *out)      \
+	{                                                                                          \
+		return fs_sketch_load(&(S), c, name, n, out);                                      \
+	}                                                                                          \
+	static int sketch_check(const char *name, size_t n, const char *d, size_t dn)              \
+	{                                                                                          \
+		return fs_sketch_check(&(S), name, n, d, dn);                                      \
+	}                                                                                          \
+	static int sketch_commit(struct fs_ctx *c, const char *name, size_t n, const char *d,      \
+				 size_t dn, bool pending)                                          \
+	{                                                                                          \
+		(void)pending;                                                                     \
+		return fs_sketch_commit(&(S), c, name, n, d, dn);                                  \
+	}                                                                                          \
+	static int sketch_create(struct fs_ctx *c, const char *name, size_t n, struct fs_entry *e) \
+	{                                                                                          \
+		(void)e;                                                                           \
+		return fs_sketch_create(&(S), c, name, n);                                         \
+	}                                                                                          \
+	static int sketch_unlink(struct fs_ctx *c, const char *name, size_t n)                     \
+	{                                                                                          \
+		return fs_sketch_unlink(&(S), c, name, n);                                         \
+	}                                                                                          \
+	static int sketch_adopt(struct fs_ctx *c, const char *to, size_t tn, const char *d,        \
+				size_t dn, struct buf *canon)                                      \
+	{                                                                                          \
+		return fs_sketch_adopt(&(S), c, to, tn, d, dn, canon);                             \
+	}
+#define FS_SKETCH_SHAPE_OPS                                                                        \
+	.lookup = sketch_lookup, .iter_open = sketch_iter_open, .iter_next = fs_sketch_iter_next,  \
+	.iter_free = fs_sketch_iter_free, .is_view = sketch_is_view, .is_input = sketch_is_input,  \
+	.feed = sketch_feed, .load = sketch_load, .check = sketch_check, .commit = sketch_commit,  \
+	.create = sketch_create, .unlink = sketch_unlink, .adopt = sketch_adopt
 
 /* The key of directory node `dir` and its shape: c is set up (k borrows
  * from p, which the caller has filled with fs_itable_path or

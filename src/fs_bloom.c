@@ -76,8 +76,10 @@ static int chain_text(const struct bloom_state *st, struct buf *out)
 
 /* File 0 is `chain`, file i + 1 is `filter.i`. Names sort that way too
  * for rsync as long as `chain` comes first, which it does. */
-static int bloom_file(struct fs_ctx *c, uint32_t i, struct buf *name, uint64_t *size)
+static int bloom_file(struct fs_ctx *c, uint32_t i, struct buf *name, uint64_t *size,
+		      uint64_t *version)
 {
+	(void)version;
 	struct bloom_state st;
 	struct buf t = BUF_INIT;
 	int rc = bloom_info(c->fs->ks, &c->k, &st);
@@ -211,7 +213,7 @@ static int sketch_clear(struct fs_ctx *c)
 
 static const struct fs_sketch_view bloom_views[] = {
     {".exists:", exists_read}, {".info", info_read}, {".card", card_read}};
-static const struct fs_sketch_input bloom_inputs[] = {{".add", add_feed}};
+static const struct fs_sketch_input bloom_inputs[] = {{.name = ".add", .feed = add_feed}};
 
 static const struct fs_sketch bloom_sketch = {
     .what = "bloom filter",
@@ -303,51 +305,8 @@ static const char bloom_xattrs[] = "user.kvfs.bloom.capacity\0user.kvfs.bloom.er
 
 /* ---- the shape -------------------------------------------------------- */
 
-static bool s_is_view(const char *name, size_t n)
-{
-	return fs_sketch_is_view(&bloom_sketch, name, n);
-}
-static bool s_is_input(const char *name, size_t n)
-{
-	return fs_sketch_is_input(&bloom_sketch, name, n);
-}
-static int s_lookup(struct fs_ctx *c, const char *name, size_t n, struct fs_entry *e)
-{
-	return fs_sketch_lookup(&bloom_sketch, c, name, n, e);
-}
-static int s_iter_open(struct fs_ctx *c, const void *after, size_t alen, bool by_name, void **it)
-{
-	(void)by_name;
-	return fs_sketch_iter_open(&bloom_sketch, c, after, alen, it);
-}
-static int s_feed(struct fs_ctx *c, const char *name, size_t n, const char *d, size_t dn)
-{
-	return fs_sketch_feed(&bloom_sketch, c, name, n, d, dn);
-}
-static int s_load(struct fs_ctx *c, const char *name, size_t n, struct buf *out)
-{
-	return fs_sketch_load(&bloom_sketch, c, name, n, out);
-}
-static int s_commit(struct fs_ctx *c, const char *name, size_t n, const char *d, size_t dn,
-		    bool pending)
-{
-	(void)pending;
-	return fs_sketch_commit(&bloom_sketch, c, name, n, d, dn);
-}
-static int s_create(struct fs_ctx *c, const char *name, size_t n, struct fs_entry *e)
-{
-	(void)e;
-	return fs_sketch_create(&bloom_sketch, c, name, n);
-}
-static int s_unlink(struct fs_ctx *c, const char *name, size_t n)
-{
-	return fs_sketch_unlink(&bloom_sketch, c, name, n);
-}
-static int s_adopt(struct fs_ctx *c, const char *to, size_t tn, const char *d, size_t dn,
-		   struct buf *canon)
-{
-	return fs_sketch_adopt(&bloom_sketch, c, to, tn, d, dn, canon);
-}
+FS_SKETCH_SHAPE_FUNCS(bloom_sketch)
+
 /* No item added since it was made or emptied: rmdir deletes the key. */
 static bool s_is_blank(struct fs_ctx *c)
 {
@@ -364,19 +323,8 @@ const struct fs_shape fs_bloom_shape = {
     .type = KV_TYPE_BLOOM,
     .recomputed = true,
     .uncached = true,
-    .lookup = s_lookup,
-    .iter_open = s_iter_open,
-    .iter_next = fs_sketch_iter_next,
-    .iter_free = fs_sketch_iter_free,
-    .is_view = s_is_view,
-    .is_input = s_is_input,
-    .feed = s_feed,
+    FS_SKETCH_SHAPE_OPS,
     .feed_batch = BLOOM_FEED_BATCH,
-    .load = s_load,
-    .commit = s_commit,
-    .create = s_create,
-    .unlink = s_unlink,
-    .adopt = s_adopt,
     .is_blank = s_is_blank,
     .make_empty = s_make_empty,
     .from_field = s_from_field,

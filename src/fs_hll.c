@@ -30,56 +30,10 @@ static int add_feed(struct fs_ctx *c, const struct iovec *items, size_t n)
 	return hll_add(c->fs->ks, &c->k, items, n, NULL);
 }
 
-/* PFMERGE: every line is a source key (a name as listed, decoded). */
-static int merge_feed(struct fs_ctx *c, const struct iovec *items, size_t n)
+/* PFMERGE of the keys named a line each. */
+static int merge_feed(struct fs_ctx *c, const struct ks_key *srcs, size_t n)
 {
-	struct ks_key *srcs = calloc(n ? n : 1, sizeof(*srcs));
-	struct buf *names = calloc(n ? n : 1, sizeof(*names));
-	struct buf typed = BUF_INIT;
-	size_t got = 0;
-	int rc = srcs && names ? 0 : -ENOMEM;
-	for (size_t i = 0; !rc && i < n; i++) {
-		uint64_t hash = 0;
-		buf_init(&names[i]);
-		got = i + 1;
-		rc = buf_set(&typed, items[i].iov_base, items[i].iov_len);
-		if (!rc && (memchr(typed.data, 0, typed.len) || typed.len == 0 ||
-			    names_decode(typed.data, &names[i], &hash) || hash)) {
-			LOG_ERR(".merge: line %zu, '%s', is not a key name of this namespace",
-				i + 1, typed.data);
-			rc = -EINVAL;
-		}
-		if (!rc) {
-			srcs[i] = c->k;
-			srcs[i].key = names[i].data;
-			srcs[i].klen = names[i].len;
-		}
-	}
-	if (!rc)
-		rc = hll_merge(c->fs->ks, &c->k, srcs, n);
-	if (rc == -KV_EWRONGTYPE)
-		LOG_ERR(".merge: a source key is not a hyperloglog");
-	for (size_t i = 0; i < got; i++)
-		buf_release(&names[i]);
-	buf_release(&typed);
-	free(names);
-	free(srcs);
-	return rc;
-}
-
-static int hll_file(struct fs_ctx *c, uint32_t i, struct buf *name, uint64_t *size)
-{
-	(void)c;
-	if (i > 0)
-		return 0;
-	*size = HLL_DENSE_BYTES;
-	int rc = buf_set(name, REGISTERS, strlen(REGISTERS));
-	return rc ? rc : 1;
-}
-
-static int hll_file_index(const char *name, size_t n)
-{
-	return n == strlen(REGISTERS) && !memcmp(name, REGISTERS, n) ? 0 : -1;
+	return hll_merge(c->fs->ks, &c->k, srcs, n);
 }
 
 static int hll_file_load(struct fs_ctx *c, int idx, struct buf *out)
@@ -89,10 +43,10 @@ static int hll_file_load(struct fs_ctx *c, int idx, struct buf *out)
 	return rc ? rc : hll_registers(c->fs->ks, &c->k, (uint8_t *)out->data);
 }
 
-static int hll_file_store(struct fs_ctx *c, int idx, const char *d, size_t dn)
+/* Binary: checked whole when stored. */
+static int registers_store(struct fs_ctx *c, const char *d, size_t dn)
 {
-	(void)idx;
-	return hll_set_registers(c->fs->ks, &c->k, d, dn);
+	return c ? hll_set_registers(c->fs->ks, &c->k, d, dn) : 0;
 }
 
 static int hll_clear(struct fs_ctx *c)
@@ -105,8 +59,12 @@ static int hll_clear(struct fs_ctx *c)
 	return rc;
 }
 
-static const struct fs_sketch_view hll_views[] = {{".count", count_read}};
-static const struct fs_sketch_input hll_inputs[] = {{".add", add_feed}, {".merge", merge_feed}};
+static const struct fs_sketch_view hll_views[] = {{.name = ".count", .read = count_read}};
+static const struct fs_sketch_input hll_inputs[] = {{.name = ".add", .feed = add_feed},
+						    {.name = ".merge", .feed_keys = merge_feed}};
+
+/* rm empties the whole sketch (hll_clear). */
+static const struct fs_sketch_part hll_parts[] = {{REGISTERS, registers_store, NULL}};
 
 static const struct fs_sketch hll_sketch = {
     .what = "hyperloglog",
@@ -114,58 +72,14 @@ static const struct fs_sketch hll_sketch = {
     .nviews = sizeof(hll_views) / sizeof(hll_views[0]),
     .inputs = hll_inputs,
     .ninputs = sizeof(hll_inputs) / sizeof(hll_inputs[0]),
-    .file = hll_file,
-    .file_index = hll_file_index,
+    .parts = hll_parts,
+    .nparts = 1,
     .file_load = hll_file_load,
-    .file_store = hll_file_store,
     .clear = hll_clear,
 };
 
-static bool s_is_view(const char *name, size_t n)
-{
-	return fs_sketch_is_view(&hll_sketch, name, n);
-}
-static bool s_is_input(const char *name, size_t n)
-{
-	return fs_sketch_is_input(&hll_sketch, name, n);
-}
-static int s_lookup(struct fs_ctx *c, const char *name, size_t n, struct fs_entry *e)
-{
-	return fs_sketch_lookup(&hll_sketch, c, name, n, e);
-}
-static int s_iter_open(struct fs_ctx *c, const void *after, size_t alen, bool by_name, void **it)
-{
-	(void)by_name;
-	return fs_sketch_iter_open(&hll_sketch, c, after, alen, it);
-}
-static int s_feed(struct fs_ctx *c, const char *name, size_t n, const char *d, size_t dn)
-{
-	return fs_sketch_feed(&hll_sketch, c, name, n, d, dn);
-}
-static int s_load(struct fs_ctx *c, const char *name, size_t n, struct buf *out)
-{
-	return fs_sketch_load(&hll_sketch, c, name, n, out);
-}
-static int s_commit(struct fs_ctx *c, const char *name, size_t n, const char *d, size_t dn,
-		    bool pending)
-{
-	(void)pending;
-	return fs_sketch_commit(&hll_sketch, c, name, n, d, dn);
-}
-static int s_create(struct fs_ctx *c, const char *name, size_t n, struct fs_entry *e)
-{
-	(void)e;
-	return fs_sketch_create(&hll_sketch, c, name, n);
-}
-static int s_unlink(struct fs_ctx *c, const char *name, size_t n)
-{
-	return fs_sketch_unlink(&hll_sketch, c, name, n);
-}
-static int s_adopt(struct fs_ctx *c, const char *to, size_t tn, const char *d, size_t dn,
-		   struct buf *canon)
-{
-	return fs_sketch_adopt(&hll_sketch, c, to, tn, d, dn, canon);
-}
+FS_SKETCH_SHAPE_FUNCS(hll_sketch)
+
 static int s_make_empty(struct fs_ctx *c)
 {
 	return hll_add(c->fs->ks, &c->k, NULL, 0, NULL);
@@ -184,7 +98,7 @@ static int s_from_field(void *arg, const char *f, size_t fn, const char *v, size
 	(void)arg;
 	(void)v;
 	(void)vn;
-	if (hll_file_index(f, fn) == 0) {
+	if (fs_sketch_file_index(&hll_sketch, f, fn) == 0) {
 		it->num = 0;
 		return 0;
 	}
@@ -195,18 +109,7 @@ static int s_from_field(void *arg, const char *f, size_t fn, const char *v, size
 const struct fs_shape fs_hll_shape = {
     .type = KV_TYPE_HLL,
     .recomputed = true,
-    .lookup = s_lookup,
-    .iter_open = s_iter_open,
-    .iter_next = fs_sketch_iter_next,
-    .iter_free = fs_sketch_iter_free,
-    .is_view = s_is_view,
-    .is_input = s_is_input,
-    .feed = s_feed,
-    .load = s_load,
-    .commit = s_commit,
-    .create = s_create,
-    .unlink = s_unlink,
-    .adopt = s_adopt,
+    FS_SKETCH_SHAPE_OPS,
     .is_blank = s_is_blank,
     .make_empty = s_make_empty,
     .from_field = s_from_field,

@@ -2,9 +2,11 @@
  * fs_sketch: what the directory shapes of sketch types share (see the
  * "Sketch keys" part of fs_int.h). A sketch key's listed files are its
  * exact state, each replaced whole and validated on commit or on the
- * rename of a scratch file (rsync's .NAME.XXXXXX); its unlisted names are
- * views (answered by a function of the type) and inputs (lines written
- * are items, fed as they complete). Layer: fs.
+ * rename of a scratch file (rsync's .NAME.XXXXXX), a fixed set of parts
+ * (each maybe listed only while it holds something) or a set the state
+ * decides; its unlisted names are views (answered by a function of the
+ * type) and inputs (lines written are items, numbers or key names, fed as
+ * they complete). Also the text helpers the types share. Layer: fs.
  */
 #include "fs_int.h"
 
@@ -112,12 +114,48 @@ int fs_sketch_double(const char *s, size_t n, const char *what, double *out)
 int fs_sketch_add_double(struct buf *b, double d)
 {
 	char t[40];
-	for (int prec = 1; prec <= 17; prec++) {
+	if (isnan(d))
+		return buf_add(b, "nan", 3);
+	/* %g drops trailing zeros: 15 digits give the shorter spellings too */
+	for (int prec = 15; prec <= 17; prec++) {
 		snprintf(t, sizeof(t), "%.*g", prec, d);
-		if (strtod(t, NULL) == d || isnan(d))
+		if (strtod(t, NULL) == d)
 			break;
 	}
 	return buf_add(b, t, strlen(t));
+}
+
+static bool blank(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strchr(" \t\r", s[i]))
+			return false;
+	return true;
+}
+
+int fs_sketch_numbers(const char *d, size_t dn, const char *what, double **v, size_t *n)
+{
+	struct iovec *lines = NULL;
+	size_t count = 0, got = 0;
+	int rc = fs_sketch_lines(d, dn, &lines, &count);
+	*v = rc ? NULL : malloc((count ? count : 1) * sizeof(**v));
+	if (!rc && !*v)
+		rc = -ENOMEM;
+	for (size_t i = 0; !rc && i < count; i++) {
+		const char *l = lines[i].iov_base;
+		size_t ln = lines[i].iov_len;
+		if (blank(l, ln))
+			continue;
+		if (parse_double(l, ln, &(*v)[got])) {
+			LOG_ERR("%s: line %zu ('%.*s') is not a number", what, i + 1,
+				(int)(ln > 60 ? 60 : ln), l);
+			rc = -EINVAL;
+		}
+		got++;
+	}
+	free(lines);
+	*n = got;
+	return rc;
 }
 
 int fs_sketch_pairs(const char *d, size_t dn,
@@ -145,36 +183,71 @@ int fs_sketch_pairs(const char *d, size_t dn,
 	return rc;
 }
 
+int fs_sketch_file_index(const struct fs_sketch *s, const char *name, size_t n)
+{
+	if (s->file_index)
+		return s->file_index(name, n);
+	for (size_t i = 0; i < s->nparts; i++)
+		if (n == strlen(s->parts[i].name) && !memcmp(name, s->parts[i].name, n))
+			return (int)i;
+	return -1;
+}
+
+/* State file i: the type's, or one of its fixed names, rendered. */
+static int file_at(const struct fs_sketch *s, struct fs_ctx *c, uint32_t i, struct buf *name,
+		   uint64_t *size, uint64_t *version)
+{
+	if (s->file)
+		return s->file(c, i, name, size, version);
+	if (i >= s->nparts)
+		return 0;
+	struct buf o = BUF_INIT;
+	int rc = s->file_load(c, (int)i, &o);
+	if (rc == 0) {
+		*size = o.len;
+		*version = 0; /* times: the key's (each feed touches it) */
+		rc = buf_set(name, s->parts[i].name, strlen(s->parts[i].name));
+		if (!rc)
+			rc = 1;
+	}
+	buf_release(&o);
+	return rc;
+}
+
 int fs_sketch_lookup(const struct fs_sketch *s, struct fs_ctx *c, const char *name, size_t n,
 		     struct fs_entry *e)
 {
-	if (fs_sketch_is_view(s, name, n)) {
-		e->view = true;
-		return fs_entry_set(e, name, n, S_IFREG | 0444, 0);
-	}
-	if (fs_sketch_is_input(s, name, n)) {
-		e->blksize = FS_INPUT_BLKSIZE;
-		return fs_entry_set(e, name, n, S_IFREG | 0644, 0);
-	}
-	int idx = s->file_index(name, n);
-	if (idx < 0)
-		return -ENOENT;
 	struct buf nm = BUF_INIT;
-	uint64_t size;
-	int rc = s->file(c, (uint32_t)idx, &nm, &size);
-	if (rc == 1)
-		rc = fs_entry_set(e, name, n, S_IFREG | 0644, size);
-	else if (rc == 0)
-		rc = -ENOENT;
+	uint64_t size = 0, version = 0;
+	int rc;
+	if (fs_sketch_is_view(s, name, n)) {
+		/* answered now: its size, and a malformed name fails here */
+		rc = fs_sketch_load(s, c, name, n, &nm);
+		size = nm.len;
+		if (!rc)
+			rc = fs_entry_set(e, name, n, S_IFREG | 0444, size);
+		e->view = true;
+	} else if (fs_sketch_is_input(s, name, n)) {
+		e->blksize = FS_INPUT_BLKSIZE;
+		rc = fs_entry_set(e, name, n, S_IFREG | 0644, 0);
+	} else {
+		int idx = fs_sketch_file_index(s, name, n);
+		rc = idx < 0 ? -ENOENT : file_at(s, c, (uint32_t)idx, &nm, &size, &version);
+		if (rc == 1)
+			rc = fs_entry_set(e, name, n, S_IFREG | 0644, size);
+		else if (rc >= 0)
+			rc = -ENOENT; /* none now */
+		e->version = version;
+	}
 	buf_release(&nm);
-	return rc;
+	return rc == -KV_EWRONGTYPE ? -ENOENT : rc; /* it changed type meanwhile */
 }
 
 /* A listing: the state files after the cursor, read at open (a sketch
  * has a handful). */
 struct skit {
 	struct buf names; /* NUL-separated */
-	uint64_t *sizes;
+	uint64_t *sizes, *versions;
 	size_t n, next, off;
 };
 
@@ -189,30 +262,37 @@ int fs_sketch_iter_open(const struct fs_sketch *s, struct fs_ctx *c, const void 
 		return -ENOMEM;
 	buf_init(&it->names);
 	for (uint32_t i = 0;; i++) {
-		uint64_t size;
-		rc = s->file(c, i, &nm, &size);
+		uint64_t size = 0, version = 0;
+		rc = file_at(s, c, i, &nm, &size, &version);
 		if (rc <= 0)
 			break;
-		rc = 0;
-		if (after && bytes_cmp(nm.data, nm.len, after, alen) <= 0)
+		if (rc == FS_SKETCH_ABSENT ||
+		    (after && bytes_cmp(nm.data, nm.len, after, alen) <= 0)) {
+			rc = 0;
 			continue;
+		}
+		rc = 0;
 		if (it->n == cap) {
 			cap = cap ? 2 * cap : 8;
 			uint64_t *ns = realloc(it->sizes, cap * sizeof(*ns));
-			if (!ns) {
+			if (ns)
+				it->sizes = ns;
+			uint64_t *nv = ns ? realloc(it->versions, cap * sizeof(*nv)) : NULL;
+			if (!nv) {
 				rc = -ENOMEM;
 				break;
 			}
-			it->sizes = ns;
+			it->versions = nv;
 		}
+		it->versions[it->n] = version;
 		it->sizes[it->n++] = size;
 		rc = buf_add(&it->names, nm.data, nm.len + 1);
 		if (rc)
 			break;
 	}
 	buf_release(&nm);
-	if (rc == -ENOENT)
-		rc = 0; /* the key went away: nothing to list */
+	if (rc == -ENOENT || rc == -KV_EWRONGTYPE)
+		rc = 0; /* the key went away or changed type: nothing to list */
 	if (rc) {
 		fs_sketch_iter_free(it);
 		return rc;
@@ -230,6 +310,7 @@ int fs_sketch_iter_next(void *arg, struct fs_child *ch)
 	ch->n = strlen(ch->name);
 	ch->cursor = NULL;
 	ch->mode = S_IFREG | 0644;
+	ch->version = it->versions[it->next];
 	ch->size = it->sizes[it->next++];
 	it->off += ch->n + 1;
 	return 1;
@@ -240,7 +321,47 @@ void fs_sketch_iter_free(void *arg)
 	struct skit *it = arg;
 	buf_release(&it->names);
 	free(it->sizes);
+	free(it->versions);
 	free(it);
+}
+
+/* Every line not empty names a key of this namespace as the tree spells
+ * it. */
+static int feed_keys(const struct fs_sketch *s, const struct fs_sketch_input *in, struct fs_ctx *c,
+		     const struct iovec *items, size_t n)
+{
+	struct ks_key *srcs = calloc(n ? n : 1, sizeof(*srcs));
+	struct buf *names = calloc(n ? n : 1, sizeof(*names));
+	struct buf typed = BUF_INIT;
+	size_t got = 0;
+	int rc = srcs && names ? 0 : -ENOMEM;
+	for (size_t i = 0; !rc && i < n; i++) {
+		uint64_t hash = 0;
+		if (items[i].iov_len == 0)
+			continue;
+		buf_init(&names[got]);
+		rc = buf_set(&typed, items[i].iov_base, items[i].iov_len);
+		if (!rc && (memchr(typed.data, 0, typed.len) ||
+			    names_decode(typed.data, &names[got], &hash) || hash)) {
+			LOG_ERR("%s: line %zu, '%s', is not a key name of this namespace", in->name,
+				i + 1, typed.data);
+			rc = -EINVAL;
+		}
+		srcs[got] = c->k;
+		srcs[got].key = names[got].data;
+		srcs[got].klen = names[got].len;
+		got++;
+	}
+	if (!rc && got)
+		rc = in->feed_keys(c, srcs, got);
+	if (rc == -KV_EWRONGTYPE)
+		LOG_ERR("%s: a source key is not a %s", in->name, s->what);
+	for (size_t i = 0; i < got; i++)
+		buf_release(&names[i]);
+	buf_release(&typed);
+	free(names);
+	free(srcs);
+	return rc;
 }
 
 int fs_sketch_feed(const struct fs_sketch *s, struct fs_ctx *c, const char *name, size_t n,
@@ -251,10 +372,20 @@ int fs_sketch_feed(const struct fs_sketch *s, struct fs_ctx *c, const char *name
 	size_t count;
 	if (!in)
 		return -EACCES;
+	if (in->feed_numbers) {
+		char what[80];
+		double *v;
+		snprintf(what, sizeof(what), "%s %s", s->what, in->name);
+		int rc = fs_sketch_numbers(d, dn, what, &v, &count);
+		if (!rc && count)
+			rc = in->feed_numbers(c, v, count);
+		free(v);
+		return rc;
+	}
 	int rc = fs_sketch_lines(d, dn, &items, &count);
 	if (rc)
 		return rc;
-	rc = in->feed(c, items, count);
+	rc = in->feed_keys ? feed_keys(s, in, c, items, count) : in->feed(c, items, count);
 	free(items);
 	return rc;
 }
@@ -270,8 +401,23 @@ int fs_sketch_load(const struct fs_sketch *s, struct fs_ctx *c, const char *name
 		return v->read(c, arg, an, out);
 	if (fs_sketch_is_input(s, name, n))
 		return 0; /* an input reads as empty */
-	int idx = s->file_index(name, n);
-	return idx < 0 ? -ENOENT : s->file_load(c, idx, out);
+	int idx = fs_sketch_file_index(s, name, n);
+	int rc = idx < 0 ? -ENOENT : s->file_load(c, idx, out);
+	return rc == FS_SKETCH_ABSENT ? 0 : rc;
+}
+
+static int store(const struct fs_sketch *s, struct fs_ctx *c, int idx, const char *d, size_t dn)
+{
+	return s->parts ? s->parts[idx].store(c, d, dn) : s->file_store(c, idx, d, dn);
+}
+
+int fs_sketch_check(const struct fs_sketch *s, const char *name, size_t n, const char *d, size_t dn)
+{
+	int idx = s->parts ? fs_sketch_file_index(s, name, n) : -1;
+	const char *nl = dn ? memrchr(d, '\n', dn) : NULL;
+	if (idx < 0 || !nl)
+		return 0; /* the rest is checked when the file is stored */
+	return s->parts[idx].store(NULL, d, (size_t)(nl - d) + 1);
 }
 
 int fs_sketch_commit(const struct fs_sketch *s, struct fs_ctx *c, const char *name, size_t n,
@@ -279,14 +425,14 @@ int fs_sketch_commit(const struct fs_sketch *s, struct fs_ctx *c, const char *na
 {
 	if (fs_sketch_is_view(s, name, n) || fs_sketch_is_input(s, name, n))
 		return -EACCES;
-	int idx = s->file_index(name, n);
+	int idx = fs_sketch_file_index(s, name, n);
 	if (idx < 0)
 		return -ENOENT;
 	/* Nothing written yet (a shell closes a duplicate of the file before
-	 * it writes): no state file is empty, so this changes nothing. */
+	 * it writes): this changes nothing (rm empties a part). */
 	if (dn == 0)
 		return 0;
-	return s->file_store(c, idx, d, dn);
+	return store(s, c, idx, d, dn);
 }
 
 static bool is_scratch(const struct fs_sketch *s, const char *name, size_t n)
@@ -297,12 +443,20 @@ static bool is_scratch(const struct fs_sketch *s, const char *name, size_t n)
 
 int fs_sketch_create(const struct fs_sketch *s, struct fs_ctx *c, const char *name, size_t n)
 {
-	(void)c;
 	if (is_scratch(s, name, n))
 		return FS_CREATE_SCRATCH;
 	if (fs_sketch_is_view(s, name, n) || fs_sketch_is_input(s, name, n))
 		return -EEXIST;
-	if (s->file_index(name, n) >= 0) {
+	int idx = fs_sketch_file_index(s, name, n);
+	if (idx >= 0 && s->parts && s->parts[idx].clear) {
+		/* An empty part (the kernel found none), written at close. */
+		struct fs_entry e;
+		fs_entry_init(&e);
+		int rc = fs_sketch_lookup(s, c, name, n, &e);
+		fs_entry_release(&e);
+		return rc == 0 ? -EEXIST : rc == -ENOENT ? FS_CREATE_PENDING : rc;
+	}
+	if (idx >= 0) {
 		/* A state file this key does not have (the kernel found none). */
 		LOG_ERR("create '%.*s': this %s has no such file (its state decides which exist)",
 			(int)n, name, s->what);
@@ -315,11 +469,16 @@ int fs_sketch_create(const struct fs_sketch *s, struct fs_ctx *c, const char *na
 
 int fs_sketch_unlink(const struct fs_sketch *s, struct fs_ctx *c, const char *name, size_t n)
 {
+	if (fs_sketch_is_view(s, name, n) || fs_sketch_is_input(s, name, n))
+		return -EACCES;
 	struct fs_entry e;
 	fs_entry_init(&e);
 	int rc = fs_sketch_lookup(s, c, name, n, &e);
 	fs_entry_release(&e);
-	return rc ? rc : s->clear(c);
+	if (rc)
+		return rc;
+	int idx = fs_sketch_file_index(s, name, n);
+	return s->parts && s->parts[idx].clear ? s->parts[idx].clear(c) : s->clear(c);
 }
 
 int fs_sketch_adopt(const struct fs_sketch *s, struct fs_ctx *c, const char *to, size_t tn,
@@ -327,12 +486,12 @@ int fs_sketch_adopt(const struct fs_sketch *s, struct fs_ctx *c, const char *to,
 {
 	if (is_scratch(s, to, tn))
 		return FS_ADOPT_LOCAL;
-	int idx = s->file_index(to, tn);
+	int idx = fs_sketch_file_index(s, to, tn);
 	if (idx < 0) {
 		LOG_ERR("rename onto '%.*s': a %s holds only its state files", (int)tn, to,
 			s->what);
 		return -EINVAL;
 	}
-	int rc = s->file_store(c, idx, d, dn);
+	int rc = store(s, c, idx, d, dn);
 	return rc ? rc : buf_set(canon, to, tn);
 }

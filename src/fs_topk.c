@@ -25,29 +25,7 @@
 
 #include "t_topk.h"
 
-/* ---- small text helpers (kept local: fs_tdigest.c has its own) --------- */
-
-static bool next_line(const char *d, size_t n, size_t *off, const char **line, size_t *len)
-{
-	if (*off >= n)
-		return false;
-	const char *s = d + *off, *nl = memchr(s, '\n', n - *off);
-	*line = s;
-	*len = nl ? (size_t)(nl - s) : n - *off;
-	*off += *len + (nl ? 1 : 0);
-	return true;
-}
-
-static bool is_name(const char *s, size_t n, const char *p)
-{
-	return n == strlen(p) && memcmp(s, p, n) == 0;
-}
-
-static bool has_prefix(const char *s, size_t n, const char *p)
-{
-	size_t pn = strlen(p);
-	return n >= pn && memcmp(s, p, pn) == 0;
-}
+/* ---- item escapes ---------------------------------------------------- */
 
 static int add_escaped(struct buf *o, const char *s, size_t n)
 {
@@ -121,31 +99,9 @@ static int unescape(const char *s, size_t n, struct buf *o)
 	return rc;
 }
 
-/* ---- names -------------------------------------------------------------- */
+/* ---- the state files ----------------------------------------------------- */
 
-enum part { PART_NONE, PART_BUCKETS, PART_HEAP, PART_RNG };
-static const char *const part_names[] = {"", "buckets", "heap", "rng"};
-
-static enum part part_of(const char *name, size_t n)
-{
-	for (int p = PART_BUCKETS; p <= PART_RNG; p++)
-		if (is_name(name, n, part_names[p]))
-			return (enum part)p;
-	return PART_NONE;
-}
-
-static bool tk_is_view(const char *name, size_t n)
-{
-	return is_name(name, n, ".list") || is_name(name, n, ".info") ||
-	       has_prefix(name, n, ".query:") || has_prefix(name, n, ".count:");
-}
-
-static bool tk_is_input(const char *name, size_t n)
-{
-	return is_name(name, n, ".add") || is_name(name, n, ".incrby");
-}
-
-/* ---- the listed files ----------------------------------------------------- */
+enum part { PART_BUCKETS, PART_HEAP, PART_RNG };
 
 static bool buckets_empty(const struct topk *t)
 {
@@ -155,7 +111,7 @@ static bool buckets_empty(const struct topk *t)
 	return true;
 }
 
-static int part_render(struct fs_ctx *c, enum part p, struct buf *o, bool *listed)
+static int part_render(struct fs_ctx *c, int p, struct buf *o, bool *listed)
 {
 	struct topk t;
 	int rc = topk_state(c->fs->ks, &c->k, &t);
@@ -186,6 +142,13 @@ static int part_render(struct fs_ctx *c, enum part p, struct buf *o, bool *liste
 	}
 	topk_release(&t);
 	return rc;
+}
+
+static int tk_file_load(struct fs_ctx *c, int idx, struct buf *out)
+{
+	bool listed = false;
+	int rc = part_render(c, idx, out, &listed);
+	return rc ? rc : listed ? 0 : FS_SKETCH_ABSENT;
 }
 
 /* One row: exactly `width` entries FP:COUNT (b NULL: any number, not kept). */
@@ -225,63 +188,60 @@ static int store_buckets(struct fs_ctx *c, const char *d, size_t dn)
 {
 	struct topk_params p = {1, 1, 1, 1};
 	struct topk_bucket *b = NULL;
-	size_t off = 0, len, row = 0;
-	const char *line;
+	struct iovec *rows;
+	size_t nrows;
 	int rc = c ? topk_info(c->fs->ks, &c->k, &p) : 0;
+	if (!rc)
+		rc = fs_sketch_lines(d, dn, &rows, &nrows);
 	if (rc)
 		return rc;
-	if (!c) {
-		while (!rc && next_line(d, dn, &off, &line, &len))
-			rc = bucket_line(line, len, NULL, UINT32_MAX, ++row);
-		return rc;
-	}
-	if (!(b = calloc((size_t)p.width * p.depth, sizeof(*b))))
-		return -ENOMEM;
-	while (!rc && next_line(d, dn, &off, &line, &len)) {
-		if (row == p.depth) {
+	if (c && !(b = calloc((size_t)p.width * p.depth, sizeof(*b))))
+		rc = -ENOMEM;
+	/* a syntax check (c NULL) takes any number of rows of any width */
+	for (size_t r = 0; r < nrows && !rc; r++) {
+		if (c && r == p.depth) {
 			LOG_ERR("top-k buckets: more than %" PRIu32 " rows", p.depth);
 			rc = -EINVAL;
-			break;
+		} else {
+			rc = bucket_line(rows[r].iov_base, rows[r].iov_len,
+					 b ? &b[r * p.width] : NULL, c ? p.width : UINT32_MAX,
+					 r + 1);
 		}
-		rc = bucket_line(line, len, &b[row * p.width], p.width, row + 1);
-		row++;
 	}
-	if (!rc && row != 0 && row != p.depth) {
-		LOG_ERR("top-k buckets: %zu rows, not %" PRIu32, row, p.depth);
+	if (!rc && c && nrows != 0 && nrows != p.depth) {
+		LOG_ERR("top-k buckets: %zu rows, not %" PRIu32, nrows, p.depth);
 		rc = -EINVAL;
 	}
-	if (!rc)
+	if (!rc && c)
 		rc = topk_set_buckets(c->fs->ks, &c->k, b, (size_t)p.width * p.depth);
 	free(b);
+	free(rows);
 	return rc;
 }
 
 static int store_heap(struct fs_ctx *c, const char *d, size_t dn)
 {
-	struct topk_entry *h = NULL;
 	struct buf item = BUF_INIT;
-	size_t off = 0, len, n = 0, cap = 0, lineno = 0;
-	const char *line;
-	int rc = 0;
-	while (!rc && next_line(d, dn, &off, &line, &len)) {
-		lineno++;
+	struct iovec *lines;
+	size_t n = 0, nl;
+	int rc = fs_sketch_lines(d, dn, &lines, &nl);
+	if (rc)
+		return rc;
+	struct topk_entry *h = calloc(nl ? nl : 1, sizeof(*h));
+	if (!h)
+		rc = -ENOMEM;
+	for (size_t i = 0; i < nl && !rc; i++) {
+		const char *line = lines[i].iov_base;
+		size_t len = lines[i].iov_len;
 		const char *tab = memchr(line, '\t', len);
 		uint64_t count;
 		if (!tab || parse_u64(line, (size_t)(tab - line), &count) || count > UINT32_MAX ||
 		    unescape(tab + 1, len - (size_t)(tab - line) - 1, &item)) {
 			LOG_ERR("top-k heap: line %zu is not COUNT<TAB>ITEM (with \\\\, \\t, \\n, "
 				"\\r, \\xHH escapes)",
-				lineno);
+				i + 1);
 			rc = -EINVAL;
 			break;
-		}
-		if (n == cap) {
-			struct topk_entry *nh = realloc(h, (cap = cap ? cap * 2 : 16) * sizeof(*h));
-			if (!nh) {
-				rc = -ENOMEM;
-				break;
-			}
-			h = nh;
 		}
 		char *copy = malloc(item.len ? item.len : 1);
 		if (!copy) {
@@ -296,6 +256,7 @@ static int store_heap(struct fs_ctx *c, const char *d, size_t dn)
 	for (size_t i = 0; i < n; i++)
 		free(h[i].item);
 	free(h);
+	free(lines);
 	buf_release(&item);
 	return rc;
 }
@@ -312,34 +273,44 @@ static int store_rng(struct fs_ctx *c, const char *d, size_t dn)
 	return c ? topk_set_draws(c->fs->ks, &c->k, draws) : 0;
 }
 
-static int part_store(struct fs_ctx *c, enum part p, const char *d, size_t dn)
+static int clear_buckets(struct fs_ctx *c)
 {
-	switch (p) {
-	case PART_BUCKETS:
-		return store_buckets(c, d, dn);
-	case PART_HEAP:
-		return store_heap(c, d, dn);
-	case PART_RNG:
-		return store_rng(c, d, dn);
-	default:
-		return -EINVAL;
-	}
+	struct topk_params p;
+	int rc = topk_info(c->fs->ks, &c->k, &p);
+	struct topk_bucket *b = rc ? NULL : calloc((size_t)p.width * p.depth, sizeof(*b));
+	if (!rc && !b)
+		rc = -ENOMEM;
+	if (!rc)
+		rc = topk_set_buckets(c->fs->ks, &c->k, b, (size_t)p.width * p.depth);
+	free(b);
+	return rc;
+}
+
+static int clear_heap(struct fs_ctx *c)
+{
+	return topk_set_heap(c->fs->ks, &c->k, NULL, 0);
+}
+
+static int clear_rng(struct fs_ctx *c)
+{
+	return topk_set_draws(c->fs->ks, &c->k, 0);
 }
 
 /* ---- views ------------------------------------------------------------------ */
 
-static int view_make(struct fs_ctx *c, const char *name, size_t n, struct buf *o)
+enum tview { V_INFO, V_LIST, V_QUERY, V_COUNT };
+
+static int view(struct fs_ctx *c, enum tview v, const char *arg, size_t an, struct buf *o)
 {
 	struct topk t;
 	int rc = topk_state(c->fs->ks, &c->k, &t);
-	buf_reset(o);
 	if (rc)
 		goto out;
-	if (is_name(name, n, ".info")) {
+	if (v == V_INFO) {
 		rc =
 		    buf_printf(o, "k %" PRIu32 "\nwidth %" PRIu32 "\ndepth %" PRIu32 "\ndecay %g\n",
 			       t.k, t.width, t.depth, t.decay);
-	} else if (is_name(name, n, ".list")) {
+	} else if (v == V_LIST) {
 		const struct topk_entry **l = malloc((t.n ? t.n : 1) * sizeof(*l));
 		if (!l) {
 			rc = -ENOMEM;
@@ -352,238 +323,40 @@ static int view_make(struct fs_ctx *c, const char *name, size_t n, struct buf *o
 				rc = buf_printf(o, "\t%" PRIu32 "\n", l[i]->count);
 		}
 		free(l);
+	} else if (v == V_QUERY) {
+		rc = buf_printf(o, "%d\n", topk_query(&t, arg, an) ? 1 : 0);
 	} else {
-		bool query = name[1] == 'q';
-		size_t pre = query ? strlen(".query:") : strlen(".count:");
-		const char *item = name + pre;
-		size_t in = n - pre;
-		if (query)
-			rc = buf_printf(o, "%d\n", topk_query(&t, item, in) ? 1 : 0);
-		else
-			rc = buf_printf(o, "%" PRIu32 "\n", topk_count(&t, item, in));
+		rc = buf_printf(o, "%" PRIu32 "\n", topk_count(&t, arg, an));
 	}
 out:
 	topk_release(&t);
 	return rc;
 }
 
-/* ---- the shape ---------------------------------------------------------------- */
-
-/* NEEDSWORK: kvfs keeps no times of entries yet (issue 5). So that rsync's
- * size-and-mtime check (whole seconds) sees every change of a part, its
- * mtime is the key's creation second minus a hash of the contents (up to
- * 2^20 s, about 12 days: never in the future), given as a Kvrocks version
- * (fs_stat_fill reads its time). */
-static uint64_t part_version(struct fs_ctx *c, const struct buf *content)
-{
-	struct ks_info info;
-	if (ks_lookup(c->fs->ks, &c->k, &info) || !info.version)
-		return 0;
-	uint64_t s = (info.version >> 11) / 1000000;
-	uint64_t back = hash_bytes(content->data, content->len) % (1u << 20);
-	return s > back ? ((s - back) * 1000000) << 11 : 0;
-}
-
-static int tk_lookup(struct fs_ctx *c, const char *name, size_t n, struct fs_entry *e)
-{
-	struct buf o = BUF_INIT;
-	bool listed = true;
-	int rc;
-	if (tk_is_input(name, n)) {
-		struct topk_params p;
-		rc = topk_info(c->fs->ks, &c->k, &p);
-		return rc ? (rc == -KV_EWRONGTYPE ? -ENOENT : rc)
-			  : fs_entry_set(e, name, n, S_IFREG | 0644, 0);
+#define TOPK_VIEW(fn, kind)                                                                        \
+	static int fn(struct fs_ctx *c, const char *arg, size_t an, struct buf *o)                 \
+	{                                                                                          \
+		return view(c, kind, arg, an, o);                                                  \
 	}
-	enum part p = part_of(name, n);
-	if (tk_is_view(name, n))
-		rc = view_make(c, name, n, &o);
-	else if (p != PART_NONE)
-		rc = part_render(c, p, &o, &listed);
-	else
-		rc = -ENOENT;
-	if (rc == -KV_EWRONGTYPE || (!rc && !listed))
-		rc = -ENOENT;
-	if (!rc)
-		rc = fs_entry_set(e, name, n, p == PART_NONE ? S_IFREG | 0444 : S_IFREG | 0644,
-				  o.len);
-	if (!rc && p != PART_NONE)
-		e->version = part_version(c, &o);
-	e->view = p == PART_NONE;
-	buf_release(&o);
-	return rc;
-}
+TOPK_VIEW(info_read, V_INFO)
+TOPK_VIEW(list_read, V_LIST)
+TOPK_VIEW(query_read, V_QUERY)
+TOPK_VIEW(count_read, V_COUNT)
 
-/* The key is copied: the path it was borrowed from goes before the listing. */
-struct tkit {
-	struct fs_ctx c;
-	struct buf ns, key;
-	int next;
-};
-
-static int tk_open_iter(struct fs_ctx *c, const void *after, size_t alen, bool by_name, void **out)
-{
-	(void)by_name; /* the parts list in name order */
-	struct tkit *it = calloc(1, sizeof(*it));
-	if (!it)
-		return -ENOMEM;
-	it->c = *c;
-	if (buf_set(&it->ns, c->k.ns, c->k.nslen) || buf_set(&it->key, c->k.key, c->k.klen)) {
-		buf_release(&it->ns);
-		free(it);
-		return -ENOMEM;
-	}
-	it->c.k.ns = it->ns.data;
-	it->c.k.key = it->key.data;
-	it->next = PART_BUCKETS;
-	while (after && it->next <= PART_RNG &&
-	       bytes_cmp(part_names[it->next], strlen(part_names[it->next]), after, alen) <= 0)
-		it->next++;
-	*out = it;
-	return 0;
-}
-
-static int tk_next(void *arg, struct fs_child *ch)
-{
-	struct tkit *it = arg;
-	struct buf o = BUF_INIT;
-	int rc = 0;
-	while (it->next <= PART_RNG) {
-		bool listed = false;
-		enum part p = (enum part)it->next++;
-		rc = part_render(&it->c, p, &o, &listed);
-		if (rc == -ENOENT || rc == -KV_EWRONGTYPE) {
-			rc = 0;
-			break;
-		}
-		if (rc)
-			break;
-		if (listed) {
-			ch->name = part_names[p];
-			ch->n = strlen(part_names[p]);
-			ch->mode = S_IFREG | 0644;
-			ch->size = o.len;
-			ch->version = part_version(&it->c, &o);
-			rc = 1;
-			break;
-		}
-	}
-	buf_release(&o);
-	return rc;
-}
-
-static void tk_free_iter(void *arg)
-{
-	struct tkit *it = arg;
-	buf_release(&it->ns);
-	buf_release(&it->key);
-	free(it);
-}
-
-static int tk_load(struct fs_ctx *c, const char *name, size_t n, struct buf *out)
-{
-	bool listed;
-	if (tk_is_input(name, n)) {
-		buf_reset(out);
-		return 0;
-	}
-	if (tk_is_view(name, n))
-		return view_make(c, name, n, out);
-	enum part p = part_of(name, n);
-	return p == PART_NONE ? -ENOENT : part_render(c, p, out, &listed);
-}
-
-static int tk_commit(struct fs_ctx *c, const char *name, size_t n, const char *d, size_t dn,
-		     bool pending)
-{
-	(void)pending;
-	return part_store(c, part_of(name, n), d, dn);
-}
-
-/* Every write: the complete lines must read (the rest is checked when the
- * file is stored), so `echo x > tk/heap` fails at the write. */
-static int tk_check(const char *name, size_t n, const char *d, size_t dn)
-{
-	enum part p = part_of(name, n);
-	const char *nl = dn ? memrchr(d, '\n', dn) : NULL;
-	if (p == PART_NONE || !nl)
-		return 0;
-	return part_store(NULL, p, d, (size_t)(nl - d) + 1);
-}
-
-static bool is_scratch(const char *name, size_t n)
-{
-	return n > 0 && name[0] == '.';
-}
-
-static int tk_create(struct fs_ctx *c, const char *name, size_t n, struct fs_entry *e)
-{
-	(void)e;
-	if (part_of(name, n) != PART_NONE) {
-		struct fs_entry cur;
-		fs_entry_init(&cur);
-		int rc = tk_lookup(c, name, n, &cur);
-		fs_entry_release(&cur);
-		return rc == 0 ? -EEXIST : (rc == -ENOENT ? FS_CREATE_PENDING : rc);
-	}
-	if (is_scratch(name, n))
-		return FS_CREATE_SCRATCH;
-	LOG_ERR("'%.*s': a top-k holds only buckets, heap and rng", (int)n, name);
-	return -EINVAL;
-}
-
-static int tk_unlink(struct fs_ctx *c, const char *name, size_t n)
-{
-	struct topk_params p;
-	int rc;
-	switch (part_of(name, n)) {
-	case PART_BUCKETS: {
-		rc = topk_info(c->fs->ks, &c->k, &p);
-		struct topk_bucket *b = rc ? NULL : calloc((size_t)p.width * p.depth, sizeof(*b));
-		if (!rc && !b)
-			rc = -ENOMEM;
-		if (!rc)
-			rc = topk_set_buckets(c->fs->ks, &c->k, b, (size_t)p.width * p.depth);
-		free(b);
-		return rc;
-	}
-	case PART_HEAP:
-		return topk_set_heap(c->fs->ks, &c->k, NULL, 0);
-	case PART_RNG:
-		return topk_set_draws(c->fs->ks, &c->k, 0);
-	default:
-		return -ENOENT;
-	}
-}
-
-static int tk_adopt(struct fs_ctx *c, const char *to, size_t tn, const char *d, size_t dn,
-		    struct buf *canon)
-{
-	enum part p = part_of(to, tn);
-	if (p == PART_NONE && is_scratch(to, tn))
-		return FS_ADOPT_LOCAL;
-	if (p == PART_NONE) {
-		LOG_ERR("rename onto '%.*s': a top-k holds only buckets, heap and rng", (int)tn,
-			to);
-		return -EINVAL;
-	}
-	int rc = part_store(c, p, d, dn);
-	return rc ? rc : buf_set(canon, to, tn);
-}
+/* ---- inputs ------------------------------------------------------------------ */
 
 /* .add: each non-empty line is an item; .incrby: ITEM<TAB>N (the last tab). */
-static int tk_feed(struct fs_ctx *c, const char *name, size_t n, const char *d, size_t dn)
+static int add_items(struct fs_ctx *c, const struct iovec *lines, size_t n, bool incrby)
 {
-	bool incrby = is_name(name, n, ".incrby");
-	size_t off = 0, len, lineno = 0, cnt = 0, cap = 0;
-	const char *line;
-	struct topk_item *items = NULL;
-	int rc = 0;
-	while (!rc && next_line(d, dn, &off, &line, &len)) {
-		lineno++;
+	struct topk_item *items = calloc(n ? n : 1, sizeof(*items));
+	size_t cnt = 0;
+	int rc = items ? 0 : -ENOMEM;
+	for (size_t i = 0; i < n && !rc; i++) {
+		const char *line = lines[i].iov_base;
+		size_t len = lines[i].iov_len;
+		uint64_t incr = 1;
 		if (len == 0)
 			continue;
-		uint64_t incr = 1;
 		if (incrby) {
 			const char *tab = memrchr(line, '\t', len);
 			if (!tab || parse_u64(tab + 1, len - (size_t)(tab - line) - 1, &incr) ||
@@ -591,20 +364,11 @@ static int tk_feed(struct fs_ctx *c, const char *name, size_t n, const char *d, 
 				LOG_ERR(
 				    "top-k .incrby: line %zu is not ITEM<TAB>N with N from 1 to "
 				    "%d",
-				    lineno, TOPK_INCR_MAX);
+				    i + 1, TOPK_INCR_MAX);
 				rc = -EINVAL;
 				break;
 			}
 			len = (size_t)(tab - line);
-		}
-		if (cnt == cap) {
-			struct topk_item *ni =
-			    realloc(items, (cap = cap ? cap * 2 : 256) * sizeof(*items));
-			if (!ni) {
-				rc = -ENOMEM;
-				break;
-			}
-			items = ni;
 		}
 		items[cnt++] = (struct topk_item){line, len, (uint32_t)incr};
 	}
@@ -613,6 +377,41 @@ static int tk_feed(struct fs_ctx *c, const char *name, size_t n, const char *d, 
 	free(items);
 	return rc;
 }
+
+static int add_feed(struct fs_ctx *c, const struct iovec *lines, size_t n)
+{
+	return add_items(c, lines, n, false);
+}
+
+static int incrby_feed(struct fs_ctx *c, const struct iovec *lines, size_t n)
+{
+	return add_items(c, lines, n, true);
+}
+
+/* ---- the shape ---------------------------------------------------------------- */
+
+static const struct fs_sketch_view tk_views[] = {
+    {".list", list_read}, {".info", info_read}, {".query:", query_read}, {".count:", count_read}};
+static const struct fs_sketch_input tk_inputs[] = {{.name = ".add", .feed = add_feed},
+						   {.name = ".incrby", .feed = incrby_feed}};
+
+/* Each listed only while it holds something; rm empties that part. */
+static const struct fs_sketch_part tk_parts[] = {{"buckets", store_buckets, clear_buckets},
+						 {"heap", store_heap, clear_heap},
+						 {"rng", store_rng, clear_rng}};
+
+static const struct fs_sketch tk_sketch = {
+    .what = "top-k",
+    .views = tk_views,
+    .nviews = sizeof(tk_views) / sizeof(tk_views[0]),
+    .inputs = tk_inputs,
+    .ninputs = sizeof(tk_inputs) / sizeof(tk_inputs[0]),
+    .parts = tk_parts,
+    .nparts = sizeof(tk_parts) / sizeof(tk_parts[0]),
+    .file_load = tk_file_load,
+};
+
+FS_SKETCH_SHAPE_FUNCS(tk_sketch)
 
 static bool tk_is_blank(struct fs_ctx *c)
 {
@@ -635,7 +434,7 @@ static const struct topk_params defaults = {TOPK_K_DEFAULT, TOPK_WIDTH_DEFAULT, 
 /* The field of p a parameter names, or NULL (decay is the double). */
 static uint32_t *param_field(struct topk_params *p, const char *param)
 {
-	return strcmp(param, "k") == 0 ? &p->k
+	return strcmp(param, "k") == 0	     ? &p->k
 	       : strcmp(param, "width") == 0 ? &p->width
 	       : strcmp(param, "depth") == 0 ? &p->depth
 					     : NULL;
@@ -655,15 +454,8 @@ static int tk_xattr_get(struct fs_ctx *c, const char *param, struct buf *out)
 	int rc = topk_info(c->fs->ks, &c->k, &p);
 	if (rc)
 		return rc;
-	if (decay) {
-		char s[40];
-		for (int prec = 15; prec <= 17; prec++) {
-			snprintf(s, sizeof(s), "%.*g", prec, p.decay);
-			if (strtod(s, NULL) == p.decay)
-				break;
-		}
-		return buf_printf(out, "%s", s);
-	}
+	if (decay)
+		return fs_sketch_add_double(out, p.decay);
 	return buf_printf(out, "%" PRIu32, *param_field(&p, param));
 }
 
@@ -710,19 +502,7 @@ const struct fs_shape fs_topk_shape = {
     .type = KV_TYPE_TOPK,
     .uncached = true,
     .recomputed = true,
-    .lookup = tk_lookup,
-    .iter_open = tk_open_iter,
-    .iter_next = tk_next,
-    .iter_free = tk_free_iter,
-    .is_view = tk_is_view,
-    .is_input = tk_is_input,
-    .feed = tk_feed,
-    .load = tk_load,
-    .check = tk_check,
-    .commit = tk_commit,
-    .create = tk_create,
-    .unlink = tk_unlink,
-    .adopt = tk_adopt,
+    FS_SKETCH_SHAPE_OPS,
     .is_blank = tk_is_blank,
     .make_empty = tk_make_empty,
     .xattrs = tk_xattrs,

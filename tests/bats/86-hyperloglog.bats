@@ -314,3 +314,16 @@ $(cat "$NS/a/.count")" "errno, count after the refusal, after the newline"
 	assert_eq "$(kvfs_type "$NS/x") $(kvfs_type "$NS/y")" "hash hash" "types"
 	assert_eq "$(ls "$NS/x" | paste -sd' ')" "other registers" "fields kept"
 }
+
+@test "the mtime of registers is the time of the last change (a second rsync sees it)" {
+	mkdir "$NS/h"
+	setfattr -n user.kvfs.type -v hyperloglog "$NS/h"
+	empty=$(stat -c %Y "$NS/h/registers")
+	sleep 1.1 # rsync compares whole seconds, as on any disk
+	echo a >>"$NS/h/.add"
+	added=$(stat -c %Y "$NS/h/registers")
+	[ "$added" -gt "$empty" ]
+	sleep 1.1
+	rm "$NS/h/registers"
+	[ "$(stat -c %Y "$NS/h/registers")" -gt "$added" ]
+}

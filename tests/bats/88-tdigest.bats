@@ -248,7 +248,7 @@ sketch_state() {
 	assert_eq "$b" "$a" "stored state"
 }
 
-@test "a second rsync -aX after more samples carries every changed part (mtime follows the contents)" {
+@test "a second rsync -aX after more samples carries every changed part (mtime is the last change's)" {
 	mktd "$NS/td"
 	seq 1 5 >>"$NS/td/.add"
 	plain=$BATS_TEST_TMPDIR/plain
@@ -256,10 +256,25 @@ sketch_state() {
 	mkdir "$KVFS_MNT/two"
 	rsync -aX "$plain/" "$KVFS_MNT/two/"
 	t1=$(stat -c %Y "$NS/td/state")
+	sleep 1.1 # rsync compares whole seconds, as on any disk
 	echo 6 >>"$NS/td/.add" # state keeps its size: only the mtime tells
 	[ "$(stat -c %Y "$NS/td/state")" != "$t1" ]
 	rsync -aX "$NS/" "$plain/"
 	rsync -aX "$plain/" "$KVFS_MNT/two/"
 	assert_eq "$(cat "$KVFS_MNT/two/td/state")" "$(cat "$NS/td/state")" "state"
 	assert_eq "$(cat "$KVFS_MNT/two/td/buffer")" "$(cat "$NS/td/buffer")" "buffer"
+}
+
+@test ".merge takes key names as the tree spells them; a source of another type is EMEDIUMTYPE" {
+	mktd "$NS/td"
+	mktd "$NS/a%2Fb" # the key a/b
+	seq 1 4 >>"$NS/a%2Fb/.add"
+	printf 'a%%2Fb\n\n' >>"$NS/td/.merge"
+	grep -qx "observations 4" "$NS/td/.info"
+	echo x >"$NS/str"
+	run errno_of 'fd = os.open(a[0], os.O_WRONLY | os.O_APPEND); os.write(fd, b"a%2Fb\nstr\n")' \
+		"$NS/td/.merge"
+	assert_eq "$output" EMEDIUMTYPE
+	grep -q ".merge: a source key is not a t-digest" "$KVFS_LOG"
+	grep -qx "observations 4" "$NS/td/.info"
 }

@@ -218,6 +218,7 @@ for x in random.choices(range(1, 2001), weights=w, k=20000):
 	rsync -aX "$NS/" "$plain/"
 	mkdir "$KVFS_MNT/two"
 	rsync -aX "$plain/" "$KVFS_MNT/two/"
+	sleep 1.1 # rsync compares whole seconds, as on any disk
 	printf 'c\na\n' >>"$NS/t/.add"
 	rsync -aX "$NS/" "$plain/"
 	rsync -aX "$plain/" "$KVFS_MNT/two/"
