@@ -117,8 +117,13 @@ static int input_feed_locked(struct fs *fs, struct fs_node *node, size_t n)
 	fs_path_init(&p);
 	int rc = node_ctx(fs, node, &p, &c, &sh);
 	struct ks_attr_change ch = {.flags = KS_ATTR_TOUCH};
+	if (!rc && sh && sh->make_empty)
+		ch.flags |= KS_ATTR_RENUMBER; /* see below */
 	if (!rc && sh && sh->feed) {
-		/* The key changed; an input has no times of its own. */
+		/* The key changed; an input has no times of its own. The state
+		 * files of a sketch or a series change with it: times set on
+		 * them (touch, rsync restoring them) are dropped, so they show
+		 * the key's, this change's. */
 		ks_attr_stage(&c.k, &ch);
 		rc = sh->feed(&c, node->name, node->namelen, node->data.data, n);
 		ks_attr_unstage();

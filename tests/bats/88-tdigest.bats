@@ -278,3 +278,14 @@ sketch_state() {
 	grep -q ".merge: a source key is not a t-digest" "$KVFS_LOG"
 	grep -qx "observations 4" "$NS/td/.info"
 }
+
+@test "a part whose times were set (touch, rsync restoring it) still shows a later change" {
+	mktd "$NS/td"
+	seq 1 5 >>"$NS/td/.add"
+	touch -d 2001-02-03 "$NS/td/state"
+	assert_eq "$(stat -c %Y "$NS/td/state")" "$(date -d 2001-02-03 +%s)" "touched"
+	echo 6 >>"$NS/td/.add"
+	[ "$(stat -c %Y "$NS/td/state")" -ge "$(($(date +%s) - 5))" ]
+	kvfs_remount
+	[ "$(stat -c %Y "$NS/td/state")" -ge "$(($(date +%s) - 10))" ]
+}
