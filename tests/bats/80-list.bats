@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # List keys are directories of elements named by position (docs/mapping.md
-# section 5): appending by writing position n, replacing, negative
+# section 12): appending by writing position n, replacing, negative
 # positions, rm and the renumbering after it, names padded so that byte
 # order is list order, scratch files and renames onto positions, rm -r,
 # conversion from a hash, and the stored bytes (ldb).

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # Set keys are directories of empty member files (docs/mapping.md section
-# 5): touch adds, rm removes, data written into a member is refused
+# 13): touch adds, rm removes, data written into a member is refused
 # (EINVAL) and changes nothing, renames, conversion from a hash, and the
 # stored bytes (ldb).
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # Sorted-set keys are directories of member files holding the score as text
-# (docs/mapping.md section 5): score formats, writing numbers, refusing the
+# (docs/mapping.md section 14): score formats, writing numbers, refusing the
 # rest, score order in listings, new members, the read-only views, renames,
 # conversion from a hash, and the stored bytes in both column families
 # (ldb).

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # Sorted-int keys are directories of empty files named by decimal ids
-# (docs/mapping.md section 5): touch adds, rm removes, ascending listing,
+# (docs/mapping.md section 15): touch adds, rm removes, ascending listing,
 # refusal of other names and of data, scratch files and renames onto ids,
 # conversion from a hash, and the stored bytes (ldb).
 

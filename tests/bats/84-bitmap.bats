@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # Bitmap keys are regular files whose bytes are the bitmap in Redis order
-# (docs/mapping.md section 5): choosing the type, reads and writes at any
+# (docs/mapping.md section 16): choosing the type, reads and writes at any
 # offset, holes, st_size, truncate, conversion to and from strings, and
 # the stored fragments (ldb, written and read by hand).
 

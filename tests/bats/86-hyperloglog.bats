@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# HyperLogLog keys (docs/mapping.md sections 18, 19): a directory whose listed
+# HyperLogLog keys (docs/mapping.md sections 21, 22): a directory whose listed
 # file `registers` is Redis's dense register array; `.add` takes items a
 # line each, `.count` answers PFCOUNT, `.merge` PFMERGEs named keys.
 # Registers and counts are compared with a real redis-server fed the same

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Bloom filter keys (docs/mapping.md sections 18, 20): a directory whose listed
+# Bloom filter keys (docs/mapping.md sections 21, 23): a directory whose listed
 # files `chain` (parameters and counters) and `filter.I` (bitsets) are the
 # exact state; `.add` takes items a line each, `.exists:ITEM`, `.card`
 # and `.info` answer; creation parameters are xattrs. Bit positions and

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# t-digest keys (docs/mapping.md, "t-digest"): a directory whose listed
+# t-digest keys (docs/mapping.md section 24): a directory whose listed
 # files buffer, centroids and state are the exact state; .add/.reset/.merge
 # inputs fed from pipelines; read-only views; the compression attribute;
 # the stored bytes (ldb, kvrocks-encoding.md 6.12); and the rsync -aX round

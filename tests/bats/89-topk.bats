@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# top-k keys (docs/mapping.md, "top-k"): a directory whose listed files
+# top-k keys (docs/mapping.md section 25): a directory whose listed files
 # buckets, heap and rng are the exact HeavyKeeper state; .add/.incrby
 # inputs fed from pipelines; read-only views; the k/width/depth/decay
 # attributes; the stored bytes of kvfs's own layout (ldb, docs/encoding.md);

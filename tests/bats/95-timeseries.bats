@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
-# Time-series keys are directories of CSV chunk files (docs/mapping.md,
-# "Time series"): .add takes "timestamp,value" lines all or nothing,
+# Time-series keys are directories of CSV chunk files (docs/mapping.md
+# section 20): .add takes "timestamp,value" lines all or nothing,
 # chunks list in time order and can be written back (a restore), views
 # answer ranges, aggregations, the newest sample and TS.INFO, the
 # namespace views select series by label filters, parameters, labels and

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # Streams are directories of entries named by ID (docs/mapping.md section
-# 18): .add with auto IDs, explicit IDs above the last one, immutable
+# 19): .add with auto IDs, explicit IDs above the last one, immutable
 # entries, rm as XDEL, the escaped field<TAB>value format, the .ctl
 # commands for consumer groups and the .groups/.consumers/.pending views,
 # .log under tail -f, mv, rm -r, rsync -aX into an empty namespace, and

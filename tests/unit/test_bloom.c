@@ -321,7 +321,7 @@ static void test_false_positives(void)
 	       N, N);
 	/* Kvrocks's sizing gives this split-block filter an expected rate of
 	 * 1.02 % when it holds exactly its capacity (Poisson block loads:
-	 * docs/mapping.md section 20); allow that plus sampling noise. */
+	 * docs/mapping.md section 23); allow that plus sampling noise. */
 	CHECK(fp <= N / 100 + N / 1000);
 }
 
