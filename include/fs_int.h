@@ -91,8 +91,6 @@ void fs_attr_entry(const struct fs_shape *sh, const char *name, size_t n, const 
 void fs_node_attrs_flush(struct fs *fs, struct fs_node *node, bool locked);
 /* fs_xattr.c: the same for user.* attributes set on a local entry. */
 void fs_node_xattrs_flush(struct fs *fs, struct fs_node *node, bool locked);
-/* Have the kernel drop node's cached attributes (after the reply). */
-void fs_inval_attr(struct fs *fs, struct fs_node *node);
 int fs_decode_name(struct fs *fs, struct fs_node *parent, const char *name, struct buf *out);
 
 /* How fs_reply_entry answers. */

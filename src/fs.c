@@ -156,16 +156,6 @@ void fs_set_session(struct fs *fs, struct fuse_session *se)
 static int setattr_store(struct fs *fs, struct fs_node *node, const struct stat *attr, int to_set,
 			 const struct stat *cur);
 
-void fs_inval_attr(struct fs *fs, struct fs_node *node)
-{
-	struct fs_inval iv;
-	fs_inval_init(&iv);
-	if (node && fs_inval_add(&iv, 0, node->ino, "", 0) == 0)
-		fs_inval_send(fs, &iv);
-	else
-		fs_inval_release(&iv);
-}
-
 /* ---- identities ------------------------------------------------------ */
 
 enum fs_kind fs_child_kind(const struct fs *fs, const struct fs_node *parent)

@@ -216,8 +216,6 @@ static int node_commit_locked(struct fs *fs, struct fs_node *node, bool last)
 		rc = sh->commit(&c, node->name, node->namelen, node->data.data, node->data.len,
 				local == FS_LOCAL_PENDING);
 	ks_attr_unstage();
-	if (!rc && node->kind == FS_ENTRY)
-		fs_inval_attr(fs, node->parent); /* the key's mtime changed */
 fail:
 	if (!rc) {
 		node->dirty = false;
