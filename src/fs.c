@@ -1186,6 +1186,9 @@ static int create_entry(struct fs *fs, struct fs_node *parent, const struct fs_p
 	ks_attr_stage(&c.k, &ch);
 	rc = sh->create(&c, stored, n, &e);
 	ks_attr_unstage();
+	/* Made just now, with the default attributes and this change's
+	 * times: nothing to read back (as for a new key, create_key). */
+	bool made = rc == 0;
 	if (rc == -EEXIST && !excl) {
 		rc = sh->lookup(&c, stored, n, &e);
 		if (!rc && e.view && write) {
@@ -1200,9 +1203,13 @@ static int create_entry(struct fs *fs, struct fs_node *parent, const struct fs_p
 	if (!rc) {
 		struct ks_info info;
 		fs_stat_fill(fs, e.mode, e.size, e.version, 0, &m->st, &timeout);
-		if (!m->r.local && ks_lookup(fs->ks, &c.k, &info) == 0)
+		if (made) {
+			clock_gettime(CLOCK_REALTIME, &m->st.st_mtim);
+			m->st.st_atim = m->st.st_ctim = m->st.st_mtim;
+		} else if (!m->r.local && ks_lookup(fs->ks, &c.k, &info) == 0) {
 			fs_stat_attrs(fs, sh, &c.k, info.version, e.name.data, e.name.len,
 				      &m->st);
+		}
 		m->r.attr_timeout = sh->recomputed ? 0 : timeout;
 		m->r.entry_timeout = e.alias || (sh->uncached && !m->r.local) ? 0 : timeout;
 		rc = buf_set(&m->name, e.name.data, e.name.len);
