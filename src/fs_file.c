@@ -395,6 +395,11 @@ void fs_file_open_setup(struct fs_handle *h, struct fuse_file_info *fi, bool vie
 	if ((fi->flags & O_TRUNC) && !input) {
 		fs_node_set_empty(node);
 		node->dirty = true;
+	} else if (view && node->loaded && !node->dirty) {
+		/* A view is made anew by each open, also while the release of
+		 * an earlier open (sent in the background) has not arrived. */
+		fs_node_set_empty(node);
+		node->loaded = false;
 	}
 	pthread_mutex_unlock(&node->lock);
 	/* The page cache stays valid across opens: every change to a node's

@@ -191,3 +191,21 @@ mkzset() {
 	printf '%s\n' "$output" | grep -qx "0x${sub}BFF80000000000006D : 0x"
 	printf '%s\n' "$output" | grep -qx "0x${sub}000FFFFFFFFFFFFF6E : 0x"
 }
+
+@test "a view opened while an earlier open of it is still held shows the current members" {
+	mkdir "$NS/z"
+	setfattr -n user.kvfs.type -v zset "$NS/z"
+	echo 1 >"$NS/z/a"
+	run python3 -c '
+import sys
+d = sys.argv[1]
+f = open(d + "/.by-score")  # held open: its release would come later
+first = f.read()
+with open(d + "/b", "w") as m:
+    m.write("2")
+print(first.count("\n"), open(d + "/.by-score").read().count("\n"))
+f.close()
+' "$NS/z"
+	[ "$status" -eq 0 ]
+	assert_eq "$output" "1 2" "members in the first and the second open"
+}
