@@ -129,4 +129,24 @@ int parse_i64(const char *s, size_t n, int64_t *out);
  * other byte. */
 int parse_double(const char *s, size_t n, double *out);
 
+/* Doubles as text that reads back as the same double (out holds 40 bytes;
+ * the length is returned):
+ *   fmt_double_shortest: the shortest of %.1g .. %.17g ("1000", "0.1",
+ *     "1e+21"), or "nan", "inf", "-inf";
+ *   fmt_double_g17: %.15g, or %.16g / %.17g where 15 digits do not read
+ *     back ("100000", "0.1"); a finite d only. */
+size_t fmt_double_shortest(double d, char out[40]);
+size_t fmt_double_g17(double d, char out[40]);
+
+/* The value of a hexadecimal digit (either case), or -1. */
+int hex_digit(int c);
+
+/* Line text that any bytes survive: backslash, TAB, LF, CR and the other
+ * control bytes become \\ \t \n \r \xHH (lower-case hex); everything
+ * else, UTF-8 included, is kept. buf_add_escaped appends; 0 or -ENOMEM.
+ * buf_set_unescaped undoes it into b, replacing b's contents: 0, -EINVAL
+ * for a bad escape (b then holds a part), -ENOMEM. */
+int buf_add_escaped(struct buf *b, const void *p, size_t n);
+int buf_set_unescaped(struct buf *b, const char *s, size_t n);
+
 #endif

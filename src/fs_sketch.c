@@ -116,13 +116,7 @@ int fs_sketch_add_double(struct buf *b, double d)
 	char t[40];
 	if (isnan(d))
 		return buf_add(b, "nan", 3);
-	/* %g drops trailing zeros: 15 digits give the shorter spellings too */
-	for (int prec = 15; prec <= 17; prec++) {
-		snprintf(t, sizeof(t), "%.*g", prec, d);
-		if (strtod(t, NULL) == d)
-			break;
-	}
-	return buf_add(b, t, strlen(t));
+	return buf_add(b, t, fmt_double_g17(d, t));
 }
 
 static bool blank(const char *s, size_t n)

@@ -63,96 +63,6 @@ static bool is_scratch_name(const char *name, size_t n)
 
 /* ---- The text format ------------------------------------------------- */
 
-/* Append s escaped: backslash, TAB, LF, CR and other control bytes
- * become \\ \t \n \r \xHH; everything else (UTF-8 included) is kept. */
-static int esc_add(struct buf *out, const char *s, size_t n)
-{
-	static const char hex[] = "0123456789abcdef";
-	int rc = buf_reserve(out, n);
-	for (size_t j = 0; j < n && !rc; j++) {
-		unsigned char ch = (unsigned char)s[j];
-		char e[4] = {'\\', 0, 0, 0};
-		size_t en = 2;
-		switch (ch) {
-		case '\\':
-			e[1] = '\\';
-			break;
-		case '\t':
-			e[1] = 't';
-			break;
-		case '\n':
-			e[1] = 'n';
-			break;
-		case '\r':
-			e[1] = 'r';
-			break;
-		default:
-			if (ch >= 0x20 && ch != 0x7f) {
-				rc = buf_add(out, s + j, 1);
-				continue;
-			}
-			e[1] = 'x';
-			e[2] = hex[ch >> 4];
-			e[3] = hex[ch & 15];
-			en = 4;
-		}
-		rc = buf_add(out, e, en);
-	}
-	return rc;
-}
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-/* Undo esc_add. -EINVAL for a bad escape. */
-static int unesc(const char *s, size_t n, struct buf *out)
-{
-	buf_reset(out);
-	int rc = buf_reserve(out, n);
-	for (size_t j = 0; j < n && !rc; j++) {
-		char ch = s[j];
-		if (ch == '\\') {
-			if (++j >= n)
-				return -EINVAL;
-			switch (s[j]) {
-			case '\\':
-				ch = '\\';
-				break;
-			case 't':
-				ch = '\t';
-				break;
-			case 'n':
-				ch = '\n';
-				break;
-			case 'r':
-				ch = '\r';
-				break;
-			case 'x': {
-				int hi = j + 2 < n ? hexval(s[j + 1]) : -1;
-				int lo = hi >= 0 ? hexval(s[j + 2]) : -1;
-				if (lo < 0)
-					return -EINVAL;
-				ch = (char)(hi << 4 | lo);
-				j += 2;
-				break;
-			}
-			default:
-				return -EINVAL;
-			}
-		}
-		rc = buf_add(out, &ch, 1);
-	}
-	return rc;
-}
-
 /* Format a stored entry value as its file: one field<TAB>value line per
  * pair. */
 static int entry_text(const char *val, size_t vn, struct buf *out)
@@ -161,7 +71,7 @@ static int entry_text(const char *val, size_t vn, struct buf *out)
 	size_t pos = 0;
 	int rc, j = 0;
 	while ((rc = stream_value_next(val, vn, &pos, &s)) == 1) {
-		rc = esc_add(out, s.p, s.n);
+		rc = buf_add_escaped(out, s.p, s.n);
 		if (!rc)
 			rc = buf_add(out, j++ % 2 ? "\n" : "\t", 1);
 		if (rc)
@@ -191,7 +101,7 @@ static void pairs_release(struct pairs *p)
 static int pairs_push(struct pairs *p, const char *tok, size_t tn)
 {
 	struct buf one = BUF_INIT;
-	int rc = unesc(tok, tn, &one);
+	int rc = buf_set_unescaped(&one, tok, tn);
 	if (rc) {
 		buf_release(&one);
 		return rc;
@@ -336,7 +246,7 @@ static int group_line(void *arg, const char *name, size_t n, const struct stream
 		snprintf(er, sizeof(er), "%" PRId64, g->entries_read);
 	if (g->lag != UINT64_MAX)
 		snprintf(lag, sizeof(lag), "%" PRIu64, g->lag);
-	int rc = esc_add(out, name, n);
+	int rc = buf_add_escaped(out, name, n);
 	if (!rc)
 		rc = buf_printf(out, "\t%" PRIu64 "\t%" PRIu64 "\t%s\t%s\t%s\n", g->consumers,
 				g->pending, id, er, lag);
@@ -347,7 +257,7 @@ static int consumer_line(void *arg, const char *name, size_t n, const struct str
 {
 	struct buf *out = arg;
 	uint64_t now = now_ms();
-	int rc = esc_add(out, name, n);
+	int rc = buf_add_escaped(out, name, n);
 	if (!rc)
 		rc = buf_printf(out, "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\n", co->pending,
 				now > co->seen_ms ? now - co->seen_ms : 0,
@@ -363,7 +273,7 @@ static int pending_line(void *arg, const struct stream_id *id, const struct stre
 	stream_id_format(id, s);
 	int rc = buf_printf(out, "%s\t", s);
 	if (!rc)
-		rc = esc_add(out, p->consumer.p, p->consumer.n);
+		rc = buf_add_escaped(out, p->consumer.p, p->consumer.n);
 	if (!rc)
 		rc = buf_printf(out, "\t%" PRIu64 "\t%" PRIu64 "\n", idle, p->deliveries);
 	return rc;
@@ -374,7 +284,7 @@ static int pending_line(void *arg, const struct stream_id *id, const struct stre
 static int pending_view(struct fs_ctx *c, const char *spec, size_t sn, struct buf *out)
 {
 	struct buf g = BUF_INIT, co = BUF_INIT;
-	int rc = unesc(spec, sn, &g);
+	int rc = buf_set_unescaped(&g, spec, sn);
 	if (!rc)
 		rc = stream_pending(c->fs->ks, &c->k, g.data, g.len, NULL, NULL, 0, NULL, 0, 0,
 				    pending_line, out);
@@ -383,9 +293,9 @@ static int pending_view(struct fs_ctx *c, const char *spec, size_t sn, struct bu
 		if (colon) {
 			size_t gn = (size_t)(colon - spec);
 			buf_reset(out);
-			rc = unesc(spec, gn, &g);
+			rc = buf_set_unescaped(&g, spec, gn);
 			if (!rc)
-				rc = unesc(colon + 1, sn - gn - 1, &co);
+				rc = buf_set_unescaped(&co, colon + 1, sn - gn - 1);
 			if (!rc)
 				rc = stream_pending(c->fs->ks, &c->k, g.data, g.len, NULL, NULL, 0,
 						    co.data ? co.data : "", co.len, 0, pending_line,
@@ -411,7 +321,7 @@ static int view_make(struct fs_ctx *c, const char *name, size_t n, struct buf *o
 	if (has_prefix(name, n, V_CONSUMERS)) {
 		struct buf g = BUF_INIT;
 		size_t pn = strlen(V_CONSUMERS);
-		int rc = unesc(name + pn, n - pn, &g);
+		int rc = buf_set_unescaped(&g, name + pn, n - pn);
 		if (!rc)
 			rc = stream_consumers(c->fs->ks, &c->k, g.data, g.len, consumer_line, out);
 		buf_release(&g);
@@ -697,7 +607,7 @@ static int words_split(const char *l, size_t ln, struct words *ws)
 		if (ws->n == CTL_WORDS)
 			return -EINVAL;
 		buf_init(&ws->w[ws->n]);
-		if (unesc(l + s, j - s, &ws->w[ws->n++]))
+		if (buf_set_unescaped(&ws->w[ws->n++], l + s, j - s))
 			return -EINVAL;
 		if (!ws->w[ws->n - 1].data)
 			buf_set(&ws->w[ws->n - 1], "", 0);

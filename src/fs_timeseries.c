@@ -69,38 +69,12 @@ static size_t chunk_fname(uint64_t id, char out[32])
 	return (size_t)snprintf(out, 32, "%020" PRIu64 CHUNK_EXT, id);
 }
 
-/* Shortest text of %.1g .. %.17g that reads back as d; inf, -inf, nan. */
-static size_t value_text(double d, char out[40])
-{
-	char tmp[40];
-	int n, best = -1;
-	if (isnan(d))
-		return (size_t)snprintf(out, 40, "nan");
-	if (isinf(d))
-		return (size_t)snprintf(out, 40, "%s", d > 0 ? "inf" : "-inf");
-	for (int prec = 1; prec <= 17; prec++) {
-		n = snprintf(tmp, sizeof(tmp), "%.*g", prec, d);
-		if (strtod(tmp, NULL) != d)
-			continue;
-		if (best < 0 || n < best) {
-			memcpy(out, tmp, (size_t)n + 1);
-			best = n;
-		}
-		/* Past the first exact text only a switch from the exponent
-		 * form to the fixed one can be shorter ("1e+02" -> "100"); a
-		 * fixed text is as short as it gets. */
-		if (!strchr(tmp, 'e'))
-			break;
-	}
-	return (size_t)best;
-}
-
 int fs_ts_csv(struct buf *out, const struct ts_sample *s, size_t n)
 {
 	char v[40];
 	int rc = 0;
 	for (size_t i = 0; i < n && !rc; i++) {
-		value_text(s[i].v, v);
+		fmt_double_shortest(s[i].v, v);
 		rc = buf_printf(out, "%" PRIu64 ",%s\n", s[i].ts, v);
 	}
 	return rc;
@@ -112,7 +86,7 @@ static size_t csv_len(const struct ts_sample *s, size_t n)
 	size_t len = 0;
 	for (size_t i = 0; i < n; i++)
 		len += (size_t)snprintf(t, sizeof(t), "%" PRIu64, s[i].ts) + 1 +
-		       value_text(s[i].v, v) + 1;
+		       fmt_double_shortest(s[i].v, v) + 1;
 	return len;
 }
 
@@ -660,7 +634,7 @@ static int ns_line(void *arg, const struct ts_series_result *r)
 	char v[40];
 	int rc = names_encode(r->key, r->klen, &fname);
 	for (size_t i = 0; i < r->n && !rc; i++) {
-		value_text(r->s[i].v, v);
+		fmt_double_shortest(r->s[i].v, v);
 		rc = buf_printf(out, "%s,%" PRIu64 ",%s\n", fname.data, r->s[i].ts, v);
 	}
 	buf_release(&fname);

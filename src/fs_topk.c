@@ -27,78 +27,6 @@
 
 /* ---- item escapes ---------------------------------------------------- */
 
-static int add_escaped(struct buf *o, const char *s, size_t n)
-{
-	int rc = 0;
-	for (size_t i = 0; i < n && !rc; i++) {
-		unsigned char ch = (unsigned char)s[i];
-		if (ch == '\\')
-			rc = buf_add(o, "\\\\", 2);
-		else if (ch == '\t')
-			rc = buf_add(o, "\\t", 2);
-		else if (ch == '\n')
-			rc = buf_add(o, "\\n", 2);
-		else if (ch == '\r')
-			rc = buf_add(o, "\\r", 2);
-		else if (ch < 0x20 || ch == 0x7f)
-			rc = buf_printf(o, "\\x%02x", ch);
-		else
-			rc = buf_add(o, s + i, 1);
-	}
-	return rc;
-}
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-/* Undo add_escaped. -EINVAL for a bad escape. */
-static int unescape(const char *s, size_t n, struct buf *o)
-{
-	int rc = 0;
-	buf_reset(o);
-	for (size_t i = 0; i < n && !rc; i++) {
-		char ch = s[i];
-		if (ch != '\\') {
-			rc = buf_add(o, &ch, 1);
-			continue;
-		}
-		if (++i == n)
-			return -EINVAL;
-		switch (s[i]) {
-		case '\\':
-			ch = '\\';
-			break;
-		case 't':
-			ch = '\t';
-			break;
-		case 'n':
-			ch = '\n';
-			break;
-		case 'r':
-			ch = '\r';
-			break;
-		case 'x':
-			if (i + 2 >= n || hexval(s[i + 1]) < 0 || hexval(s[i + 2]) < 0)
-				return -EINVAL;
-			ch = (char)(hexval(s[i + 1]) * 16 + hexval(s[i + 2]));
-			i += 2;
-			break;
-		default:
-			return -EINVAL;
-		}
-		rc = buf_add(o, &ch, 1);
-	}
-	return rc;
-}
-
 /* ---- the state files ----------------------------------------------------- */
 
 enum part { PART_BUCKETS, PART_HEAP, PART_RNG };
@@ -132,7 +60,7 @@ static int part_render(struct fs_ctx *c, int p, struct buf *o, bool *listed)
 		for (size_t i = 0; i < t.n && !rc; i++) {
 			rc = buf_printf(o, "%" PRIu32 "\t", t.heap[i].count);
 			if (!rc)
-				rc = add_escaped(o, t.heap[i].item, t.heap[i].len);
+				rc = buf_add_escaped(o, t.heap[i].item, t.heap[i].len);
 			if (!rc)
 				rc = buf_add(o, "\n", 1);
 		}
@@ -159,8 +87,8 @@ static int bucket_line(const char *line, size_t len, struct topk_bucket *b, uint
 	while (i < len) {
 		uint32_t fp = 0;
 		size_t j = i, hex = 0;
-		for (; j < len && hexval(line[j]) >= 0 && hex < 8; j++, hex++)
-			fp = fp << 4 | (uint32_t)hexval(line[j]);
+		for (; j < len && hex_digit((unsigned char)line[j]) >= 0 && hex < 8; j++, hex++)
+			fp = fp << 4 | (uint32_t)hex_digit((unsigned char)line[j]);
 		uint64_t cnt = 0;
 		size_t k = j + 1, e = k;
 		while (e < len && line[e] != ' ')
@@ -236,7 +164,7 @@ static int store_heap(struct fs_ctx *c, const char *d, size_t dn)
 		const char *tab = memchr(line, '\t', len);
 		uint64_t count;
 		if (!tab || parse_u64(line, (size_t)(tab - line), &count) || count > UINT32_MAX ||
-		    unescape(tab + 1, len - (size_t)(tab - line) - 1, &item)) {
+		    buf_set_unescaped(&item, tab + 1, len - (size_t)(tab - line) - 1)) {
 			LOG_ERR("top-k heap: line %zu is not COUNT<TAB>ITEM (with \\\\, \\t, \\n, "
 				"\\r, \\xHH escapes)",
 				i + 1);
@@ -318,7 +246,7 @@ static int view(struct fs_ctx *c, enum tview v, const char *arg, size_t an, stru
 		}
 		topk_list(&t, l);
 		for (size_t i = 0; i < t.n && !rc; i++) {
-			rc = add_escaped(o, l[i]->item, l[i]->len);
+			rc = buf_add_escaped(o, l[i]->item, l[i]->len);
 			if (!rc)
 				rc = buf_printf(o, "\t%" PRIu32 "\n", l[i]->count);
 		}

@@ -32,27 +32,15 @@
 /* Longest text a member file may hold: any score fits many times over. */
 #define SCORE_TEXT_MAX 128
 
-/* The score as a member file shows it: the shortest of %.1g .. %.17g
- * that parses back to the same double ("1000", not "1e+03"; "0.1"), or
- * inf/-inf, then a newline. Returns the length. */
+/* The score as a member file shows it: the shortest text that parses
+ * back to the same double ("1000", not "1e+03"; "0.1"), or inf/-inf,
+ * then a newline. Returns the length. */
 static size_t score_text(double d, char out[40])
 {
-	char tmp[40];
-	int n, best = -1;
-	if (isinf(d)) {
-		n = snprintf(out, 40, "%s\n", d > 0 ? "inf" : "-inf");
-		return (size_t)n;
-	}
-	for (int prec = 1; prec <= 17; prec++) {
-		n = snprintf(tmp, sizeof(tmp), "%.*g", prec, d);
-		if (strtod(tmp, NULL) == d && (best < 0 || n < best)) {
-			memcpy(out, tmp, (size_t)n + 1);
-			best = n;
-		}
-	}
-	out[best++] = '\n';
-	out[best] = '\0';
-	return (size_t)best;
+	size_t n = fmt_double_shortest(d, out);
+	out[n++] = '\n';
+	out[n] = '\0';
+	return n;
 }
 
 /* Could d[0, n) still become a number by appending bytes (or be one)?

@@ -19,20 +19,9 @@
 
 static const char hex_upper[] = "0123456789ABCDEF";
 
-static int hex_val(uint8_t c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static bool is_hex(uint8_t c)
 {
-	return hex_val(c) >= 0;
+	return hex_digit(c) >= 0;
 }
 
 /* Must stored byte p[i] be escaped? */
@@ -118,7 +107,7 @@ static int unescape(const uint8_t *s, size_t n, struct buf *out)
 
 	for (size_t i = 0; i < n; i++) {
 		if (s[i] == '%' && i + 2 < n && is_hex(s[i + 1]) && is_hex(s[i + 2])) {
-			tmp[len++] = (uint8_t)(hex_val(s[i + 1]) << 4 | hex_val(s[i + 2]));
+			tmp[len++] = (uint8_t)(hex_digit(s[i + 1]) << 4 | hex_digit(s[i + 2]));
 			i += 2;
 		} else {
 			tmp[len++] = s[i];
@@ -142,7 +131,7 @@ int names_decode(const char *name, struct buf *out, uint64_t *hash)
 		uint64_t h = 0;
 		int i;
 		for (i = 0; i < LONG_HASH_DIGITS && is_hex(hx[i]); i++)
-			h = h << 4 | (uint64_t)hex_val(hx[i]);
+			h = h << 4 | (uint64_t)hex_digit(hx[i]);
 		if (i == LONG_HASH_DIGITS) {
 			int rc = unescape(s, n - LONG_SUFFIX_LEN, out);
 			if (rc)

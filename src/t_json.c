@@ -46,11 +46,7 @@ static void fmt_double(double d, char out[40])
 		strcpy(out, "null");
 		return;
 	}
-	for (int prec = 15; prec <= 17; prec++) {
-		snprintf(out, 40, "%.*g", prec, d);
-		if (strtod(out, NULL) == d)
-			break;
-	}
+	fmt_double_g17(d, out);
 	if (!strpbrk(out, ".eE"))
 		strcat(out, ".0");
 }

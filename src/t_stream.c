@@ -1876,40 +1876,69 @@ out:
 	return rc;
 }
 
-int stream_groups(struct keyspace *ks, const struct ks_key *k, stream_group_cb cb, void *arg)
+/*
+ * Visit the records under prefix px whose sub-key continues with exactly
+ * u64 len | name (groups, or the consumers of a group): fn(arg, name,
+ * len, value, vn) until it returns nonzero, which is returned.
+ */
+static int named_walk(struct keyspace *ks, const struct buf *px,
+		      int (*fn)(void *arg, const char *name, size_t nn, const char *v, size_t vn),
+		      void *arg)
 {
-	struct buf raw = BUF_INIT, px = BUF_INIT;
-	struct store_iter *it = NULL;
-	struct enc_meta m;
-	struct stream_info i;
-	int rc = meta_read(ks, k, &raw, &m, &i);
-	if (!rc)
-		rc = group_key(ks, k, m.version, SUB_GROUP, NULL, 0, NULL, 0, &px);
-	if (rc)
-		goto out;
-	if (!(it = prefix_iter(ks, &px))) {
-		rc = -ENOMEM;
-		goto out;
-	}
+	struct store_iter *it = prefix_iter(ks, px);
+	int rc = 0;
+	if (!it)
+		return -ENOMEM;
 	for (store_iter_seek_first(it); store_iter_valid(it); store_iter_next(it)) {
 		size_t kn, vn;
 		const char *key = store_iter_key(it, &kn);
 		const char *val = store_iter_value(it, &vn);
-		struct stream_group grp;
-		if (kn < px.len + 8)
+		if (kn < px->len + 8 || get_be64(key + px->len) != kn - px->len - 8)
 			continue;
-		uint64_t gn = get_be64(key + px.len);
-		if (gn != kn - px.len - 8)
-			continue;
-		group_decode(val, vn, &grp);
-		compute_lag(&i, &grp);
-		if ((rc = cb(arg, key + px.len + 8, (size_t)gn, &grp)))
+		if ((rc = fn(arg, key + px->len + 8, kn - px->len - 8, val, vn)))
 			break;
 	}
 	if (!rc)
 		rc = store_iter_status(it);
-out:
 	store_iter_free(it);
+	return rc;
+}
+
+struct group_walk {
+	const struct stream_info *info;
+	stream_group_cb cb;
+	stream_consumer_cb ccb;
+	void *arg;
+};
+
+static int group_visit(void *arg, const char *name, size_t nn, const char *v, size_t vn)
+{
+	struct group_walk *w = arg;
+	struct stream_group grp;
+	group_decode(v, vn, &grp);
+	compute_lag(w->info, &grp);
+	return w->cb(w->arg, name, nn, &grp);
+}
+
+static int consumer_visit(void *arg, const char *name, size_t nn, const char *v, size_t vn)
+{
+	struct group_walk *w = arg;
+	struct stream_consumer con;
+	consumer_decode(v, vn, &con);
+	return w->ccb(w->arg, name, nn, &con);
+}
+
+int stream_groups(struct keyspace *ks, const struct ks_key *k, stream_group_cb cb, void *arg)
+{
+	struct buf raw = BUF_INIT, px = BUF_INIT;
+	struct enc_meta m;
+	struct stream_info i;
+	struct group_walk w = {&i, cb, NULL, arg};
+	int rc = meta_read(ks, k, &raw, &m, &i);
+	if (!rc)
+		rc = group_key(ks, k, m.version, SUB_GROUP, NULL, 0, NULL, 0, &px);
+	if (!rc)
+		rc = named_walk(ks, &px, group_visit, &w);
 	buf_release(&raw);
 	buf_release(&px);
 	return rc;
@@ -1919,39 +1948,17 @@ int stream_consumers(struct keyspace *ks, const struct ks_key *k, const char *g,
 		     stream_consumer_cb cb, void *arg)
 {
 	struct buf raw = BUF_INIT, px = BUF_INIT, gk = BUF_INIT;
-	struct store_iter *it = NULL;
 	struct enc_meta m;
 	struct stream_info i;
 	struct stream_group grp;
+	struct group_walk w = {&i, NULL, cb, arg};
 	int rc = meta_read(ks, k, &raw, &m, &i);
 	if (!rc)
 		rc = group_read(ks, k, m.version, g, gn, &gk, &grp, NULL);
 	if (!rc)
 		rc = group_key(ks, k, m.version, SUB_CONSUMER, g, gn, NULL, 0, &px);
-	if (rc)
-		goto out;
-	if (!(it = prefix_iter(ks, &px))) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	for (store_iter_seek_first(it); store_iter_valid(it); store_iter_next(it)) {
-		size_t kn, vn;
-		const char *key = store_iter_key(it, &kn);
-		const char *val = store_iter_value(it, &vn);
-		struct stream_consumer con;
-		if (kn < px.len + 8)
-			continue;
-		uint64_t cn = get_be64(key + px.len);
-		if (cn != kn - px.len - 8)
-			continue;
-		consumer_decode(val, vn, &con);
-		if ((rc = cb(arg, key + px.len + 8, (size_t)cn, &con)))
-			break;
-	}
 	if (!rc)
-		rc = store_iter_status(it);
-out:
-	store_iter_free(it);
+		rc = named_walk(ks, &px, consumer_visit, &w);
 	buf_release(&raw);
 	buf_release(&px);
 	buf_release(&gk);

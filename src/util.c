@@ -220,6 +220,123 @@ static bool is_blank(char c)
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
+size_t fmt_double_shortest(double d, char out[40])
+{
+	char tmp[40];
+	int n, best = -1;
+	if (isnan(d))
+		return (size_t)snprintf(out, 40, "nan");
+	if (isinf(d))
+		return (size_t)snprintf(out, 40, "%s", d > 0 ? "inf" : "-inf");
+	for (int prec = 1; prec <= 17; prec++) {
+		n = snprintf(tmp, sizeof(tmp), "%.*g", prec, d);
+		if (strtod(tmp, NULL) != d)
+			continue;
+		if (best < 0 || n < best) {
+			memcpy(out, tmp, (size_t)n + 1);
+			best = n;
+		}
+		/* Past the first exact text only a switch from the exponent
+		 * form to the fixed one can be shorter ("1e+02" -> "100"); a
+		 * fixed text is as short as it gets. */
+		if (!strchr(tmp, 'e'))
+			break;
+	}
+	return (size_t)best;
+}
+
+size_t fmt_double_g17(double d, char out[40])
+{
+	int n = 0;
+	for (int prec = 15; prec <= 17; prec++) {
+		n = snprintf(out, 40, "%.*g", prec, d);
+		if (strtod(out, NULL) == d)
+			break;
+	}
+	return (size_t)n;
+}
+
+int hex_digit(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int buf_add_escaped(struct buf *b, const void *p, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *s = p;
+	int rc = buf_reserve(b, n);
+	for (size_t i = 0; i < n && !rc; i++) {
+		unsigned char ch = s[i];
+		char e[4] = {'\\', 0, 0, 0};
+		size_t en = 2;
+		if (ch == '\\')
+			e[1] = '\\';
+		else if (ch == '\t')
+			e[1] = 't';
+		else if (ch == '\n')
+			e[1] = 'n';
+		else if (ch == '\r')
+			e[1] = 'r';
+		else if (ch < 0x20 || ch == 0x7f) {
+			e[1] = 'x';
+			e[2] = hex[ch >> 4];
+			e[3] = hex[ch & 15];
+			en = 4;
+		} else {
+			e[0] = (char)ch;
+			en = 1;
+		}
+		rc = buf_add(b, e, en);
+	}
+	return rc;
+}
+
+int buf_set_unescaped(struct buf *b, const char *s, size_t n)
+{
+	buf_reset(b);
+	int rc = buf_reserve(b, n);
+	for (size_t i = 0; i < n && !rc; i++) {
+		char ch = s[i];
+		if (ch == '\\') {
+			if (++i >= n)
+				return -EINVAL;
+			switch (s[i]) {
+			case '\\':
+				break;
+			case 't':
+				ch = '\t';
+				break;
+			case 'n':
+				ch = '\n';
+				break;
+			case 'r':
+				ch = '\r';
+				break;
+			case 'x': {
+				int hi = i + 2 < n ? hex_digit((unsigned char)s[i + 1]) : -1;
+				int lo = hi >= 0 ? hex_digit((unsigned char)s[i + 2]) : -1;
+				if (lo < 0)
+					return -EINVAL;
+				ch = (char)(hi << 4 | lo);
+				i += 2;
+				break;
+			}
+			default:
+				return -EINVAL;
+			}
+		}
+		rc = buf_add(b, &ch, 1);
+	}
+	return rc;
+}
+
 int parse_double(const char *s, size_t n, double *out)
 {
 	char tmp[128], *end;

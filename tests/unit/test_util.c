@@ -286,6 +286,68 @@ static void test_parse_double(void)
 	CHECK_INT(parse_double(big, sizeof(big), &d), -EINVAL);
 }
 
+static void test_fmt_double(void)
+{
+	char t[40];
+	static const struct {
+		double d;
+		const char *shortest, *g17;
+	} v[] = {
+		{0.1, "0.1", "0.1"},	     {1000, "1000", "1000"},
+		{100000, "1e+05", "100000"}, {2.5, "2.5", "2.5"},
+		{-0.0, "-0", "-0"},	     {1e21, "1e+21", "1e+21"},
+		{0.1 + 0.2, "0.30000000000000004", "0.30000000000000004"},
+		{1.0 / 3, "0.3333333333333333", "0.333333333333333"},
+	};
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		CHECK(fmt_double_shortest(v[i].d, t) == strlen(v[i].shortest));
+		CHECK(strcmp(t, v[i].shortest) == 0);
+		CHECK(fmt_double_g17(v[i].d, t) == strlen(t));
+		CHECK(strtod(t, NULL) == v[i].d);
+	}
+	CHECK(fmt_double_g17(100000, t) == 6 && strcmp(t, "100000") == 0);
+	CHECK(fmt_double_shortest(NAN, t) == 3 && strcmp(t, "nan") == 0);
+	CHECK(fmt_double_shortest(-INFINITY, t) == 4 && strcmp(t, "-inf") == 0);
+	/* every double of a sweep reads back from both */
+	for (int i = -300; i <= 300; i += 7) {
+		double d = 1.2345678901234567 * pow(10, i);
+		fmt_double_shortest(d, t);
+		CHECK(strtod(t, NULL) == d);
+		fmt_double_g17(d, t);
+		CHECK(strtod(t, NULL) == d);
+	}
+}
+
+static void test_escape(void)
+{
+	struct buf e = BUF_INIT, u = BUF_INIT;
+	const char raw[] = "a\\b\tc\nd\re\x01\x7f\xc3\xa9 z";
+	CHECK(buf_add_escaped(&e, raw, sizeof(raw) - 1) == 0);
+	CHECK(strcmp(e.data, "a\\\\b\\tc\\nd\\re\\x01\\x7f\xc3\xa9 z") == 0);
+	CHECK(buf_set_unescaped(&u, e.data, e.len) == 0);
+	CHECK(u.len == sizeof(raw) - 1 && memcmp(u.data, raw, u.len) == 0);
+	/* every byte value survives */
+	char all[256];
+	for (int i = 0; i < 256; i++)
+		all[i] = (char)i;
+	buf_reset(&e);
+	CHECK(buf_add_escaped(&e, all, sizeof(all)) == 0);
+	CHECK(memchr(e.data, '\t', e.len) == NULL && memchr(e.data, '\n', e.len) == NULL);
+	CHECK(buf_set_unescaped(&u, e.data, e.len) == 0);
+	CHECK(u.len == 256 && memcmp(u.data, all, 256) == 0);
+	/* bad escapes */
+	CHECK(buf_set_unescaped(&u, "a\\", 2) == -EINVAL);
+	CHECK(buf_set_unescaped(&u, "\\q", 2) == -EINVAL);
+	CHECK(buf_set_unescaped(&u, "\\x4", 3) == -EINVAL);
+	CHECK(buf_set_unescaped(&u, "\\xg0", 4) == -EINVAL);
+	CHECK(buf_set_unescaped(&u, "\\X41", 4) == -EINVAL);
+	CHECK(buf_set_unescaped(&u, "\\x4A", 4) == 0 && u.len == 1 && u.data[0] == 'J');
+	CHECK(hex_digit('f') == 15 && hex_digit('F') == 15 && hex_digit('0') == 0);
+	CHECK(hex_digit('g') == -1 && hex_digit('/') == -1);
+	buf_release(&e);
+	buf_release(&u);
+}
+
 static void test_parse(void)
 {
 	check_u64("0", 0, 0);
@@ -376,6 +438,8 @@ int main(void)
 	test_bytes_cmp();
 	test_parse();
 	test_parse_double();
+	test_fmt_double();
+	test_escape();
 	test_clock_hash();
 	test_log();
 	return check_done("test_util");
