@@ -514,6 +514,10 @@ int fs_node_truncate(struct fs *fs, struct fs_node *node, uint64_t size, bool vi
 /* Commit the node's buffer now if it is dirty (before its key changes
  * type). 0 or the commit's error. */
 int fs_file_commit(struct fs *fs, struct fs_node *node);
+/* Store the node's buffer now as at its last close (a new entry not yet
+ * stored is stored even if empty). Node lock held. 0 or the commit's
+ * error. */
+int fs_file_store_locked(struct fs *fs, struct fs_node *node);
 /* Make the node's buffer the empty file (a create, O_TRUNC, truncate to
  * 0): loaded, nothing borrowed. Node lock held. */
 void fs_node_set_empty(struct fs_node *node);

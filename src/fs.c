@@ -1653,8 +1653,15 @@ static int rename_local(struct fs *fs, struct fs_ctx *c, const struct fs_shape *
 		ks_attr_unstage();
 	}
 	if (rc == FS_ADOPT_LOCAL) {
+		bool pending = fs_itable_local(fs->it, node) == FS_LOCAL_PENDING;
 		rc = fs_itable_rename(fs->it, parent, from->data, from->len, parent, to->data,
 				      to->len);
+		/* A new member renamed after its close (rsync's temp file) is
+		 * stored now under its new name: its release arrives in the
+		 * background, and until then a listing would not show it. A
+		 * later write through a handle still open stores it again. */
+		if (!rc && pending)
+			rc = fs_file_store_locked(fs, node);
 	} else if (rc == 0) {
 		rc = fs_itable_rename(fs->it, parent, from->data, from->len, parent, canon.data,
 				      canon.len);

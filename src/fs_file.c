@@ -826,6 +826,11 @@ int fs_node_truncate(struct fs *fs, struct fs_node *node, uint64_t size, bool vi
 	return rc;
 }
 
+int fs_file_store_locked(struct fs *fs, struct fs_node *node)
+{
+	return node_commit_locked(fs, node, true);
+}
+
 int fs_file_commit(struct fs *fs, struct fs_node *node)
 {
 	pthread_mutex_lock(&node->lock);

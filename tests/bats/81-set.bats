@@ -132,3 +132,20 @@ mkset() {
 	run ldb_scan default
 	printf '%s\n' "$output" | grep -qx "0x${NS_HEX}0000000173${version}6D : 0x"
 }
+
+@test "a new member renamed while its file is still open (rsync's temp file) is listed at once" {
+	mkdir "$NS/st"
+	setfattr -n user.kvfs.type -v set "$NS/st"
+	run python3 -c '
+import os, sys
+d = sys.argv[1]
+fd = os.open(d + "/.b.XyZ123", os.O_WRONLY | os.O_CREAT)
+os.rename(d + "/.b.XyZ123", d + "/b")
+print(" ".join(sorted(os.listdir(d))))
+os.close(fd)
+' "$NS/st"
+	[ "$status" -eq 0 ]
+	assert_eq "$output" b "listed before the release"
+	sleep 0.3
+	assert_eq "$(ls -A "$NS/st")" b "after it"
+}
