@@ -255,6 +255,109 @@ out:
 	tmpdir_remove(dir);
 }
 
+/* A large value's batch: the records after it (a key's attributes) and
+ * the head remembered at the write; a later change of the key in the
+ * same batch wins over that head. The value kept from a head read goes
+ * to the next store_value_get of that key only, and never once the key
+ * was written. */
+static void test_large_batch_and_kept(void)
+{
+	char *dir = tmpdir_new();
+	struct store *s = NULL;
+	struct buf v = BUF_INIT;
+	size_t big = 1u << 20, full = 0, n = 0;
+	char *a = malloc(big), *c = malloc(big);
+	for (size_t i = 0; i < big; i++) {
+		a[i] = (char)('a' + i % 23);
+		c[i] = (char)('c' + i % 19);
+	}
+	CHECK_INT(store_open(dir, NULL, &s), 0);
+	if (!s)
+		goto out;
+	struct store_batch *b = store_batch_new(s);
+	put_str(b, STORE_CF_METADATA, "before", "1");
+	store_batch_put(b, STORE_CF_METADATA, "k", 1, a, big);
+	for (int i = 0; i < 100; i++) { /* more than the room left after it */
+		char key[16], val[1024];
+		snprintf(key, sizeof(key), "after%03d", i);
+		memset(val, 'v', sizeof(val));
+		store_batch_put(b, STORE_CF_METADATA, key, strlen(key), val, sizeof(val));
+	}
+	CHECK_INT(store_batch_count(b), 102);
+	CHECK_INT(store_write(s, b, false), 0);
+	CHECK_INT(store_get(s, STORE_CF_METADATA, "k", 1, &v), 0);
+	CHECK(v.len == big && memcmp(v.data, a, big) == 0);
+	CHECK_INT(store_get(s, STORE_CF_METADATA, "after099", 8, &v), 0);
+	CHECK_INT(v.len, 1024);
+	CHECK_INT(store_get_head(s, STORE_CF_METADATA, "k", 1, 8, &v, &full), 0);
+	CHECK_MEM(v.data, v.len, a, 8);
+	CHECK_INT(full, big);
+	/* Put and then deleted in one batch: no head remembered. */
+	store_batch_clear(b);
+	store_batch_put(b, STORE_CF_METADATA, "k", 1, c, big);
+	store_batch_delete(b, STORE_CF_METADATA, "k", 1);
+	CHECK_INT(store_write(s, b, false), 0);
+	CHECK_INT(store_get_head(s, STORE_CF_METADATA, "k", 1, 8, &v, &full), -ENOENT);
+	/* Put twice: the second one's head. */
+	store_batch_clear(b);
+	store_batch_put(b, STORE_CF_METADATA, "k", 1, a, big);
+	store_batch_put(b, STORE_CF_METADATA, "k", 1, c, big - 1);
+	CHECK_INT(store_write(s, b, false), 0);
+	CHECK_INT(store_get_head(s, STORE_CF_METADATA, "k", 1, 8, &v, &full), 0);
+	CHECK_MEM(v.data, v.len, c, 8);
+	CHECK_INT(full, big - 1);
+	/* A reopen forgets every head: the head read keeps the value. */
+	store_batch_put(b, STORE_CF_METADATA, "j", 1, a, big);
+	store_batch_free(b);
+	b = NULL;
+	store_close(s);
+	s = NULL;
+	CHECK_INT(store_open(dir, NULL, &s), 0);
+	if (!s)
+		goto out;
+	struct store_value *sv = NULL;
+	const char *d;
+	CHECK_INT(store_get_head(s, STORE_CF_METADATA, "k", 1, 8, &v, &full), 0);
+	CHECK_INT(store_value_get(s, STORE_CF_METADATA, "j", 1, &sv), -ENOENT);
+	CHECK_INT(store_value_get(s, STORE_CF_METADATA, "k", 1, &sv), 0);
+	d = sv ? store_value_data(sv, &n) : NULL;
+	CHECK(d && n == big - 1 && memcmp(d, c, n) == 0);
+	store_value_free(sv);
+	/* Read for its head, then written: the next read sees the write. */
+	CHECK_INT(store_get_head(s, STORE_CF_METADATA, "k", 1, 4096, &v, &full), 0);
+	b = store_batch_new(s);
+	store_batch_put(b, STORE_CF_METADATA, "k", 1, a, big);
+	CHECK_INT(store_write(s, b, false), 0);
+	CHECK_INT(store_value_get(s, STORE_CF_METADATA, "k", 1, &sv), 0);
+	d = sv ? store_value_data(sv, &n) : NULL;
+	CHECK(d && n == big && memcmp(d, a, n) == 0);
+	store_value_free(sv);
+	/* Kept, then deleted: gone. */
+	store_batch_clear(b);
+	store_batch_put(b, STORE_CF_METADATA, "k2", 2, c, big);
+	CHECK_INT(store_write(s, b, false), 0);
+	store_close(s); /* with nothing kept */
+	s = NULL;
+	CHECK_INT(store_open(dir, NULL, &s), 0);
+	if (!s)
+		goto out;
+	CHECK_INT(store_get_head(s, STORE_CF_METADATA, "k2", 2, 8, &v, &full), 0);
+	store_batch_free(b);
+	b = store_batch_new(s);
+	store_batch_delete(b, STORE_CF_METADATA, "k2", 2);
+	CHECK_INT(store_write(s, b, false), 0);
+	CHECK_INT(store_value_get(s, STORE_CF_METADATA, "k2", 2, &sv), -ENOENT);
+	/* Kept at close: freed before the database closes (asan sees). */
+	CHECK_INT(store_get_head(s, STORE_CF_METADATA, "k", 1, 8, &v, &full), 0);
+	store_batch_free(b);
+	store_close(s);
+out:
+	free(a);
+	free(c);
+	buf_release(&v);
+	tmpdir_remove(dir);
+}
+
 /* Nothing of a batch is visible before store_write, all of it after, and
  * later operations in a batch win over earlier ones on the same key. */
 static void test_batch_atomic(void)
@@ -624,6 +727,7 @@ int main(void)
 	test_new_database();
 	test_get_put_delete();
 	test_get_head_large();
+	test_large_batch_and_kept();
 	test_batch_atomic();
 	test_delete_range();
 	test_iterators();
