@@ -214,6 +214,11 @@ struct fs_shape {
 	/* May an entry hold these bytes? Checked on every write and truncate
 	 * with the contents as they would become. NULL: anything. */
 	int (*check)(const char *name, size_t n, const char *d, size_t dn);
+	/* A new entry (FS_CREATE_PENDING) is stored at its first flush even
+	 * when nothing was written (`touch h/f; ls h` lists it). false: an
+	 * empty one waits for the last close (a score or an ID written
+	 * after a shell's redirection flushed). */
+	bool store_new_at_flush;
 	/* Store the contents; pending: the entry is new (FS_CREATE_PENDING). */
 	int (*commit)(struct fs_ctx *c, const char *name, size_t n, const char *d, size_t dn,
 		      bool pending);

@@ -1186,9 +1186,10 @@ static int create_entry(struct fs *fs, struct fs_node *parent, const struct fs_p
 	ks_attr_stage(&c.k, &ch);
 	rc = sh->create(&c, stored, n, &e);
 	ks_attr_unstage();
-	/* Made just now, with the default attributes and this change's
-	 * times: nothing to read back (as for a new key, create_key). */
-	bool made = rc == 0;
+	/* Made just now (or to be stored at its flush), with the default
+	 * attributes and this change's times: nothing to read back (as for
+	 * a new key, create_key). */
+	bool made = rc == 0 || rc == FS_CREATE_PENDING;
 	if (rc == -EEXIST && !excl) {
 		rc = sh->lookup(&c, stored, n, &e);
 		if (!rc && e.view && write) {

@@ -163,7 +163,9 @@ static int node_commit_locked(struct fs *fs, struct fs_node *node, bool last)
 	enum fs_local local = fs_itable_local(fs->it, node);
 	int rc;
 
-	if (local == FS_LOCAL_PENDING && !last && !node->bad && node->data.len == 0)
+	const struct fs_shape *esh = node->kind == FS_ENTRY ? fs_shape_of(node->ktype) : NULL;
+	if (local == FS_LOCAL_PENDING && !last && !node->bad && node->data.len == 0 &&
+	    !(esh && esh->store_new_at_flush))
 		return 0;
 	/* Nor does a JSON file: `echo x > doc` flushes before it writes, and
 	 * an empty document there would replace the old one even when x is
@@ -173,7 +175,6 @@ static int node_commit_locked(struct fs *fs, struct fs_node *node, bool last)
 		return 0;
 	/* Nor does a sketch's or series' state file (`cat x > hll/registers`):
 	 * empty state is refused, and a refusal drops the buffer. */
-	const struct fs_shape *esh = node->kind == FS_ENTRY ? fs_shape_of(node->ktype) : NULL;
 	if (esh && esh->make_empty && !last && !node->bad && node->data.len == 0)
 		return 0;
 

@@ -267,3 +267,34 @@ if bad:
 	assert_eq "$(ldb_scan default | grep -c "^0x${NS_HEX}00000001$(hexof h)")" 1600 \
 		"sub-keys of h in the default column family"
 }
+
+@test "a new field is stored at its first close, in one batch with its value" {
+	mkdir "$NS/h"
+	# touch closes at once: listed and stored right after, without a wait
+	touch "$NS/h/t"
+	assert_eq "$(ls "$NS/h")" "t" "listing right after touch"
+	# open for writing: found by name at once, stored at the close
+	exec 7>"$NS/h/w"
+	[ -f "$NS/h/w" ]
+	assert_size "$NS/h/w" 0
+	printf 'value' >&7
+	exec 7>&-
+	assert_bytes "$NS/h/w" value
+	assert_eq "$(ls "$NS/h" | tr '\n' ' ')" "t w " "listing after the close"
+	# closed once by anyone (a flush), even empty: listed, though still open
+	exec 7>"$NS/h/d"
+	: >>"$NS/h/d"
+	assert_eq "$(ls "$NS/h" | tr '\n' ' ')" "d t w " "listing after one close of two"
+	exec 7>&-
+	# O_EXCL on a name just created and not yet closed
+	exec 7>"$NS/h/x"
+	run bash -c "set -o noclobber; : > '$NS/h/x'"
+	[ "$status" -ne 0 ]
+	exec 7>&-
+	kvfs_remount
+	assert_bytes "$NS/h/t" ""
+	assert_bytes "$NS/h/w" value
+	assert_bytes "$NS/h/x" ""
+	kvfs_unmount
+	assert_hash_meta_size h 4
+}
