@@ -195,6 +195,8 @@ int fs_itable_unhash_kids(struct fs_itable *t, struct fs_node *parent,
 			  struct fs_inval *iv);
 /* Forget every local child of `parent` (its key was removed). */
 void fs_itable_drop_local_kids(struct fs_itable *t, struct fs_node *parent);
+/* Has `parent` a local child (a new key of a namespace not stored yet)? */
+bool fs_itable_has_local_kids(struct fs_itable *t, struct fs_node *parent);
 
 /* Where a node is: the names of its namespace, key and entry (each left
  * empty where the node has none; with -o ns= the root is the namespace

@@ -523,6 +523,11 @@ int fs_file_commit(struct fs *fs, struct fs_node *node);
  * stored is stored even if empty). Node lock held. 0 or the commit's
  * error. */
 int fs_file_store_locked(struct fs *fs, struct fs_node *node);
+/* A new key or entry its node still holds (FS_LOCAL_PENDING), needed in
+ * the database by an operation (a rename, an xattr): stored now as its
+ * buffer holds it. 0 (also when nothing was pending) or the commit's
+ * error. */
+int fs_file_store_pending(struct fs *fs, struct fs_node *node);
 /* Make the node's buffer the empty file (a create, O_TRUNC, truncate to
  * 0): loaded, nothing borrowed. Node lock held. */
 void fs_node_set_empty(struct fs_node *node);

@@ -552,6 +552,35 @@ static void local_stat(struct fs *fs, struct fs_node *node, struct stat *st, dou
 	fs_stat_fill(fs, S_IFREG | 0644, size, 0, 0, st, timeout);
 }
 
+/* A new key of directory `parent` that its node still holds (created,
+ * not flushed yet), referenced; NULL if there is none. */
+static struct fs_node *local_key(struct fs *fs, struct fs_node *parent, const char *name,
+				 size_t n)
+{
+	if (fs_child_kind(fs, parent) != FS_KEY)
+		return NULL;
+	return fs_itable_find_local(fs->it, parent, name, n);
+}
+
+/* Is there such a key? */
+static bool has_local_key(struct fs *fs, struct fs_node *parent, const char *name, size_t n)
+{
+	struct fs_node *l = local_key(fs, parent, name, n);
+	if (l)
+		fs_itable_unref(fs->it, l);
+	return l != NULL;
+}
+
+/* Store the new key (parent, name) if its node still holds it. */
+static int store_local_key(struct fs *fs, struct fs_node *parent, const char *name, size_t n)
+{
+	struct fs_node *l = local_key(fs, parent, name, n);
+	int rc = l ? fs_file_store_pending(fs, l) : 0;
+	if (l)
+		fs_itable_unref(fs->it, l);
+	return rc;
+}
+
 int fs_entry_stat(struct fs *fs, struct fs_node *node, struct stat *st, double *timeout)
 {
 	struct fs_path p;
@@ -622,6 +651,9 @@ static int node_stat(struct fs *fs, struct fs_node *node, struct stat *st, doubl
 	}
 	if (node->kind == FS_ENTRY) {
 		rc = fs_entry_stat(fs, node, st, timeout);
+	} else if (node->kind == FS_KEY && fs_itable_local(fs->it, node) != FS_LOCAL_NONE) {
+		local_stat(fs, node, st, timeout);
+		rc = 0;
 	} else {
 		struct fs_path p;
 		fs_path_init(&p);
@@ -819,8 +851,14 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 		rc = -ENOENT;
 		goto out;
 	}
+	struct fs_node *local = kind == FS_KEY ? local_key(fs, parent, stored.data, stored.len) : NULL;
 	if (kind == FS_ENTRY) {
 		rc = lookup_entry(fs, parent, &p, stored.data, stored.len, &st, &r, &nodename);
+	} else if (local) {
+		local_stat(fs, local, &st, &r.attr_timeout);
+		fs_itable_unref(fs->it, local);
+		r.entry_timeout = r.attr_timeout;
+		rc = buf_set(&nodename, stored.data, stored.len);
 	} else {
 		rc = fs_stat_path(fs, kind, &p, &st, &r.attr_timeout);
 		r.entry_timeout = r.attr_timeout;
@@ -905,8 +943,8 @@ static int setattr_store(struct fs *fs, struct fs_node *node, const struct stat 
 
 	if (node->kind != FS_KEY && node->kind != FS_ENTRY)
 		return 1;
-	if (node->kind == FS_ENTRY && fs_itable_local(fs->it, node) != FS_LOCAL_NONE)
-		return 1;
+	if (fs_itable_local(fs->it, node) != FS_LOCAL_NONE)
+		return 1; /* a new key or entry: stored with it (fs_node_attrs_flush) */
 	fs_path_init(&p);
 	rc = fs_itable_path(fs->it, node, &p);
 	if (!rc && p.unhashed)
@@ -1106,35 +1144,52 @@ static int create_json_path(struct fs *fs, const struct ks_key *k, const struct 
 
 /* Create (or, without excl, find) key k as a file. A remembered empty
  * bitmap counts as existing, so it is never replaced by a string. */
+/*
+ * Create (or, without excl, find) a file key. A new string is pending:
+ * its node holds it until its first flush stores it with what was
+ * written, in one batch (one batch per new file instead of two); `now`
+ * (mknod: nothing will be flushed) stores it at once.
+ */
 static int create_key(struct fs *fs, struct fs_node *parent, const struct fs_path *p, bool excl,
-		      struct made *m)
+		      bool now, struct made *m)
 {
 	struct ks_key k;
 	struct ks_info info;
 	struct ks_attr_change ch = {.flags = KS_ATTR_TOUCH};
+	struct fs_node *local = local_key(fs, parent, p->key.data, p->key.len);
+	if (local) {
+		double timeout;
+		local_stat(fs, local, &m->st, &timeout);
+		fs_itable_unref(fs->it, local);
+		if (excl)
+			return -EEXIST;
+		m->r.attr_timeout = m->r.entry_timeout = timeout;
+		m->r.ktype = KV_TYPE_STRING;
+		return buf_set(&m->name, p->key.data, p->key.len);
+	}
 	fs_path_key(fs, p, &k);
 	int rc = ks_lookup(fs->ks, &k, &info);
 	if (rc == -ENOENT) {
 		rc = create_json_path(fs, &k, p, excl, m);
 		if (rc != -ENOENT)
 			return rc;
-		ks_attr_stage(&k, &ch);
-		rc = string_set(fs->ks, &k, "", 0, STRING_SET_NX);
-		ks_attr_unstage();
-		enum kv_type t = rc ? KV_TYPE_NONE : backup_type(fs, parent, p->key.data, p->key.len);
-		if (t != KV_TYPE_NONE && fs_file_convert(fs, &k, KV_TYPE_STRING, t) == 0) {
-			LOG_INFO("'%s' written anew after its backup: it keeps its type, %s",
-				 p->key.data, enc_type_name(t));
-		} else if (rc == 0) {
-			/* A new empty string with the default attributes and the
-			 * times just stored: nothing to read back. */
+		enum kv_type t = backup_type(fs, parent, p->key.data, p->key.len);
+		if (t == KV_TYPE_NONE && !now) {
+			/* Default attributes, times now: nothing to read back. */
 			fs_stat_fill(fs, S_IFREG | 0644, 0, 0, 0, &m->st, &m->r.attr_timeout);
 			clock_gettime(CLOCK_REALTIME, &m->st.st_mtim);
 			m->st.st_atim = m->st.st_ctim = m->st.st_mtim;
 			m->r.ktype = KV_TYPE_STRING;
 			m->r.entry_timeout = m->r.attr_timeout;
+			m->r.local = FS_LOCAL_PENDING;
 			return buf_set(&m->name, p->key.data, p->key.len);
 		}
+		ks_attr_stage(&k, &ch);
+		rc = string_set(fs->ks, &k, "", 0, STRING_SET_NX);
+		ks_attr_unstage();
+		if (!rc && t != KV_TYPE_NONE && fs_file_convert(fs, &k, KV_TYPE_STRING, t) == 0)
+			LOG_INFO("'%s' written anew after its backup: it keeps its type, %s",
+				 p->key.data, enc_type_name(t));
 	} else if (rc == 0) {
 		rc = -EEXIST;
 	}
@@ -1247,7 +1302,7 @@ static void op_create(fuse_req_t req, fuse_ino_t parent_ino, const char *name, m
 		rc = -EPERM;
 		break;
 	case FS_KEY:
-		rc = create_key(fs, parent, &p, excl, &m);
+		rc = create_key(fs, parent, &p, excl, false, &m);
 		break;
 	default:
 		rc = create_entry(fs, parent, &p, stored.data, stored.len, excl,
@@ -1297,7 +1352,7 @@ static void op_mknod(fuse_req_t req, fuse_ino_t parent_ino, const char *name, mo
 	if (!rc && fs_child_kind(fs, parent) == FS_NS)
 		rc = -EPERM;
 	if (!rc && fs_child_kind(fs, parent) == FS_KEY) {
-		rc = create_key(fs, parent, &p, true, &m);
+		rc = create_key(fs, parent, &p, true, true, &m);
 	} else if (!rc) {
 		rc = create_entry(fs, parent, &p, stored.data, stored.len, true, false, &iv, &m);
 		if (!rc && m.r.local == FS_LOCAL_PENDING) {
@@ -1348,6 +1403,10 @@ static void op_mkdir(fuse_req_t req, fuse_ino_t parent_ino, const char *name, mo
 		break;
 	case FS_KEY: {
 		struct ks_attr_change ch = {.flags = KS_ATTR_TOUCH};
+		if (has_local_key(fs, parent, stored.data, stored.len)) {
+			rc = -EEXIST; /* a new file, not stored yet */
+			break;
+		}
 		fs_path_key(fs, &p, &k);
 		ks_attr_stage(&k, &ch);
 		rc = ks_empty_create(fs->ks, &k, KV_TYPE_HASH);
@@ -1433,6 +1492,25 @@ static int unlink_entry(struct fs *fs, struct fs_node *parent, const struct fs_p
 	return rc;
 }
 
+/* Remove a new key its node still holds: true if there was one. */
+static bool unlink_local_key(struct fs *fs, struct fs_node *parent, const char *name, size_t n)
+{
+	struct fs_node *local = local_key(fs, parent, name, n);
+	if (!local)
+		return false;
+	/* Under its lock: a flush may be storing it now, and then it is
+	 * removed as a stored key. */
+	pthread_mutex_lock(&local->lock);
+	bool still = fs_itable_local(fs->it, local) != FS_LOCAL_NONE;
+	if (still) {
+		fs_itable_unhash(fs->it, local);
+		fs_itable_set_local(fs->it, local, FS_LOCAL_NONE);
+	}
+	pthread_mutex_unlock(&local->lock);
+	fs_itable_unref(fs->it, local);
+	return still;
+}
+
 static void op_unlink(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 {
 	struct fs *fs = fuse_req_userdata(req);
@@ -1455,6 +1533,8 @@ static void op_unlink(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 		rc = -EISDIR;
 		break;
 	case FS_KEY:
+		if (unlink_local_key(fs, parent, stored.data, stored.len))
+			break; /* a new file, never stored: forgotten */
 		rc = ks_lookup(fs->ks, &k, &info);
 		if (rc == -ENOENT) {
 			rc = fs_json_unlink(fs, &k); /* a JSON path name: JSON.DEL */
@@ -1506,11 +1586,19 @@ static void op_rmdir(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 		goto out;
 	fs_path_key(fs, &p, &k);
 	switch (fs_child_kind(fs, parent)) {
-	case FS_NS:
-		rc = ks_ns_remove(fs->ks, stored.data, stored.len);
+	case FS_NS: {
+		/* New files not stored yet are files of the namespace too. */
+		struct fs_node *ns = fs_itable_find(fs->it, parent, stored.data, stored.len);
+		rc = ns && fs_itable_has_local_kids(fs->it, ns) ? -ENOTEMPTY : 0;
+		if (ns)
+			fs_itable_unref(fs->it, ns);
+		if (!rc)
+			rc = ks_ns_remove(fs->ks, stored.data, stored.len);
 		break;
+	}
 	case FS_KEY:
-		rc = ks_lookup(fs->ks, &k, &info);
+		rc = has_local_key(fs, parent, stored.data, stored.len) ? -ENOTDIR
+								 : ks_lookup(fs->ks, &k, &info);
 		if (!rc && fs_type_is_file(info.type))
 			rc = -ENOTDIR;
 		else if (!rc && !info.empty && info.type == KV_TYPE_STREAM)
@@ -1874,6 +1962,14 @@ static void op_rename(fuse_req_t req, fuse_ino_t parent_ino, const char *name,
 			LOG_INFO("rename '%s' -> '%s' crosses kinds of directory: EXDEV", name,
 				 newname);
 		goto out;
+	}
+	/* New keys not stored yet are stored first: a rename works on keys. */
+	if (ka == FS_KEY) {
+		rc = store_local_key(fs, parent, stored.data, stored.len);
+		if (!rc)
+			rc = store_local_key(fs, newparent, newstored.data, newstored.len);
+		if (rc)
+			goto out;
 	}
 	/* A file this rename replaces lives on for its open files. */
 	rc = keep_open(fs, newparent, newstored.data, newstored.len);

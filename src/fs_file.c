@@ -164,8 +164,9 @@ static int node_commit_locked(struct fs *fs, struct fs_node *node, bool last)
 	int rc;
 
 	const struct fs_shape *esh = node->kind == FS_ENTRY ? fs_shape_of(node->ktype) : NULL;
+	/* A new key, like a new hash field, is stored by any first flush. */
 	if (local == FS_LOCAL_PENDING && !last && !node->bad && node->data.len == 0 &&
-	    !(esh && esh->store_new_at_flush))
+	    node->kind != FS_KEY && !(esh && esh->store_new_at_flush))
 		return 0;
 	/* Nor does a JSON file: `echo x > doc` flushes before it writes, and
 	 * an empty document there would replace the old one even when x is
@@ -335,6 +336,9 @@ int fs_file_check(struct fs *fs, struct fs_node *node, bool write, bool *view)
 			LOG_ERR("'%s' is a read-only view", p.key.data);
 			rc = -EACCES;
 		}
+	} else if (node->kind == FS_KEY && fs_itable_local(fs->it, node) == FS_LOCAL_PENDING) {
+		memset(&info, 0, sizeof(info)); /* a new string, stored at a flush */
+		info.type = KV_TYPE_STRING;
 	} else if (node->kind == FS_KEY) {
 		fs_path_key(fs, &p, &c.k);
 		rc = ks_lookup(fs->ks, &c.k, &info);
@@ -830,6 +834,16 @@ int fs_node_truncate(struct fs *fs, struct fs_node *node, uint64_t size, bool vi
 int fs_file_store_locked(struct fs *fs, struct fs_node *node)
 {
 	return node_commit_locked(fs, node, true);
+}
+
+int fs_file_store_pending(struct fs *fs, struct fs_node *node)
+{
+	pthread_mutex_lock(&node->lock);
+	int rc = fs_itable_local(fs->it, node) == FS_LOCAL_PENDING
+		     ? node_commit_locked(fs, node, true)
+		     : 0;
+	pthread_mutex_unlock(&node->lock);
+	return rc;
 }
 
 int fs_file_commit(struct fs *fs, struct fs_node *node)

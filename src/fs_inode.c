@@ -466,6 +466,16 @@ int fs_itable_unhash_kids(struct fs_itable *t, struct fs_node *parent,
 	return rc;
 }
 
+bool fs_itable_has_local_kids(struct fs_itable *t, struct fs_node *parent)
+{
+	bool any = false;
+	pthread_mutex_lock(&t->lock);
+	for (struct fs_node *n = parent->kids; n && !any; n = n->sib_next)
+		any = n->local != FS_LOCAL_NONE && !n->unhashed;
+	pthread_mutex_unlock(&t->lock);
+	return any;
+}
+
 void fs_itable_drop_local_kids(struct fs_itable *t, struct fs_node *parent)
 {
 	pthread_mutex_lock(&t->lock);

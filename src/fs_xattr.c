@@ -625,10 +625,24 @@ static void get_param(fuse_req_t req, struct fs *fs, struct fs_node *node,
 	fs_path_release(&p);
 }
 
+/* A new key its node still holds (created, not flushed) is stored before
+ * its attributes are read or changed: they are the stored key's. */
+static int key_stored(struct fs *fs, struct fs_node *node)
+{
+	return node && node->kind == FS_KEY && !fs->opt.read_only
+		       ? fs_file_store_pending(fs, node)
+		       : 0;
+}
+
 void fs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
 {
 	struct fs *fs = fuse_req_userdata(req);
 	struct fs_node *node = fs_itable_get(fs->it, ino);
+	int src = has_prefix(name, XATTR_USER) ? key_stored(fs, node) : 0;
+	if (src) {
+		fuse_reply_err(req, fs_errno(src));
+		return;
+	}
 	bool is_type = strcmp(name, XATTR_TYPE) == 0, is_ttl = strcmp(name, XATTR_TTL) == 0;
 	bool is_ts = has_prefix(name, XATTR_TS);
 	const char *param;
@@ -692,9 +706,9 @@ void fs_op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 	uint64_t version = 0;
 	const char *e;
 	size_t en;
-	int rc = node ? 0 : -ESTALE;
+	int rc = node ? key_stored(fs, node) : -ESTALE;
 	fs_path_init(&p);
-	if (node && node->kind == FS_KEY) {
+	if (!rc && node && node->kind == FS_KEY) {
 		struct ks_info info;
 		rc = node_key_info(fs, node, &p, &info);
 		if (!rc)
@@ -969,6 +983,8 @@ void fs_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char
 		rc = -ESTALE;
 	else if (fs->opt.read_only)
 		rc = -EROFS;
+	else if ((rc = key_stored(fs, node)) != 0)
+		;
 	else if (node->kind == FS_KEY && strcmp(name, XATTR_TYPE) == 0)
 		rc = set_type(fs, node, value, size, flags, &iv);
 	else if (node->kind == FS_KEY && strcmp(name, XATTR_TTL) == 0)
@@ -992,6 +1008,11 @@ void fs_op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 	struct fs *fs = fuse_req_userdata(req);
 	struct fs_node *node = fs_itable_get(fs->it, ino);
 	bool gone = false;
+	int src = key_stored(fs, node);
+	if (src) {
+		fuse_reply_err(req, fs_errno(src));
+		return;
+	}
 	if (node && node->kind == FS_KEY && strcmp(name, XATTR_TYPE) == 0) {
 		LOG_ERR("%s cannot be removed: every key has a type", XATTR_TYPE);
 		fuse_reply_err(req, fs->opt.read_only ? EROFS : EPERM);

@@ -215,3 +215,48 @@ PY
 	assert_eq "$output" ENOTDIR "rmdir of a string"
 	assert_bytes "$NS/k" v
 }
+
+@test "a new string is stored at its first close: found at once, listed from the close" {
+	# closed once by anyone (a flush), even empty: listed, though still open
+	exec 7>"$NS/d"
+	[ -f "$NS/d" ]
+	assert_size "$NS/d" 0
+	: >>"$NS/d"
+	assert_eq "$(ls "$NS")" "d" "listing after one close of two"
+	printf 'later' >&7
+	exec 7>&-
+	assert_bytes "$NS/d" later
+	# while open and never closed: O_EXCL, mkdir and rmdir see the file
+	exec 7>"$NS/n"
+	assert_eq "$(errno_of 'os.close(os.open(a[0], os.O_CREAT | os.O_EXCL | os.O_WRONLY))' "$NS/n")" EEXIST "O_EXCL"
+	assert_eq "$(errno_of 'os.mkdir(a[0])' "$NS/n")" EEXIST "mkdir"
+	assert_eq "$(errno_of 'os.rmdir(a[0])' "$NS/n")" ENOTDIR "rmdir"
+	printf 'x' >&7
+	chmod 600 "$NS/n"
+	setfattr -n user.note -v kept "$NS/n"
+	touch -d '2001-02-03 04:05:06' "$NS/n"
+	exec 7>&-
+	# removed while open and never closed: nothing is stored
+	exec 7>"$NS/gone"
+	printf 'lost' >&7
+	rm "$NS/gone"
+	exec 7>&-
+	# renamed while open: stored, then renamed, the data follows
+	exec 7>"$NS/from"
+	printf 'moved' >&7
+	mv "$NS/from" "$NS/to"
+	exec 7>&-
+	# a namespace holding only a new file is not empty
+	mkdir "$KVFS_MNT/ns2"
+	exec 7>"$KVFS_MNT/ns2/f"
+	assert_eq "$(errno_of 'os.rmdir(a[0])' "$KVFS_MNT/ns2")" ENOTEMPTY "rmdir of its namespace"
+	exec 7>&-
+	kvfs_remount
+	assert_eq "$(ls "$NS" | tr '\n' ' ')" "d n to " "keys after a remount"
+	assert_bytes "$NS/n" x
+	assert_eq "$(stat -c %a "$NS/n")" 600 "mode set before the first close"
+	assert_eq "$(getfattr --only-values -n user.note "$NS/n")" kept "xattr set before the first close"
+	assert_eq "$(stat -c %Y "$NS/n")" "$(date -d '2001-02-03 04:05:06' +%s)" "mtime set before the first close"
+	assert_bytes "$NS/to" moved
+	assert_eq "$(ls "$KVFS_MNT/ns2")" f "the namespace's new file"
+}
