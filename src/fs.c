@@ -550,6 +550,10 @@ static void local_stat(struct fs *fs, struct fs_node *node, struct stat *st, dou
 	uint64_t size = node->data.len;
 	pthread_mutex_unlock(&node->lock);
 	fs_stat_fill(fs, S_IFREG | 0644, size, 0, 0, st, timeout);
+	/* Being written: its times are now (not the mount's) until it is
+	 * stored with the times of that change; set ones show over these. */
+	clock_gettime(CLOCK_REALTIME, &st->st_mtim);
+	st->st_atim = st->st_ctim = st->st_mtim;
 }
 
 /* A new key of directory `parent` that its node still holds (created,

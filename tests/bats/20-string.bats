@@ -260,3 +260,17 @@ PY
 	assert_bytes "$NS/to" moved
 	assert_eq "$(ls "$KVFS_MNT/ns2")" f "the namespace's new file"
 }
+
+@test "a new string not closed yet shows the time it is being written, not the mount's" {
+	sleep 2.2 # the mount is older than that
+	exec 7>"$NS/w"
+	printf 'abc' >&7
+	local now m
+	now=$(date +%s)
+	m=$(stat -c %Y "$NS/w")
+	exec 7>&-
+	[ $((now - m)) -le 1 ] || {
+		echo "mtime $m, now $now" >&2
+		return 1
+	}
+}
