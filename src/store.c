@@ -24,7 +24,6 @@
 
 #define STORE_DEFAULT_CACHE  (64u << 20)
 #define STORE_BLOB_MIN (64u << 10) /* values from 64 KiB go to blob files */
-#define STORE_PUTV_MAX 8 /* parts of a large value pre-sized in a batch */
 #define STORE_BLOOM_BITS     10.0
 #define STORE_FORMAT_VERSION 5 /* what Kvrocks pins; RocksDB 7.8 reads it */
 
@@ -919,43 +918,6 @@ static rocksdb_column_family_handle_t *batch_cf(struct store_batch *b, enum stor
 	return h;
 }
 
-/*
- * Add a record of a large value. RocksDB appends each record to the
- * batch's std::string, which grows to fit a large value exactly, so the
- * next record (the key's attributes, in every change) would copy the
- * whole batch into a buffer twice its size: for a 256 MiB value, 256 MiB
- * more of fresh memory to fault in, 13 % of the commit in `perf`. So the
- * batch is grown once with room to spare (the value plus BATCH_SLACK,
- * added and taken back at a save point) and the value is then copied
- * into memory that is already there.
- */
-#define BATCH_SLACK (64u << 10)
-
-static void batch_putv_large(struct store_batch *b, rocksdb_column_family_handle_t *h,
-			     const char *key, size_t kn, const char *const *parts,
-			     const size_t *lens, int nparts)
-{
-	static const char slack[BATCH_SLACK];
-	const char *p[STORE_PUTV_MAX + 1];
-	size_t l[STORE_PUTV_MAX + 1];
-	char *err = NULL;
-	memcpy(p, parts, (size_t)nparts * sizeof(*p));
-	memcpy(l, lens, (size_t)nparts * sizeof(*l));
-	p[nparts] = slack;
-	l[nparts] = sizeof(slack);
-	rocksdb_writebatch_set_save_point(b->wb);
-	rocksdb_writebatch_putv_cf(b->wb, h, 1, &key, &kn, nparts + 1, p, l);
-	rocksdb_writebatch_rollback_to_save_point(b->wb, &err);
-	if (err) { /* not expected: the save point was just set */
-		if (!b->err)
-			b->err = store_err("batch", err);
-		else
-			rocksdb_free(err);
-		return;
-	}
-	rocksdb_writebatch_putv_cf(b->wb, h, 1, &key, &kn, nparts, parts, lens);
-}
-
 void store_batch_put(struct store_batch *b, enum store_cf cf, const void *k, size_t kn,
 		     const void *v, size_t vn)
 {
@@ -970,14 +932,11 @@ void store_batch_putv(struct store_batch *b, enum store_cf cf, const void *k, si
 	size_t vn = 0;
 	for (int i = 0; i < nparts; i++)
 		vn += lens[i];
-	if (h && vn >= STORE_BLOB_MIN && nparts <= STORE_PUTV_MAX) {
-		batch_putv_large(b, h, key, kn, (const char *const *)parts, lens, nparts);
-		if (!b->err)
-			batch_note_head(b, cf, key, kn, (const char *const *)parts, lens, nparts,
-					vn);
-	} else if (h)
+	if (h)
 		rocksdb_writebatch_putv_cf(b->wb, h, 1, &key, &kn, nparts, (const char *const *)parts,
 					   lens);
+	if (h && vn >= STORE_BLOB_MIN)
+		batch_note_head(b, cf, key, kn, (const char *const *)parts, lens, nparts, vn);
 	batch_touch(b, cf, k, kn);
 }
 
