@@ -17,6 +17,10 @@
  *                                    `direct` opens with O_DIRECT (every read
  *                                    reaches the file system), else readahead is
  *                                    turned off with POSIX_FADV_RANDOM
+ *   fsops memtouch - MIB             seconds to fault in and fill MIB of fresh
+ *                                    anonymous memory (the median of 5 rounds,
+ *                                    each mapping unmapped before the next): what
+ *                                    every new copy of a large value costs here
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -28,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -233,11 +238,36 @@ static int do_randread(const char *file, double secs, long maxops, int direct)
 	return 0;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int do_memtouch(long mib)
+{
+	enum { ROUNDS = 5 };
+	double t[ROUNDS];
+	size_t n = (size_t)mib << 20;
+	for (int r = 0; r < ROUNDS; r++) {
+		double t0 = now_s();
+		char *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			die("mmap", "");
+		memset(p, r + 1, n);
+		t[r] = now_s() - t0;
+		munmap(p, n);
+	}
+	qsort(t, ROUNDS, sizeof(t[0]), cmp_double);
+	printf("%.3f s\n", t[ROUNDS / 2]);
+	return 0;
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: fsops create DIR N SIZE | stat DIR N | cat DIR N |\n"
 			"       seqwrite FILE MIB | seqread FILE |\n"
-			"       randread FILE SECS MAXOPS [direct]\n");
+			"       randread FILE SECS MAXOPS [direct] | memtouch - MIB\n");
 	exit(2);
 }
 
@@ -256,6 +286,8 @@ int main(int argc, char **argv)
 		return do_seqwrite(path, arg_long(argv[3], "MIB"));
 	if (strcmp(cmd, "seqread") == 0 && argc == 3)
 		return do_seqread(path);
+	if (strcmp(cmd, "memtouch") == 0 && argc == 4)
+		return do_memtouch(arg_long(argv[3], "MIB"));
 	if (strcmp(cmd, "randread") == 0 && (argc == 5 || argc == 6)) {
 		int direct = argc == 6 && strcmp(argv[5], "direct") == 0;
 		if (argc == 6 && !direct)

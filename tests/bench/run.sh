@@ -96,6 +96,7 @@ KVFS_COMMIT=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
 	KVFS_COMMIT="$KVFS_COMMIT + uncommitted changes"
 KVFS_COMMIT="$KVFS_COMMIT (binary built $(date -r "$KVFS" '+%H:%M:%S'))"
 
+
 # ------------------------------------------------------- tools and redis
 
 SUDO=$([ "$(id -u)" = 0 ] || echo sudo)
@@ -128,6 +129,14 @@ declare -A RES    # "row|system" -> values of the runs, space-separated
 NOTES=()          # lines printed under the table
 declare -A RSS    # "row|system" -> growth in KiB of the runs
 note() { NOTES+=("$*"); say "note: $*"; }
+
+# Two costs of this machine that bound the large-value rows: fresh memory
+# (every copy of a 256 MiB value is one) and RocksDB's CRC32C (the WAL and
+# each blob read checksum the whole value; a portable build computes it
+# in software). Measured first, on the quiet machine.
+MEMTOUCH=$("$BIN/fsops" memtouch - 256 2>/dev/null || echo "?")
+CRC=$(timeout 120 db_bench --benchmarks=crc32c --db="$WORK/db_bench" 2>/dev/null |
+	awk '/^crc32c/ { for (i = 1; i < NF; i++) if ($(i + 1) == "MB/s") print $i }')
 
 is_mounted() { awk -v m="$1" '($5 "") == m { f = 1 } END { exit !f }' /proc/self/mountinfo; }
 alive() {
@@ -778,6 +787,7 @@ TOTAL=$(awk -v d=$((T_END - T_START)) 'BEGIN { printf "%d min %02d s", d / 6e7, 
 	echo
 	echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC'); run time $TOTAL"
 	echo "- machine: $(nproc) cores ($(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)), $(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo) memory, kernel $(uname -r), load average at the end $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "- this machine: faulting in and filling 256 MiB of fresh memory takes ${MEMTOUCH} (fsops memtouch, median of 5); RocksDB's crc32c runs at ${CRC:-?} MB/s (db_bench --benchmarks=crc32c), so one checksum of a 256 MiB value takes $(awk -v c="${CRC:-0}" 'BEGIN { if (c > 0) printf "%.2f s", 268.435456 / c; else print "?" }')"
 	echo "- libfuse $(pkg-config --modversion fuse3), RocksDB $(pkg-config --modversion rocksdb), $(redis-server --version 2>/dev/null | awk '{ print $1, $2, $3 }'), kvfs $KVFS_COMMIT"
 	echo "- kvfs database on $(stat -f -c %T "$KDB") ($KDB; BENCH_DB=disk puts it on the work directory's file system); tmpfs and passthrough source on tmpfs; FUSE: $THREADS loop threads, entry/attr timeout $TIMEOUT s"
 	echo "- each figure is the median of $RUNS runs; ratios are of the medians (time rows: kvfs's time / the other's, lower is better)"
