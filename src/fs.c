@@ -1445,6 +1445,24 @@ static int keep_open(struct fs *fs, struct fs_node *parent, const char *name, si
 	return rc;
 }
 
+/*
+ * Forget a local key or entry (an unlink) and drop the reference the
+ * caller holds. Under its lock: a flush or release may be storing a
+ * pending one now, and then it is removed as a stored one (false).
+ */
+static bool forget_local(struct fs *fs, struct fs_node *local)
+{
+	pthread_mutex_lock(&local->lock);
+	bool still = fs_itable_local(fs->it, local) != FS_LOCAL_NONE;
+	if (still) {
+		fs_itable_unhash(fs->it, local);
+		fs_itable_set_local(fs->it, local, FS_LOCAL_NONE);
+	}
+	pthread_mutex_unlock(&local->lock);
+	fs_itable_unref(fs->it, local);
+	return still;
+}
+
 /* Remove an entry: a local one is just forgotten. */
 static int unlink_entry(struct fs *fs, struct fs_node *parent, const struct fs_path *p,
 			const char *stored, size_t n, struct fs_inval *iv)
@@ -1460,20 +1478,8 @@ static int unlink_entry(struct fs *fs, struct fs_node *parent, const struct fs_p
 	    (cn.len != n || memcmp(cn.data, stored, n)))
 		local = fs_itable_find_local(fs->it, parent, cn.data, cn.len); /* "007" of 7 */
 	buf_release(&cn);
-	if (local) {
-		/* Under its lock: a release may be storing a pending entry now,
-		 * and then it is removed as a stored one. */
-		pthread_mutex_lock(&local->lock);
-		bool still = fs_itable_local(fs->it, local) != FS_LOCAL_NONE;
-		if (still) {
-			fs_itable_unhash(fs->it, local);
-			fs_itable_set_local(fs->it, local, FS_LOCAL_NONE);
-		}
-		pthread_mutex_unlock(&local->lock);
-		fs_itable_unref(fs->it, local);
-		if (still)
-			return 0;
-	}
+	if (local && forget_local(fs, local))
+		return 0;
 	if (rc)
 		return rc;
 	if (fs_shape_is_special(sh, stored, n)) {
@@ -1500,19 +1506,7 @@ static int unlink_entry(struct fs *fs, struct fs_node *parent, const struct fs_p
 static bool unlink_local_key(struct fs *fs, struct fs_node *parent, const char *name, size_t n)
 {
 	struct fs_node *local = local_key(fs, parent, name, n);
-	if (!local)
-		return false;
-	/* Under its lock: a flush may be storing it now, and then it is
-	 * removed as a stored key. */
-	pthread_mutex_lock(&local->lock);
-	bool still = fs_itable_local(fs->it, local) != FS_LOCAL_NONE;
-	if (still) {
-		fs_itable_unhash(fs->it, local);
-		fs_itable_set_local(fs->it, local, FS_LOCAL_NONE);
-	}
-	pthread_mutex_unlock(&local->lock);
-	fs_itable_unref(fs->it, local);
-	return still;
+	return local && forget_local(fs, local);
 }
 
 static void op_unlink(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
