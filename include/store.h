@@ -103,6 +103,10 @@ int store_value_get(struct store *s, enum store_cf cf, const void *k, size_t kn,
 const char *store_value_data(const struct store_value *v, size_t *n);
 void store_value_free(struct store_value *v);
 
+/* The bytes of the large value a head read keeps for the read that
+ * usually follows (at most one value, for about a second): 0 if none. */
+size_t store_kept_bytes(struct store *s);
+
 /* Write batches: a batch is applied atomically by store_write() to the
  * store it was made for. The data is copied into the batch. */
 struct store_batch *store_batch_new(struct store *s); /* NULL on ENOMEM; store_batch_free */

@@ -97,9 +97,9 @@ struct head_slot {
  * for KEPT_MS: a lookup (stat) of a big file is nearly always followed by
  * an open and a read of it, and store_value_get then takes the value
  * kept instead of reading the blob again (a cold `cat` of a 256 MiB file
- * read it twice). It is valid while its slot's epoch is unchanged; an
- * older one is dropped by the next read or write of the store (so a
- * daemon left idle after a stat holds it until its next request).
+ * read it twice). It is valid while its slot's epoch is unchanged; a
+ * reaper thread frees it when its time is up (or the next read or write
+ * of the store does, if that comes first).
  */
 #define KEPT_MS 1000
 
@@ -111,9 +111,14 @@ struct head_cache {
 	char *kept_key;
 	size_t kept_kn, kept_slot;
 	uint64_t kept_epoch, kept_until;
+	pthread_cond_t kept_cond; /* CLOCK_MONOTONIC: a value kept, or stop */
+	pthread_t reaper;
+	bool reaper_on, stop;
 };
 
 static rocksdb_pinnableslice_t *kept_out_locked(struct head_cache *hc);
+static void reaper_start(struct head_cache *hc);
+static void reaper_stop(struct head_cache *hc);
 
 /*
  * A batch is a RocksDB write batch plus the store whose column families
@@ -460,6 +465,7 @@ int store_open(const char *dir, const struct store_options *opt, struct store **
 		return -ENOMEM;
 	}
 	pthread_mutex_init(&s->heads->lock, NULL);
+	reaper_start(s->heads);
 	s->read_only = opt && opt->read_only;
 	rc = store_pick_path(dir, s->read_only, &s->path, &fresh);
 	if (rc)
@@ -523,6 +529,7 @@ void store_close(struct store *s)
 	if (!s)
 		return;
 	if (s->heads) { /* a kept value may pin the database's memory */
+		reaper_stop(s->heads);
 		pthread_mutex_lock(&s->heads->lock);
 		rocksdb_pinnableslice_t *v = kept_out_locked(s->heads);
 		pthread_mutex_unlock(&s->heads->lock);
@@ -550,6 +557,7 @@ void store_close(struct store *s)
 		for (size_t i = 0; i < HEAD_SLOTS; i++)
 			free(s->heads->slot[i].key);
 		pthread_mutex_destroy(&s->heads->lock);
+		pthread_cond_destroy(&s->heads->kept_cond);
 		free(s->heads);
 	}
 	if (s->ropts)
@@ -687,6 +695,7 @@ static void kept_put(struct head_cache *hc, enum store_cf cf, const void *k, siz
 		hc->kept_epoch = epoch;
 		hc->kept_until = mono_ms() + KEPT_MS;
 		key = NULL;
+		pthread_cond_signal(&hc->kept_cond);
 	}
 	pthread_mutex_unlock(&hc->lock);
 	free(key);
@@ -712,6 +721,57 @@ static rocksdb_pinnableslice_t *kept_take(struct head_cache *hc, enum store_cf c
 	pthread_mutex_unlock(&hc->lock);
 	rocksdb_pinnableslice_destroy(drop);
 	return v;
+}
+
+/* Free a kept value when its time is up, so an idle daemon does not hold
+ * 256 MiB for the stat it answered last. */
+static void *reaper_main(void *arg)
+{
+	struct head_cache *hc = arg;
+	pthread_mutex_lock(&hc->lock);
+	while (!hc->stop) {
+		uint64_t now = mono_ms();
+		if (hc->kept && now >= hc->kept_until) {
+			rocksdb_pinnableslice_t *v = kept_out_locked(hc);
+			pthread_mutex_unlock(&hc->lock);
+			rocksdb_pinnableslice_destroy(v);
+			pthread_mutex_lock(&hc->lock);
+		} else if (hc->kept) {
+			struct timespec ts;
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			uint64_t ns = (uint64_t)ts.tv_nsec + (hc->kept_until - now) * 1000000u;
+			ts.tv_sec += (time_t)(ns / 1000000000u);
+			ts.tv_nsec = (long)(ns % 1000000000u);
+			pthread_cond_timedwait(&hc->kept_cond, &hc->lock, &ts);
+		} else {
+			pthread_cond_wait(&hc->kept_cond, &hc->lock);
+		}
+	}
+	pthread_mutex_unlock(&hc->lock);
+	return NULL;
+}
+
+static void reaper_start(struct head_cache *hc)
+{
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&hc->kept_cond, &ca);
+	pthread_condattr_destroy(&ca);
+	/* Without the thread, kept values still go at the next request. */
+	hc->reaper_on = pthread_create(&hc->reaper, NULL, reaper_main, hc) == 0;
+}
+
+static void reaper_stop(struct head_cache *hc)
+{
+	if (hc->reaper_on) {
+		pthread_mutex_lock(&hc->lock);
+		hc->stop = true;
+		pthread_cond_signal(&hc->kept_cond);
+		pthread_mutex_unlock(&hc->lock);
+		pthread_join(hc->reaper, NULL);
+		hc->reaper_on = false;
+	}
 }
 
 /* Is the batch's touch `at` the last one of its key? */
@@ -871,6 +931,16 @@ int store_value_get(struct store *s, enum store_cf cf, const void *k, size_t kn,
 const char *store_value_data(const struct store_value *v, size_t *n)
 {
 	return rocksdb_pinnableslice_value((const rocksdb_pinnableslice_t *)v, n);
+}
+
+size_t store_kept_bytes(struct store *s)
+{
+	size_t n = 0;
+	pthread_mutex_lock(&s->heads->lock);
+	if (s->heads->kept)
+		rocksdb_pinnableslice_value(s->heads->kept, &n);
+	pthread_mutex_unlock(&s->heads->lock);
+	return n;
 }
 
 void store_value_free(struct store_value *v)

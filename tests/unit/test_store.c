@@ -347,8 +347,14 @@ static void test_large_batch_and_kept(void)
 	store_batch_delete(b, STORE_CF_METADATA, "k2", 2);
 	CHECK_INT(store_write(s, b, false), 0);
 	CHECK_INT(store_value_get(s, STORE_CF_METADATA, "k2", 2, &sv), -ENOENT);
+	/* Kept for about a second, then freed with nothing else going on. */
+	CHECK_INT(store_get_head(s, STORE_CF_METADATA, "k", 1, 4096, &v, &full), 0);
+	CHECK_INT(store_kept_bytes(s), big);
+	usleep(1300 * 1000);
+	CHECK_INT(store_kept_bytes(s), 0);
 	/* Kept at close: freed before the database closes (asan sees). */
-	CHECK_INT(store_get_head(s, STORE_CF_METADATA, "k", 1, 8, &v, &full), 0);
+	CHECK_INT(store_get_head(s, STORE_CF_METADATA, "k", 1, 4096, &v, &full), 0);
+	CHECK_INT(store_kept_bytes(s), big);
 	store_batch_free(b);
 	store_close(s);
 out:
