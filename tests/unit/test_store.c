@@ -278,7 +278,7 @@ static void test_large_batch_and_kept(void)
 	put_str(b, STORE_CF_METADATA, "before", "1");
 	store_batch_put(b, STORE_CF_METADATA, "k", 1, a, big);
 	for (int i = 0; i < 100; i++) { /* more than the room left after it */
-		char key[16], val[1024];
+		char key[24], val[1024];
 		snprintf(key, sizeof(key), "after%03d", i);
 		memset(val, 'v', sizeof(val));
 		store_batch_put(b, STORE_CF_METADATA, key, strlen(key), val, sizeof(val));
