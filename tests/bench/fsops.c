@@ -17,6 +17,9 @@
  *                                    `direct` opens with O_DIRECT (every read
  *                                    reaches the file system), else readahead is
  *                                    turned off with POSIX_FADV_RANDOM
+ *   fsops setxattr FILE NAME VALUE   milliseconds of one setxattr(2) call (kvfs's
+ *                                    O(1) drop of a whole key: user.kvfs.ttl 0),
+ *                                    without starting a setfattr process
  *   fsops memtouch - MIB             seconds to fault in and fill MIB of fresh
  *                                    anonymous memory (the median of 5 rounds,
  *                                    each mapping unmapped before the next): what
@@ -33,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/xattr.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -263,11 +267,21 @@ static int do_memtouch(long mib)
 	return 0;
 }
 
+static int do_setxattr(const char *file, const char *name, const char *value)
+{
+	double t0 = now_s();
+	if (setxattr(file, name, value, strlen(value), 0) != 0)
+		die("setxattr", file);
+	printf("%.3f ms\n", (now_s() - t0) * 1e3);
+	return 0;
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: fsops create DIR N SIZE | stat DIR N | cat DIR N |\n"
 			"       seqwrite FILE MIB | seqread FILE |\n"
-			"       randread FILE SECS MAXOPS [direct] | memtouch - MIB\n");
+			"       randread FILE SECS MAXOPS [direct] | memtouch - MIB |\n"
+			"       setxattr FILE NAME VALUE\n");
 	exit(2);
 }
 
@@ -286,6 +300,8 @@ int main(int argc, char **argv)
 		return do_seqwrite(path, arg_long(argv[3], "MIB"));
 	if (strcmp(cmd, "seqread") == 0 && argc == 3)
 		return do_seqread(path);
+	if (strcmp(cmd, "setxattr") == 0 && argc == 5)
+		return do_setxattr(path, argv[3], argv[4]);
 	if (strcmp(cmd, "memtouch") == 0 && argc == 4)
 		return do_memtouch(arg_long(argv[3], "MIB"));
 	if (strcmp(cmd, "randread") == 0 && (argc == 5 || argc == 6)) {

@@ -577,8 +577,11 @@ for ((r = 1; r <= RUNS; r++)); do
 	fi
 	rm -rf "$PTSRC/del$r"
 	d=$KNS/del$r
-	if tsec setfattr -n user.kvfs.ttl -v 0 "$d" 2>"$LOGS/last.err"; then
-		how="setfattr -n user.kvfs.ttl -v 0"
+	# The call itself (setfattr(1) makes the same one): starting a process
+	# takes 1-9 ms here, as long as the deletion or longer.
+	if out=$("$FSOPS" setxattr "$d" user.kvfs.ttl 0 2>"$LOGS/last.err"); then
+		how="setxattr(2) user.kvfs.ttl = 0, timed by fsops setxattr (what setfattr -n user.kvfs.ttl -v 0 calls)"
+		ELAPSED=$(awk -v ms="${out%% *}" 'BEGIN { print ms / 1e3 }')
 	else
 		err=$(head -c 200 "$LOGS/last.err")
 		if tsec rm -rf "$d"; then
