@@ -558,8 +558,7 @@ static void local_stat(struct fs *fs, struct fs_node *node, struct stat *st, dou
 
 /* A new key of directory `parent` that its node still holds (created,
  * not flushed yet), referenced; NULL if there is none. */
-static struct fs_node *local_key(struct fs *fs, struct fs_node *parent, const char *name,
-				 size_t n)
+static struct fs_node *local_key(struct fs *fs, struct fs_node *parent, const char *name, size_t n)
 {
 	if (fs_child_kind(fs, parent) != FS_KEY)
 		return NULL;
@@ -855,7 +854,8 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 		rc = -ENOENT;
 		goto out;
 	}
-	struct fs_node *local = kind == FS_KEY ? local_key(fs, parent, stored.data, stored.len) : NULL;
+	struct fs_node *local =
+	    kind == FS_KEY ? local_key(fs, parent, stored.data, stored.len) : NULL;
 	if (kind == FS_ENTRY) {
 		rc = lookup_entry(fs, parent, &p, stored.data, stored.len, &st, &r, &nodename);
 	} else if (local) {
@@ -1595,8 +1595,9 @@ static void op_rmdir(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 		break;
 	}
 	case FS_KEY:
-		rc = has_local_key(fs, parent, stored.data, stored.len) ? -ENOTDIR
-								 : ks_lookup(fs->ks, &k, &info);
+		rc = has_local_key(fs, parent, stored.data, stored.len)
+			 ? -ENOTDIR
+			 : ks_lookup(fs->ks, &k, &info);
 		if (!rc && fs_type_is_file(info.type))
 			rc = -ENOTDIR;
 		else if (!rc && !info.empty && info.type == KV_TYPE_STREAM)

@@ -629,9 +629,9 @@ static void get_param(fuse_req_t req, struct fs *fs, struct fs_node *node,
  * its attributes are read or changed: they are the stored key's. */
 static int key_stored(struct fs *fs, struct fs_node *node)
 {
-	return node && node->kind == FS_KEY && !fs->opt.read_only
-		       ? fs_file_store_pending(fs, node)
-		       : 0;
+	if (!node || node->kind != FS_KEY || fs->opt.read_only)
+		return 0;
+	return fs_file_store_pending(fs, node);
 }
 
 void fs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)

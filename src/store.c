@@ -710,8 +710,8 @@ static rocksdb_pinnableslice_t *kept_take(struct head_cache *hc, enum store_cf c
 	rocksdb_pinnableslice_t *v = NULL, *drop = NULL;
 	pthread_mutex_lock(&hc->lock);
 	if (hc->kept) {
-		bool valid = hc->slot[hc->kept_slot].epoch == hc->kept_epoch &&
-			     mono_ms() < hc->kept_until;
+		bool valid =
+		    hc->slot[hc->kept_slot].epoch == hc->kept_epoch && mono_ms() < hc->kept_until;
 		if (valid && k && hc->kept_cf == cf && hc->kept_kn == kn &&
 		    memcmp(hc->kept_key, k, kn) == 0)
 			v = kept_out_locked(hc);
@@ -1003,8 +1003,8 @@ void store_batch_putv(struct store_batch *b, enum store_cf cf, const void *k, si
 	for (int i = 0; i < nparts; i++)
 		vn += lens[i];
 	if (h)
-		rocksdb_writebatch_putv_cf(b->wb, h, 1, &key, &kn, nparts, (const char *const *)parts,
-					   lens);
+		rocksdb_writebatch_putv_cf(b->wb, h, 1, &key, &kn, nparts,
+					   (const char *const *)parts, lens);
 	if (h && vn >= STORE_BLOB_MIN)
 		batch_note_head(b, cf, key, kn, (const char *const *)parts, lens, nparts, vn);
 	batch_touch(b, cf, k, kn);
