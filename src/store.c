@@ -98,8 +98,8 @@ struct head_slot {
  * an open and a read of it, and store_value_get then takes the value
  * kept instead of reading the blob again (a cold `cat` of a 256 MiB file
  * read it twice). It is valid while its slot's epoch is unchanged; a
- * reaper thread frees it when its time is up (or the next read or write
- * of the store does, if that comes first).
+ * reaper thread frees it when its time is up (without the thread,
+ * nothing is kept).
  */
 #define KEPT_MS 1000
 
@@ -684,7 +684,7 @@ static void kept_put(struct head_cache *hc, enum store_cf cf, const void *k, siz
 	char *key = malloc(kn ? kn : 1);
 	rocksdb_pinnableslice_t *drop = v;
 	pthread_mutex_lock(&hc->lock);
-	if (key && hc->slot[slot].epoch == epoch) {
+	if (key && hc->reaper_on && hc->slot[slot].epoch == epoch) {
 		drop = kept_out_locked(hc);
 		memcpy(key, k, kn);
 		hc->kept = v;
@@ -703,7 +703,7 @@ static void kept_put(struct head_cache *hc, enum store_cf cf, const void *k, siz
 }
 
 /* The kept value if it is (cf, k)'s and still valid, taken out; an
- * older one is dropped. NULL: read it. */
+ * invalid one is dropped. NULL: read it. */
 static rocksdb_pinnableslice_t *kept_take(struct head_cache *hc, enum store_cf cf, const void *k,
 					  size_t kn)
 {
@@ -712,7 +712,7 @@ static rocksdb_pinnableslice_t *kept_take(struct head_cache *hc, enum store_cf c
 	if (hc->kept) {
 		bool valid =
 		    hc->slot[hc->kept_slot].epoch == hc->kept_epoch && mono_ms() < hc->kept_until;
-		if (valid && k && hc->kept_cf == cf && hc->kept_kn == kn &&
+		if (valid && hc->kept_cf == cf && hc->kept_kn == kn &&
 		    memcmp(hc->kept_key, k, kn) == 0)
 			v = kept_out_locked(hc);
 		else if (!valid)
@@ -758,7 +758,6 @@ static void reaper_start(struct head_cache *hc)
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&hc->kept_cond, &ca);
 	pthread_condattr_destroy(&ca);
-	/* Without the thread, kept values still go at the next request. */
 	hc->reaper_on = pthread_create(&hc->reaper, NULL, reaper_main, hc) == 0;
 }
 
@@ -882,7 +881,6 @@ int store_get_head(struct store *s, enum store_cf cf, const void *k, size_t kn, 
 		return -ENOENT;
 	if (head_find(s->heads, cf, k, kn, max, out, full, &epoch) == 0)
 		return 0;
-	rocksdb_pinnableslice_destroy(kept_take(s->heads, 0, NULL, 0)); /* an old one */
 	rocksdb_pinnableslice_t *v = rocksdb_get_pinned_cf(s->db, s->ropts, h, k, kn, &err);
 	if (err)
 		return store_err("get", err);
@@ -1053,7 +1051,6 @@ int store_write(struct store *s, struct store_batch *b, bool sync)
 		return 0;
 	rocksdb_write(s->db, sync ? s->wopts_sync : s->wopts, b->wb, &err);
 	head_invalidate(s->heads, b, !err);
-	rocksdb_pinnableslice_destroy(kept_take(s->heads, 0, NULL, 0)); /* an old one */
 	return err ? store_err("write", err) : 0;
 }
 
