@@ -119,6 +119,9 @@ struct fs_ctx {
 	struct fs_node *dir; /* the key's node */
 	struct ks_key k;     /* borrowed from a path */
 	struct fs_inval *iv; /* invalidations to send after the reply (NULL: none wanted) */
+	/* The key as fs_ctx_open read it: a read of one entry may use its
+	 * version instead of reading the metadata again. */
+	struct ks_info info;
 };
 
 /* What an entry name resolves to. Caller-owned: fs_entry_init/_release. */

@@ -34,6 +34,11 @@ int hash_exists(struct keyspace *ks, const struct ks_key *k, const void *f, size
 /* HSTRLEN: -ENOENT if the field is missing. */
 int hash_strlen(struct keyspace *ks, const struct ks_key *k, const void *f, size_t fn,
 		uint64_t *len);
+/* HSTRLEN in the hash `info` describes, as ks_lookup just returned it (a
+ * lookup of a field need not read the metadata twice). -ENOENT if the
+ * field is missing (always, in a remembered empty hash). */
+int hash_strlen_in(struct keyspace *ks, const struct ks_key *k, const struct ks_info *info,
+		   const void *f, size_t fn, uint64_t *len);
 /* Move field `from` to `to` within one hash, replacing `to` atomically.
  * -ENOENT if `from` is missing. */
 int hash_rename_field(struct keyspace *ks, const struct ks_key *k, const void *from, size_t fromn,

@@ -279,6 +279,7 @@ int fs_ctx_open(struct fs *fs, struct fs_node *dir, const struct fs_path *p, str
 	int rc = ks_lookup(fs->ks, &c->k, info);
 	if (rc)
 		return rc;
+	c->info = *info;
 	if (fs_type_is_file(info->type))
 		return -ENOTDIR;
 	*sh = fs_shape_of(info->type);
@@ -1562,7 +1563,7 @@ out:
 static int rmdir_blank(struct fs *fs, const struct ks_key *k, const struct ks_info *info)
 {
 	const struct fs_shape *sh = fs_shape_of(info->type);
-	struct fs_ctx c = {.fs = fs, .dir = NULL, .k = *k, .iv = NULL};
+	struct fs_ctx c = {.fs = fs, .dir = NULL, .k = *k, .iv = NULL, .info = *info};
 	if (sh && sh->is_blank && sh->is_blank(&c))
 		return ks_del(fs->ks, k);
 	return -ENOTEMPTY;

@@ -17,7 +17,7 @@
 static int hash_lookup(struct fs_ctx *c, const char *name, size_t n, struct fs_entry *e)
 {
 	uint64_t size = 0;
-	int rc = hash_strlen(c->fs->ks, &c->k, name, n, &size);
+	int rc = hash_strlen_in(c->fs->ks, &c->k, &c->info, name, n, &size);
 	if (rc == -KV_EWRONGTYPE)
 		rc = -ENOENT;
 	return rc ? rc : fs_entry_set(e, name, n, S_IFREG | 0644, size);
@@ -65,7 +65,7 @@ static int hash_create(struct fs_ctx *c, const char *name, size_t n, struct fs_e
 {
 	(void)e;
 	uint64_t size;
-	int rc = hash_strlen(c->fs->ks, &c->k, name, n, &size);
+	int rc = hash_strlen_in(c->fs->ks, &c->k, &c->info, name, n, &size);
 	if (rc == -ENOENT)
 		return FS_CREATE_PENDING;
 	return rc ? rc : -EEXIST;

@@ -259,6 +259,16 @@ int hash_strlen(struct keyspace *ks, const struct ks_key *k, const void *f, size
 	return rc;
 }
 
+int hash_strlen_in(struct keyspace *ks, const struct ks_key *k, const struct ks_info *info,
+		   const void *f, size_t fn, uint64_t *len)
+{
+	if (info->type != KV_TYPE_HASH)
+		return -KV_EWRONGTYPE;
+	if (info->empty)
+		return -ENOENT;
+	return field_len(ks, k, info->version, f, fn, len);
+}
+
 int hash_rename_field(struct keyspace *ks, const struct ks_key *k, const void *from, size_t fromn,
 		      const void *to, size_t ton)
 {

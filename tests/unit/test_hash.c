@@ -222,6 +222,22 @@ static void test_len_exists_strlen(void)
 	CHECK_INT(hash_strlen(ks, KEY(DEFNS, "h"), "zz", 2, &n), -ENOENT);
 	CHECK_INT(hash_strlen(ks, KEY(DEFNS, "nope"), "f", 1, &n), -ENOENT);
 	CHECK_INT(hash_strlen(ks, KEY(DEFNS, "s"), "f", 1, &n), -KV_EWRONGTYPE);
+
+	/* The same through the metadata ks_lookup returned. */
+	struct ks_info info;
+	CHECK_INT(ks_lookup(ks, KEY(DEFNS, "h"), &info), 0);
+	n = 99;
+	CHECK_INT(hash_strlen_in(ks, KEY(DEFNS, "h"), &info, "f", 1, &n), 0);
+	CHECK_INT(n, 2);
+	CHECK_INT(hash_strlen_in(ks, KEY(DEFNS, "h"), &info, "zz", 2, &n), -ENOENT);
+	CHECK_INT(ks_lookup(ks, KEY(DEFNS, "s"), &info), 0);
+	CHECK_INT(hash_strlen_in(ks, KEY(DEFNS, "s"), &info, "f", 1, &n), -KV_EWRONGTYPE);
+	/* A remembered empty hash has no fields (and nothing is read). */
+	CHECK_INT(ks_empty_create(ks, KEY(DEFNS, "he"), KV_TYPE_HASH), 0);
+	CHECK_INT(ks_lookup(ks, KEY(DEFNS, "he"), &info), 0);
+	CHECK(info.empty);
+	CHECK_INT(hash_strlen_in(ks, KEY(DEFNS, "he"), &info, "f", 1, &n), -ENOENT);
+	CHECK_INT(ks_del(ks, KEY(DEFNS, "he")), 0);
 }
 
 static void test_rename_field(void)
