@@ -513,8 +513,9 @@ int fs_entry_stat(struct fs *fs, struct fs_node *node, struct stat *st, double *
 /* Check that node is a file kvfs can open (for writing: `write`) and
  * note its type in the node; *view = a read-only view. 0 or errno. */
 int fs_file_check(struct fs *fs, struct fs_node *node, bool write, bool *view);
-/* Count an open of h's node and apply O_TRUNC; set the file's caching. */
-void fs_file_open_setup(struct fs_handle *h, struct fuse_file_info *fi, bool view);
+/* Count an open of h's node and apply O_TRUNC; set the file's caching.
+ * fresh: the open created the file. */
+void fs_file_open_setup(struct fs_handle *h, struct fuse_file_info *fi, bool view, bool fresh);
 void fs_file_close(struct fs *fs, struct fs_handle *h);
 /* Truncate a file node (setattr): through its buffer when it is open,
  * committed now unless an open file will commit it. */

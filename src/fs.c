@@ -736,7 +736,7 @@ void fs_reply_entry(fuse_req_t req, struct fs *fs, struct fs_node *parent, const
 		struct fs_handle *h = (struct fs_handle *)(uintptr_t)fi->fh;
 		h->node = node;
 		fs_itable_ref(fs->it, node);
-		fs_file_open_setup(h, fi, false);
+		fs_file_open_setup(h, fi, false, r->local == FS_LOCAL_PENDING);
 		rc = fuse_reply_create(req, &e, fi);
 		if (rc)
 			fs_file_close(fs, h);

@@ -384,7 +384,7 @@ out:
 	return rc;
 }
 
-void fs_file_open_setup(struct fs_handle *h, struct fuse_file_info *fi, bool view)
+void fs_file_open_setup(struct fs_handle *h, struct fuse_file_info *fi, bool view, bool fresh)
 {
 	struct fs_node *node = h->node;
 	pthread_mutex_lock(&node->lock);
@@ -411,7 +411,15 @@ void fs_file_open_setup(struct fs_handle *h, struct fuse_file_info *fi, bool vie
 	 * data goes through the kernel or is invalidated explicitly. A view
 	 * is made anew by each open, whatever size a stat said. */
 	fi->keep_cache = !(fi->flags & O_TRUNC) && !view && !input && !json && !expires;
-	fi->direct_io = view || input || json || expires;
+	/* A write-only open that starts the value anew (a new file, O_TRUNC)
+	 * goes around the page cache: nothing can be read or mapped through
+	 * it, and the kernel then neither copies each write into pages of its
+	 * own nor asks GETXATTR security.capability before each write (one
+	 * round trip in six for a small new file; docs/performance.md). The
+	 * kernel drops pages other opens read of the range each write
+	 * covers, so they see the new bytes. */
+	bool anew = (fresh || (fi->flags & O_TRUNC)) && (fi->flags & O_ACCMODE) == O_WRONLY;
+	fi->direct_io = view || input || json || expires || anew;
 	/* A close of a read-only open has nothing to commit. */
 	fi->noflush = (fi->flags & O_ACCMODE) == O_RDONLY;
 }
@@ -440,7 +448,7 @@ void fs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	}
 	h->node = node;
 	fs_itable_ref(fs->it, node);
-	fs_file_open_setup(h, fi, view);
+	fs_file_open_setup(h, fi, view, false);
 	if (node->kind == FS_ENTRY) {
 		/* An entry whose name changes meaning (a list position) is read
 		 * now: the open file keeps what it opened, whatever moves. One

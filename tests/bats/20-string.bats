@@ -142,6 +142,52 @@ PY
 	assert_bytes "$NS/k" NEW-value
 }
 
+@test "a write-only open that starts the value anew: a reader holding pages sees each write" {
+	# Such opens (a new file, O_TRUNC) go around the page cache; the
+	# kernel must still drop what an open reader cached of each range.
+	printf old-value >"$NS/k"
+	for f in "$NS/k" "$NS/new"; do
+		run python3 - "$f" <<'PY'
+import os, sys
+p = sys.argv[1]
+if os.path.exists(p):
+    r = os.open(p, os.O_RDONLY)
+    assert os.pread(r, 100, 0) == b"old-value"
+    w = os.open(p, os.O_WRONLY | os.O_TRUNC)
+else:
+    w = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    r = os.open(p, os.O_RDONLY)
+assert os.pread(r, 100, 0) == b"", "before the first write"
+os.write(w, b"aaaa")
+assert os.pread(r, 100, 0) == b"aaaa", "after the first write"
+os.pwrite(w, b"bbbb", 4)
+os.pwrite(w, b"cc", 0)
+got = os.pread(r, 100, 0)
+assert got == b"ccaabbbb", got
+os.close(w)
+assert os.pread(r, 100, 0) == b"ccaabbbb", "after the close"
+os.close(r)
+PY
+		[ "$status" -eq 0 ] || { echo "$f: $output"; false; }
+		assert_bytes "$f" ccaabbbb
+	done
+}
+
+@test "a file created for reading and writing can be mapped shared" {
+	run python3 - "$NS/m" <<'PY'
+import mmap, os, sys
+fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
+os.write(fd, b"0123456789")
+m = mmap.mmap(fd, 10)
+m[0:2] = b"AB"
+m.flush()
+m.close()
+os.close(fd)
+PY
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	assert_bytes "$NS/m" AB23456789
+}
+
 @test "reads at an offset return the right bytes" {
 	printf 0123456789 >"$NS/k"
 	assert_eq "$(dd if="$NS/k" bs=1 skip=4 count=3 status=none)" 456 "bytes 4..6"
