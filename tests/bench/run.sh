@@ -823,6 +823,12 @@ TOTAL=$(awk -v d=$((T_END - T_START)) 'BEGIN { printf "%d min %02d s", d / 6e7, 
 		done
 	done
 	echo
+	echo "Every run of the kvfs and passthrough columns, in the order run (a median hides a bimodal row)"
+	echo
+	for row in "${ROWS[@]}"; do
+		echo "- ${LABEL[$row]}: kvfs ${RES["$row|kvfs"]:-—}; passthrough ${RES["$row|pt"]:-—}" | sed 's/ ;/;/; s/ $//'
+	done
+	echo
 	echo "Deleting on kvfs used:$DEL_HOW"
 	echo
 	echo "kvfs database (apparent size): $(mib "$DB_BEFORE") before the deletions, $(mib "$DB_AFTER") after them, $(mib "$DB_COMPACTED") after all workloads and a full compaction (${COMPACT_S} s); $((2 * RUNS * DEL_N)) of the $((2 * RUNS * DEL_N + NS_N + HASH_N + 2 * RUNS * SMALL_N)) small values written belonged to the deleted hashes"
