@@ -503,9 +503,10 @@ int fs_sketch_adopt(const struct fs_sketch *s, struct fs_ctx *c, const char *to,
 /* The key of directory node `dir` and its shape: c is set up (k borrows
  * from p, which the caller has filled with fs_itable_path or
  * fs_child_path) and *sh is the shape. 0; -ENOENT (no such key);
- * -ENOTDIR (a file key); -EOPNOTSUPP (a type not mapped yet, logged). */
+ * -ENOTDIR (a file key); -EOPNOTSUPP (a type not mapped yet, logged).
+ * c->info is the key as read. */
 int fs_ctx_open(struct fs *fs, struct fs_node *dir, const struct fs_path *p, struct fs_inval *iv,
-		struct fs_ctx *c, const struct fs_shape **sh, struct ks_info *info);
+		struct fs_ctx *c, const struct fs_shape **sh);
 /* Attributes of an entry node (local, view or stored). */
 int fs_entry_stat(struct fs *fs, struct fs_node *node, struct stat *st, double *timeout);
 

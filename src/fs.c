@@ -269,20 +269,19 @@ bool fs_shape_is_special(const struct fs_shape *sh, const char *name, size_t n)
 }
 
 int fs_ctx_open(struct fs *fs, struct fs_node *dir, const struct fs_path *p, struct fs_inval *iv,
-		struct fs_ctx *c, const struct fs_shape **sh, struct ks_info *info)
+		struct fs_ctx *c, const struct fs_shape **sh)
 {
 	memset(c, 0, sizeof(*c));
 	c->fs = fs;
 	c->dir = dir;
 	c->iv = iv;
 	fs_path_key(fs, p, &c->k);
-	int rc = ks_lookup(fs->ks, &c->k, info);
+	int rc = ks_lookup(fs->ks, &c->k, &c->info);
 	if (rc)
 		return rc;
-	c->info = *info;
-	if (fs_type_is_file(info->type))
+	if (fs_type_is_file(c->info.type))
 		return -ENOTDIR;
-	*sh = fs_shape_of(info->type);
+	*sh = fs_shape_of(c->info.type);
 	return *sh ? 0 : -EOPNOTSUPP;
 }
 
@@ -290,11 +289,10 @@ int fs_ctx_open(struct fs *fs, struct fs_node *dir, const struct fs_path *p, str
 static int entry_ctx(struct fs *fs, struct fs_node *dir, const struct fs_path *p,
 		     struct fs_inval *iv, struct fs_ctx *c, const struct fs_shape **sh)
 {
-	struct ks_info info;
-	int rc = fs_ctx_open(fs, dir, p, iv, c, sh, &info);
+	int rc = fs_ctx_open(fs, dir, p, iv, c, sh);
 	if (rc == -EOPNOTSUPP)
 		LOG_WARN("'%.*s' is a %s: its entries cannot be changed yet", (int)c->k.klen,
-			 c->k.key, enc_type_name(info.type));
+			 c->k.key, enc_type_name(c->info.type));
 	return rc;
 }
 
@@ -591,7 +589,6 @@ int fs_entry_stat(struct fs *fs, struct fs_node *node, struct stat *st, double *
 	struct fs_ctx c;
 	struct fs_entry e;
 	const struct fs_shape *sh;
-	struct ks_info info;
 	int rc;
 
 	if (fs_itable_local(fs->it, node) != FS_LOCAL_NONE) {
@@ -609,14 +606,14 @@ int fs_entry_stat(struct fs *fs, struct fs_node *node, struct stat *st, double *
 	if (!rc && p.unhashed)
 		rc = -ENOENT;
 	if (!rc)
-		rc = fs_ctx_open(fs, node->parent, &p, NULL, &c, &sh, &info);
+		rc = fs_ctx_open(fs, node->parent, &p, NULL, &c, &sh);
 	if (rc == -ENOTDIR || rc == -EOPNOTSUPP)
 		rc = -ENOENT; /* no entries in a key of that type */
 	if (!rc)
 		rc = sh->lookup(&c, p.entry.data, p.entry.len, &e);
 	if (!rc) {
 		fs_stat_fill(fs, e.mode, e.size, e.version, 0, st, timeout);
-		fs_stat_attrs(fs, sh, &c.k, info.version, e.name.data, e.name.len, st);
+		fs_stat_attrs(fs, sh, &c.k, c.info.version, e.name.data, e.name.len, st);
 	}
 	if (!rc && e.blksize)
 		st->st_blksize = e.blksize;
@@ -770,7 +767,6 @@ static int lookup_entry(struct fs *fs, struct fs_node *parent, const struct fs_p
 	struct fs_ctx c;
 	struct fs_entry e;
 	const struct fs_shape *sh;
-	struct ks_info info;
 	double timeout;
 	int rc;
 
@@ -781,7 +777,7 @@ static int lookup_entry(struct fs *fs, struct fs_node *parent, const struct fs_p
 		return buf_set(nodename, stored, n);
 	}
 	fs_entry_init(&e);
-	rc = fs_ctx_open(fs, parent, p, NULL, &c, &sh, &info);
+	rc = fs_ctx_open(fs, parent, p, NULL, &c, &sh);
 	if (rc == -EOPNOTSUPP)
 		rc = -ENOENT; /* a field looked up in a key of another type */
 	if (!rc && sh->canon) {
@@ -806,7 +802,7 @@ static int lookup_entry(struct fs *fs, struct fs_node *parent, const struct fs_p
 		rc = sh->lookup(&c, stored, n, &e);
 	if (!rc) {
 		fs_stat_fill(fs, e.mode, e.size, e.version, 0, st, &timeout);
-		fs_stat_attrs(fs, sh, &c.k, info.version, e.name.data, e.name.len, st);
+		fs_stat_attrs(fs, sh, &c.k, c.info.version, e.name.data, e.name.len, st);
 		if (e.blksize)
 			st->st_blksize = e.blksize;
 		bool live = sh->is_live && sh->is_live(stored, n);

@@ -38,7 +38,6 @@ struct child_iter {
 static int child_iter_open(struct fs *fs, struct fs_node *node, const char *after, size_t alen,
 			   bool by_name, struct child_iter *ci)
 {
-	struct ks_info info;
 	struct fs_ctx c;
 	int rc = 0;
 
@@ -61,12 +60,12 @@ static int child_iter_open(struct fs *fs, struct fs_node *node, const char *afte
 		rc = ci->keys ? 0 : -ENOMEM;
 		break;
 	default:
-		rc = fs_ctx_open(fs, node, pp, NULL, &c, &ci->sh, &info);
+		rc = fs_ctx_open(fs, node, pp, NULL, &c, &ci->sh);
 		if (!rc)
 			rc = ci->sh->iter_open(&c, after, alen, by_name, &ci->it);
 		if (rc)
 			ci->sh = NULL;
-		ci->version = info.version;
+		ci->version = c.info.version;
 		break;
 	}
 out:

@@ -33,8 +33,7 @@ static int node_ctx(struct fs *fs, struct fs_node *node, struct fs_path *p, stru
 		*sh = NULL;
 		return 0;
 	}
-	struct ks_info info;
-	rc = fs_ctx_open(fs, node->parent, p, NULL, c, sh, &info);
+	rc = fs_ctx_open(fs, node->parent, p, NULL, c, sh);
 	if (rc == -ENOTDIR || rc == -EOPNOTSUPP)
 		rc = -KV_EWRONGTYPE; /* the key changed type under an open file */
 	return rc;
@@ -355,7 +354,8 @@ int fs_file_check(struct fs *fs, struct fs_node *node, bool write, bool *view)
 			rc = -EOPNOTSUPP;
 		}
 	} else {
-		rc = fs_ctx_open(fs, node->parent, &p, NULL, &c, &sh, &info);
+		rc = fs_ctx_open(fs, node->parent, &p, NULL, &c, &sh);
+		info = c.info;
 		bool stored = fs_itable_local(fs->it, node) == FS_LOCAL_NONE;
 		input = !rc && stored && sh->is_input && sh->is_input(node->name, node->namelen);
 		if (!rc && !input && stored && sh->is_view && sh->is_view(node->name, node->namelen)) {
