@@ -57,6 +57,12 @@ struct string_pin;
 struct fs_node {
 	uint64_t ino;
 	enum fs_kind kind;
+	/*
+	 * name and parent change only in fs_itable_rename, under the table
+	 * lock, and the caller holds this node's lock (fs_itable_lock_names).
+	 * Read them holding either lock; fs_itable_path and fs_itable_parent
+	 * copy or reference them for use after both are released.
+	 */
 	struct fs_node *parent; /* NULL for the root; a reference is held */
 	char *name;             /* stored bytes, NUL-terminated copy */
 	size_t namelen;
@@ -68,8 +74,8 @@ struct fs_node {
 	struct fs_node *kids, *sib_prev, *sib_next; /* children; guarded by the table lock */
 
 	/*
-	 * Open-file state, guarded by `lock`: the value as the open files
-	 * see it. Loaded on first read or write, shared by every handle of
+	 * Open-file state, guarded by `lock` (recursive: see
+	 * fs_itable_lock_names): the value as the open files see it. Loaded on first read or write, shared by every handle of
 	 * the node, committed when dirty on flush/fsync/release, freed when
 	 * the last handle closes.
 	 */
@@ -86,6 +92,7 @@ struct fs_node {
 	bool input;         /* an input entry (fs_shape.is_input): data holds a partial line */
 	bool live;          /* a growing view (fs_shape.is_live): reloaded at its end */
 	enum kv_type ktype; /* type of the node's key (a file key's own, an entry's key's) */
+	uint64_t stored;    /* fs.seq at this node's last store (fs_seq_store_locked) */
 	uint64_t expire_ms; /* the key's expiry when it was opened (0: none) */
 	unsigned opens;
 	/*
@@ -152,7 +159,8 @@ void fs_itable_unlink(struct fs_itable *t, struct fs_node *parent, const void *n
 void fs_itable_unhash(struct fs_itable *t, struct fs_node *node);
 
 /* Move the node named (parent, name), if any, to (newparent, newname),
- * unhashing any node already there. 0 or -ENOMEM. */
+ * unhashing any node already there. The caller holds the locks of both
+ * names' nodes (fs_itable_lock_names). 0 or -ENOMEM. */
 int fs_itable_rename(struct fs_itable *t, struct fs_node *parent, const void *name, size_t n,
 		     struct fs_node *newparent, const void *newname, size_t newn);
 
@@ -163,6 +171,27 @@ struct fs_node *fs_itable_find(struct fs_itable *t, struct fs_node *parent, cons
 /* The same, only if that node is a local entry (see above). */
 struct fs_node *fs_itable_find_local(struct fs_itable *t, struct fs_node *parent,
 				     const void *name, size_t n);
+/* The node's parent, with a daemon reference the caller drops with
+ * fs_itable_unref (a rename may move the node meanwhile); NULL for the
+ * root. */
+struct fs_node *fs_itable_parent(struct fs_itable *t, struct fs_node *node);
+
+/*
+ * The nodes a rename or an unlink changes: the ones named (pa, a) and
+ * (pb, b) (pb NULL: only the first), whichever exist, referenced and
+ * locked, in inode-number order, and still named so once locked. A
+ * commit holds its node's lock from reading the node's name to its
+ * write, so with these held no commit of either file can land under a
+ * name the rename or unlink is changing, and no name is freed under a
+ * reader. Release with fs_itable_unlock_names.
+ */
+struct fs_locked {
+	struct fs_node *a, *b;
+};
+void fs_itable_lock_names(struct fs_itable *t, struct fs_node *pa, const void *a, size_t an,
+			  struct fs_node *pb, const void *b, size_t bn, struct fs_locked *out);
+void fs_itable_unlock_names(struct fs_itable *t, struct fs_locked *l);
+
 /* A node's local state; setting it pins (local) or unpins (none) it. */
 enum fs_local fs_itable_local(struct fs_itable *t, struct fs_node *node);
 void fs_itable_set_local(struct fs_itable *t, struct fs_node *node, enum fs_local l);
@@ -206,6 +235,8 @@ struct fs_path {
 	struct buf ns, key, entry;
 	bool unhashed; /* the node was unlinked or replaced */
 };
+/* Was the node, or a directory above it, unlinked or replaced? */
+bool fs_itable_gone(struct fs_itable *t, struct fs_node *node);
 void fs_path_init(struct fs_path *p);
 void fs_path_release(struct fs_path *p);
 int fs_itable_path(struct fs_itable *t, struct fs_node *node, struct fs_path *out);

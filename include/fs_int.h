@@ -31,6 +31,9 @@ struct fs {
 	const char *ns; /* -o ns=NAME, or NULL */
 	size_t nslen;
 	struct fs_notifier *notifier; /* sends kernel invalidations (fs.c) */
+	/* Counts the stores made through nodes (fs_seq_next): a stat that
+	 * began before a node's last store may hold its old size. */
+	uint64_t seq;
 	/* The last file key of a type other than string that was renamed
 	 * to a temp name (vim's NAME -> NAME~): a key created as NAME soon
 	 * after takes its type (fs.c, rename_keys and create_key). */
@@ -67,7 +70,22 @@ void fs_stat_fill(const struct fs *fs, mode_t mode, uint64_t size, uint64_t vers
  * FS_KEY) that path p names. 0, -ENOENT, or another errno. */
 int fs_stat_path(struct fs *fs, enum fs_kind kind, const struct fs_path *p, struct stat *st,
 		 double *timeout);
-void fs_stat_overlay(struct fs_node *node, struct stat *st);
+/*
+ * Overlay what only the node knows: buffered data, and attributes set
+ * on a node that has no stored record. `since`: fs_seq() taken before st
+ * was read from the store. true if the node stored its buffer after
+ * that, so st may predate a write the kernel has had acknowledged: read
+ * st again (fs_node_stat). A size older than an acknowledged write
+ * makes the kernel place the next O_APPEND write at the old end.
+ */
+bool fs_stat_overlay(struct fs_node *node, uint64_t since, struct stat *st);
+/* The store counter now, and one step of it for a store through a node
+ * (taken under the node's lock, after the store). */
+uint64_t fs_seq(struct fs *fs);
+void fs_seq_store_locked(struct fs *fs, struct fs_node *node);
+/* Attributes of a node (getattr): never older than a write acknowledged
+ * before the call. */
+int fs_node_stat(struct fs *fs, struct fs_node *node, struct stat *st, double *timeout);
 /* Overlay the stored attributes (ks_attr) of key k (entry NULL) or of
  * one of its entries (shape sh) on st; version: the key's. An entry
  * without times of its own shows its key's. */
@@ -98,6 +116,7 @@ struct fs_reply {
 	double entry_timeout, attr_timeout;
 	enum fs_local local; /* a new local entry: the node holds it */
 	enum kv_type ktype;  /* the node's type, for a create */
+	uint64_t since;      /* fs_seq() before the attributes were read */
 };
 /* Reply with an entry for (parent, stored name); with fi, a create reply
  * whose handle (fi->fh) gets the node. */

@@ -480,12 +480,22 @@ int fs_stat_path(struct fs *fs, enum fs_kind kind, const struct fs_path *p, stru
 	return 0;
 }
 
-/* Overlay what only the node knows: buffered data, and attributes set
- * on a node that has no stored record (the root, a namespace, a local
- * entry) during this mount. */
-void fs_stat_overlay(struct fs_node *node, struct stat *st)
+uint64_t fs_seq(struct fs *fs)
+{
+	return __atomic_load_n(&fs->seq, __ATOMIC_SEQ_CST);
+}
+
+void fs_seq_store_locked(struct fs *fs, struct fs_node *node)
+{
+	node->stored = __atomic_add_fetch(&fs->seq, 1, __ATOMIC_SEQ_CST);
+}
+
+/* The node's attributes set during this mount on a node without stored
+ * records: the root, a namespace, a local entry. */
+bool fs_stat_overlay(struct fs_node *node, uint64_t since, struct stat *st)
 {
 	pthread_mutex_lock(&node->lock);
+	bool stale = !node->loaded && node->stored > since;
 	if (node->loaded && S_ISREG(st->st_mode) && !node->live) {
 		st->st_size = (off_t)node->data.len;
 		st->st_blocks = (blkcnt_t)((node->data.len + 511) / 512);
@@ -502,6 +512,7 @@ void fs_stat_overlay(struct fs_node *node, struct stat *st)
 	}
 	pthread_mutex_unlock(&node->lock);
 	st->st_ino = node->ino;
+	return stale;
 }
 
 void fs_node_attrs_flush(struct fs *fs, struct fs_node *node, bool locked)
@@ -537,9 +548,11 @@ void fs_node_attrs_flush(struct fs *fs, struct fs_node *node, bool locked)
 	if (!to_set)
 		return;
 	int rc = setattr_store(fs, node, &attr, to_set, &attr);
+	pthread_mutex_lock(&node->lock); /* its name (fs_inode.h) */
 	if (rc < 0)
 		LOG_WARN("attributes set before '%s' was stored are lost: %s", node->name,
 			 strerror(-rc));
+	pthread_mutex_unlock(&node->lock);
 }
 
 /* A local entry: a file of whatever its buffer holds. */
@@ -605,12 +618,14 @@ int fs_entry_stat(struct fs *fs, struct fs_node *node, struct stat *st, double *
 	rc = fs_itable_path(fs->it, node, &p);
 	if (!rc && p.unhashed)
 		rc = -ENOENT;
+	struct fs_node *dir = fs_itable_parent(fs->it, node);
 	if (!rc)
-		rc = fs_ctx_open(fs, node->parent, &p, NULL, &c, &sh);
+		rc = fs_ctx_open(fs, dir, &p, NULL, &c, &sh);
 	if (rc == -ENOTDIR || rc == -EOPNOTSUPP)
 		rc = -ENOENT; /* no entries in a key of that type */
 	if (!rc)
 		rc = sh->lookup(&c, p.entry.data, p.entry.len, &e);
+	fs_itable_unref(fs->it, dir);
 	if (!rc) {
 		fs_stat_fill(fs, e.mode, e.size, e.version, 0, st, timeout);
 		fs_stat_attrs(fs, sh, &c.k, c.info.version, e.name.data, e.name.len, st);
@@ -640,14 +655,15 @@ static bool node_orphan(struct fs *fs, struct fs_node *node)
 	return kept;
 }
 
-static int node_stat(struct fs *fs, struct fs_node *node, struct stat *st, double *timeout)
+static int node_stat_since(struct fs *fs, struct fs_node *node, uint64_t since, struct stat *st,
+			   double *timeout, bool *stale)
 {
 	int rc;
 	if ((node->kind == FS_KEY || node->kind == FS_ENTRY) &&
 	    fs_itable_local(fs->it, node) == FS_LOCAL_NONE && node_orphan(fs, node)) {
 		local_stat(fs, node, st, timeout);
 		st->st_nlink = 0;
-		fs_stat_overlay(node, st);
+		*stale = fs_stat_overlay(node, since, st);
 		return 0;
 	}
 	if (node->kind == FS_ENTRY) {
@@ -677,7 +693,21 @@ static int node_stat(struct fs *fs, struct fs_node *node, struct stat *st, doubl
 		}
 	}
 	if (!rc)
-		fs_stat_overlay(node, st);
+		*stale = fs_stat_overlay(node, since, st);
+	return rc;
+}
+
+int fs_node_stat(struct fs *fs, struct fs_node *node, struct stat *st, double *timeout)
+{
+	bool stale = false;
+	int rc = node_stat_since(fs, node, fs_seq(fs), st, timeout, &stale);
+	if (!rc && stale) {
+		/* The node stored a write while we read: read again holding
+		 * its lock, so that no store can come between. */
+		pthread_mutex_lock(&node->lock);
+		rc = node_stat_since(fs, node, fs_seq(fs), st, timeout, &stale);
+		pthread_mutex_unlock(&node->lock);
+	}
 	return rc;
 }
 
@@ -719,12 +749,20 @@ void fs_reply_entry(fuse_req_t req, struct fs *fs, struct fs_node *parent, const
 		node->ktype = r->ktype;
 		pthread_mutex_unlock(&node->lock);
 	}
-	fs_stat_overlay(node, st);
+	double attr_timeout = r->attr_timeout;
+	if (fs_stat_overlay(node, r->since, st)) {
+		/* The node stored a write while we looked: look again. */
+		struct stat fresh;
+		if (fs_node_stat(fs, node, &fresh, &attr_timeout) == 0)
+			*st = fresh;
+		else
+			attr_timeout = 0; /* and it is gone: nothing to cache */
+	}
 	struct fuse_entry_param e;
 	memset(&e, 0, sizeof(e));
 	e.ino = node->ino;
 	e.attr = *st;
-	e.attr_timeout = r->attr_timeout;
+	e.attr_timeout = attr_timeout;
 	e.entry_timeout = r->entry_timeout;
 	int rc;
 	if (fi) {
@@ -830,6 +868,7 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 	int rc;
 
 	r.entry_timeout = fs->opt.timeout; /* for a miss */
+	r.since = fs_seq(fs);
 	fs_path_init(&p);
 	if (!parent) {
 		rc = -ESTALE;
@@ -910,7 +949,7 @@ static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 	struct fs_node *node = fs_itable_get(fs->it, ino);
 	struct stat st;
 	double timeout;
-	int rc = node ? node_stat(fs, node, &st, &timeout) : -ESTALE;
+	int rc = node ? fs_node_stat(fs, node, &st, &timeout) : -ESTALE;
 	if (rc)
 		fuse_reply_err(req, fs_errno(rc));
 	else
@@ -996,7 +1035,7 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
 	struct fs_node *node = fs_itable_get(fs->it, ino);
 	struct stat st;
 	double timeout;
-	int rc = node ? node_stat(fs, node, &st, &timeout) : -ESTALE;
+	int rc = node ? fs_node_stat(fs, node, &st, &timeout) : -ESTALE;
 	if (rc)
 		goto out;
 	if (fs->opt.read_only) {
@@ -1045,7 +1084,7 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
 	rc = 0;
 done:
 	if (!rc)
-		rc = node_stat(fs, node, &st, &timeout);
+		rc = fs_node_stat(fs, node, &st, &timeout);
 out:
 	if (rc)
 		fuse_reply_err(req, fs_errno(rc));
@@ -1151,6 +1190,11 @@ static int create_json_path(struct fs *fs, const struct ks_key *k, const struct 
  * written, in one batch (one batch per new file instead of two); `now`
  * (mknod: nothing will be flushed) stores it at once.
  */
+/* An open with O_CREAT never fails with ENOENT because another process
+ * removed the name between our look and our open of what was there: we
+ * try again, this many times. */
+#define CREATE_TRIES 8
+
 static int create_key(struct fs *fs, struct fs_node *parent, const struct fs_path *p, bool excl,
 		      bool now, struct made *m)
 {
@@ -1169,6 +1213,8 @@ static int create_key(struct fs *fs, struct fs_node *parent, const struct fs_pat
 		return buf_set(&m->name, p->key.data, p->key.len);
 	}
 	fs_path_key(fs, p, &k);
+	int tries = 0;
+again:;
 	int rc = ks_lookup(fs->ks, &k, &info);
 	if (rc == -ENOENT) {
 		rc = create_json_path(fs, &k, p, excl, m);
@@ -1199,6 +1245,8 @@ static int create_key(struct fs *fs, struct fs_node *parent, const struct fs_pat
 	if (rc)
 		return rc;
 	rc = fs_stat_path(fs, FS_KEY, p, &m->st, &m->r.attr_timeout);
+	if (rc == -ENOENT && ++tries < CREATE_TRIES)
+		goto again; /* removed or renamed away since: make it */
 	if (!rc && !S_ISREG(m->st.st_mode))
 		rc = -EISDIR;
 	if (!rc && ks_lookup(fs->ks, &k, &info) == 0) {
@@ -1239,6 +1287,8 @@ static int create_entry(struct fs *fs, struct fs_node *parent, const struct fs_p
 	fs_entry_init(&e);
 	struct ks_attr_change ch = {.flags = KS_ATTR_TOUCH};
 	fs_attr_entry(sh, stored, n, &ch.entry, &ch.elen);
+	int tries = 0;
+again:
 	ks_attr_stage(&c.k, &ch);
 	rc = sh->create(&c, stored, n, &e);
 	ks_attr_unstage();
@@ -1248,6 +1298,8 @@ static int create_entry(struct fs *fs, struct fs_node *parent, const struct fs_p
 	bool made = rc == 0 || rc == FS_CREATE_PENDING;
 	if (rc == -EEXIST && !excl) {
 		rc = sh->lookup(&c, stored, n, &e);
+		if (rc == -ENOENT && ++tries < CREATE_TRIES)
+			goto again; /* removed since: make it (see create_key) */
 		if (!rc && e.view && write) {
 			LOG_ERR("'%s/%s' is a read-only view", p->key.data, stored);
 			rc = -EACCES;
@@ -1289,6 +1341,7 @@ static void op_create(fuse_req_t req, fuse_ino_t parent_ino, const char *name, m
 	int rc;
 
 	memset(&m, 0, sizeof(m));
+	m.r.since = fs_seq(fs);
 	buf_init(&m.name);
 	fs_inval_init(&iv);
 	fs_path_init(&p);
@@ -1346,6 +1399,7 @@ static void op_mknod(fuse_req_t req, fuse_ino_t parent_ino, const char *name, mo
 	struct fs_inval iv;
 	struct made m;
 	memset(&m, 0, sizeof(m));
+	m.r.since = fs_seq(fs);
 	buf_init(&m.name);
 	fs_inval_init(&iv);
 	fs_path_init(&p);
@@ -1385,7 +1439,7 @@ static void op_mkdir(fuse_req_t req, fuse_ino_t parent_ino, const char *name, mo
 	struct fs_path p;
 	struct ks_key k;
 	struct stat st;
-	struct fs_reply r = {0};
+	struct fs_reply r = {.since = fs_seq(fs)};
 	int rc;
 
 	fs_path_init(&p);
@@ -1515,6 +1569,7 @@ static void op_unlink(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 	struct fs_inval iv;
 	struct ks_key k;
 	struct ks_info info;
+	struct fs_locked held = {0};
 	int rc;
 
 	fs_inval_init(&iv);
@@ -1522,6 +1577,8 @@ static void op_unlink(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 	rc = child_begin(fs, parent_ino, name, &parent, &stored, &p);
 	if (rc)
 		goto out;
+	/* No commit of the file lands after its removal (fs_inode.h). */
+	fs_itable_lock_names(fs->it, parent, stored.data, stored.len, NULL, NULL, 0, &held);
 	fs_path_key(fs, &p, &k);
 	switch (fs_child_kind(fs, parent)) {
 	case FS_NS:
@@ -1548,6 +1605,7 @@ static void op_unlink(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 		break;
 	}
 out:
+	fs_itable_unlock_names(fs->it, &held);
 	fuse_reply_err(req, fs_errno(rc));
 	fs_inval_send(fs, &iv);
 	buf_release(&stored);
@@ -1573,12 +1631,15 @@ static void op_rmdir(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 	struct fs_path p;
 	struct ks_key k;
 	struct ks_info info;
+	struct fs_locked held = {0};
 	int rc;
 
 	fs_path_init(&p);
 	rc = child_begin(fs, parent_ino, name, &parent, &stored, &p);
 	if (rc)
 		goto out;
+	/* No write of an entry of it lands after its removal (fs_file.c). */
+	fs_itable_lock_names(fs->it, parent, stored.data, stored.len, NULL, NULL, 0, &held);
 	fs_path_key(fs, &p, &k);
 	switch (fs_child_kind(fs, parent)) {
 	case FS_NS: {
@@ -1620,6 +1681,7 @@ static void op_rmdir(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 	if (!rc)
 		fs_itable_unlink(fs->it, parent, stored.data, stored.len);
 out:
+	fs_itable_unlock_names(fs->it, &held);
 	fuse_reply_err(req, fs_errno(rc));
 	buf_release(&stored);
 	fs_path_release(&p);
@@ -1935,6 +1997,7 @@ static void op_rename(fuse_req_t req, fuse_ino_t parent_ino, const char *name,
 	struct buf stored = BUF_INIT, newstored = BUF_INIT;
 	struct fs_path from, to;
 	struct fs_inval iv;
+	struct fs_locked held = {0};
 	int rc;
 
 	fs_inval_init(&iv);
@@ -1945,6 +2008,9 @@ static void op_rename(fuse_req_t req, fuse_ino_t parent_ino, const char *name,
 		rc = child_begin(fs, newparent_ino, newname, &newparent, &newstored, &to);
 	if (rc)
 		goto out;
+	/* No commit of either file between here and the end (fs_inode.h). */
+	fs_itable_lock_names(fs->it, parent, stored.data, stored.len, newparent, newstored.data,
+			     newstored.len, &held);
 	if (flags & ~(unsigned)RENAME_NOREPLACE) {
 		LOG_ERR("rename '%s': %s is not supported", name,
 			flags & RENAME_EXCHANGE ? "RENAME_EXCHANGE" : "RENAME_WHITEOUT");
@@ -1988,6 +2054,7 @@ static void op_rename(fuse_req_t req, fuse_ino_t parent_ino, const char *name,
 				    &iv);
 	}
 out:
+	fs_itable_unlock_names(fs->it, &held);
 	fuse_reply_err(req, fs_errno(rc));
 	fs_inval_send(fs, &iv);
 	buf_release(&stored);

@@ -302,6 +302,7 @@ static void dir_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		used += sz;
 		off = 2;
 	}
+	uint64_t since = fs_seq(fs); /* before the iterator reads */
 	rc = child_iter_open(fs, node, d->has_cursor ? d->cursor.data : NULL,
 			     d->has_cursor ? d->cursor.len : 0, false, &ci);
 	if (rc)
@@ -336,8 +337,17 @@ static void dir_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 				fs_stat_attrs_cached(fs, ci.sh, &ci.k, ci.version, c.name, c.n,
 						     &e.attr, &ci.kattrs);
 			}
-			fs_stat_overlay(child, &e.attr);
-			e.ino = child->ino;
+			uint64_t cino = child->ino;
+			e.ino = cino;
+			/* Stored anew while we listed: its attributes again. */
+			if (fs_stat_overlay(child, since, &e.attr) &&
+			    fs_node_stat(fs, child, &e.attr, &timeout)) {
+				/* ... and gone since: the name without attributes
+				 * (node id 0: the kernel takes no lookup). */
+				fs_itable_forget(fs->it, cino, 1);
+				e.ino = 0;
+				e.attr.st_ino = cino;
+			}
 			e.attr_timeout = e.entry_timeout = timeout;
 			if (ci.sh && ci.sh->uncached)
 				e.entry_timeout = 0;

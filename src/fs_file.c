@@ -39,6 +39,26 @@ static int node_ctx(struct fs *fs, struct fs_node *node, struct fs_path *p, stru
 	return rc;
 }
 
+/*
+ * A write through an entry node holds its key's node too: a rename of
+ * the key (which holds that node's lock) then comes wholly before or
+ * after the write, which never lands under the key's old name. The
+ * entry's lock is held, so its parent cannot change. NULL for a key.
+ */
+static struct fs_node *dir_lock(struct fs_node *node)
+{
+	if (node->kind != FS_ENTRY)
+		return NULL;
+	pthread_mutex_lock(&node->parent->lock);
+	return node->parent;
+}
+
+static void dir_unlock(struct fs_node *dir)
+{
+	if (dir)
+		pthread_mutex_unlock(&dir->lock);
+}
+
 static void node_unpin_locked(struct fs_node *node)
 {
 	string_unpin(node->pin);
@@ -114,6 +134,7 @@ static int input_feed_locked(struct fs *fs, struct fs_node *node, size_t n)
 	if (n == 0)
 		return 0;
 	fs_path_init(&p);
+	struct fs_node *dir = dir_lock(node);
 	int rc = node_ctx(fs, node, &p, &c, &sh);
 	struct ks_attr_change ch = {.flags = KS_ATTR_TOUCH};
 	if (!rc && sh && sh->make_empty)
@@ -136,6 +157,7 @@ static int input_feed_locked(struct fs *fs, struct fs_node *node, size_t n)
 		memmove(node->data.data, node->data.data + n, node->data.len - n);
 		buf_resize(&node->data, node->data.len - n);
 	}
+	dir_unlock(dir);
 	fs_path_release(&p);
 	return rc;
 }
@@ -159,6 +181,7 @@ static int node_commit_locked(struct fs *fs, struct fs_node *node, bool last)
 	struct fs_path p;
 	struct fs_ctx c;
 	const struct fs_shape *sh = NULL;
+	struct fs_node *dir = NULL;
 	enum fs_local local = fs_itable_local(fs->it, node);
 	int rc;
 
@@ -194,6 +217,7 @@ static int node_commit_locked(struct fs *fs, struct fs_node *node, bool last)
 		rc = 0;
 		goto out;
 	}
+	dir = dir_lock(node);
 	rc = node_ctx(fs, node, &p, &c, &sh);
 	if (rc)
 		goto fail;
@@ -219,6 +243,7 @@ static int node_commit_locked(struct fs *fs, struct fs_node *node, bool last)
 	ks_attr_unstage();
 fail:
 	if (!rc) {
+		fs_seq_store_locked(fs, node);
 		node->dirty = false;
 		if (local == FS_LOCAL_PENDING) {
 			fs_itable_set_local(fs->it, node, FS_LOCAL_NONE);
@@ -246,6 +271,7 @@ fail:
 		}
 	}
 out:
+	dir_unlock(dir);
 	fs_path_release(&p);
 	return rc;
 }
@@ -275,10 +301,12 @@ static int json_add_locked(struct fs *fs, struct fs_handle *h)
 		fs_path_key(fs, &p, &k);
 		rc = fs_json_add(fs, &k, h->added.data, h->added.len);
 	}
-	if (!rc)
+	if (!rc) {
+		fs_seq_store_locked(fs, node);
 		clock_gettime(CLOCK_REALTIME, &node->mtime);
-	else if (rc != -EINVAL) /* EINVAL: t_json said why */
+	} else if (rc != -EINVAL) { /* EINVAL: t_json said why */
 		LOG_ERR("append to '%s' failed: %s", p.key.data, strerror(-rc));
+	}
 	/* Added, or refused for good: nothing is tried twice. */
 	buf_reset(&h->added);
 	/* The node's buffer, if any, no longer shows the value. */
@@ -354,17 +382,19 @@ int fs_file_check(struct fs *fs, struct fs_node *node, bool write, bool *view)
 			rc = -EOPNOTSUPP;
 		}
 	} else {
-		rc = fs_ctx_open(fs, node->parent, &p, NULL, &c, &sh);
+		struct fs_node *dir = fs_itable_parent(fs->it, node);
+		rc = fs_ctx_open(fs, dir, &p, NULL, &c, &sh);
+		fs_itable_unref(fs->it, dir);
 		info = c.info;
 		bool stored = fs_itable_local(fs->it, node) == FS_LOCAL_NONE;
-		input = !rc && stored && sh->is_input && sh->is_input(node->name, node->namelen);
-		if (!rc && !input && stored && sh->is_view && sh->is_view(node->name, node->namelen)) {
+		input = !rc && stored && sh->is_input && sh->is_input(p.entry.data, p.entry.len);
+		if (!rc && !input && stored && sh->is_view && sh->is_view(p.entry.data, p.entry.len)) {
 			*view = true;
 			if (write) {
 				LOG_ERR("'%s/%s' is a read-only view", p.key.data, p.entry.data);
 				rc = -EACCES;
 			}
-			live = sh->is_live && sh->is_live(node->name, node->namelen);
+			live = sh->is_live && sh->is_live(p.entry.data, p.entry.len);
 		} else if (!rc && !input && stored && write && sh->immutable) {
 			LOG_ERR("'%s/%s': the entries of a %s cannot be changed", p.key.data,
 				p.entry.data, enc_type_name(info.type));
@@ -430,6 +460,16 @@ void fs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	struct fs_node *node = fs_itable_get(fs->it, ino);
 	bool view;
 	if (!node) {
+		fuse_reply_err(req, ESTALE);
+		return;
+	}
+	if (node->kind != FS_ROOT && fs_itable_local(fs->it, node) == FS_LOCAL_NONE &&
+	    fs_itable_gone(fs->it, node)) {
+		/* Renamed over or removed since the kernel looked the name up:
+		 * it looks again (and an O_CREAT open then creates), where
+		 * opening this node would write to a file no name reaches. */
+		LOG_INFO("open of inode %llu: its name was removed or replaced: ESTALE",
+			 (unsigned long long)node->ino);
 		fuse_reply_err(req, ESTALE);
 		return;
 	}
@@ -718,6 +758,8 @@ void fs_op_write(fuse_req_t req, fuse_ino_t ino, const char *data, size_t size, 
 		if (!rc && !p.unhashed)
 			rc = bitmap_write(fs->ks, &k, (uint64_t)off, data, size, NULL);
 		ks_attr_unstage();
+		if (!rc)
+			fs_seq_store_locked(fs, node);
 		fs_path_release(&p);
 	} else if (node->input) {
 		rc = input_write_locked(fs, node, data, size);
@@ -804,6 +846,8 @@ int fs_node_truncate(struct fs *fs, struct fs_node *node, uint64_t size, bool vi
 	}
 	if (is_direct(node)) {
 		rc = direct_truncate(fs, node, size);
+		if (!rc)
+			fs_seq_store_locked(fs, node);
 		pthread_mutex_unlock(&node->lock);
 		return rc;
 	}

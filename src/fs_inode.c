@@ -149,6 +149,18 @@ static void kid_remove_locked(struct fs_node *n)
 	n->sib_prev = n->sib_next = NULL;
 }
 
+/* Node locks are recursive: a rename or unlink holds the locks of the
+ * nodes it changes for its whole length (fs_itable_lock_names) and calls
+ * the file helpers that take them again. */
+static void node_lock_init(struct fs_node *n)
+{
+	pthread_mutexattr_t a;
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+	pthread_mutex_init(&n->lock, &a);
+	pthread_mutexattr_destroy(&a);
+}
+
 static void node_free(struct fs_node *n)
 {
 	pthread_mutex_destroy(&n->lock);
@@ -198,7 +210,7 @@ struct fs_itable *fs_itable_new(void)
 	r->kind = FS_ROOT;
 	r->unhashed = true;
 	r->nlookup = 1;
-	pthread_mutex_init(&r->lock, NULL);
+	node_lock_init(r);
 	t->by_ino[ino_bucket(t, r->ino)] = r;
 	t->count = 1;
 	return t;
@@ -265,7 +277,7 @@ struct fs_node *fs_itable_lookup(struct fs_itable *t, struct fs_node *parent, en
 	parent->refs++;
 	kid_insert_locked(n);
 	n->nlookup = 1;
-	pthread_mutex_init(&n->lock, NULL);
+	node_lock_init(n);
 	n->ino = pick_ino_locked(t, parent, name, len);
 	size_t b = ino_bucket(t, n->ino);
 	n->next_ino = t->by_ino[b];
@@ -375,6 +387,64 @@ struct fs_node *fs_itable_find(struct fs_itable *t, struct fs_node *parent, cons
 		node->refs++;
 	pthread_mutex_unlock(&t->lock);
 	return node;
+}
+
+struct fs_node *fs_itable_parent(struct fs_itable *t, struct fs_node *node)
+{
+	pthread_mutex_lock(&t->lock);
+	struct fs_node *p = node->parent;
+	if (p)
+		p->refs++;
+	pthread_mutex_unlock(&t->lock);
+	return p;
+}
+
+/* Lock one node, or two in inode-number order (once if they are one). */
+static void lock_pair(struct fs_node *a, struct fs_node *b)
+{
+	if (a && b && a != b && b->ino < a->ino) {
+		struct fs_node *x = a;
+		a = b;
+		b = x;
+	}
+	if (a)
+		pthread_mutex_lock(&a->lock);
+	if (b && b != a)
+		pthread_mutex_lock(&b->lock);
+}
+
+void fs_itable_lock_names(struct fs_itable *t, struct fs_node *pa, const void *a, size_t an,
+			  struct fs_node *pb, const void *b, size_t bn, struct fs_locked *out)
+{
+	for (;;) {
+		struct fs_node *na = fs_itable_find(t, pa, a, an);
+		struct fs_node *nb = pb ? fs_itable_find(t, pb, b, bn) : NULL;
+		lock_pair(na, nb);
+		/* A rename of either name may have moved another node there
+		 * between the look-up and the lock: then try again. */
+		pthread_mutex_lock(&t->lock);
+		bool same = find_name_locked(t, pa, a, an) == na &&
+			    (!pb || find_name_locked(t, pb, b, bn) == nb);
+		pthread_mutex_unlock(&t->lock);
+		out->a = na;
+		out->b = nb;
+		if (same)
+			return;
+		fs_itable_unlock_names(t, out);
+	}
+}
+
+void fs_itable_unlock_names(struct fs_itable *t, struct fs_locked *l)
+{
+	if (l->b && l->b != l->a)
+		pthread_mutex_unlock(&l->b->lock);
+	if (l->a)
+		pthread_mutex_unlock(&l->a->lock);
+	if (l->b)
+		fs_itable_unref(t, l->b);
+	if (l->a)
+		fs_itable_unref(t, l->a);
+	l->a = l->b = NULL;
 }
 
 struct fs_node *fs_itable_find_local(struct fs_itable *t, struct fs_node *parent,
@@ -513,6 +583,16 @@ void fs_path_release(struct fs_path *p)
 	buf_release(&p->ns);
 	buf_release(&p->key);
 	buf_release(&p->entry);
+}
+
+bool fs_itable_gone(struct fs_itable *t, struct fs_node *node)
+{
+	bool gone = false;
+	pthread_mutex_lock(&t->lock);
+	for (struct fs_node *n = node; n && n->kind != FS_ROOT && !gone; n = n->parent)
+		gone = n->unhashed;
+	pthread_mutex_unlock(&t->lock);
+	return gone;
 }
 
 int fs_itable_path(struct fs_itable *t, struct fs_node *node, struct fs_path *out)

@@ -237,6 +237,8 @@ static int set_user(struct fs *fs, struct fs_node *node, const char *name, const
 		return local_set(node, name, value, size, flags);
 	fs_path_init(&p);
 	int rc = xattr_obj(fs, node, &p, &k, &version, &e, &en);
+	/* The node's lock keeps its name from a rename while it is logged. */
+	pthread_mutex_lock(&node->lock);
 	if (rc == -ENOTSUP)
 		LOG_INFO("%s: '%s' keeps no extended attributes", name, node->name);
 	if (!rc && has_prefix(name, XATTR_KVFS)) {
@@ -247,6 +249,7 @@ static int set_user(struct fs *fs, struct fs_node *node, const char *name, const
 		rc = ks_xattr_set(fs->ks, &k, e, en, name, strlen(name), value, size, kf);
 	if (rc == -ERANGE || rc == -E2BIG || rc == -ENOSPC)
 		LOG_ERR("%s on '%s': %s", name, node->name, strerror(-rc));
+	pthread_mutex_unlock(&node->lock);
 	fs_path_release(&p);
 	return rc;
 }
@@ -763,8 +766,11 @@ static int retype_file(struct fs *fs, struct fs_node *node, const struct ks_key 
 		return rc;
 	if (from == KV_TYPE_JSON || to == KV_TYPE_JSON) {
 		rc = fs_json_retype(fs, k, from, to);
-		if (!rc && node->parent)
-			fs_inval_add(iv, node->parent->ino, node->ino, k->key, k->klen);
+		struct fs_node *parent = rc ? NULL : fs_itable_parent(fs->it, node);
+		if (parent) {
+			fs_inval_add(iv, parent->ino, node->ino, k->key, k->klen);
+			fs_itable_unref(fs->it, parent);
+		}
 	} else {
 		rc = to == KV_TYPE_BITMAP ? bitmap_from_string(fs->ks, k)
 					  : bitmap_to_string(fs->ks, k);
@@ -955,7 +961,7 @@ out:
  * the kernel forget the name after the reply. */
 static void forget_name(struct fs *fs, struct fs_node *node, struct fs_inval *iv)
 {
-	struct fs_node *parent = node->parent;
+	struct fs_node *parent = fs_itable_parent(fs->it, node);
 	if (!parent)
 		return;
 	struct fs_path p;
@@ -966,6 +972,7 @@ static void forget_name(struct fs *fs, struct fs_node *node, struct fs_inval *iv
 		fs_inval_add(iv, parent->ino, 0, p.key.data, p.key.len);
 	}
 	fs_path_release(&p);
+	fs_itable_unref(fs->it, parent);
 }
 
 void fs_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *value,
@@ -1062,9 +1069,11 @@ void fs_node_xattrs_flush(struct fs *fs, struct fs_node *node, bool locked)
 		size_t vl = get_be32(x.data + i + 1 + nl);
 		if (buf_set(&name, x.data + i + 1, nl) == 0) {
 			int rc = set_user(fs, node, name.data, x.data + i + 1 + nl + 4, vl, 0);
+			pthread_mutex_lock(&node->lock); /* its name, see set_user */
 			if (rc)
 				LOG_WARN("%s set before '%s' was stored is lost: %s", name.data,
 					 node->name, strerror(-rc));
+			pthread_mutex_unlock(&node->lock);
 		}
 		i += 1 + nl + 4 + vl;
 	}
