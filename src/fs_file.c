@@ -463,26 +463,44 @@ void fs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fuse_reply_err(req, ESTALE);
 		return;
 	}
+	/* Held to the reply: an unlink or a rename of the file (which hold
+	 * its lock) comes wholly before the open or after it. */
+	pthread_mutex_lock(&node->lock);
+	bool write = (fi->flags & (O_ACCMODE | O_TRUNC)) != O_RDONLY;
+	int rc = 0;
 	if (node->kind != FS_ROOT && fs_itable_local(fs->it, node) == FS_LOCAL_NONE &&
 	    fs_itable_gone(fs->it, node)) {
-		/* Renamed over or removed since the kernel looked the name up:
-		 * it looks again (and an O_CREAT open then creates), where
-		 * opening this node would write to a file no name reaches. */
-		LOG_INFO("open of inode %llu: its name was removed or replaced: ESTALE",
-			 (unsigned long long)node->ino);
-		fuse_reply_err(req, ESTALE);
-		return;
+		/*
+		 * Removed or replaced since the kernel looked the name up. As
+		 * on a local disk, the open gets the file that was there: its
+		 * open files keep its value (fs_file_keep), and a write-only
+		 * open needs none (what it writes has no home, as for any
+		 * removed file). Else ESTALE: the kernel looks the name up
+		 * again (and an O_CREAT open then creates it).
+		 */
+		view = false;
+		if (node->loaded) {
+			rc = 0;
+		} else if ((fi->flags & O_ACCMODE) == O_WRONLY) {
+			fs_node_set_empty(node);
+		} else {
+			LOG_INFO("open of inode %llu: its name was removed or replaced: ESTALE",
+				 (unsigned long long)node->ino);
+			rc = -ESTALE;
+		}
+	} else {
+		rc = fs_file_check(fs, node, write, &view);
 	}
-	bool write = (fi->flags & (O_ACCMODE | O_TRUNC)) != O_RDONLY;
-	int rc = fs_file_check(fs, node, write, &view);
 	if (!rc && fs->opt.read_only && write)
 		rc = -EROFS;
 	if (rc) {
+		pthread_mutex_unlock(&node->lock);
 		fuse_reply_err(req, fs_errno(rc));
 		return;
 	}
 	struct fs_handle *h = calloc(1, sizeof(*h));
 	if (!h) {
+		pthread_mutex_unlock(&node->lock);
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
@@ -496,11 +514,8 @@ void fs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		const struct fs_shape *sh = fs_shape_of(node->ktype);
 		if (sh && sh->recomputed)
 			fi->keep_cache = 0;
-		if (sh && sh->uncached) {
-			pthread_mutex_lock(&node->lock);
+		if (sh && sh->uncached)
 			rc = node_load_locked(fs, node);
-			pthread_mutex_unlock(&node->lock);
-		}
 	}
 	fi->fh = (uintptr_t)h;
 	if (rc) {
@@ -509,6 +524,7 @@ void fs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	} else if (fuse_reply_open(req, fi)) {
 		fs_file_close(fs, h);
 	}
+	pthread_mutex_unlock(&node->lock);
 }
 
 /* A bitmap key nobody has buffered: read and written in place. Node
