@@ -95,6 +95,12 @@ struct fs_node {
 	uint64_t stored;    /* fs.seq at this node's last store (fs_seq_store_locked) */
 	uint64_t expire_ms; /* the key's expiry when it was opened (0: none) */
 	unsigned opens;
+	unsigned writers; /* opens for writing (fs_file_open_setup) */
+	uint64_t wrote_ms; /* when an open for writing last opened or closed */
+	/* An O_TRUNC open's emptying of the value, not applied yet
+	 * (fs_handle.trunc); trunc_epoch counts those applied. */
+	bool trunc_want;
+	uint64_t trunc_epoch;
 	/*
 	 * A list key's directory (fs_list.c), guarded by `lock`: while it is
 	 * open (dir_opens), a removed element leaves a gap instead of moving

@@ -51,6 +51,22 @@ struct fs {
  * them at each flush (fs_json_add). */
 struct fs_handle {
 	struct fs_node *node;
+	/* Opened O_APPEND: every write goes to the end of the node's value,
+	 * whatever offset the kernel sends, which it takes from a size that
+	 * another handle's O_TRUNC or write may have changed meanwhile. */
+	bool append;
+	bool writes; /* opened for writing: counted in the node's writers */
+	/*
+	 * Opened O_TRUNC, and the value not emptied yet: that happens at the
+	 * handle's first request, under the node's lock with that request's
+	 * write, so a rewrite by one write(2) (`echo x > f`) replaces the
+	 * value in one step: no other open reads it empty or half written,
+	 * nor appends between the emptying and the write. Until then stat
+	 * shows size 0, as the kernel has it. trunc_epoch: the node's when
+	 * opened; if it moved, another O_TRUNC open emptied it meanwhile.
+	 */
+	bool trunc;
+	uint64_t trunc_epoch;
 	bool json_add;
 	struct buf added;
 };
@@ -538,8 +554,9 @@ int fs_file_check(struct fs *fs, struct fs_node *node, bool write, bool *view);
 void fs_file_open_setup(struct fs_handle *h, struct fuse_file_info *fi, bool view, bool fresh);
 void fs_file_close(struct fs *fs, struct fs_handle *h);
 /* Truncate a file node (setattr): through its buffer when it is open,
- * committed now unless an open file will commit it. */
-int fs_node_truncate(struct fs *fs, struct fs_node *node, uint64_t size, bool via_handle);
+ * committed now unless an open file will commit it (h: the setattr came
+ * through that open file; NULL: by name). */
+int fs_node_truncate(struct fs *fs, struct fs_node *node, uint64_t size, struct fs_handle *h);
 /* Commit the node's buffer now if it is dirty (before its key changes
  * type). 0 or the commit's error. */
 int fs_file_commit(struct fs *fs, struct fs_node *node);

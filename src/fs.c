@@ -496,7 +496,10 @@ bool fs_stat_overlay(struct fs_node *node, uint64_t since, struct stat *st)
 {
 	pthread_mutex_lock(&node->lock);
 	bool stale = !node->loaded && node->stored > since;
-	if (node->loaded && S_ISREG(st->st_mode) && !node->live) {
+	if (node->trunc_want && S_ISREG(st->st_mode)) {
+		st->st_size = 0; /* as the kernel has it since the O_TRUNC open */
+		st->st_blocks = 0;
+	} else if (node->loaded && S_ISREG(st->st_mode) && !node->live) {
 		st->st_size = (off_t)node->data.len;
 		st->st_blocks = (blkcnt_t)((node->data.len + 511) / 512);
 	}
@@ -1050,7 +1053,8 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
 		}
 		rc = fs_file_check(fs, node, true, &view);
 		if (!rc)
-			rc = fs_node_truncate(fs, node, (uint64_t)attr->st_size, fi != NULL);
+			rc = fs_node_truncate(fs, node, (uint64_t)attr->st_size,
+					      fi ? (struct fs_handle *)(uintptr_t)fi->fh : NULL);
 		if (rc)
 			goto out;
 	}

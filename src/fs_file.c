@@ -276,6 +276,32 @@ out:
 	return rc;
 }
 
+/* How long after a writer's open or close another open still goes
+ * around the page cache (fs_file_open_setup), in ms. */
+#define FS_WRITE_QUIET_MS 1000
+
+/* Empty the value for the O_TRUNC opens not applied yet (see struct
+ * fs_handle). Node lock held. */
+static void trunc_apply_locked(struct fs_node *node)
+{
+	if (!node->trunc_want)
+		return;
+	node->trunc_want = false;
+	node->trunc_epoch++;
+	fs_node_set_empty(node);
+	node->dirty = true;
+}
+
+/* The first request of an O_TRUNC open. Node lock held. */
+static void handle_trunc_locked(struct fs_handle *h)
+{
+	if (!h->trunc)
+		return;
+	h->trunc = false;
+	if (h->trunc_epoch == h->node->trunc_epoch)
+		trunc_apply_locked(h->node);
+}
+
 /* Drop the buffer when nothing uses it. Node lock held. */
 static void node_unload_locked(struct fs *fs, struct fs_node *node)
 {
@@ -323,9 +349,13 @@ void fs_file_close(struct fs *fs, struct fs_handle *h)
 	struct fs_node *node = h->node;
 	if (node) {
 		pthread_mutex_lock(&node->lock);
+		handle_trunc_locked(h);
 		json_add_locked(fs, h);
 		node_commit_locked(fs, node, node->opens == 1);
 		node->opens--;
+		node->writers -= h->writes;
+		if (h->writes)
+			node->wrote_ms = now_ms();
 		/* A failed commit is not retried forever: the error was
 		 * reported by flush and logged. */
 		node->dirty = false;
@@ -418,18 +448,28 @@ void fs_file_open_setup(struct fs_handle *h, struct fuse_file_info *fi, bool vie
 {
 	struct fs_node *node = h->node;
 	pthread_mutex_lock(&node->lock);
+	/* Shared by a writer and another open: see below. */
+	h->writes = (fi->flags & (O_ACCMODE | O_TRUNC)) != O_RDONLY;
+	uint64_t now = now_ms();
+	bool shared = node->writers > 0 || (h->writes && node->opens > 0) ||
+		      now - node->wrote_ms < FS_WRITE_QUIET_MS;
 	node->opens++;
+	node->writers += h->writes;
+	if (h->writes)
+		node->wrote_ms = now;
 	bool input = node->input;
 	/* JSON files show what was stored, which may not be what was
 	 * written: no page cache, and `>>` adds to the value. */
 	bool json = node->kind == FS_KEY && node->ktype == KV_TYPE_JSON;
 	h->json_add = json && (fi->flags & O_APPEND) && !(fi->flags & O_TRUNC);
+	h->append = fi->flags & O_APPEND;
 	/* A key that expires is never served from the page cache: each read
 	 * asks the daemon, which checks the expiry. */
 	bool expires = node->expire_ms != 0;
 	if ((fi->flags & O_TRUNC) && !input) {
-		fs_node_set_empty(node);
-		node->dirty = true;
+		h->trunc = true;
+		h->trunc_epoch = node->trunc_epoch;
+		node->trunc_want = true;
 	} else if (view && node->loaded && !node->dirty) {
 		/* A view is made anew by each open, also while the release of
 		 * an earlier open (sent in the background) has not arrived. */
@@ -449,7 +489,17 @@ void fs_file_open_setup(struct fs_handle *h, struct fuse_file_info *fi, bool vie
 	 * kernel drops pages other opens read of the range each write
 	 * covers, so they see the new bytes. */
 	bool anew = (fresh || (fi->flags & O_TRUNC)) && (fi->flags & O_ACCMODE) == O_WRONLY;
-	fi->direct_io = view || input || json || expires || anew;
+	/*
+	 * A file that a writer shares with another open, or had open a
+	 * moment ago, goes around the page cache for this open: the kernel
+	 * fills and trusts its pages and size per page and per request, so a
+	 * read racing another open's write could mix pages of two values or
+	 * show zeros past a size that had grown (an open just before a
+	 * writer's is the case "a moment ago" covers). The daemon applies
+	 * each request whole, under the node's lock: a read returns one
+	 * state of the value.
+	 */
+	fi->direct_io = view || input || json || expires || anew || shared;
 	/* A close of a read-only open has nothing to commit. */
 	fi->noflush = (fi->flags & O_ACCMODE) == O_RDONLY;
 }
@@ -610,6 +660,7 @@ void fs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	struct fs_node *node = h->node;
 	int rc;
 	pthread_mutex_lock(&node->lock);
+	handle_trunc_locked(h);
 	rc = node_check_expiry(fs, node);
 	if (rc) {
 		pthread_mutex_unlock(&node->lock);
@@ -751,10 +802,10 @@ static int input_write_locked(struct fs *fs, struct fs_node *node, const char *d
 void fs_op_write(fuse_req_t req, fuse_ino_t ino, const char *data, size_t size, off_t off,
 		 struct fuse_file_info *fi)
 {
-	(void)ino;
 	struct fs *fs = fuse_req_userdata(req);
 	struct fs_handle *h = (struct fs_handle *)(uintptr_t)fi->fh;
 	struct fs_node *node = h->node;
+	bool moved = false;
 	int rc;
 	if (off < 0 || (uint64_t)off + size > STRING_MAX) {
 		LOG_ERR("write past %llu bytes refused (kvfs values are at most that long)",
@@ -763,6 +814,7 @@ void fs_op_write(fuse_req_t req, fuse_ino_t ino, const char *data, size_t size, 
 		return;
 	}
 	pthread_mutex_lock(&node->lock);
+	handle_trunc_locked(h);
 	if (is_direct(node)) {
 		struct fs_path p;
 		struct ks_key k;
@@ -783,6 +835,10 @@ void fs_op_write(fuse_req_t req, fuse_ino_t ino, const char *data, size_t size, 
 		rc = buf_add(&h->added, data, size); /* the offset is the file's end */
 	} else {
 		rc = node_load_locked(fs, node);
+		if (!rc && h->append && (uint64_t)off != node->data.len) {
+			off = (off_t)node->data.len; /* see struct fs_handle */
+			moved = true;
+		}
 		if (!rc)
 			rc = buffer_write_locked(fs, node, data, size, (size_t)off);
 	}
@@ -791,6 +847,15 @@ void fs_op_write(fuse_req_t req, fuse_ino_t ino, const char *data, size_t size, 
 		fuse_reply_err(req, fs_errno(rc));
 	else
 		fuse_reply_write(req, size);
+	if (!rc && moved) {
+		/* The kernel placed the write elsewhere: its size and pages of
+		 * the file are wrong until it asks again. */
+		struct fs_inval iv;
+		fs_inval_init(&iv);
+		if (fs_inval_add(&iv, 0, ino, "", 0) == 0)
+			fs_inval_send(fs, &iv);
+		fs_inval_release(&iv);
+	}
 }
 
 void fs_op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
@@ -799,6 +864,7 @@ void fs_op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	struct fs *fs = fuse_req_userdata(req);
 	struct fs_handle *h = (struct fs_handle *)(uintptr_t)fi->fh;
 	pthread_mutex_lock(&h->node->lock);
+	handle_trunc_locked(h);
 	int rc = json_add_locked(fs, h);
 	if (!rc)
 		rc = node_commit_locked(fs, h->node, false);
@@ -813,6 +879,7 @@ void fs_op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_
 	struct fs *fs = fuse_req_userdata(req);
 	struct fs_handle *h = (struct fs_handle *)(uintptr_t)fi->fh;
 	pthread_mutex_lock(&h->node->lock);
+	handle_trunc_locked(h);
 	int rc = json_add_locked(fs, h);
 	if (!rc)
 		rc = node_commit_locked(fs, h->node, false);
@@ -850,11 +917,15 @@ static int direct_truncate(struct fs *fs, struct fs_node *node, uint64_t size)
 	return rc;
 }
 
-int fs_node_truncate(struct fs *fs, struct fs_node *node, uint64_t size, bool via_handle)
+int fs_node_truncate(struct fs *fs, struct fs_node *node, uint64_t size, struct fs_handle *h)
 {
+	bool via_handle = h != NULL;
 	if (size > STRING_MAX)
 		return -EFBIG;
 	pthread_mutex_lock(&node->lock);
+	if (h)
+		handle_trunc_locked(h);
+	trunc_apply_locked(node); /* a size is set on the emptied file */
 	int rc = 0;
 	if (node->input) {
 		pthread_mutex_unlock(&node->lock);
