@@ -117,6 +117,15 @@ def parse(data):
     return out, None
 
 
+def salvage(data):
+    """The valid lines found anywhere in bytes that are not whole lines."""
+    out = []
+    for m in LINE_RE.finditer(data):
+        if zlib.crc32(m.group(0)[:11]) == int(m.group(3), 16):
+            out.append((m.group(1).decode(), int(m.group(2))))
+    return out
+
+
 def rename_noreplace(src, dst):
     r = _libc.renameat2(AT_FDCWD, os.fsencode(src), AT_FDCWD, os.fsencode(dst),
                         RENAME_NOREPLACE)
@@ -448,7 +457,7 @@ def w_scanner(w, base, allowed, appended, volatile):
                 seqs = [s for lw, s in lines if lw == wid]
                 if len(seqs) != len(lines) or seqs != list(range(len(seqs))):
                     gap = next((i for i, q in enumerate(seqs) if q != i), len(seqs))
-                    w.violation("torn", "read of %s: %d lines, not %s's lines 0.. in order: "
+                    w.violation("stale", "read of %s: %d lines, not %s's lines 0.. in order: "
                                 "line %d is %s" % (n, len(lines), wid, gap,
                                                    lines[gap] if gap < len(lines) else "-"))
                 elif len(seqs) <= before.get(n, -1):
@@ -526,9 +535,9 @@ def tree_lines(base, allowed, out):
             out.bad("errors", "read %r: %s" % (n, e))
             continue
         lines, problem = parse(data)
-        if problem:
+        if problem:  # reported; its valid lines still count as found
             out.bad("torn_files", "%r: %s" % (n, problem))
-            continue
+            lines = salvage(data)
         files[n] = lines
         for ln in lines:
             found[ln] = found.get(ln, 0) + 1
