@@ -38,17 +38,24 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# mount DIR: start the daemon on DIR/db at DIR/mnt, wait for the mount.
+# mount DIR: start the daemon on DIR/db at DIR/mnt, wait (KVFS_MOUNT_WAIT
+# seconds, default 120: reopening a database right after a long run replays
+# a large write-ahead log) for the mount; on failure stop that daemon.
 mount_it() {
+	local i
 	"$KVFS_BIN" -f "$1/db" "$1/mnt" </dev/null >>"$1/daemon.log" 2>&1 &
 	pid=$!
 	mnt=$1/mnt
-	for _ in $(seq 200); do
+	for ((i = 0; i < ${KVFS_MOUNT_WAIT:-120} * 20; i++)); do
 		mountpoint -q "$1/mnt" && return 0
 		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.05
 	done
 	echo "stress: kvfs did not mount $1/mnt" >&2
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	pid=
+	fusermount3 -u -z "$1/mnt" 2>/dev/null
 	return 1
 }
 
