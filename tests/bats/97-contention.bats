@@ -11,6 +11,8 @@
 load helper
 
 CONTEND=$BATS_TEST_DIRNAME/../contention/contend.py
+# a remount after a race replays the write-ahead log of many rewrites
+export KVFS_MOUNT_WAIT=${KVFS_MOUNT_WAIT:-60}
 
 setup() {
 	kvfs_setup
