@@ -962,9 +962,9 @@ def run(scenario, nsdir, statedir, seconds):
             print("%s run: FAIL worker %s left no log" % (scenario, wid))
             return 1
     model, logs = merge(statedir, ctx, work)
-    ops = 0
+    ops = {}
     for lg in logs:
-        ops += lg["ops"]
+        ops[lg["role"]] = ops.get(lg["role"], 0) + lg["ops"]
         for k, n in lg["errors"].items():
             rep.errors[k] = rep.errors.get(k, 0) + n
         u = sum(lg["unexpected"].values())
@@ -980,7 +980,7 @@ def run(scenario, nsdir, statedir, seconds):
                 rep.examples["worker"].append(e)
         if lg["reads"]:
             rep.info["reads"] = rep.info.get("reads", 0) + lg["reads"]
-    rep.info["ops"] = ops
+    rep.info["ops"] = ",".join("%s:%d" % kv for kv in sorted(ops.items()))
     rep.info["opens_failed"] = sum(n for k, n in rep.errors.items()
                                    if k.startswith("open") and not k.startswith("open-read"))
     with open(os.path.join(statedir, "model.json.tmp"), "w") as f:
