@@ -30,7 +30,7 @@ LIB_OBJS := $(LIB_SRCS:src/%.c=$(BUILD)/obj/%.o)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps test unit bats check asan bench install uninstall clean fmt fmt-check \
+.PHONY: all deps test unit bats check asan bench stress install uninstall clean fmt fmt-check \
         check-layers demo
 
 all: $(BUILD)/kvfs
@@ -88,6 +88,16 @@ asan: deps
 bench: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)tests/bench/run.sh $(BUILD)
+
+# The contention scenarios of tests/bats/97-contention.bats, longer:
+# STRESS_SECONDS per scenario (default 30), STRESS_ROUNDS times each,
+# STRESS_SCENARIOS to pick some (default all). Prints the driver's counts.
+STRESS_SECONDS ?= 30
+STRESS_ROUNDS ?= 1
+STRESS_SCENARIOS ?=
+stress: $(BUILD)/kvfs
+	$(Q)KVFS_BIN=$(abspath $(BUILD)/kvfs) STRESS_SECONDS=$(STRESS_SECONDS) \
+		STRESS_ROUNDS=$(STRESS_ROUNDS) tests/contention/stress.sh $(STRESS_SCENARIOS)
 
 # The layer rules of DESIGN.md: who may include whom.
 check-layers:
