@@ -125,6 +125,10 @@ struct fs_node {
 	uid_t uid;
 	gid_t gid;
 	bool has_mode, has_owner;
+	/* When the buffer last changed (a write or an ftruncate through a
+	 * handle): while it is dirty, stat shows this as mtime and ctime,
+	 * as a local disk would, until the commit stores the change's. */
+	struct timespec changed;
 	/* user.* xattrs set on a local entry, stored with it (same layout as
 	 * the records: name_len u8 | name | value_len u32 | value). */
 	struct buf xattrs;

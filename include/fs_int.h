@@ -123,6 +123,13 @@ void fs_attr_entry(const struct fs_shape *sh, const char *name, size_t n, const 
 /* A local entry was stored: store the attributes set on it meanwhile
  * (locked: the caller holds the node's lock). */
 void fs_node_attrs_flush(struct fs *fs, struct fs_node *node, bool locked);
+/* The commit that first stores a local entry or key: add the mode and
+ * owner its node holds (its creation's, or set since) to the change ch
+ * staged for that commit (KS_ATTR_CREATE), so they go in its batch. After
+ * the commit succeeded, fs_node_attrs_stored() forgets them in the node.
+ * Node lock held. */
+void fs_node_attrs_stage(struct fs_node *node, struct ks_attr_change *ch);
+void fs_node_attrs_stored(struct fs_node *node);
 /* fs_xattr.c: the same for user.* attributes set on a local entry. */
 void fs_node_xattrs_flush(struct fs *fs, struct fs_node *node, bool locked);
 int fs_decode_name(struct fs *fs, struct fs_node *parent, const char *name, struct buf *out);
@@ -133,6 +140,9 @@ struct fs_reply {
 	enum fs_local local; /* a new local entry: the node holds it */
 	enum kv_type ktype;  /* the node's type, for a create */
 	uint64_t since;      /* fs_seq() before the attributes were read */
+	/* A create of a local entry: the mode and owner its node keeps until
+	 * it is stored (KS_ATTR_CREATE; NULL or no flag: none). */
+	const struct ks_attr_change *init;
 };
 /* Reply with an entry for (parent, stored name); with fi, a create reply
  * whose handle (fi->fh) gets the node. */

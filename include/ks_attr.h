@@ -32,6 +32,10 @@ struct ks_attr_change {
 	const struct ks_key *from;
 	const char *fentry;
 	size_t flen;
+	/* KS_ATTR_CREATE: what the new object's attributes record holds
+	 * (KS_ATTR_HAS_MODE | KS_ATTR_HAS_UID | KS_ATTR_HAS_GID). */
+	unsigned init;
+	uint32_t mode, uid, gid;
 };
 /* Content changed: the key's mtime, and the entry's if one is named,
  * become now (atime and ctime too). */
@@ -44,6 +48,11 @@ struct ks_attr_change {
 /* The entry names of the key changed meaning (a list renumbered): every
  * entry record of the key goes (one range deletion). */
 #define KS_ATTR_RENUMBER 8u
+/* The key (or the entry named) was created now with the mode and owner of
+ * `init`: its attributes record is written with them (blindly: a new
+ * object has none). A verb that finds the object already there writes
+ * nothing, so staging this around a create that may open is safe. */
+#define KS_ATTR_CREATE 16u
 
 /*
  * Stage c for key k in this thread: the verbs this thread runs on k until
@@ -121,7 +130,20 @@ int ks_xattr_list(struct keyspace *ks, const struct ks_key *k, uint64_t version,
 int ks_xattr_set(struct keyspace *ks, const struct ks_key *k, const char *entry, size_t elen,
 		 const char *name, size_t nlen, const void *value, size_t vlen, int flags);
 
+/*
+ * A namespace's own attributes (the namespace directory's mode, owner and
+ * times) are the key records of a key no user key can be: fill *k so that
+ * ks_attr_get, ks_attr_set and ks_attr_stage (around ks_ns_create) work on
+ * them. k borrows ns. Version 0; a namespace has no entries here.
+ */
+void ks_attr_ns_key(struct ks_key *k, const char *ns, size_t n);
+bool ks_attr_is_ns_key(const struct ks_key *k);
+
 /* ---- For keyspace.c ------------------------------------------------ */
+
+/* A key of namespace ns was created or removed: the namespace's mtime and
+ * ctime become now (its times record, written blindly into b). */
+int ks_attr_batch_ns_touch(struct store_batch *b, const char *ns, size_t n);
 
 /* Append to b the records change c makes for key k, whose version is
  * `version` (as read or written under the lock) and which is live after

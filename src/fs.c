@@ -429,6 +429,15 @@ void fs_stat_attrs_cached(struct fs *fs, const struct fs_shape *sh, const struct
 		st->st_gid = a.gid;
 }
 
+/* A namespace directory's stored mode, owner and times (ks_attr_ns_key):
+ * times of its last key created or removed, or of its mkdir. */
+static void stat_ns_attrs(struct fs *fs, const char *ns, size_t n, struct stat *st)
+{
+	struct ks_key k;
+	ks_attr_ns_key(&k, ns, n);
+	fs_stat_attrs(fs, NULL, &k, 0, NULL, 0, st);
+}
+
 /*
  * Attributes of the root, a namespace or a key at path p. Times of
  * collections come from their Kvrocks version (its creation time); other
@@ -448,7 +457,9 @@ int fs_stat_path(struct fs *fs, enum fs_kind kind, const struct fs_path *p, stru
 		rc = ks_ns_exists(fs->ks, p->ns.data, p->ns.len);
 		if (rc <= 0)
 			return rc < 0 ? rc : -ENOENT;
-		break;
+		fs_stat_fill(fs, S_IFDIR | 0755, 0, 0, 0, st, timeout);
+		stat_ns_attrs(fs, p->ns.data, p->ns.len, st);
+		return 0;
 	case FS_KEY:
 		if (fs_ts_is_ns_view(k.key, k.klen)) {
 			/* A read-only view of the namespace's time series. */
@@ -477,6 +488,8 @@ int fs_stat_path(struct fs *fs, enum fs_kind kind, const struct fs_path *p, stru
 		break;
 	}
 	fs_stat_fill(fs, S_IFDIR | 0755, 0, 0, 0, st, timeout);
+	if (fs->ns) /* -o ns=: the root is that namespace */
+		stat_ns_attrs(fs, fs->ns, fs->nslen, st);
 	return 0;
 }
 
@@ -503,6 +516,9 @@ bool fs_stat_overlay(struct fs_node *node, uint64_t since, struct stat *st)
 		st->st_size = (off_t)node->data.len;
 		st->st_blocks = (blkcnt_t)((node->data.len + 511) / 512);
 	}
+	/* Buffered, not committed yet: the times of that change. */
+	if (node->dirty && (node->changed.tv_sec || node->changed.tv_nsec))
+		st->st_mtim = st->st_ctim = node->changed;
 	if (node->mtime.tv_sec || node->mtime.tv_nsec)
 		st->st_mtim = st->st_ctim = node->mtime;
 	if (node->atime.tv_sec || node->atime.tv_nsec)
@@ -516,6 +532,26 @@ bool fs_stat_overlay(struct fs_node *node, uint64_t since, struct stat *st)
 	pthread_mutex_unlock(&node->lock);
 	st->st_ino = node->ino;
 	return stale;
+}
+
+void fs_node_attrs_stage(struct fs_node *node, struct ks_attr_change *ch)
+{
+	if (node->has_mode) {
+		ch->init |= KS_ATTR_HAS_MODE;
+		ch->mode = node->mode & 07777;
+	}
+	if (node->has_owner) {
+		ch->init |= KS_ATTR_HAS_UID | KS_ATTR_HAS_GID;
+		ch->uid = node->uid;
+		ch->gid = node->gid;
+	}
+	if (ch->init)
+		ch->flags |= KS_ATTR_CREATE;
+}
+
+void fs_node_attrs_stored(struct fs_node *node)
+{
+	node->has_mode = node->has_owner = false;
 }
 
 void fs_node_attrs_flush(struct fs *fs, struct fs_node *node, bool locked)
@@ -728,6 +764,18 @@ int fs_decode_name(struct fs *fs, struct fs_node *parent, const char *name, stru
 	return fs_dir_find_long(fs, parent, out, hash, name);
 }
 
+/* A local entry's node takes the mode and owner of its create, as a
+ * chmod or chown of it would set them (fs_node_attrs_stage stores them
+ * with it). Node lock held. */
+static void node_set_created(struct fs_node *node, const struct ks_attr_change *init)
+{
+	node->has_mode = init->init & KS_ATTR_HAS_MODE;
+	node->mode = (mode_t)init->mode;
+	node->has_owner = init->init & (KS_ATTR_HAS_UID | KS_ATTR_HAS_GID);
+	node->uid = (uid_t)init->uid;
+	node->gid = (gid_t)init->gid;
+}
+
 /* Reply to a lookup-like request with the node for (parent, name). */
 void fs_reply_entry(fuse_req_t req, struct fs *fs, struct fs_node *parent, const char *stored,
 		    size_t n, struct stat *st, const struct fs_reply *r, struct fuse_file_info *fi)
@@ -744,6 +792,8 @@ void fs_reply_entry(fuse_req_t req, struct fs *fs, struct fs_node *parent, const
 		fs_node_set_empty(node);
 		node->dirty = r->local == FS_LOCAL_PENDING;
 		node->bad = false;
+		if (r->init && (r->init->flags & KS_ATTR_CREATE))
+			node_set_created(node, r->init);
 		pthread_mutex_unlock(&node->lock);
 		fs_itable_set_local(fs->it, node, r->local);
 	}
@@ -984,8 +1034,9 @@ static int setattr_store(struct fs *fs, struct fs_node *node, const struct stat 
 	size_t en = 0;
 	int rc;
 
-	if (node->kind != FS_KEY && node->kind != FS_ENTRY)
-		return 1;
+	bool ns_dir = node->kind == FS_NS || (node->kind == FS_ROOT && fs->ns);
+	if (node->kind != FS_KEY && node->kind != FS_ENTRY && !ns_dir)
+		return 1; /* the root: kept in the node */
 	if (fs_itable_local(fs->it, node) != FS_LOCAL_NONE)
 		return 1; /* a new key or entry: stored with it (fs_node_attrs_flush) */
 	fs_path_init(&p);
@@ -995,6 +1046,8 @@ static int setattr_store(struct fs *fs, struct fs_node *node, const struct stat 
 	if (rc)
 		goto out;
 	fs_path_key(fs, &p, &k);
+	if (ns_dir) /* a namespace directory's own records */
+		ks_attr_ns_key(&k, k.ns, k.nslen);
 	if (node->kind == FS_ENTRY) {
 		rc = ks_lookup(fs->ks, &k, &info);
 		if (!rc)
@@ -1064,8 +1117,9 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
 		if (rc != 1)
 			goto done;
 	}
-	/* The root, namespaces and local entries have no record: their
-	 * attributes live in the node for the life of the mount. */
+	/* The root and local entries have no record: their attributes
+	 * live in the node for the life of the mount (a local entry's are
+	 * stored with it). */
 	pthread_mutex_lock(&node->lock);
 	if (to_set & FUSE_SET_ATTR_MODE) {
 		node->mode = attr->st_mode;
@@ -1122,7 +1176,57 @@ struct made {
 	struct buf name; /* the node's name */
 	struct stat st;
 	struct fs_reply r;
+	bool made; /* created by this request (not an existing file opened) */
 };
+
+/*
+ * The mode and owner a create, mknod or mkdir gives its object, for
+ * KS_ATTR_CREATE in *ch: stored like a later chmod and chown would store
+ * them, as far as they differ from what the object shows without a
+ * record (fs_stat_fill: -o umask, uid, gid), so that the usual creation
+ * writes nothing more. `mode` has the caller's umask applied already:
+ * the kernel does that, since kvfs does not ask for FUSE_CAP_DONT_MASK
+ * (op_init). The owner is the caller's fsuid and fsgid.
+ */
+static void creation_attrs(fuse_req_t req, const struct fs *fs, mode_t mode,
+			   struct ks_attr_change *ch)
+{
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+	memset(ch, 0, sizeof(*ch));
+	ch->mode = mode & 07777;
+	ch->uid = ctx->uid;
+	ch->gid = ctx->gid;
+	/* Not default_perm: that keeps views read-only, and a file made
+	 * 0444 must keep its mode. */
+	if (ch->mode != ((S_ISDIR(mode) ? 0777u : 0666u) & ~fs->opt.umask))
+		ch->init |= KS_ATTR_HAS_MODE;
+	/* An owner is stored whole, as chown shows it. */
+	if (ctx->uid != fs->opt.uid || ctx->gid != fs->opt.gid)
+		ch->init |= KS_ATTR_HAS_UID | KS_ATTR_HAS_GID;
+	if (ch->init)
+		ch->flags = KS_ATTR_CREATE;
+}
+
+/* Show a created object's mode and owner in its reply. */
+static void created_stat(const struct ks_attr_change *init, struct stat *st)
+{
+	if (init->init & KS_ATTR_HAS_MODE)
+		st->st_mode = (st->st_mode & S_IFMT) | (mode_t)init->mode;
+	if (init->init & KS_ATTR_HAS_UID)
+		st->st_uid = (uid_t)init->uid;
+	if (init->init & KS_ATTR_HAS_GID)
+		st->st_gid = (gid_t)init->gid;
+}
+
+/* ch (a TOUCH of the create) with the creation's mode and owner. */
+static void stage_created(struct ks_attr_change *ch, const struct ks_attr_change *init)
+{
+	ch->flags |= init->flags & KS_ATTR_CREATE;
+	ch->init = init->init;
+	ch->mode = init->mode;
+	ch->uid = init->uid;
+	ch->gid = init->gid;
+}
 
 /* How long a backup's type waits for the file written anew (ms). */
 #define BACKUP_TYPE_MS 60000
@@ -1188,19 +1292,19 @@ static int create_json_path(struct fs *fs, const struct ks_key *k, const struct 
 
 /* Create (or, without excl, find) key k as a file. A remembered empty
  * bitmap counts as existing, so it is never replaced by a string. */
+/* An open with O_CREAT never fails with ENOENT because another process
+ * removed the name between our look and our open of what was there: we
+ * try again, this many times. */
+#define CREATE_TRIES 8
+
 /*
  * Create (or, without excl, find) a file key. A new string is pending:
  * its node holds it until its first flush stores it with what was
  * written, in one batch (one batch per new file instead of two); `now`
  * (mknod: nothing will be flushed) stores it at once.
  */
-/* An open with O_CREAT never fails with ENOENT because another process
- * removed the name between our look and our open of what was there: we
- * try again, this many times. */
-#define CREATE_TRIES 8
-
 static int create_key(struct fs *fs, struct fs_node *parent, const struct fs_path *p, bool excl,
-		      bool now, struct made *m)
+		      bool now, const struct ks_attr_change *init, struct made *m)
 {
 	struct ks_key k;
 	struct ks_info info;
@@ -1233,11 +1337,15 @@ again:;
 			m->r.ktype = KV_TYPE_STRING;
 			m->r.entry_timeout = m->r.attr_timeout;
 			m->r.local = FS_LOCAL_PENDING;
+			m->r.init = init; /* the node keeps them until it is stored */
+			m->made = true;
 			return buf_set(&m->name, p->key.data, p->key.len);
 		}
+		stage_created(&ch, init);
 		ks_attr_stage(&k, &ch);
 		rc = string_set(fs->ks, &k, "", 0, STRING_SET_NX);
 		ks_attr_unstage();
+		m->made = rc == 0;
 		if (!rc && t != KV_TYPE_NONE && fs_file_convert(fs, &k, KV_TYPE_STRING, t) == 0)
 			LOG_INFO("'%s' written anew after its backup: it keeps its type, %s",
 				 p->key.data, enc_type_name(t));
@@ -1267,8 +1375,8 @@ again:;
 /* Create (or, without excl, find) an entry of directory `parent`. write:
  * the caller opens it for writing. */
 static int create_entry(struct fs *fs, struct fs_node *parent, const struct fs_path *p,
-			const char *stored, size_t n, bool excl, bool write, struct fs_inval *iv,
-			struct made *m)
+			const char *stored, size_t n, bool excl, bool write,
+			const struct ks_attr_change *init, struct fs_inval *iv, struct made *m)
 {
 	struct fs_ctx c;
 	struct fs_entry e;
@@ -1291,6 +1399,7 @@ static int create_entry(struct fs *fs, struct fs_node *parent, const struct fs_p
 	fs_entry_init(&e);
 	struct ks_attr_change ch = {.flags = KS_ATTR_TOUCH};
 	fs_attr_entry(sh, stored, n, &ch.entry, &ch.elen);
+	stage_created(&ch, init);
 	int tries = 0;
 again:
 	ks_attr_stage(&c.k, &ch);
@@ -1300,6 +1409,9 @@ again:
 	 * attributes and this change's times: nothing to read back (as for
 	 * a new key, create_key). */
 	bool made = rc == 0 || rc == FS_CREATE_PENDING;
+	m->made = made || rc == FS_CREATE_SCRATCH;
+	if (rc == FS_CREATE_SCRATCH || rc == FS_CREATE_PENDING)
+		m->r.init = init; /* the node keeps them until it is stored */
 	if (rc == -EEXIST && !excl) {
 		rc = sh->lookup(&c, stored, n, &e);
 		if (rc == -ENOENT && ++tries < CREATE_TRIES)
@@ -1334,8 +1446,8 @@ again:
 static void op_create(fuse_req_t req, fuse_ino_t parent_ino, const char *name, mode_t mode,
 		      struct fuse_file_info *fi)
 {
-	(void)mode;
 	struct fs *fs = fuse_req_userdata(req);
+	struct ks_attr_change init;
 	struct fs_node *parent;
 	struct buf stored = BUF_INIT;
 	struct fs_path p;
@@ -1349,6 +1461,7 @@ static void op_create(fuse_req_t req, fuse_ino_t parent_ino, const char *name, m
 	buf_init(&m.name);
 	fs_inval_init(&iv);
 	fs_path_init(&p);
+	creation_attrs(req, fs, S_IFREG | (mode & 07777), &init);
 	rc = child_begin(fs, parent_ino, name, &parent, &stored, &p);
 	if (rc)
 		goto out;
@@ -1360,15 +1473,17 @@ static void op_create(fuse_req_t req, fuse_ino_t parent_ino, const char *name, m
 		rc = -EPERM;
 		break;
 	case FS_KEY:
-		rc = create_key(fs, parent, &p, excl, false, &m);
+		rc = create_key(fs, parent, &p, excl, false, &init, &m);
 		break;
 	default:
 		rc = create_entry(fs, parent, &p, stored.data, stored.len, excl,
-				  (fi->flags & (O_ACCMODE | O_TRUNC)) != O_RDONLY, &iv, &m);
+				  (fi->flags & (O_ACCMODE | O_TRUNC)) != O_RDONLY, &init, &iv, &m);
 		break;
 	}
 	if (rc)
 		goto out;
+	if (m.made)
+		created_stat(&init, &m.st);
 	h = calloc(1, sizeof(*h));
 	if (!h) {
 		rc = -ENOMEM;
@@ -1402,28 +1517,41 @@ static void op_mknod(fuse_req_t req, fuse_ino_t parent_ino, const char *name, mo
 	struct fs_path p;
 	struct fs_inval iv;
 	struct made m;
+	struct ks_attr_change init;
 	memset(&m, 0, sizeof(m));
 	m.r.since = fs_seq(fs);
 	buf_init(&m.name);
 	fs_inval_init(&iv);
 	fs_path_init(&p);
+	creation_attrs(req, fs, mode, &init);
 	int rc = child_begin(fs, parent_ino, name, &parent, &stored, &p);
 	if (!rc && fs_child_kind(fs, parent) == FS_NS)
 		rc = -EPERM;
 	if (!rc && fs_child_kind(fs, parent) == FS_KEY) {
-		rc = create_key(fs, parent, &p, true, true, &m);
+		rc = create_key(fs, parent, &p, true, true, &init, &m);
 	} else if (!rc) {
-		rc = create_entry(fs, parent, &p, stored.data, stored.len, true, false, &iv, &m);
+		rc = create_entry(fs, parent, &p, stored.data, stored.len, true, false, &init, &iv,
+				  &m);
 		if (!rc && m.r.local == FS_LOCAL_PENDING) {
-			/* Nothing will be written or closed: store it empty now. */
+			/* Nothing will be written or closed: store it empty now,
+			 * with its times, mode and owner in the same batch. */
 			struct fs_ctx c;
 			const struct fs_shape *sh;
+			struct ks_attr_change ch = {.flags = KS_ATTR_TOUCH};
 			rc = entry_ctx(fs, parent, &p, NULL, &c, &sh);
-			if (!rc)
+			if (!rc) {
+				fs_attr_entry(sh, stored.data, stored.len, &ch.entry, &ch.elen);
+				stage_created(&ch, &init);
+				ks_attr_stage(&c.k, &ch);
 				rc = sh->commit(&c, stored.data, stored.len, "", 0, true);
+				ks_attr_unstage();
+			}
 			m.r.local = FS_LOCAL_NONE;
+			m.r.init = NULL;
 		}
 	}
+	if (!rc && m.made)
+		created_stat(&init, &m.st);
 	if (!rc)
 		fs_reply_entry(req, fs, parent, m.name.data, m.name.len, &m.st, &m.r, NULL);
 	else
@@ -1436,8 +1564,8 @@ static void op_mknod(fuse_req_t req, fuse_ino_t parent_ino, const char *name, mo
 
 static void op_mkdir(fuse_req_t req, fuse_ino_t parent_ino, const char *name, mode_t mode)
 {
-	(void)mode;
 	struct fs *fs = fuse_req_userdata(req);
+	struct ks_attr_change init;
 	struct fs_node *parent;
 	struct buf stored = BUF_INIT;
 	struct fs_path p;
@@ -1447,6 +1575,8 @@ static void op_mkdir(fuse_req_t req, fuse_ino_t parent_ino, const char *name, mo
 	int rc;
 
 	fs_path_init(&p);
+	/* The mode of mkdir carries no file type. */
+	creation_attrs(req, fs, S_IFDIR | (mode & 07777), &init);
 	rc = child_begin(fs, parent_ino, name, &parent, &stored, &p);
 	if (rc)
 		goto out;
@@ -1457,7 +1587,11 @@ static void op_mkdir(fuse_req_t req, fuse_ino_t parent_ino, const char *name, mo
 			LOG_ERR("mkdir '%s': a namespace name has at most %d bytes", name,
 				ENC_MAX_NS);
 		} else {
+			/* The namespace's own records, in its creation's batch. */
+			ks_attr_ns_key(&k, stored.data, stored.len);
+			ks_attr_stage(&k, &init);
 			rc = ks_ns_create(fs->ks, stored.data, stored.len);
+			ks_attr_unstage();
 		}
 		break;
 	case FS_KEY: {
@@ -1467,6 +1601,7 @@ static void op_mkdir(fuse_req_t req, fuse_ino_t parent_ino, const char *name, mo
 			break;
 		}
 		fs_path_key(fs, &p, &k);
+		stage_created(&ch, &init);
 		ks_attr_stage(&k, &ch);
 		rc = ks_empty_create(fs->ks, &k, KV_TYPE_HASH);
 		ks_attr_unstage();
@@ -2127,6 +2262,10 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
 	if (conn->capable & FUSE_CAP_READDIRPLUS)
 		conn->want |= FUSE_CAP_READDIRPLUS | FUSE_CAP_READDIRPLUS_AUTO;
 	conn->want &= ~(unsigned)FUSE_CAP_WRITEBACK_CACHE;
+	/* The kernel applies the caller's umask to the mode of create,
+	 * mknod and mkdir (kvfs has no ACLs that would need it done here),
+	 * so creation_attrs takes the mode as it comes. */
+	conn->want &= ~(unsigned)FUSE_CAP_DONT_MASK;
 }
 
 const struct fuse_lowlevel_ops fs_ops = {

@@ -230,6 +230,8 @@ static int node_commit_locked(struct fs *fs, struct fs_node *node, bool last)
 	struct ks_attr_change ch = {.flags = KS_ATTR_TOUCH};
 	if (node->kind == FS_ENTRY)
 		fs_attr_entry(sh, node->name, node->namelen, &ch.entry, &ch.elen);
+	if (local == FS_LOCAL_PENDING) /* and its creation's mode and owner */
+		fs_node_attrs_stage(node, &ch);
 	ks_attr_stage(&c.k, &ch);
 	if (json)
 		rc = fs_json_commit(fs, &c.k, node->data.data, node->data.len);
@@ -247,6 +249,7 @@ fail:
 		node->dirty = false;
 		if (local == FS_LOCAL_PENDING) {
 			fs_itable_set_local(fs->it, node, FS_LOCAL_NONE);
+			fs_node_attrs_stored(node);
 			fs_node_attrs_flush(fs, node, true);
 		}
 	} else if (json && rc == -EINVAL) {
@@ -290,6 +293,7 @@ static void trunc_apply_locked(struct fs_node *node)
 	node->trunc_epoch++;
 	fs_node_set_empty(node);
 	node->dirty = true;
+	clock_gettime(CLOCK_REALTIME, &node->changed);
 }
 
 /* The first request of an O_TRUNC open. Node lock held. */
@@ -841,6 +845,8 @@ void fs_op_write(fuse_req_t req, fuse_ino_t ino, const char *data, size_t size, 
 		}
 		if (!rc)
 			rc = buffer_write_locked(fs, node, data, size, (size_t)off);
+		if (!rc)
+			clock_gettime(CLOCK_REALTIME, &node->changed);
 	}
 	pthread_mutex_unlock(&node->lock);
 	if (rc)
@@ -960,6 +966,7 @@ int fs_node_truncate(struct fs *fs, struct fs_node *node, uint64_t size, struct 
 		rc = buf_resize(&node->data, (size_t)size);
 	if (!rc) {
 		node->dirty = true;
+		clock_gettime(CLOCK_REALTIME, &node->changed);
 		if (!via_handle)
 			rc = node_commit_locked(fs, node, true);
 		if (rc && !via_handle)

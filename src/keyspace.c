@@ -86,6 +86,10 @@ struct wctx_key {
 	bool live;
 	bool was_live;  /* live metadata was read: the key existed */
 	bool was_empty; /* its empty-collection record was deleted */
+	/* An empty-collection record of it was read (or found and deleted),
+	 * or written: with the above, whether the key existed before the
+	 * batch and does after, so that ks_write can touch its namespace. */
+	bool empty_seen, empty_made;
 	uint64_t pending_expire;
 	struct enc_meta m; /* m.tail points into meta[] */
 	uint8_t meta[WCTX_META];
@@ -515,6 +519,11 @@ static int wctx_apply(struct keyspace *ks, struct store_batch *b, struct wctx_ke
 	 * a list): its own records follow it. */
 	if (!rc && w->live && w->read_version && w->version != w->read_version)
 		rc = ks_attr_batch_restamp(ks, b, w->k, w->read_version, w->version);
+	/* A key created or removed changes its namespace directory. */
+	bool before = w->was_live || w->empty_seen;
+	bool after = w->live || w->empty_made || (w->empty_seen && !w->was_empty);
+	if (!rc && before != after && !is_reserved_ns(w->k->ns, w->k->nslen))
+		rc = ks_attr_batch_ns_touch(b, w->k->ns, w->k->nslen);
 	if (!rc && c)
 		rc = ks_attr_batch_change(ks, b, w->k, w->version, w->live, c);
 	if (!rc && c && (c->flags & KS_ATTR_MOVE) && c->from && c->entry) {
@@ -647,6 +656,9 @@ static int empty_get_exp(struct keyspace *ks, const struct ks_key *k, enum kv_ty
 		rc = res_get(ks, &key, &raw, &m);
 	if (!rc && empty_expired(&m, now_ms()))
 		rc = -ENOENT;
+	struct wctx_key *w = !rc && wctx.n ? wctx_find(k) : NULL;
+	if (w)
+		w->empty_seen = true;
 	if (!rc && expire)
 		*expire = empty_expire(&m);
 	if (!rc) {
@@ -697,6 +709,9 @@ static int empty_put(struct keyspace *ks, struct store_batch *b, const struct ks
 	}
 	if (!rc)
 		store_batch_put(b, STORE_CF_METADATA, key.data, key.len, val.data, val.len);
+	struct wctx_key *w = !rc && wctx.n ? wctx_find(k) : NULL;
+	if (w)
+		w->empty_made = true;
 	if (!rc && !is_reserved_ns(k->ns, k->nslen)) {
 		rc = ns_record_key(k->ns, k->nslen, &key);
 		if (!rc)
@@ -726,7 +741,7 @@ int ks_batch_empty_del(struct keyspace *ks, struct store_batch *b, const struct 
 			struct enc_meta m;
 			struct wctx_key *w = wctx.n ? wctx_find(k) : NULL;
 			if (w)
-				w->was_empty = true;
+				w->was_empty = w->empty_seen = true;
 			if (w && meta_value_live(raw.data, raw.len, now_ms(), &m) &&
 			    m.type == KV_TYPE_STRING && !empty_expired(&m, now_ms()))
 				w->pending_expire = empty_expire(&m);
@@ -959,6 +974,10 @@ int ks_rename(struct keyspace *ks, const struct ks_key *from, const struct ks_ke
 	if (!rc)
 		store_batch_put(b, STORE_CF_METADATA, key.data, key.len, raw.data, raw.len);
 write:
+	/* The target's namespace gains a name (the source's loses one:
+	 * ks_write sees that key go). */
+	if (!rc && !is_reserved_ns(to->ns, to->nslen))
+		rc = ks_attr_batch_ns_touch(b, to->ns, to->nslen);
 	if (!rc)
 		rc = ks_write(ks, b);
 out:
@@ -1221,8 +1240,21 @@ int ks_ns_create(struct keyspace *ks, const char *ns, size_t n)
 	if (rc == 1) {
 		rc = -EEXIST;
 	} else if (rc == 0) {
+		/* The directory's own records start anew (a namespace that
+		 * vanished with its last key may have left some), with its
+		 * creation time and what the caller staged for it (mkdir's
+		 * mode and owner). */
+		struct ks_key nk;
+		ks_attr_ns_key(&nk, ns, n);
+		const struct ks_attr_change *c = ks_attr_staged(&nk);
 		store_batch_put(b, STORE_CF_METADATA, key.data, key.len, val.data, val.len);
-		rc = ks_write(ks, b);
+		rc = ks_attr_batch_drop_key(ks, b, &nk);
+		if (!rc)
+			rc = ks_attr_batch_ns_touch(b, ns, n);
+		if (!rc && c)
+			rc = ks_attr_batch_change(ks, b, &nk, 0, true, c);
+		if (!rc)
+			rc = ks_write(ks, b);
 	}
 	ks_unlock(ks, &lk);
 out:
@@ -1266,8 +1298,12 @@ int ks_ns_remove(struct keyspace *ks, const char *ns, size_t n)
 	if (rc == 0)
 		rc = -ENOENT;
 	if (rc == 1) {
+		struct ks_key nk;
+		ks_attr_ns_key(&nk, ns, n);
 		store_batch_delete(b, STORE_CF_METADATA, key.data, key.len);
-		rc = ks_write(ks, b);
+		rc = ks_attr_batch_drop_key(ks, b, &nk);
+		if (!rc)
+			rc = ks_write(ks, b);
 	}
 	ks_unlock(ks, &lk);
 out:

@@ -9,6 +9,8 @@
  *   key attrs     "@" | ns_len u8 | ns | key_len u32 | key | "X"
  *   entry times   "@" | ns_len u8 | ns | key_len u32 | key | "t" | version u64 | entry
  *   entry attrs   "@" | ns_len u8 | ns | key_len u32 | key | "x" | version u64 | entry
+ *   ns times      "@" | ns_len u8 | ns | FF FF FF FF       | "T"
+ *   ns attrs      "@" | ns_len u8 | ns | FF FF FF FF       | "X"
  *
  *   payload       bytes
  *   times         ver u64 | mtime | atime | ctime, each: seconds i64 | nanoseconds u32
@@ -28,6 +30,12 @@
  * (0 for a string or an empty collection: valid for any version), so
  * records of a key deleted by someone else and re-created are not
  * inherited; kvfs's own DEL and rmdir delete them.
+ *
+ * A namespace directory's own records are the key records of a key
+ * whose key_len is FF FF FF FF and which has no key bytes: no user key
+ * has that length (Redis caps keys at 512 MiB), so they never meet the
+ * records of a real key, not even of the empty key "". They are
+ * written with version 0 (ks_attr_ns_key).
  */
 #include "ks_attr.h"
 
@@ -52,6 +60,25 @@
 #define HAS_UID		2u
 #define HAS_GID		4u
 #define HAS_ENTRY_ATTRS 8u
+
+/* key_len of a namespace's own records (ks_attr_ns_key). */
+#define NS_SELF_LEN 0xffffffffu
+/* The key pointer that marks a namespace's own records: its address is
+ * the mark, not its contents. */
+static const char ns_self[1];
+
+void ks_attr_ns_key(struct ks_key *k, const char *ns, size_t n)
+{
+	k->ns = ns;
+	k->nslen = n;
+	k->key = ns_self;
+	k->klen = 0;
+}
+
+bool ks_attr_is_ns_key(const struct ks_key *k)
+{
+	return k->key == ns_self;
+}
 
 /* ---- Staging --------------------------------------------------------- */
 
@@ -79,6 +106,7 @@ static bool same_key(const struct ks_key *a, const struct ks_key *b)
 {
 	return a == b ||
 	       (a->nslen == b->nslen && a->klen == b->klen && memcmp(a->ns, b->ns, a->nslen) == 0 &&
+		ks_attr_is_ns_key(a) == ks_attr_is_ns_key(b) &&
 		(!a->klen || memcmp(a->key, b->key, a->klen) == 0));
 }
 
@@ -95,7 +123,8 @@ const struct ks_attr_change *ks_attr_staged(const struct ks_key *k)
 /* "@" | ns_len | ns | key_len u32 | key: every record of k starts so. */
 static int rec_prefix(struct buf *out, const struct ks_key *k)
 {
-	if (k->nslen < 1 || k->nslen > ENC_MAX_NS || k->klen > UINT32_MAX)
+	bool self = ks_attr_is_ns_key(k);
+	if (k->nslen < 1 || k->nslen > ENC_MAX_NS || k->klen >= NS_SELF_LEN)
 		return -EINVAL;
 	int rc = enc_ns_key(out, RES_NS, RES_NSLEN, NULL, 0, false);
 	if (!rc)
@@ -105,8 +134,8 @@ static int rec_prefix(struct buf *out, const struct ks_key *k)
 	if (!rc)
 		rc = buf_add(out, k->ns, k->nslen);
 	if (!rc)
-		rc = buf_add_be32(out, (uint32_t)k->klen);
-	if (!rc)
+		rc = buf_add_be32(out, self ? NS_SELF_LEN : (uint32_t)k->klen);
+	if (!rc && !self)
 		rc = buf_add(out, k->key, k->klen);
 	return rc;
 }
@@ -414,6 +443,12 @@ static int locked_version(struct keyspace *ks, const struct ks_key *k, const cha
 			  uint64_t *version)
 {
 	struct ks_info info;
+	if (ks_attr_is_ns_key(k)) {
+		/* A namespace: no version, no entries. */
+		int rc = entry ? -ENOENT : ks_ns_exists(ks, k->ns, k->nslen);
+		*version = 0;
+		return rc == 1 ? 0 : (rc ? rc : -ENOENT);
+	}
 	int rc = ks_lookup(ks, k, &info);
 	if (rc)
 		return rc;
@@ -650,10 +685,56 @@ static int drop_entries(struct store_batch *b, const struct ks_key *k, char part
 	return rc;
 }
 
+/* The attributes record of an object just created (KS_ATTR_CREATE). */
+static int put_created(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
+		       uint64_t version, bool live, const struct ks_attr_change *c)
+{
+	struct buf key = BUF_INIT, val = BUF_INIT;
+	struct attrs a;
+	memset(&a, 0, sizeof(a));
+	/* As ks_attr_set writes it: an entry's record without a version
+	 * of its own, a key's with the version it is made with. */
+	a.ver = c->entry || !live ? 0 : version;
+	if (c->init & KS_ATTR_HAS_MODE) {
+		a.has |= HAS_MODE;
+		a.mode = c->mode & 07777;
+	}
+	if (c->init & KS_ATTR_HAS_UID) {
+		a.has |= HAS_UID;
+		a.uid = c->uid;
+	}
+	if (c->init & KS_ATTR_HAS_GID) {
+		a.has |= HAS_GID;
+		a.gid = c->gid;
+	}
+	int rc = attrs_value_start(&val, &a);
+	if (!rc)
+		rc = obj_key(&key, k, false, version, c->entry, c->elen);
+	if (!rc)
+		store_batch_put(b, STORE_CF_METADATA, key.data, key.len, val.data, val.len);
+	/* Listings of the key must now read entry attributes. */
+	if (!rc && c->entry)
+		rc = mark_entry_attrs(ks, b, k, version);
+	buf_release(&key);
+	buf_release(&val);
+	return rc;
+}
+
+int ks_attr_batch_ns_touch(struct store_batch *b, const char *ns, size_t n)
+{
+	struct ks_key k;
+	struct buf key = BUF_INIT;
+	ks_attr_ns_key(&k, ns, n);
+	int rc = obj_key(&key, &k, true, 0, NULL, 0);
+	if (!rc)
+		rc = put_times_now(b, &key, 0);
+	buf_release(&key);
+	return rc;
+}
+
 int ks_attr_batch_change(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
 			 uint64_t version, bool live, const struct ks_attr_change *c)
 {
-	(void)ks;
 	struct buf key = BUF_INIT;
 	int rc = 0;
 
@@ -673,6 +754,10 @@ int ks_attr_batch_change(struct keyspace *ks, struct store_batch *b, const struc
 				rc = put_times_now(b, &key, 0);
 		}
 	}
+	/* An entry's records need the key's version: a created entry of a
+	 * key that is not live (nothing was stored) gets none. */
+	if (!rc && c->flags & KS_ATTR_CREATE && c->init && (!c->entry || (live && version)))
+		rc = put_created(ks, b, k, version, live, c);
 	if (!rc && c->flags & KS_ATTR_DROP && c->entry && version) {
 		for (int t = 0; t < 2 && !rc; t++) {
 			rc = obj_key(&key, k, t == 0, version, c->entry, c->elen);

@@ -95,3 +95,86 @@ load posix
 	expect EINVAL 'os.open(a[0], os.O_WRONLY | os.O_CREAT)' "$NS/l/5"
 	assert_eq "$(names "$NS/l")" "" "positions"
 }
+
+# Modes and owners at creation (docs/posix.md "Attributes"): the mode
+# with the caller's umask applied, and the caller's uid and gid, stored.
+
+@test "creat, open(O_CREAT) and mknod take the mode and the umask: keys and entries" {
+	mkdir "$NS/h"
+	mktype "$NS/st" set
+	mktype "$NS/z" zset
+	mktype "$NS/l" list
+	mktype "$NS/si" sortedint
+	expect OK '
+os.umask(0o077)
+for p in a[:4]:
+    os.close(os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+os.umask(0)
+os.close(os.open(a[4], os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o640))
+os.umask(0o027)
+os.mknod(a[5], 0o666 | 0o100000)
+os.mknod(a[6], 0o604 | 0o100000)
+os.umask(0o022)
+fd = os.open(a[7], os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444)
+os.write(fd, b"1\n")
+os.close(fd)
+os.close(os.open(a[8], os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+' "$NS/s" "$NS/h/f" "$NS/st/m" "$NS/l/0" "$NS/h/g" "$NS/n" "$NS/h/n" "$NS/z/m" "$NS/si/7"
+	want="600 0:0
+600 0:0
+600 0:0
+600 0:0
+640 0:0
+640 0:0
+600 0:0
+444 0:0
+600 0:0"
+	paths=("$NS/s" "$NS/h/f" "$NS/st/m" "$NS/l/0" "$NS/h/g" "$NS/n" "$NS/h/n" "$NS/z/m" "$NS/si/7")
+	assert_eq "$(mode_owner "${paths[@]}")" "$want" "modes"
+	kvfs_remount
+	assert_eq "$(mode_owner "${paths[@]}")" "$want" "modes after a remount"
+}
+
+@test "a shell redirection under umask 077 makes a 0600 file; the default umask 0644" {
+	mkdir "$NS/h"
+	(umask 077 && echo secret >"$NS/f" && echo v >"$NS/h/f")
+	(umask 022 && echo open >"$NS/g")
+	assert_eq "$(mode_owner "$NS/f" "$NS/h/f" "$NS/g" | paste -sd,)" "600 0:0,600 0:0,644 0:0"
+	kvfs_remount
+	assert_eq "$(mode_owner "$NS/f" "$NS/h/f" "$NS/g" | paste -sd,)" "600 0:0,600 0:0,644 0:0"
+	assert_bytes "$NS/f" $'secret\n'
+}
+
+@test "with allow_other a file made by another user is that user's: chmod and reopen work" {
+	kvfs_remount -o allow_other,default_permissions
+	chmod 1777 "$NS"
+	mkdir -m 0777 "$NS/h"
+	as_nobody "umask 022 && echo a >'$NS/o' && echo b >'$NS/h/o' && mkdir '$NS/d' && mkdir -m 0700 '$NS/e'"
+	assert_eq "$(mode_owner "$NS/o" "$NS/h/o" "$NS/d" "$NS/e" | paste -sd,)" \
+		"644 65534:65534,644 65534:65534,755 65534:65534,700 65534:65534" "owners"
+	as_nobody "chmod 600 '$NS/o' '$NS/h/o' && echo more >>'$NS/o' && echo c >'$NS/h/o'"
+	assert_bytes "$NS/o" $'a\nmore\n'
+	assert_bytes "$NS/h/o" $'c\n'
+	kvfs_remount -o allow_other,default_permissions
+	assert_eq "$(mode_owner "$NS" "$NS/o" "$NS/h/o" "$NS/d" | paste -sd,)" \
+		"1777 0:0,600 65534:65534,600 65534:65534,755 65534:65534" "after a remount"
+	as_nobody "echo again >>'$NS/o'"
+	assert_bytes "$NS/o" $'a\nmore\nagain\n'
+}
+
+@test "creating a key moves its namespace's mtime and ctime at once" {
+	mkdir "$KVFS_MNT/app"
+	for ns in "$NS" "$KVFS_MNT/app"; do
+		before=$(times_ns "$ns")
+		sleep 0.05
+		echo x >"$ns/k"
+		assert_later "$before" "$(times_ns "$ns")" "$ns: a string key"
+		before=$(times_ns "$ns")
+		sleep 0.05
+		mkdir "$ns/h"
+		assert_later "$before" "$(times_ns "$ns")" "$ns: mkdir of a hash"
+	done
+	after=$(times_ns "$NS")
+	kvfs_remount
+	assert_eq "$(times_ns "$NS")" "$after" "namespace times after a remount"
+}

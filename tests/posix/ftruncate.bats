@@ -58,3 +58,24 @@ for p, v in ((a[0], b"new"), (a[1], b"7\n")):
 	expect EINVAL 'fd = os.open(a[0], os.O_RDWR); os.ftruncate(fd, 300)' "$NS/z/m"
 	assert_eq "$(cat "$NS/z/m")" 5 "score"
 }
+
+@test "ftruncate then stat at once: the new size, mtime and ctime, before and after close" {
+	printf abcdef >"$NS/s"
+	mkdir "$NS/h"
+	printf abcdef >"$NS/h/f"
+	for p in "$NS/s" "$NS/h/f"; do
+		before=$(times_ns "$p")
+		sleep 0.05
+		expect OK '
+fd = os.open(a[0], os.O_RDWR)
+os.ftruncate(fd, 3)
+s, f = os.stat(a[0]), os.fstat(fd)
+m, c = map(int, a[1].split())
+assert s.st_size == 3 and f.st_size == 3, (s.st_size, f.st_size)
+assert s.st_mtime_ns > m and s.st_ctime_ns > c, ("stat", s.st_mtime_ns, s.st_ctime_ns, m, c)
+assert f.st_mtime_ns > m and f.st_ctime_ns > c, ("fstat", f.st_mtime_ns, f.st_ctime_ns, m, c)
+os.close(fd)' "$p" "$before"
+		assert_later "$before" "$(times_ns "$p")" "$p after close"
+		assert_size "$p" 3
+	done
+}

@@ -61,3 +61,19 @@ load posix
 	expect EPERM 'os.mkdir(a[0])' "$NS/h/d"
 	assert_eq "$(names "$NS/h")" "" "fields"
 }
+
+@test "mkdir takes the mode and the umask: a hash directory and a namespace" {
+	mkdir -m 0700 "$NS/h"
+	(umask 077 && mkdir "$NS/h2" "$KVFS_MNT/ns2")
+	mkdir -m 0711 "$KVFS_MNT/ns"
+	mkdir -m 0755 "$NS/plain"
+	want="700 0:0,700 0:0,700 0:0,711 0:0,755 0:0"
+	paths=("$NS/h" "$NS/h2" "$KVFS_MNT/ns2" "$KVFS_MNT/ns" "$NS/plain")
+	assert_eq "$(mode_owner "${paths[@]}" | paste -sd,)" "$want" "modes"
+	kvfs_remount
+	assert_eq "$(mode_owner "${paths[@]}" | paste -sd,)" "$want" "modes after a remount"
+	# A namespace made again starts with the mode of its new mkdir.
+	rmdir "$KVFS_MNT/ns"
+	mkdir "$KVFS_MNT/ns"
+	assert_eq "$(mode_owner "$KVFS_MNT/ns")" "755 0:0" "a namespace made again"
+}

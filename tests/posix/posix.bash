@@ -40,3 +40,38 @@ names() {
 ro_remount() {
 	kvfs_remount -o ro
 }
+
+# mode_owner PATH...: "MODE UID:GID" of each path (octal permission bits).
+mode_owner() {
+	stat -c '%a %u:%g' "$@"
+}
+
+# as_nobody CMD: run the shell command CMD as uid and gid 65534, no
+# groups. The directories above the mount point (bats's temporary ones,
+# 0700) are made searchable for it first.
+as_nobody() {
+	local d=$(dirname "$KVFS_MNT")
+	while [ "$d" != / ] && [ "$d" != "$(dirname "$BATS_RUN_TMPDIR")" ]; do
+		chmod a+x "$d"
+		d=$(dirname "$d")
+	done
+	setpriv --reuid=65534 --regid=65534 --clear-groups sh -c "$1"
+}
+
+# times_ns PATH: "MTIME CTIME" of PATH in nanoseconds, read at once (no
+# cached attributes are bypassed: what stat shows now).
+times_ns() {
+	python3 -c 'import os, sys; s = os.stat(sys.argv[1]); print(s.st_mtime_ns, s.st_ctime_ns)' "$1"
+}
+
+# assert_later BEFORE AFTER WHAT: both times of AFTER ("MTIME CTIME") are
+# later than those of BEFORE.
+assert_later() {
+	local bm bc am ac
+	read -r bm bc <<<"$1"
+	read -r am ac <<<"$2"
+	if [ "$am" -le "$bm" ] || [ "$ac" -le "$bc" ]; then
+		echo "$3: mtime/ctime did not move: before $1, after $2" >&2
+		return 1
+	fi
+}

@@ -110,3 +110,20 @@ os.close(fd)' "$NS/s"
 	expect EACCES 'os.unlink(a[0])' "$NS/z/.by-score"
 	assert_eq "$(names "$NS/z")" m "members"
 }
+
+@test "removing a key moves its namespace's mtime and ctime at once" {
+	mkdir "$KVFS_MNT/app"
+	for ns in "$NS" "$KVFS_MNT/app"; do
+		echo x >"$ns/k"
+		mkdir "$ns/h"
+		echo y >"$ns/keep"
+		before=$(times_ns "$ns")
+		sleep 0.05
+		rm "$ns/k"
+		assert_later "$before" "$(times_ns "$ns")" "$ns: unlink of a key"
+		before=$(times_ns "$ns")
+		sleep 0.05
+		rmdir "$ns/h"
+		assert_later "$before" "$(times_ns "$ns")" "$ns: rmdir of a hash"
+	done
+}
