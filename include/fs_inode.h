@@ -97,6 +97,7 @@ struct fs_node {
 	unsigned opens;
 	unsigned writers; /* opens for writing (fs_file_open_setup) */
 	uint64_t wrote_ms; /* when an open for writing last opened or closed */
+	uint64_t used_ms;  /* when the kernel last got the node (lookup, create, open) */
 	/* An O_TRUNC open's emptying of the value, not applied yet
 	 * (fs_handle.trunc); trunc_epoch counts those applied. */
 	bool trunc_want;

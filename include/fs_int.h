@@ -583,10 +583,21 @@ int fs_file_store_pending(struct fs *fs, struct fs_node *node);
  * 0): loaded, nothing borrowed. Node lock held. */
 void fs_node_set_empty(struct fs_node *node);
 /* Node's key or entry is about to be removed or replaced: if it is open,
+ * or the kernel got it a moment ago (an open of it may be on its way),
  * its value is read into its buffer now, so the open files keep reading
  * it (POSIX: an unlinked file lives on while open). 0 or the load's errno
  * (then nothing may be removed). */
 int fs_file_keep(struct fs *fs, struct fs_node *node);
+/* An open of `node` (open or create) with these open flags, node lock
+ * held: 0 to go on, or -ESTALE. A node removed or replaced since the
+ * kernel looked it up opens as what was there: its kept value
+ * (fs_file_keep), or an empty buffer for a write-only open, whose writes
+ * have no home; else -ESTALE, and the kernel looks the name up again.
+ * *gone: it is such a node. */
+int fs_file_open_gone_locked(struct fs *fs, struct fs_node *node, int flags, bool *gone);
+/* How long "a moment ago" is (ms): see fs_file_keep and
+ * fs_file_open_setup. */
+#define FS_RECENT_MS 1000
 /* Turn file key k of type `from` into type `to` keeping its bytes (string
  * <-> bitmap), in one batch. 0, -EOPNOTSUPP (no such conversion: a new
  * file type adds its own here), or the type's errno. */

@@ -740,9 +740,10 @@ int fs_node_stat(struct fs *fs, struct fs_node *node, struct stat *st, double *t
 {
 	bool stale = false;
 	int rc = node_stat_since(fs, node, fs_seq(fs), st, timeout, &stale);
-	if (!rc && stale) {
-		/* The node stored a write while we read: read again holding
-		 * its lock, so that no store can come between. */
+	if ((!rc && stale) || rc == -ENOENT) {
+		/* The node stored a write while we read, or was renamed over
+		 * or removed (its open files still stat it): read again holding
+		 * its lock, so that neither can come between. */
 		pthread_mutex_lock(&node->lock);
 		rc = node_stat_since(fs, node, fs_seq(fs), st, timeout, &stale);
 		pthread_mutex_unlock(&node->lock);
@@ -820,15 +821,33 @@ void fs_reply_entry(fuse_req_t req, struct fs *fs, struct fs_node *parent, const
 	int rc;
 	if (fi) {
 		/* The handle is complete before the reply: the kernel may send
-		 * writes the moment it has it. */
+		 * writes the moment it has it. The node's lock is held to the
+		 * reply, as in open: a removal of the name comes wholly before
+		 * (and the node opens as what was there, or not at all) or
+		 * after (and keeps the value for this open). */
 		struct fs_handle *h = (struct fs_handle *)(uintptr_t)fi->fh;
+		bool gone;
+		pthread_mutex_lock(&node->lock);
+		node->used_ms = now_ms();
+		rc = fs_file_open_gone_locked(fs, node, fi->flags, &gone);
+		if (rc) {
+			pthread_mutex_unlock(&node->lock);
+			fuse_reply_err(req, -rc);
+			fs_file_close(fs, h); /* no node yet: frees the handle */
+			fs_itable_forget(fs->it, node->ino, 1);
+			return;
+		}
 		h->node = node;
 		fs_itable_ref(fs->it, node);
 		fs_file_open_setup(h, fi, false, r->local == FS_LOCAL_PENDING);
 		rc = fuse_reply_create(req, &e, fi);
 		if (rc)
 			fs_file_close(fs, h);
+		pthread_mutex_unlock(&node->lock);
 	} else {
+		pthread_mutex_lock(&node->lock);
+		node->used_ms = now_ms();
+		pthread_mutex_unlock(&node->lock);
 		rc = fuse_reply_entry(req, &e);
 	}
 	if (rc)

@@ -279,10 +279,6 @@ out:
 	return rc;
 }
 
-/* How long after a writer's open or close another open still goes
- * around the page cache (fs_file_open_setup), in ms. */
-#define FS_WRITE_QUIET_MS 1000
-
 /* Empty the value for the O_TRUNC opens not applied yet (see struct
  * fs_handle). Node lock held. */
 static void trunc_apply_locked(struct fs_node *node)
@@ -306,10 +302,14 @@ static void handle_trunc_locked(struct fs_handle *h)
 		trunc_apply_locked(h->node);
 }
 
-/* Drop the buffer when nothing uses it. Node lock held. */
+/* Drop the buffer when nothing uses it. A removed or replaced file's
+ * kept value stays until the node goes: the kernel may still open it
+ * (fs_file_open_gone_locked), and it cannot be read again. Node lock
+ * held. */
 static void node_unload_locked(struct fs *fs, struct fs_node *node)
 {
-	if (node->opens == 0 && !node->dirty && fs_itable_local(fs->it, node) == FS_LOCAL_NONE) {
+	if (node->opens == 0 && !node->dirty && fs_itable_local(fs->it, node) == FS_LOCAL_NONE &&
+	    !fs_itable_gone(fs->it, node)) {
 		node_unpin_locked(node);
 		buf_release(&node->data);
 		node->loaded = false;
@@ -456,9 +456,10 @@ void fs_file_open_setup(struct fs_handle *h, struct fuse_file_info *fi, bool vie
 	h->writes = (fi->flags & (O_ACCMODE | O_TRUNC)) != O_RDONLY;
 	uint64_t now = now_ms();
 	bool shared = node->writers > 0 || (h->writes && node->opens > 0) ||
-		      now - node->wrote_ms < FS_WRITE_QUIET_MS;
+		      now - node->wrote_ms < FS_RECENT_MS;
 	node->opens++;
 	node->writers += h->writes;
+	node->used_ms = now;
 	if (h->writes)
 		node->wrote_ms = now;
 	bool input = node->input;
@@ -521,30 +522,11 @@ void fs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	 * its lock) comes wholly before the open or after it. */
 	pthread_mutex_lock(&node->lock);
 	bool write = (fi->flags & (O_ACCMODE | O_TRUNC)) != O_RDONLY;
-	int rc = 0;
-	if (node->kind != FS_ROOT && fs_itable_local(fs->it, node) == FS_LOCAL_NONE &&
-	    fs_itable_gone(fs->it, node)) {
-		/*
-		 * Removed or replaced since the kernel looked the name up. As
-		 * on a local disk, the open gets the file that was there: its
-		 * open files keep its value (fs_file_keep), and a write-only
-		 * open needs none (what it writes has no home, as for any
-		 * removed file). Else ESTALE: the kernel looks the name up
-		 * again (and an O_CREAT open then creates it).
-		 */
-		view = false;
-		if (node->loaded) {
-			rc = 0;
-		} else if ((fi->flags & O_ACCMODE) == O_WRONLY) {
-			fs_node_set_empty(node);
-		} else {
-			LOG_INFO("open of inode %llu: its name was removed or replaced: ESTALE",
-				 (unsigned long long)node->ino);
-			rc = -ESTALE;
-		}
-	} else {
+	bool gone;
+	view = false;
+	int rc = fs_file_open_gone_locked(fs, node, fi->flags, &gone);
+	if (!rc && !gone)
 		rc = fs_file_check(fs, node, write, &view);
-	}
 	if (!rc && fs->opt.read_only && write)
 		rc = -EROFS;
 	if (rc) {
@@ -1000,15 +982,46 @@ int fs_file_commit(struct fs *fs, struct fs_node *node)
 	return rc;
 }
 
+/* The most a node not open keeps of a removed value for an open that
+ * may be on its way (fs_file_keep). */
+#define FS_KEEP_RECENT_MAX (1u << 20)
+
 int fs_file_keep(struct fs *fs, struct fs_node *node)
 {
 	int rc = 0;
 	pthread_mutex_lock(&node->lock);
-	if (node->opens > 0 && !node->loaded && !node->input &&
-	    fs_itable_local(fs->it, node) == FS_LOCAL_NONE)
+	bool keep = node->opens > 0;
+	if (!keep && now_ms() - node->used_ms < FS_RECENT_MS && !node->loaded) {
+		/* Not open: nothing is lost without it (an open of it is then
+		 * ESTALE, and the kernel looks again), so only a small one. */
+		struct stat st;
+		double t;
+		keep = fs_node_stat(fs, node, &st, &t) == 0 && S_ISREG(st.st_mode) &&
+		       st.st_size <= FS_KEEP_RECENT_MAX;
+	}
+	if (keep && !node->loaded && !node->input &&
+	    fs_itable_local(fs->it, node) == FS_LOCAL_NONE) {
 		rc = node_load_locked(fs, node);
+		if (node->opens == 0)
+			rc = 0; /* see above */
+	}
 	pthread_mutex_unlock(&node->lock);
 	return rc;
+}
+
+int fs_file_open_gone_locked(struct fs *fs, struct fs_node *node, int flags, bool *gone)
+{
+	*gone = node->kind != FS_ROOT && fs_itable_local(fs->it, node) == FS_LOCAL_NONE &&
+		fs_itable_gone(fs->it, node);
+	if (!*gone || node->loaded)
+		return 0;
+	if ((flags & O_ACCMODE) == O_WRONLY) {
+		fs_node_set_empty(node);
+		return 0;
+	}
+	LOG_INFO("open of inode %llu: its name was removed or replaced: ESTALE",
+		 (unsigned long long)node->ino);
+	return -ESTALE;
 }
 
 int fs_file_convert(struct fs *fs, const struct ks_key *k, enum kv_type from, enum kv_type to)
