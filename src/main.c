@@ -105,6 +105,15 @@ static int cmd_compact(int argc, char *argv[])
 		return 1;
 	}
 	int rc = ks_open(dir, &kopt, &ks);
+	if (rc == -EBUSY) {
+		/* Compacting under a running daemon would need a way to ask it;
+		 * RocksDB's lock refuses a second opener anyway. */
+		fprintf(stderr,
+			"kvfs compact: %s is in use (mounted, or open in Kvrocks): unmount it "
+			"first\n",
+			dir);
+		return 1;
+	}
 	if (rc) {
 		fprintf(stderr, "kvfs compact: cannot open %s: %s\n", dir, strerror(-rc));
 		return 1;
