@@ -74,11 +74,14 @@ struct store_options {
  * and dir/db is opened; else if dir/CURRENT exists, dir is opened as a
  * plain RocksDB directory; else (not read-only) a new Kvrocks-layout
  * database is created in dir/db with exactly Kvrocks's column families.
- * 0 and *out set, or -ENOENT (read-only and nothing there), -EIO.
+ * 0 and *out set, or -ENOENT (read-only and nothing there), -EBUSY
+ * (another process holds the database's LOCK: a mount, Kvrocks), -EIO.
  * Free with store_close().
  */
 int store_open(const char *dir, const struct store_options *opt, struct store **out);
-/* Flush the WAL (synced) and close. NULL is fine. */
+/* Sync the WAL, flush every memtable (so the next open replays no WAL),
+ * wait for background work, close; logs one line with how long that
+ * took. NULL is fine. */
 void store_close(struct store *s);
 bool store_is_read_only(const struct store *s);
 /* The RocksDB directory actually opened (dir or dir/db). */
@@ -156,7 +159,9 @@ int store_iter_status(struct store_iter *it);
 int store_stats(struct store *s, uint64_t *bytes, uint64_t *keys);
 /* Compact one column family over [begin, end) (NULL = everything),
  * down to the last level, so that the compaction filters see every
- * record (memtables are flushed first). Blocks until done.
+ * record (memtables are flushed first), with blob GC for every blob file
+ * (the live values of a blob file that holds deleted ones are moved and
+ * the file goes). Blocks until done.
  * 0, -EROFS on a read-only store, -ENOENT if the column family is not
  * open. */
 int store_compact(struct store *s, enum store_cf cf, const void *begin, size_t bn,

@@ -24,6 +24,10 @@
 
 #define STORE_DEFAULT_CACHE  (64u << 20)
 #define STORE_BLOB_MIN (64u << 10) /* values from 64 KiB go to blob files */
+/* The WAL kept alive at most (see store_make_options), and the write
+ * buffer per column family (RocksDB's and Kvrocks's 64 MiB). */
+#define STORE_MAX_WAL        (128ull << 20)
+#define STORE_WRITE_BUFFER   (64u << 20)
 #define STORE_BLOOM_BITS     10.0
 #define STORE_FORMAT_VERSION 5 /* what Kvrocks pins; RocksDB 7.8 reads it */
 
@@ -245,6 +249,20 @@ static int store_make_options(struct store *s, const struct store_options *opt)
 	rocksdb_options_set_enable_blob_files(s->opts, 1);
 	rocksdb_options_set_min_blob_size(s->opts, STORE_BLOB_MIN);
 	rocksdb_options_set_enable_blob_gc(s->opts, 1);
+	/*
+	 * A bound on the WAL. Every column family's memtable pins the WAL
+	 * files it has records in until it is flushed, and RocksDB's default
+	 * bound is four times all write buffers (7 column families x 2 x 64
+	 * MiB x 4 = 3.5 GiB): a few small writes to one column family (a
+	 * hash's fields in "default") while big strings fill and flush
+	 * "metadata" kept every WAL file of the big values, 2.4 GiB after 15 s
+	 * of four writers, and the next open replayed all of it (11 s). Past
+	 * this bound RocksDB flushes the column families that hold the oldest
+	 * WAL file: the WAL, and what an open after a crash replays, stays
+	 * near two write buffers.
+	 */
+	rocksdb_options_set_write_buffer_size(s->opts, STORE_WRITE_BUFFER);
+	rocksdb_options_set_max_total_wal_size(s->opts, STORE_MAX_WAL);
 
 	rocksdb_block_based_table_options_t *t = rocksdb_block_based_options_create();
 	if (!t)
@@ -500,7 +518,13 @@ int store_open(const char *dir, const struct store_options *opt, struct store **
 		    s->opts, s->path, (int)n, (const char *const *)names, cfopts, s->handles, &err);
 	if (err) {
 		s->db = NULL;
+		/* RocksDB's LOCK is held: another process (a mount, Kvrocks)
+		 * has the database open. Worth its own errno: the caller can
+		 * say so instead of "I/O error". */
+		bool locked = strstr(err, "While lock file") != NULL;
 		rc = store_err(s->path, err);
+		if (locked)
+			rc = -EBUSY;
 		goto out;
 	}
 	s->nhandles = n;
@@ -524,6 +548,43 @@ out:
 	return rc;
 }
 
+static uint64_t mono_ms(void);
+static uint64_t store_prop(struct store *s, rocksdb_column_family_handle_t *h, const char *name);
+
+/* Bytes in all memtables (active and immutable) of all column families. */
+static uint64_t store_memtable_bytes(struct store *s)
+{
+	uint64_t n = 0;
+	for (size_t i = 0; i < s->nhandles; i++)
+		n += store_prop(s, s->handles[i], "rocksdb.cur-size-all-mem-tables");
+	return n;
+}
+
+/*
+ * Flush every column family's memtables and wait. On close this empties
+ * the WAL (RocksDB deletes the files no memtable needs), so the next open
+ * replays nothing: RocksDB does not flush at close when the WAL is on,
+ * and an open replays and then flushes the whole WAL itself, after an
+ * unmount under load, seconds before the mount comes up. The flush
+ * costs what the memtables hold (bounded by STORE_MAX_WAL and the write
+ * buffers), written at disk speed. Errors are logged: the WAL still has
+ * the data.
+ */
+static void store_flush_all(struct store *s)
+{
+	rocksdb_flushoptions_t *fo = rocksdb_flushoptions_create();
+	if (!fo)
+		return;
+	rocksdb_flushoptions_set_wait(fo, 1);
+	for (size_t i = 0; i < s->nhandles; i++) {
+		char *err = NULL;
+		rocksdb_flush_cf(s->db, fo, s->handles[i], &err);
+		if (err)
+			store_err("flush on close", err);
+	}
+	rocksdb_flushoptions_destroy(fo);
+}
+
 void store_close(struct store *s)
 {
 	if (!s)
@@ -542,10 +603,16 @@ void store_close(struct store *s)
 		 * use a handle, before the handles go. */
 		atomic_store(&s->gc_on, false);
 		if (!s->read_only) {
+			uint64_t t0 = mono_ms();
+			uint64_t mem = store_memtable_bytes(s);
 			rocksdb_flush_wal(s->db, 1, &err);
 			if (err)
 				store_err("flush WAL on close", err);
+			store_flush_all(s);
 			rocksdb_cancel_all_background_work(s->db, 1);
+			LOG_INFO("%s: closed in %llu ms (%llu MiB of memtables flushed)", s->path,
+				 (unsigned long long)(mono_ms() - t0),
+				 (unsigned long long)(mem >> 20));
 		}
 		/* Handles go before the database they belong to. */
 		for (size_t i = 0; i < s->nhandles; i++)
@@ -1211,6 +1278,18 @@ int store_stats(struct store *s, uint64_t *bytes, uint64_t *keys)
 	return 0;
 }
 
+/* Change one column family's blob GC age cutoff (a mutable option). A
+ * failure is logged: the compaction then only collects less. */
+static void store_set_blob_cutoff(struct store *s, rocksdb_column_family_handle_t *h,
+				  const char *cutoff)
+{
+	const char *key = "blob_garbage_collection_age_cutoff";
+	char *err = NULL;
+	rocksdb_set_options_cf(s->db, h, 1, &key, &cutoff, &err);
+	if (err)
+		store_err("set blob_garbage_collection_age_cutoff", err);
+}
+
 int store_compact(struct store *s, enum store_cf cf, const void *begin, size_t bn, const void *end,
 		  size_t en)
 {
@@ -1224,7 +1303,22 @@ int store_compact(struct store *s, enum store_cf cf, const void *begin, size_t b
 		return -ENOMEM;
 	/* kForce: the last level too, so every record meets the filter. */
 	rocksdb_compactoptions_set_bottommost_level_compaction(o, 2);
+	/*
+	 * Blob GC for every blob file, not only the oldest quarter (the
+	 * cutoff background compactions keep, Kvrocks's default too). A
+	 * blob file goes only when none of its values is referenced any
+	 * more; one that still holds a live value is rewritten only if it
+	 * is under the cutoff. After deleting all but 28 of 2,800 files,
+	 * a compaction with the default cutoff left 7 blob files (323 MiB)
+	 * for 8 MiB of live values; with 1.0 the live values move to a new
+	 * file and the old ones go.
+	 */
+	char old_cutoff[32];
+	snprintf(old_cutoff, sizeof(old_cutoff), "%g",
+		 rocksdb_options_get_blob_gc_age_cutoff(s->opts));
+	store_set_blob_cutoff(s, h, "1.0");
 	rocksdb_compact_range_cf_opt(s->db, h, o, begin, begin ? bn : 0, end, end ? en : 0);
+	store_set_blob_cutoff(s, h, old_cutoff);
 	rocksdb_compactoptions_destroy(o);
 	return 0;
 }

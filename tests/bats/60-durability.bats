@@ -109,3 +109,30 @@ expected_value() {
 	[[ $output =~ ^82[0-9A-F]{32}([0-9A-F]{16})$ ]] || { echo "metadata of h: $output" >&2; false; }
 	assert_eq "$((16#${BASH_REMATCH[1]}))" "${#listed[@]}" "stored size of h vs fields listed"
 }
+
+@test "an unmount under write load logs how long closing took, exits cleanly and leaves no WAL to replay" {
+	head -c 2097152 /dev/urandom >"$BATS_TEST_TMPDIR/big"
+	mkdir "$NS/h"
+	printf f >"$NS/h/f" # a small write in another column family
+	pids=()
+	for w in 1 2 3; do
+		(
+			for i in $(seq 20); do
+				cp "$BATS_TEST_TMPDIR/big" "$NS/big$w" 2>/dev/null || exit 0
+			done
+		) 3>&- &
+		pids+=($!)
+	done
+	wait "${pids[@]}"
+	kvfs_unmount # requires exit status 0
+	grep -q "closed in [0-9]* ms" "$KVFS_LOG" || {
+		echo "no shutdown line in the log" >&2
+		false
+	}
+	# Every memtable was flushed at close: the WAL left is empty.
+	wal=$(cat "$(kvfs_rocksdb_dir)"/*.log | wc -c)
+	assert_eq "$wal" 0 "bytes of WAL after a clean unmount"
+	kvfs_mount
+	cmp "$BATS_TEST_TMPDIR/big" "$NS/big2"
+	assert_bytes "$NS/h/f" f
+}

@@ -172,6 +172,7 @@ used_bytes() {
 	printf v >"$NS/k"
 	run "$KVFS_BIN" compact "$KVFS_DB"
 	[ "$status" -eq 1 ]
+	[[ $output =~ "is in use" ]]
 	assert_bytes "$NS/k" v
 	kvfs_unmount
 	run "$KVFS_BIN" compact "$BATS_TEST_TMPDIR/nothing"
@@ -181,4 +182,47 @@ used_bytes() {
 	[ "$status" -eq 2 ]
 	run "$KVFS_BIN" compact --bogus "$KVFS_DB"
 	[ "$status" -eq 2 ]
+}
+
+db_kib() {
+	du -sk "$KVFS_DB" | cut -f1
+}
+
+@test "rm -rf of big values, then kvfs compact: the database's space comes back, blob files too" {
+	# 40 fields of 1 MiB (blob files: values from 64 KiB) beside small
+	# ones; one big field stays: the blob file it shares with deleted
+	# ones must go too (blob GC for every blob file, not the oldest
+	# quarter only).
+	head -c 1048576 /dev/urandom >"$BATS_TEST_TMPDIR/big"
+	kvfs_mount
+	for d in 0 1 2 3; do
+		mkdir "$NS/d$d"
+		for f in $(seq 0 9); do
+			cp "$BATS_TEST_TMPDIR/big" "$NS/d$d/big$f"
+			printf 'small %s' "$f" >"$NS/d$d/small$f"
+		done
+	done
+	kvfs_unmount # the values are in blob files now
+	kvfs_mount
+	rm -rf "$NS"/d[123]
+	find "$NS/d0" -type f ! -name big0 -delete
+	kvfs_unmount
+	before=$(db_kib)
+	[ "$before" -gt 40000 ] || {
+		echo "only $before KiB before compact: the test wrote too little" >&2
+		false
+	}
+	run "$KVFS_BIN" compact "$KVFS_DB"
+	[ "$status" -eq 0 ]
+	after=$(db_kib)
+	# What stays: one 1 MiB value and RocksDB's own files.
+	[ "$after" -lt $((before / 4)) ] || {
+		echo "du: $before KiB before kvfs compact, $after KiB after" >&2
+		ls -l "$(kvfs_rocksdb_dir)" >&2
+		false
+	}
+	kvfs_mount
+	cmp "$BATS_TEST_TMPDIR/big" "$NS/d0/big0"
+	assert_eq "$(ls "$NS")" d0 "keys left"
+	assert_eq "$(ls "$NS/d0")" big0 "fields left"
 }

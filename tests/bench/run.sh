@@ -724,6 +724,45 @@ fi
 DB_COMPACTED=$(du -sk --apparent-size "$KDB" | awk '{ print $1 }')
 pt_stop
 
+# 8. listing under write load (issue 14, item 7): `ls -l` of a 580-field
+# hash while 4 processes rewrite 4 MiB files, on a fresh database in the
+# work directory (a disk, as a user's would be) with kvfs's own defaults
+# (its thread count, not BENCH_THREADS); then how long the daemon takes
+# from the unmount to its exit with the writers just stopped. A figure,
+# not a check. The writers stop when their flag file goes (also when the
+# cleanup removes the work directory).
+say "[$(date +%T)] listing under write load"
+LDB=$WORK/load-db LFLAG=$WORK/load-writing
+echo "=== $(date +%T) kvfs -f $LDB $KMNT (defaults)" >>"$LOGS/kvfs.log"
+"$KVFS" -f -o timeout="$TIMEOUT" "$LDB" "$KMNT" </dev/null >>"$LOGS/kvfs.log" 2>&1 &
+KV_PID=$!
+LOAD_QUIET='' LOAD_BUSY='' LOAD_EXIT=''
+if wait_mount "$KMNT" "$KV_PID" kvfs; then
+	LNS=$KMNT/__namespace
+	mkdir "$LNS/h" && for ((i = 0; i < 580; i++)); do printf 'v%d' $i >"$LNS/h/f$i"; done
+	head -c 4194304 /dev/urandom >"$WORK/load-value"
+	for ((r = 0; r < RUNS; r++)); do
+		tsec ls -l "$LNS/h" >/dev/null && LOAD_QUIET+="$ELAPSED "
+	done
+	: >"$LFLAG"
+	LW=()
+	for w in 1 2 3 4; do
+		(while [ -e "$LFLAG" ]; do cp "$WORK/load-value" "$LNS/big$w" 2>/dev/null || break; done) &
+		LW+=($!)
+	done
+	sleep 2
+	for ((r = 0; r < 3 * RUNS; r++)); do
+		tsec ls -l "$LNS/h" >/dev/null && LOAD_BUSY+="$ELAPSED "
+		sleep 0.2
+	done
+	rm -f "$LFLAG"
+	wait "${LW[@]}" 2>/dev/null
+	tsec kvfs_stop && LOAD_EXIT=$ELAPSED
+else
+	KV_PID=
+fi
+LOAD_CLOSED=$(grep -o 'closed in [0-9]* ms ([0-9]* MiB[^)]*)' "$LOGS/kvfs.log" | tail -1)
+
 # ----------------------------------------------------------------- report
 
 median() { # values... -> median, or ERR if any run failed, or empty
@@ -855,6 +894,8 @@ TOTAL=$(awk -v d=$((T_END - T_START)) 'BEGIN { printf "%d min %02d s", d / 6e7, 
 	for row in "${ROWS[@]}"; do
 		echo "- ${LABEL[$row]}: kvfs ${RES["$row|kvfs"]:-—}; passthrough ${RES["$row|pt"]:-—}" | sed 's/ ;/;/; s/ $//'
 	done
+	echo
+	echo "Listing under write load (\`ls -l\` of a 580-field hash while 4 processes rewrite 4 MiB files; kvfs's default threads, database in the work directory): median $(fmt "$(median $LOAD_QUIET)") s quiet, $(fmt "$(median $LOAD_BUSY)") s under load (runs: ${LOAD_BUSY:-—}); unmount to exit with the writers just stopped: $(fmt "$LOAD_EXIT") s (${LOAD_CLOSED:-no shutdown line in the log})"
 	echo
 	echo "Deleting on kvfs used:$DEL_HOW"
 	echo
