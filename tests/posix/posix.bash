@@ -47,12 +47,13 @@ mode_owner() {
 }
 
 # as_nobody CMD: run the shell command CMD as uid and gid 65534, no
-# groups. The directories above the mount point (bats's temporary ones,
-# 0700) are made searchable for it first.
+# groups. The directories above the mount point that others cannot search
+# (bats's temporary ones and tests/run-bats.sh's, 0700) are made
+# searchable for it first.
 as_nobody() {
 	local d=$(dirname "$KVFS_MNT")
-	while [ "$d" != / ] && [ "$d" != "$(dirname "$BATS_RUN_TMPDIR")" ]; do
-		chmod a+x "$d"
+	while [ "$d" != / ]; do
+		[ -z "$(find "$d" -maxdepth 0 ! -perm -o+x)" ] || chmod a+x "$d"
 		d=$(dirname "$d")
 	done
 	setpriv --reuid=65534 --regid=65534 --clear-groups sh -c "$1"
