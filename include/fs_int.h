@@ -194,6 +194,10 @@ struct fs_child {
 	size_t n;
 	const char *cursor; /* where the listing resumes after this child (NULL: the name) */
 	size_t clen;
+	/* The cursor is a number, 8 bytes big-endian, that resumes the same
+	 * listing whoever asks (a list position, an id, a chunk, a state
+	 * file): the offset carries it (fs_dir.c). */
+	bool numbered;
 	bool recomputed; /* its attributes must not be cached (a JSON key) */
 	mode_t mode;
 	uint64_t size, version, expire_ms;
@@ -420,7 +424,8 @@ struct fs_sketch {
 	 * key, ks_attr); */
 	const struct fs_sketch_part *parts;
 	size_t nparts;
-	/* or state file number i of the key, in name order: 1 with name,
+	/* or state file number i of the key, listed in number order (the
+	 * listing resumes by number, fs_sketch_iter_next): 1 with name,
 	 * size and (optionally: it starts 0, the mount time) version set,
 	 * FS_SKETCH_ABSENT, 0 past the last one, or an errno; */
 	int (*file)(struct fs_ctx *c, uint32_t i, struct buf *name, uint64_t *size,
@@ -503,8 +508,8 @@ int fs_sketch_adopt(const struct fs_sketch *s, struct fs_ctx *c, const char *to,
 	static int sketch_iter_open(struct fs_ctx *c, const void *after, size_t alen,              \
 				    bool by_name, void **it)                                       \
 	{                                                                                          \
-		(void)by_name; /* the state files list in name order */                            \
-		return fs_sketch_iter_open(&(S), c, after, alen, it);                              \
+		/* no long names: a name search lists them all */                                  \
+		return fs_sketch_iter_open(&(S), c, by_name ? NULL : after, alen, it);             \
 	}                                                                                          \
 	static int sketch_feed(struct fs_ctx *c, const char *name, size_t n, const char *d,        \
 			       size_t dn)                                                          \

@@ -105,14 +105,20 @@ struct ks_ns_iter *ks_ns_iter_new(struct keyspace *ks, const char *after, size_t
 int ks_ns_iter_next(struct ks_ns_iter *it, const char **ns, size_t *n);
 void ks_ns_iter_free(struct ks_ns_iter *it);
 
-/* Key iteration within one namespace in byte order, starting after
- * `after`: live keys merged with remembered empty collections; expired
- * and size-0 keys are skipped. next() returns 1 with a borrowed key and
- * its info, 0 at the end, or a negative errno. Memory use is constant. */
+/* Key iteration within one namespace in stored order (cluster mode: by
+ * slot, then name; else by name), starting after the position `after`:
+ * live keys merged with remembered empty collections; expired and size-0
+ * keys are skipped. next() returns 1 with a borrowed key and its info, 0
+ * at the end, or a negative errno; rank() then gives that key's position
+ * (borrowed the same way): the bytes after the namespace in its stored
+ * key, the slot it is stored under and the name, which need not be the
+ * slot its name hashes to. Without cluster mode a position is the name.
+ * Memory use is constant. */
 struct ks_key_iter;
 struct ks_key_iter *ks_key_iter_new(struct keyspace *ks, const char *ns, size_t nslen,
 				    const char *after, size_t alen);
 int ks_key_iter_next(struct ks_key_iter *it, const char **key, size_t *klen, struct ks_info *info);
+void ks_key_iter_rank(const struct ks_key_iter *it, const char **rank, size_t *n);
 void ks_key_iter_free(struct ks_key_iter *it);
 
 /* ---- For type modules ---------------------------------------------- */

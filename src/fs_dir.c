@@ -1,24 +1,52 @@
 /*
  * fs_dir: directory listings. A listing streams from the type layer's
- * ordered iterators: each readdir call seeks just past the last name it
- * returned (the handle's cursor), so a namespace of any size lists in
- * constant memory, and a reader that pauses or restarts sees every name
- * once. Offsets are positions: 1 and 2 for "." and "..", then 3, 4, ...
- * Entries of a key come from the shape of its type (fs_int.h), which
- * picks the order (list order, score order, ...) and the cursor.
- * Layer: fs.
+ * ordered iterators: each readdir call seeks just past the entry its
+ * offset came from (that entry's cursor, its sort key in the order the
+ * iterator enumerates), so a namespace of any size lists in bounded
+ * memory, and a reader that pauses, resumes mid-reply or seeks back sees
+ * every name once. The offset of an entry whose cursor is a number (list
+ * position, id, chunk, state file) carries that number; any other entry's
+ * offset is a serial number of the handle, which keeps the cursors of the
+ * serials it handed out last (docs/architecture.md section 7). Entries of
+ * a key come from the shape of its type (fs_int.h), which picks the order
+ * (list order, score order, ...) and the cursor. Layer: fs.
  */
 #include "fs_int.h"
 
 #include <errno.h>
 #include <stdlib.h>
 
+/*
+ * Offsets: 0 is the start, 1 and 2 follow "." and "..". An entry whose
+ * cursor is numbered (fs_child) carries DIR_NUMBERED + the number: any
+ * handle resumes from it without state. Any other entry carries the
+ * handle's next serial (3, 4, ...: its position when the handle lists
+ * from the start) and the handle keeps its cursor as a mark. The kernel
+ * resumes from an entry of the last reply (a small getdents buffer drops
+ * the rest) and telldir values are recent, so the marks of the last
+ * DIR_MARKS_MAX entries (at most DIR_MARK_BYTES of cursors, never the
+ * current reply's) answer them exactly; an older serial or another
+ * handle's is taken as a position and walked to from the start.
+ */
+#define DIR_NUMBERED   ((off_t)1 << 62)
+#define DIR_MARKS_MAX  4096
+#define DIR_MARK_BYTES ((size_t)1 << 20)
+
+struct dir_mark {
+	off_t off;
+	size_t at, len; /* its cursor in fs_dir.mark_bytes */
+};
+
 struct fs_dir {
 	pthread_mutex_t lock;
 	struct fs_node *node; /* held: counted in its dir_opens */
-	struct buf cursor; /* stored name (or shape cursor) of the last entry returned */
+	struct buf cursor;    /* cursor of the entry the next call continues after */
 	bool has_cursor;
 	off_t next_off; /* offset the next call continues from */
+	off_t serial;	/* offset of the next entry that is not numbered */
+	struct dir_mark *marks; /* ascending offsets, the last nmarks serials handed out */
+	size_t nmarks, cap;
+	struct buf mark_bytes;
 };
 
 struct child_iter {
@@ -56,6 +84,10 @@ static int child_iter_open(struct fs *fs, struct fs_node *node, const char *afte
 		rc = ci->ns ? 0 : -ENOMEM;
 		break;
 	case FS_KEY:
+		/* In cluster mode a name is no position (the slot comes
+		 * first): a name search starts from the first key. */
+		if (by_name && ks_cluster(fs->ks))
+			after = NULL;
 		ci->keys = ks_key_iter_new(fs->ks, k.ns, k.nslen, after, alen);
 		rc = ci->keys ? 0 : -ENOMEM;
 		break;
@@ -89,6 +121,8 @@ static int child_iter_next(struct child_iter *ci, struct fs_child *c)
 		c->recomputed = info.type == KV_TYPE_JSON;
 		c->version = info.version;
 		c->expire_ms = info.expire_ms;
+		if (rc > 0)
+			ks_key_iter_rank(ci->keys, &c->cursor, &c->clen);
 	} else {
 		rc = ci->sh->iter_next(ci->it, c);
 	}
@@ -96,6 +130,8 @@ static int child_iter_next(struct child_iter *ci, struct fs_child *c)
 		c->cursor = c->name;
 		c->clen = c->n;
 	}
+	if (c->clen != 8)
+		c->numbered = false;
 	return rc;
 }
 
@@ -165,6 +201,8 @@ static void dir_close(struct fs *fs, struct fs_dir *d)
 		fs_list_dir_closed(fs, node);
 	fs_itable_unref(fs->it, node);
 	buf_release(&d->cursor);
+	buf_release(&d->mark_bytes);
+	free(d->marks);
 	pthread_mutex_destroy(&d->lock);
 	free(d);
 }
@@ -224,17 +262,70 @@ void fs_op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		dir_close(fs, d);
 }
 
+static void marks_clear(struct fs_dir *d)
+{
+	d->nmarks = 0;
+	buf_reset(&d->mark_bytes);
+}
+
+/* Keep room for a reply's marks: past the limits, forget the older half
+ * (never the marks of the reply being built: called before it). */
+static void marks_trim(struct fs_dir *d)
+{
+	if (d->nmarks < DIR_MARKS_MAX && d->mark_bytes.len < DIR_MARK_BYTES)
+		return;
+	size_t drop = (d->nmarks + 1) / 2;
+	size_t from = drop < d->nmarks ? d->marks[drop].at : d->mark_bytes.len;
+	memmove(d->marks, d->marks + drop, (d->nmarks - drop) * sizeof(*d->marks));
+	d->nmarks -= drop;
+	for (size_t i = 0; i < d->nmarks; i++)
+		d->marks[i].at -= from;
+	memmove(d->mark_bytes.data, d->mark_bytes.data + from, d->mark_bytes.len - from);
+	buf_resize(&d->mark_bytes, d->mark_bytes.len - from); /* shrinks: cannot fail */
+}
+
+static int marks_add(struct fs_dir *d, off_t off, const char *cursor, size_t clen)
+{
+	if (d->nmarks == d->cap) {
+		size_t cap = d->cap ? 2 * d->cap : 64;
+		struct dir_mark *m = realloc(d->marks, cap * sizeof(*m));
+		if (!m)
+			return -ENOMEM;
+		d->marks = m;
+		d->cap = cap;
+	}
+	struct dir_mark *m = &d->marks[d->nmarks];
+	m->off = off;
+	m->at = d->mark_bytes.len;
+	m->len = clen;
+	int rc = buf_add(&d->mark_bytes, cursor, clen);
+	if (!rc)
+		d->nmarks++;
+	return rc;
+}
+
+/* The mark of serial `off`, or NULL. */
+static const struct dir_mark *marks_find(const struct fs_dir *d, off_t off)
+{
+	size_t lo = 0, hi = d->nmarks;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (d->marks[mid].off < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < d->nmarks && d->marks[lo].off == off ? &d->marks[lo] : NULL;
+}
+
 /* Move the cursor to just after entry number `skip` (0-based) from the
- * start: used only when a reader seeks to an offset we did not hand out
- * last (seekdir, or a restarted listing). */
-static int dir_reposition(struct fs *fs, struct fs_node *node, struct fs_dir *d, off_t skip)
+ * start: only for a serial this handle has no mark of (an old telldir,
+ * another handle's offset). Exact if nothing changed since it was handed
+ * out. */
+static int dir_walk(struct fs *fs, struct fs_node *node, struct fs_dir *d, off_t skip)
 {
 	struct child_iter ci;
 	struct fs_child c;
-	d->has_cursor = false;
-	buf_reset(&d->cursor);
-	if (skip <= 0)
-		return 0;
 	int rc = child_iter_open(fs, node, NULL, 0, false, &ci);
 	if (rc)
 		return rc;
@@ -246,6 +337,42 @@ static int dir_reposition(struct fs *fs, struct fs_node *node, struct fs_dir *d,
 	}
 	child_iter_close(&ci);
 	return rc < 0 ? rc : 0;
+}
+
+/* Set the cursor to continue after the entry that carried `off`. */
+static int dir_resume(struct fs *fs, struct fs_node *node, struct fs_dir *d, off_t off)
+{
+	const struct dir_mark *m;
+	int rc = 0;
+	if (off == d->next_off && off != 0)
+		return 0; /* the cursor is already there */
+	d->has_cursor = false;
+	buf_reset(&d->cursor);
+	if (off <= 2) {
+		marks_clear(d);
+		d->serial = 3;
+	} else if (off >= DIR_NUMBERED) {
+		rc = buf_resize(&d->cursor, 8);
+		if (!rc) {
+			put_be64(d->cursor.data, (uint64_t)(off - DIR_NUMBERED));
+			d->has_cursor = true;
+		}
+	} else if ((m = marks_find(d, off))) {
+		/* What followed it was dropped by the reader: its serials
+		 * are handed out again, maybe to other entries. */
+		rc = buf_set(&d->cursor, d->mark_bytes.data + m->at, m->len);
+		if (!rc) {
+			d->has_cursor = true;
+			d->nmarks = (size_t)(m - d->marks) + 1;
+			d->mark_bytes.len = m->at + m->len;
+			d->serial = off + 1;
+		}
+	} else {
+		marks_clear(d);
+		rc = dir_walk(fs, node, d, off - 2);
+		d->serial = off + 1;
+	}
+	return rc;
 }
 
 /* Add "." or "..": no lookup is taken for them. */
@@ -282,11 +409,10 @@ static void dir_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		return;
 	}
 	pthread_mutex_lock(&d->lock);
-	if (off != d->next_off || off == 0) {
-		rc = dir_reposition(fs, node, d, off > 2 ? off - 2 : 0);
-		if (rc)
-			goto out;
-	}
+	rc = dir_resume(fs, node, d, off);
+	if (rc)
+		goto out;
+	marks_trim(d);
 	if (off < 1) {
 		size_t sz = add_dot(req, out + used, size - used, ".", ino, 1, plus);
 		if (sz > size - used)
@@ -310,6 +436,9 @@ static void dir_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	ci_open = true;
 	struct fs_child c;
 	while ((rc = child_iter_next(&ci, &c)) > 0) {
+		off_t eoff = d->serial;
+		if (c.numbered && get_be64(c.cursor) < (uint64_t)DIR_NUMBERED)
+			eoff = DIR_NUMBERED + (off_t)get_be64(c.cursor);
 		rc = names_encode(c.name, c.n, &fname);
 		if (rc)
 			break;
@@ -354,15 +483,20 @@ static void dir_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 			if ((ci.sh && ci.sh->recomputed) || c.recomputed)
 				e.attr_timeout = 0;
 			used += fuse_add_direntry_plus(req, out + used, size - used, fname.data, &e,
-						       off + 1);
+						       eoff);
 		} else {
 			struct stat st = { .st_mode = c.mode };
 			st.st_ino = fs_itable_peek_ino(fs->it, node, c.name, c.n);
-			used += fuse_add_direntry(req, out + used, size - used, fname.data, &st,
-						  off + 1);
+			used +=
+			    fuse_add_direntry(req, out + used, size - used, fname.data, &st, eoff);
 		}
-		off++;
-		rc = buf_set(&d->cursor, c.cursor, c.clen);
+		off = eoff;
+		if (eoff == d->serial) {
+			d->serial++;
+			rc = marks_add(d, eoff, c.cursor, c.clen);
+		}
+		if (!rc)
+			rc = buf_set(&d->cursor, c.cursor, c.clen);
 		if (rc)
 			break;
 		d->has_cursor = true;

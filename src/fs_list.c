@@ -304,6 +304,7 @@ static int list_next(void *arg, struct fs_child *ch)
 		put_be64(it->cursor, f);
 		ch->cursor = (const char *)it->cursor;
 		ch->clen = sizeof(it->cursor);
+		ch->numbered = true;
 		ch->mode = S_IFREG | 0644;
 		ch->size = vn;
 	}

@@ -237,59 +237,34 @@ int fs_sketch_lookup(const struct fs_sketch *s, struct fs_ctx *c, const char *na
 	return rc == -KV_EWRONGTYPE ? -ENOENT : rc; /* it changed type meanwhile */
 }
 
-/* A listing: the state files after the cursor, read at open (a sketch
- * has a handful). */
+/* A listing: the state files after the cursor, in number order, each
+ * read when it is reached. The cursor is the file's number: names do not
+ * sort as numbers ("filter.10" < "filter.2"), so a name cannot say where
+ * the enumeration stands. */
 struct skit {
-	struct buf names; /* NUL-separated */
-	uint64_t *sizes, *versions;
-	size_t n, next, off;
+	const struct fs_sketch *s;
+	struct fs_ctx c;
+	uint32_t next; /* the number of the next file to look at */
+	bool done;
+	struct buf name;
+	uint8_t cursor[8];
 };
 
 int fs_sketch_iter_open(const struct fs_sketch *s, struct fs_ctx *c, const void *after, size_t alen,
 			void **out)
 {
 	struct skit *it = calloc(1, sizeof(*it));
-	struct buf nm = BUF_INIT;
-	size_t cap = 0;
-	int rc = 0;
 	if (!it)
 		return -ENOMEM;
-	buf_init(&it->names);
-	for (uint32_t i = 0;; i++) {
-		uint64_t size = 0, version = 0;
-		rc = file_at(s, c, i, &nm, &size, &version);
-		if (rc <= 0)
-			break;
-		if (rc == FS_SKETCH_ABSENT ||
-		    (after && bytes_cmp(nm.data, nm.len, after, alen) <= 0)) {
-			rc = 0;
-			continue;
-		}
-		rc = 0;
-		if (it->n == cap) {
-			cap = cap ? 2 * cap : 8;
-			uint64_t *ns = realloc(it->sizes, cap * sizeof(*ns));
-			if (ns)
-				it->sizes = ns;
-			uint64_t *nv = ns ? realloc(it->versions, cap * sizeof(*nv)) : NULL;
-			if (!nv) {
-				rc = -ENOMEM;
-				break;
-			}
-			it->versions = nv;
-		}
-		it->versions[it->n] = version;
-		it->sizes[it->n++] = size;
-		rc = buf_add(&it->names, nm.data, nm.len + 1);
-		if (rc)
-			break;
-	}
-	buf_release(&nm);
-	if (rc == -ENOENT || rc == -KV_EWRONGTYPE)
-		rc = 0; /* the key went away or changed type: nothing to list */
-	if (rc) {
-		fs_sketch_iter_free(it);
-		return rc;
+	it->s = s;
+	it->c = *c;
+	buf_init(&it->name);
+	/* Anything else (a name prefix, fs_dir_find_long) lists from the
+	 * first: state files have no long names. */
+	if (after && alen == 8) {
+		uint64_t i = get_be64(after);
+		it->next = i < UINT32_MAX ? (uint32_t)i + 1 : UINT32_MAX;
+		it->done = i >= UINT32_MAX;
 	}
 	*out = it;
 	return 0;
@@ -298,24 +273,36 @@ int fs_sketch_iter_open(const struct fs_sketch *s, struct fs_ctx *c, const void 
 int fs_sketch_iter_next(void *arg, struct fs_child *ch)
 {
 	struct skit *it = arg;
-	if (it->next >= it->n)
-		return 0;
-	ch->name = it->names.data + it->off;
-	ch->n = strlen(ch->name);
-	ch->cursor = NULL;
-	ch->mode = S_IFREG | 0644;
-	ch->version = it->versions[it->next];
-	ch->size = it->sizes[it->next++];
-	it->off += ch->n + 1;
-	return 1;
+	int rc = 0;
+	while (!it->done) {
+		uint64_t size = 0, version = 0;
+		uint32_t i = it->next++;
+		rc = file_at(it->s, &it->c, i, &it->name, &size, &version);
+		if (rc == FS_SKETCH_ABSENT)
+			continue;
+		if (rc <= 0 || i == UINT32_MAX)
+			it->done = true;
+		if (rc != 1)
+			break;
+		put_be64(it->cursor, i);
+		ch->name = it->name.data;
+		ch->n = it->name.len;
+		ch->cursor = (const char *)it->cursor;
+		ch->clen = sizeof(it->cursor);
+		ch->numbered = true;
+		ch->mode = S_IFREG | 0644;
+		ch->version = version;
+		ch->size = size;
+		return 1;
+	}
+	/* The key went away or changed type: nothing more to list. */
+	return rc == -ENOENT || rc == -KV_EWRONGTYPE ? 0 : rc;
 }
 
 void fs_sketch_iter_free(void *arg)
 {
 	struct skit *it = arg;
-	buf_release(&it->names);
-	free(it->sizes);
-	free(it->versions);
+	buf_release(&it->name);
 	free(it);
 }
 

@@ -101,6 +101,7 @@ static int si_next(void *arg, struct fs_child *ch)
 		put_be64(it->cursor, id);
 		ch->cursor = (const char *)it->cursor;
 		ch->clen = sizeof(it->cursor);
+		ch->numbered = true;
 		ch->mode = S_IFREG | 0644;
 	}
 	return rc;

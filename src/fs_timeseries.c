@@ -407,6 +407,7 @@ static int tsf_next(void *arg, struct fs_child *ch)
 	put_be64(t->cursor, id);
 	ch->cursor = (const char *)t->cursor;
 	ch->clen = 8;
+	ch->numbered = true;
 	ch->mode = S_IFREG | 0644;
 	ch->size = csv_len(s, n);
 	return 1;

@@ -1569,9 +1569,8 @@ struct ks_key_iter *ks_key_iter_new(struct keyspace *ks, const char *ns, size_t 
 	it->empty = prefix_iter(ks, STORE_CF_METADATA, &ep);
 	if (!it->live || !it->empty)
 		goto fail;
-	if (after) {
-		rc = key_rank(ks, &rank, after, alen);
-	}
+	if (after)
+		rc = buf_set(&rank, after, alen);
 	key_iter_start(it->live, &lp, lp.len, &rank, after != NULL, &tmp, &rc);
 	key_iter_start(it->empty, &ep, ep.len, &rank, after != NULL, &tmp, &rc);
 	if (rc)
@@ -1658,7 +1657,7 @@ int ks_key_iter_next(struct ks_key_iter *it, const char **key, size_t *klen, str
 		const void *v = store_iter_value(it->live, &vn);
 		(void)enc_meta_decode(v, vn, &m); /* checked by settle */
 		info_from_meta(info, &m);
-		rc = buf_set(&it->out, lk + skip, ln - skip);
+		rc = buf_set(&it->out, lk, ln);
 	} else {
 		size_t vn;
 		struct enc_meta m;
@@ -1668,7 +1667,7 @@ int ks_key_iter_next(struct ks_key_iter *it, const char **key, size_t *klen, str
 		info->type = empty_type(&m);
 		info->empty = true;
 		info->expire_ms = empty_expire(&m);
-		rc = buf_set(&it->out, ek + skip, en - skip);
+		rc = buf_set(&it->out, ek, en);
 	}
 	if (rc)
 		return rc;
@@ -1676,9 +1675,15 @@ int ks_key_iter_next(struct ks_key_iter *it, const char **key, size_t *klen, str
 		store_iter_next(it->live);
 	if (c >= 0)
 		store_iter_next(it->empty);
-	*key = it->out.data;
-	*klen = it->out.len;
+	*key = it->out.data + skip;
+	*klen = it->out.len - skip;
 	return 1;
+}
+
+void ks_key_iter_rank(const struct ks_key_iter *it, const char **rank, size_t *n)
+{
+	*rank = it->out.data;
+	*n = it->out.len;
 }
 
 /* ---- Sub-key iteration (HGETALL, SMEMBERS, ... in byte order) ----- */

@@ -473,19 +473,32 @@ static void test_namespaces(void)
 }
 
 /* Collect "key:type[e]" entries of a namespace. */
+/* List the keys of ns after the key `after` (a position: in cluster
+ * mode its slot, then its name). */
 static void list_keys(struct keyspace *ks, const char *ns, const char *after, char *out, size_t cap)
 {
+	struct buf pos = BUF_INIT;
+	if (after && ks_cluster(ks))
+		CHECK_INT(buf_add_be16(&pos, enc_slot(after, strlen(after))), 0);
+	if (after)
+		CHECK_INT(buf_add(&pos, after, strlen(after)), 0);
 	struct ks_key_iter *it =
-	    ks_key_iter_new(ks, ns, strlen(ns), after, after ? strlen(after) : 0);
-	const char *k;
-	size_t n;
+	    ks_key_iter_new(ks, ns, strlen(ns), after ? pos.data : NULL, pos.len);
+	const char *k, *r;
+	size_t n, rn;
 	struct ks_info info;
 	int rc;
 	out[0] = '\0';
+	buf_release(&pos);
 	CHECK(it != NULL);
 	if (!it)
 		return;
 	while ((rc = ks_key_iter_next(it, &k, &n, &info)) == 1) {
+		/* the position of a key stored where its name says */
+		ks_key_iter_rank(it, &r, &rn);
+		CHECK(rn == n + (ks_cluster(ks) ? 2 : 0) && !memcmp(r + rn - n, k, n));
+		if (ks_cluster(ks))
+			CHECK_INT(get_be16(r), enc_slot(k, n));
 		char item[256];
 		snprintf(item, sizeof(item), "%s%.*s:%s%s", out[0] ? "," : "", (int)n, k,
 			 enc_type_name(info.type), info.empty ? "(e)" : "");
