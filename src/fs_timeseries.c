@@ -561,11 +561,11 @@ static int tsf_adopt(struct fs_ctx *c, const char *to, size_t tn, const char *d,
 
 /* A series without chunks lists nothing: rmdir deletes it (labels and
  * rules go with it). */
-static bool tsf_is_blank(struct fs_ctx *c)
+static int tsf_is_blank(struct fs_ctx *c)
 {
 	struct ks_info info;
-	return ks_lookup(c->fs->ks, &c->k, &info) == 0 && !info.empty &&
-	       info.type == KV_TYPE_TIMESERIES && info.size == 0;
+	int rc = ks_lookup(c->fs->ks, &c->k, &info);
+	return rc ? rc : !info.empty && info.type == KV_TYPE_TIMESERIES && info.size == 0;
 }
 
 /* Kvrocks keeps an empty time series: user.kvfs.type makes it at once. */

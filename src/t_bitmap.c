@@ -29,6 +29,8 @@
 #include <stdlib.h>
 
 #define FRAG BITMAP_FRAGMENT_BYTES
+/* The keyspace refuses a stored size over this as corrupt. */
+_Static_assert(BITMAP_MAX_BYTES == ENC_BITMAP_MAX_BYTES, "bitmap size bound");
 /* Up to this many fragments a reader seeks to each; past it, it scans
  * every fragment of the key once (their key order is not numeric). */
 #define SEEK_MAX_FRAGS 64
