@@ -940,6 +940,8 @@ static int set_ttl(struct fs *fs, struct fs_node *node, const char *value, size_
 	}
 	fs_path_init(&p);
 	rc = node_key_info(fs, node, &p, &info);
+	if (rc == -EUCLEAN && !remove && ms == 0)
+		rc = 0; /* corrupt metadata (logged): DEL needs nothing else */
 	if (rc)
 		goto out;
 	fs_path_key(fs, &p, &k);

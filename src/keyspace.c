@@ -1646,8 +1646,8 @@ static void key_iter_settle_live(struct ks_key_iter *it, uint64_t now)
 		struct enc_meta m;
 		if (enc_meta_decode(v, vn, &m) != 0) {
 			struct ks_key k = {key + 1, (uint8_t)key[0], key + min, kn - min};
-			ks_corrupt(&k, "metadata of %zu bytes: %s; not listed", vn,
-				   enc_meta_why(v, vn));
+			ks_corrupt(&k, "metadata of %zu bytes, flags 0x%02x: %s; not listed", vn,
+				   vn ? *(const uint8_t *)v : 0, enc_meta_why(v, vn));
 			continue;
 		}
 		if (!enc_meta_is_expired(&m, now))
