@@ -485,8 +485,9 @@ int fs_stat_path(struct fs *fs, enum fs_kind kind, const struct fs_path *p, stru
 			 * listed, but its name answers, in the shape its type
 			 * byte gives (a file if none), so that rm, rm -r and
 			 * user.kvfs.ttl 0 can delete it; its contents are EIO. */
-			fs_stat_fill(fs, fs_corrupt_is_file(info.type) ? S_IFREG | 0644 : S_IFDIR | 0755,
-				     0, 0, 0, st, timeout);
+			fs_stat_fill(
+			    fs, fs_corrupt_is_file(info.type) ? S_IFREG | 0644 : S_IFDIR | 0755, 0,
+			    0, 0, st, timeout);
 			*timeout = 0;
 			return 0;
 		}
@@ -1822,19 +1823,19 @@ static void op_rmdir(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 		rc = has_local_key(fs, parent, stored.data, stored.len)
 			 ? -ENOTDIR
 			 : ks_lookup(fs->ks, &k, &info);
-		if (rc == -EUCLEAN) /* corrupt metadata: DEL needs nothing else */
+		if (rc == -EUCLEAN) { /* corrupt metadata: DEL needs nothing else */
 			rc = fs_corrupt_is_file(info.type) ? -ENOTDIR : ks_del(fs->ks, &k);
-		else if (!rc && fs_type_is_file(info.type))
+		} else if (!rc && fs_type_is_file(info.type)) {
 			rc = -ENOTDIR;
-		else if (!rc && !info.empty && info.type == KV_TYPE_STREAM) {
+		} else if (!rc && !info.empty && info.type == KV_TYPE_STREAM) {
 			rc = stream_del_if_empty(fs->ks, &k); /* an emptied stream is live */
-			if (rc == -EUCLEAN)
+			if (rc == -EUCLEAN) /* its tail does not decode (logged) */
 				rc = ks_del(fs->ks, &k);
-		}
-		else if (!rc && !info.empty)
+		} else if (!rc && !info.empty) {
 			rc = rmdir_blank(fs, &k, &info);
-		else if (!rc)
+		} else if (!rc) {
 			rc = ks_empty_remove(fs->ks, &k);
+		}
 		if (!rc) {
 			/* Scratch files of the directory go with it. */
 			struct fs_node *dir =

@@ -390,8 +390,8 @@ int ks_corrupt(const struct ks_key *k, const char *fmt, ...)
 		buf_reset(&ns);
 	if (names_encode(k->key, k->klen, &key))
 		buf_reset(&key);
-	LOG_ERR("corrupt record of '%s/%s': %s", ns.data ? ns.data : "",
-		key.data ? key.data : "", what.data ? what.data : fmt);
+	LOG_ERR("corrupt record of '%s/%s': %s", ns.data ? ns.data : "", key.data ? key.data : "",
+		what.data ? what.data : fmt);
 	buf_release(&ns);
 	buf_release(&key);
 	buf_release(&what);

@@ -86,7 +86,8 @@ static int meta_get(struct keyspace *ks, const struct ks_key *k, struct buf *raw
 	for (uint32_t i = 0; i < st->n_filters && total <= st->bloom_bytes; i++)
 		total += filter_bytes(st, i);
 	if (total != st->bloom_bytes)
-		return ks_corrupt(k, "bloom of %u filters stores bloom_bytes %u; they take %s%" PRIu64,
+		return ks_corrupt(k,
+				  "bloom of %u filters stores bloom_bytes %u; they take %s%" PRIu64,
 				  st->n_filters, st->bloom_bytes,
 				  total > st->bloom_bytes ? "at least " : "", total);
 	return 0;
