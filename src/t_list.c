@@ -55,9 +55,9 @@ static int lmeta_get(struct keyspace *ks, const struct ks_key *k, struct buf *ra
 		if (lm->tail >= lm->head && lm->tail - lm->head == lm->m.size)
 			return 0;
 	}
-	LOG_ERR("%.*s/%.*s: corrupt list metadata (size %llu, %zu tail bytes)", (int)k->nslen,
-		k->ns, (int)k->klen, k->key, (unsigned long long)lm->m.size, lm->m.tail_len);
-	return -EUCLEAN;
+	return ks_corrupt(
+	    k, "list metadata of size %llu, %zu tail bytes: head and tail do not give it",
+	    (unsigned long long)lm->m.size, lm->m.tail_len);
 }
 
 static void lmeta_new(struct keyspace *ks, struct list_meta *lm)
@@ -111,9 +111,7 @@ static int elem_get(struct keyspace *ks, const struct ks_key *k, uint64_t versio
 	if (!rc)
 		rc = store_get(ks_store(ks), STORE_CF_DEFAULT, sk.data, sk.len, out);
 	if (rc == -ENOENT) {
-		LOG_ERR("%.*s/%.*s: list element %llu is missing", (int)k->nslen, k->ns,
-			(int)k->klen, k->key, (unsigned long long)idx);
-		rc = -EUCLEAN;
+		rc = ks_corrupt(k, "list element %llu is missing", (unsigned long long)idx);
 	}
 	buf_release(&sk);
 	return rc;
@@ -306,9 +304,7 @@ static int batch_remove_pos(struct keyspace *ks, struct store_batch *b, const st
 	if ((rc = store_iter_status(it)))
 		goto out;
 	if (walked != steps || di != (to_tail ? 0 : nd)) {
-		LOG_ERR("%.*s/%.*s: list elements missing", (int)k->nslen, k->ns, (int)k->klen,
-			k->key);
-		rc = -EUCLEAN;
+		rc = ks_corrupt(k, "list elements missing");
 		goto out;
 	}
 	for (uint64_t i = 0; i < nd && !rc; i++)

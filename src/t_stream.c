@@ -142,9 +142,8 @@ static int meta_read(struct keyspace *ks, const struct ks_key *k, struct buf *ra
 	if (rc)
 		return rc;
 	if (m->tail_len < TAIL_MIN) {
-		LOG_ERR("stream '%.*s': metadata tail of %zu bytes, at least %d expected",
-			(int)k->klen, k->key, m->tail_len, TAIL_MIN);
-		return -EUCLEAN;
+		return ks_corrupt(k, "stream metadata tail of %zu bytes, at least %d expected",
+				  m->tail_len, TAIL_MIN);
 	}
 	const uint8_t *t = m->tail;
 	i->size = m->size;

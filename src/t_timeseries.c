@@ -368,7 +368,8 @@ static int series_open(struct series *s, struct keyspace *ks, const struct ks_ke
 	if (rc == 0) {
 		rc = ts_meta_decode(s->m.tail, s->m.tail_len, &s->tm);
 		if (rc)
-			LOG_ERR("%.*s: corrupt time-series metadata", (int)k->klen, k->key);
+			rc = ks_corrupt(k, "time-series metadata tail of %zu bytes does not decode",
+					s->m.tail_len);
 		else if (s->tm.chunk_size == 0)
 			s->tm.chunk_size = TS_DEFAULT_CHUNK_SIZE;
 		if (!rc)

@@ -48,9 +48,7 @@ static int score_get(struct keyspace *ks, const struct ks_key *k, uint64_t versi
 	if (!rc)
 		rc = store_get(ks_store(ks), STORE_CF_DEFAULT, sk.data, sk.len, &v);
 	if (!rc && v.len != 8) {
-		LOG_ERR("%.*s/%.*s: a zset score of %zu bytes", (int)k->nslen, k->ns, (int)k->klen,
-			k->key, v.len);
-		rc = -EUCLEAN;
+		rc = ks_corrupt(k, "a zset score of %zu bytes", v.len);
 	}
 	if (!rc)
 		*score = enc_sortable_to_double(get_be64(v.data));
@@ -545,9 +543,7 @@ int zset_rank(struct keyspace *ks, const struct ks_key *k, const void *m, size_t
 		before++;
 	}
 	if (rc == 0) {
-		LOG_ERR("%.*s/%.*s: a zset member without its score-index record", (int)k->nslen,
-			k->ns, (int)k->klen, k->key);
-		rc = -EUCLEAN;
+		rc = ks_corrupt(k, "a zset member without its score-index record");
 	}
 	if (rc == 1) {
 		rc = 0;

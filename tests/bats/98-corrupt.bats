@@ -36,18 +36,6 @@ peak_kb() {
 	grep -q "corrupt record of '__namespace/cb': bloom of 65535 filters" "$KVFS_LOG"
 }
 
-@test "rm -r of a bloom whose chain does not decode deletes it" {
-	kvfs_mount
-	kvfs_unmount
-	plant_meta cb "890000000000000000${VER}0000000000000000FFFF0002FFFFFFFFBE112E0BE826D69500000080"
-	kvfs_mount
-	rm -rf "$NS/cb"
-	[ ! -e "$NS/cb" ]
-	kvfs_unmount
-	run ldb_value metadata "$(nskey_hex cb)"
-	[ "$status" -ne 0 ]
-}
-
 @test "rm of a key whose metadata does not decode deletes it; it is not listed, its name answers" {
 	kvfs_mount
 	kvfs_unmount
