@@ -373,29 +373,50 @@ int ks_meta_get(struct keyspace *ks, const struct ks_key *k, enum kv_type want, 
 	return meta_read(ks, k, want, raw, m, NULL);
 }
 
-int ks_corrupt(const struct ks_key *k, const char *fmt, ...)
+/* The line of ks_corrupt and ks_corrupt_entry; entry NULL: none. */
+static int corrupt_log(const struct ks_key *k, const void *entry, size_t en, const char *fmt,
+		       va_list ap)
 {
-	struct buf ns = BUF_INIT, key = BUF_INIT, what = BUF_INIT;
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
+	struct buf ns = BUF_INIT, key = BUF_INIT, ent = BUF_INIT, what = BUF_INIT;
+	va_list aq;
+	va_copy(aq, ap);
+	int n = vsnprintf(NULL, 0, fmt, aq);
+	va_end(aq);
 	/* Out of memory only shortens the line: the error stays -EUCLEAN. */
-	if (n >= 0 && buf_resize(&what, (size_t)n) == 0) {
-		va_start(ap, fmt);
+	if (n >= 0 && buf_resize(&what, (size_t)n) == 0)
 		vsnprintf(what.data, (size_t)n + 1, fmt, ap);
-		va_end(ap);
-	}
 	if (names_encode(k->ns, k->nslen, &ns))
 		buf_reset(&ns);
 	if (names_encode(k->key, k->klen, &key))
 		buf_reset(&key);
-	LOG_ERR("corrupt record of '%s/%s': %s", ns.data ? ns.data : "", key.data ? key.data : "",
+	if (entry && names_encode(entry, en, &ent))
+		buf_reset(&ent);
+	LOG_ERR("corrupt record of '%s/%s%s%s': %s", ns.data ? ns.data : "",
+		key.data ? key.data : "", entry ? "/" : "", ent.data ? ent.data : "",
 		what.data ? what.data : fmt);
 	buf_release(&ns);
 	buf_release(&key);
+	buf_release(&ent);
 	buf_release(&what);
 	return -EUCLEAN;
+}
+
+int ks_corrupt(const struct ks_key *k, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = corrupt_log(k, NULL, 0, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+int ks_corrupt_entry(const struct ks_key *k, const void *entry, size_t en, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = corrupt_log(k, entry, en, fmt, ap);
+	va_end(ap);
+	return rc;
 }
 
 /* Decode a metadata record and apply Kvrocks's read rules. */
