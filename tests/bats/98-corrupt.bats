@@ -107,3 +107,134 @@ peak_kb() {
 	[ ! -e "$NS/td/centroids" ]
 	grep -q "brings the total past 2^53" "$KVFS_LOG"
 }
+
+# sub_hex KEY SUBHEX: the key of a sub-key of KEY (version $VER) in the
+# default namespace, in hex.
+sub_hex() {
+	local ns=$KVFS_DEFAULT_NS
+	printf '%02X%s%08X%s%s%s' "${#ns}" "$(hexof "$ns")" "${#1}" "$(hexof "$1")" "$VER" "$2"
+}
+
+# stat_listed DIR: stat every name `ls -A DIR` lists; fails on the first
+# that does not answer.
+stat_listed() {
+	local f
+	ls -A "$1" >"$BATS_TEST_TMPDIR/listed" || return 1
+	while IFS= read -r f; do
+		stat -- "$1/$f" >/dev/null || return 1
+	done <"$BATS_TEST_TMPDIR/listed"
+}
+
+# Sortable doubles: 1 BFF0.., 2 C000.., 5 C014.., 9 C022..
+S1=BFF0000000000000
+S2=C000000000000000
+
+@test "a zset's score-index record without a member record is not listed; what is listed answers" {
+	kvfs_mount
+	kvfs_unmount
+	plant_meta z "850000000000000000${VER}0000000000000002"
+	ldb_put default "$(sub_hex z 61)" "$S1"
+	ldb_put zset_score "$(sub_hex z "${S1}61")" ""
+	ldb_put default "$(sub_hex z 62)" "$S2"
+	ldb_put zset_score "$(sub_hex z "${S2}62")" ""
+	ldb_put zset_score "$(sub_hex z C01400000000000067)" "" # "g" at 5: no member record
+	ldb_put zset_score "$(sub_hex z C02200000000000061)" "" # "a" at 9: its record says 1
+	kvfs_mount
+	assert_eq "$(ls "$NS/z" | tr '\n' ' ')" "a b " "listing"
+	stat_listed "$NS/z"
+	getfattr -d "$NS/z" >/dev/null
+	rsync -aX "$NS/z/" "$BATS_TEST_TMPDIR/copy/"
+	assert_eq "$(cat "$BATS_TEST_TMPDIR/copy/a")" 1 "copied a"
+	assert_eq "$(cat "$NS/z/.by-score" | cut -f3 | tr '\n' ' ')" "a b " ".by-score"
+	grep -q "corrupt record of '__namespace/z/g': a score-index record without its member record; not listed" "$KVFS_LOG"
+	grep -q "corrupt record of '__namespace/z/a': a score-index record at another score" "$KVFS_LOG"
+}
+
+@test "a zset member whose score does not decode is listed, reads as EIO, and rm removes both its records" {
+	kvfs_mount
+	kvfs_unmount
+	plant_meta z "850000000000000000${VER}0000000000000002"
+	ldb_put default "$(sub_hex z 61)" "$S1"
+	ldb_put zset_score "$(sub_hex z "${S1}61")" ""
+	ldb_put default "$(sub_hex z 62)" 78797A # 3 bytes
+	ldb_put zset_score "$(sub_hex z "${S2}62")" ""
+	kvfs_mount
+	assert_eq "$(ls "$NS/z" | tr '\n' ' ')" "a b " "listing"
+	stat_listed "$NS/z"
+	assert_size "$NS/z/b" 0
+	assert_eq "$(errno_of 'open(a[0], "rb").read()' "$NS/z/b")" EIO "cat b"
+	grep -q "corrupt record of '__namespace/z/b': a zset score of 3 bytes that does not decode" "$KVFS_LOG"
+	rm "$NS/z/b"
+	assert_eq "$(ls "$NS/z")" a "listing after rm"
+	kvfs_unmount
+	run ldb_value default "$(sub_hex z 62)"
+	[ "$status" -ne 0 ]
+	run ldb_value zset_score "$(sub_hex z "${S2}62")"
+	[ "$status" -ne 0 ]
+	assert_eq "$(ldb_value metadata "$(nskey_hex z)")" "850000000000000000${VER}0000000000000001" "size"
+}
+
+@test "rm -r of a zset with a member whose score does not decode deletes it" {
+	kvfs_mount
+	kvfs_unmount
+	plant_meta z "850000000000000000${VER}0000000000000001"
+	ldb_put default "$(sub_hex z 62)" 78797A
+	ldb_put zset_score "$(sub_hex z "${S2}62")" ""
+	kvfs_mount
+	rm -r "$NS/z"
+	[ ! -e "$NS/z" ]
+}
+
+# A time series of size 1, chunk_size 1024, duplicate policy $1.
+ts_meta() {
+	printf '8D0000000000000000%s0000000000000001' "$VER"
+	printf '0000000000000000000000000000040000%s000000000000000000000000' "$1"
+}
+# Chunk 1000 holding 1000,1.5 (samples little-endian).
+CHUNK=0000000000000001E803000000000000000000000000F83F
+
+@test "a time-series chunk record whose key is not 8 bytes of id is not listed; what is listed answers" {
+	kvfs_mount
+	kvfs_unmount
+	plant_meta t "$(ts_meta 00)"
+	ldb_put default "$(sub_hex t 0000000000000003E8)" "$CHUNK"
+	ldb_put default "$(sub_hex t 004142)" "$CHUNK" # key "AB": no id
+	kvfs_mount
+	# (Its id read from the wrong bytes once made ls list for ever.)
+	assert_eq "$(timeout 60 ls "$NS/t")" 00000000000000001000.csv "listing"
+	stat_listed "$NS/t"
+	getfattr -d "$NS/t" >/dev/null
+	rsync -aX "$NS/t/" "$BATS_TEST_TMPDIR/copy/"
+	assert_eq "$(cat "$NS/t/.range:-..+")" "1000,1.5" ".range"
+	grep -q "corrupt record of '__namespace/t/AB': a time-series chunk key of 2 bytes, not 8; skipped" "$KVFS_LOG"
+}
+
+@test "a time-series chunk whose value does not decode is listed, reads as EIO, and rm removes it" {
+	kvfs_mount
+	kvfs_unmount
+	plant_meta t "$(ts_meta 00)"
+	ldb_put default "$(sub_hex t 0000000000000003E8)" 0000000000000009E803 # 9 samples in 2 bytes
+	kvfs_mount
+	assert_eq "$(ls "$NS/t")" 00000000000000001000.csv "listing"
+	stat_listed "$NS/t"
+	assert_eq "$(errno_of 'open(a[0], "rb").read()' "$NS/t/00000000000000001000.csv")" EIO "cat"
+	grep -q "corrupt record of '__namespace/t': time-series chunk 1000 does not decode (10 bytes)" "$KVFS_LOG"
+	rm "$NS/t/00000000000000001000.csv"
+	assert_eq "$(ls "$NS/t")" "" "listing after rm"
+	kvfs_unmount
+	run ldb_value default "$(sub_hex t 0000000000000003E8)"
+	[ "$status" -ne 0 ]
+}
+
+@test "a time series whose duplicate policy byte names no policy does not list user.kvfs.ts.duplicate_policy" {
+	kvfs_mount
+	kvfs_unmount
+	plant_meta t "$(ts_meta 09)"
+	ldb_put default "$(sub_hex t 0000000000000003E8)" "$CHUNK"
+	kvfs_mount
+	getfattr -d -m - "$NS/t" >"$BATS_TEST_TMPDIR/attrs"
+	! grep -q duplicate_policy "$BATS_TEST_TMPDIR/attrs"
+	grep -q 'user.kvfs.ts.retention="0"' "$BATS_TEST_TMPDIR/attrs"
+	rsync -aX "$NS/t" "$BATS_TEST_TMPDIR/copy/"
+	grep -q "corrupt record of '__namespace/t': time-series duplicate policy 9 names no policy" "$KVFS_LOG"
+}
