@@ -129,6 +129,9 @@ void ks_key_iter_free(struct ks_key_iter *it);
  * corruption of every type is reported through here (docs/errors.md).
  */
 int ks_corrupt(const struct ks_key *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Copy k's bytes into store (ns | key) and point *out at them, for an
+ * iterator that outlives its caller's key and logs by it. 0, -ENOMEM. */
+int ks_key_dup(const struct ks_key *k, struct buf *store, struct ks_key *out);
 /* The same for one entry of k (a member, a field, an id: the bytes as the
  * type stores them): 'NS/KEY/ENTRY', the entry escaped as its file name. */
 int ks_corrupt_entry(const struct ks_key *k, const void *entry, size_t en, const char *fmt, ...)

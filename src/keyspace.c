@@ -401,6 +401,20 @@ static int corrupt_log(const struct ks_key *k, const void *entry, size_t en, con
 	return -EUCLEAN;
 }
 
+int ks_key_dup(const struct ks_key *k, struct buf *store, struct ks_key *out)
+{
+	int rc = buf_set(store, k->ns, k->nslen);
+	if (!rc)
+		rc = buf_add(store, k->key, k->klen);
+	if (!rc) {
+		out->ns = store->data;
+		out->nslen = k->nslen;
+		out->key = store->data + k->nslen;
+		out->klen = k->klen;
+	}
+	return rc;
+}
+
 int ks_corrupt(const struct ks_key *k, const char *fmt, ...)
 {
 	va_list ap;

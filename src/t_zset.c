@@ -387,21 +387,6 @@ struct zset_score_iter {
 	uint64_t version;
 };
 
-/* A copy of k in name, for an iterator that outlives the caller's key. */
-static int key_copy(const struct ks_key *k, struct buf *name, struct ks_key *out)
-{
-	int rc = buf_set(name, k->ns, k->nslen);
-	if (!rc)
-		rc = buf_add(name, k->key, k->klen);
-	if (!rc) {
-		out->ns = name->data;
-		out->nslen = k->nslen;
-		out->key = name->data + k->nslen;
-		out->klen = k->klen;
-	}
-	return rc;
-}
-
 /* An iterator over a CF's sub-keys of one key version, bounded to them. */
 static struct store_iter *version_iter(struct keyspace *ks, enum store_cf cf,
 				       const struct buf *prefix)
@@ -444,7 +429,7 @@ static struct zset_score_iter *score_iter_open_locked(struct keyspace *ks, const
 	if (!rc)
 		rc = ks_sub_key(ks, k, meta->version, NULL, 0, &it->prefix);
 	if (!rc)
-		rc = key_copy(k, &it->name, &it->k);
+		rc = ks_key_dup(k, &it->name, &it->k);
 	if (rc)
 		goto out;
 	it->size = meta->size;
@@ -831,7 +816,7 @@ struct zset_member_iter *zset_member_iter_new(struct keyspace *ks, const struct 
 	if (!rc)
 		rc = ks_sub_key(ks, k, meta.version, NULL, 0, &prefix);
 	if (!rc)
-		rc = key_copy(k, &it->name, &it->k);
+		rc = ks_key_dup(k, &it->name, &it->k);
 	if (rc)
 		goto out;
 	it->plen = prefix.len;

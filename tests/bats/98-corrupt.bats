@@ -238,3 +238,13 @@ CHUNK=0000000000000001E803000000000000000000000000F83F
 	rsync -aX "$NS/t" "$BATS_TEST_TMPDIR/copy/"
 	grep -q "corrupt record of '__namespace/t': time-series duplicate policy 9 names no policy" "$KVFS_LOG"
 }
+
+@test "iterator corruption lines name the key: a sortedint sub-key that is not an 8-byte id" {
+	kvfs_mount
+	kvfs_unmount
+	plant_meta si "870000000000000000${VER}0000000000000001"
+	ldb_put default "$(sub_hex si 0102)" ""
+	kvfs_mount
+	assert_eq "$(errno_of 'os.listdir(a[0])' "$NS/si")" EIO "ls"
+	grep -q "corrupt record of '__namespace/si': a sortedint sub-key of 2 bytes where an 8-byte id belongs" "$KVFS_LOG"
+}
