@@ -65,9 +65,22 @@ struct enc_meta {
 	size_t tail_len;
 };
 
-/* Decode a metadata value. 0, or -EUCLEAN if it is too short or has an
- * unknown type id or reserved flag bits set. */
+/* Decode a metadata value. 0, or -EUCLEAN if it is too short, has an
+ * unknown type id or reserved flag bits set, a size of 2^63 or more
+ * (ENC_SIZE_MAX: no count of Kvrocks's reaches it, and sizes past it
+ * would overflow every sum a type makes of them), or a bitmap size over
+ * ENC_BITMAP_MAX_BYTES. */
+#define ENC_SIZE_MAX ((1ull << 63) - 1)
+/* A bitmap's size is bytes; bit offsets are u32 (kvrocks-encoding.md
+ * 6.7), so a size over 2^29 is refused the same way. */
+#define ENC_BITMAP_MAX_BYTES (1ull << 29)
 int enc_meta_decode(const void *val, size_t n, struct enc_meta *m);
+/* Why enc_meta_decode refuses val: a short phrase for the log (static
+ * storage), or "" if it decodes. */
+const char *enc_meta_why(const void *val, size_t n);
+/* The type a metadata flags byte names, or KV_TYPE_NONE if its type id
+ * is unknown or reserved bits are set. */
+enum kv_type enc_flags_type(uint8_t flags);
 /* Append the header of m (flags, expire, and for non-inline types version
  * and size) in v1 or v0 form according to m->v1; the caller appends the
  * tail. v0 expire is written as seconds, rounded as Kvrocks does. 0 or

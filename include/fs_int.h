@@ -78,6 +78,9 @@ void fs_path_key(const struct fs *fs, const struct fs_path *p, struct ks_key *k)
 int fs_child_path(struct fs *fs, struct fs_node *parent, const char *name, size_t n,
 		  struct fs_path *p);
 bool fs_type_is_file(enum kv_type t);
+/* How a key whose metadata does not decode is shown: true (a file) for
+ * file types and an unknown type (KV_TYPE_NONE), else a directory. */
+bool fs_corrupt_is_file(enum kv_type t);
 bool fs_type_is_supported(enum kv_type t);
 /* Fill st for an object with this mode, size and Kvrocks version/expiry. */
 void fs_stat_fill(const struct fs *fs, mode_t mode, uint64_t size, uint64_t version,
@@ -303,8 +306,10 @@ struct fs_shape {
 	/* Types whose empty keys are real Kvrocks records (sketches, time
 	 * series): their listed entries are the key's state. is_blank: the
 	 * key holds nothing, so rmdir deletes it (rm -r empties the state
-	 * files first). NULL: rmdir of a live key is ENOTEMPTY. */
-	bool (*is_blank)(struct fs_ctx *c);
+	 * files first): 1 blank, 0 not, or the type's negative errno
+	 * (-EUCLEAN: its state does not decode, and rmdir deletes it too).
+	 * NULL: rmdir of a live key is ENOTEMPTY. */
+	int (*is_blank)(struct fs_ctx *c);
 	/* The canonical name of another spelling of an entry ("007" of a
 	 * sortedint id 7), so a lookup finds a new entry not yet stored
 	 * (FS_CREATE_PENDING) under any spelling. 0 with out set, or

@@ -66,7 +66,10 @@ struct ks_info {
 	uint64_t size;
 };
 
-/* TYPE: a live key, or a remembered empty collection. 0, -ENOENT, -EIO. */
+/* TYPE: a live key, or a remembered empty collection. 0, -ENOENT, -EIO,
+ * or -EUCLEAN (logged) when its metadata does not decode: out->type is
+ * then the type its flags byte names, or KV_TYPE_NONE, and the rest of
+ * out is zero. */
 int ks_lookup(struct keyspace *ks, const struct ks_key *k, struct ks_info *out);
 /* DEL: drop the key (metadata only; sub-keys are garbage for compaction)
  * and its empty-collection record. O(1). 0, -ENOENT, -EROFS, -EIO. */
@@ -122,6 +125,23 @@ void ks_key_iter_rank(const struct ks_key_iter *it, const char **rank, size_t *n
 void ks_key_iter_free(struct ks_key_iter *it);
 
 /* ---- For type modules ---------------------------------------------- */
+
+/*
+ * Report a record of k that does not decode: logs ONE error line,
+ *   corrupt record of 'NS/KEY': WHAT
+ * with the namespace and the key escaped as the tree spells them
+ * (names_encode), so the user can `rm` that very name; then returns
+ * -EUCLEAN, so a decoder can `return ks_corrupt(k, "...", ...)`. Every
+ * corruption of every type is reported through here (docs/errors.md).
+ */
+int ks_corrupt(const struct ks_key *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Copy k's bytes into store (ns | key) and point *out at them, for an
+ * iterator that outlives its caller's key and logs by it. 0, -ENOMEM. */
+int ks_key_dup(const struct ks_key *k, struct buf *store, struct ks_key *out);
+/* The same for one entry of k (a member, a field, an id: the bytes as the
+ * type stores them): 'NS/KEY/ENTRY', the entry escaped as its file name. */
+int ks_corrupt_entry(const struct ks_key *k, const void *entry, size_t en, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 /*
  * Per-key locks: a fixed array of mutexes indexed by hash(ns, key). Every

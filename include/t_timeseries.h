@@ -161,6 +161,10 @@ struct ts_info {
 	uint64_t chunks, total_samples, first_ts, last_ts, memory;
 };
 int ts_info(struct keyspace *ks, const struct ks_key *k, struct ts_info *out); /* release source */
+/* The stored DUPLICATE_POLICY byte, from the metadata alone. 0, -ENOENT,
+ * -KV_EWRONGTYPE, or -EUCLEAN (logged) if it names no policy (*policy
+ * is then the byte). */
+int ts_policy(struct keyspace *ks, const struct ks_key *k, int *policy);
 
 typedef int (*ts_label_cb)(void *arg, const char *name, size_t nn, const char *v, size_t vn);
 int ts_labels(struct keyspace *ks, const struct ks_key *k, ts_label_cb cb, void *arg);
@@ -188,16 +192,19 @@ int ts_rules(struct keyspace *ks, const struct ks_key *k, ts_rule_cb cb, void *a
 /* Chunks in id order, strictly after `after` (NULL = from the first):
  * next() returns 1 with the chunk id and its sample count, 0 at the end,
  * or an errno. A missing key iterates nothing; another type gives NULL
- * and -KV_EWRONGTYPE in *err. */
+ * and -KV_EWRONGTYPE in *err. Every reader of chunks skips, with a log
+ * line, a record whose key is not 8 bytes of id; a chunk whose value
+ * does not decode is returned (logged, count 0), and samples() and
+ * ts_chunk_get() answer -EUCLEAN for it. */
 struct ts_chunk_iter;
 struct ts_chunk_iter *ts_chunk_iter_new(struct keyspace *ks, const struct ks_key *k,
 					const uint64_t *after, int *err);
 int ts_chunk_iter_next(struct ts_chunk_iter *it, uint64_t *id, uint32_t *count);
 void ts_chunk_iter_free(struct ts_chunk_iter *it);
 /* The samples of the chunk next() returned, borrowed until the next
- * call. 0 or -ENOMEM. */
+ * call. 0, -EUCLEAN or -ENOMEM. */
 int ts_chunk_iter_samples(struct ts_chunk_iter *it, const struct ts_sample **s, size_t *n);
-/* The samples of chunk id (allocated, free them). -ENOENT. */
+/* The samples of chunk id (allocated, free them). -ENOENT, -EUCLEAN. */
 int ts_chunk_get(struct keyspace *ks, const struct ks_key *k, uint64_t id, struct ts_sample **s,
 		 size_t *n);
 /* Store chunk id with exactly these samples (a restore or an edit): ts

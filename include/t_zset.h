@@ -15,8 +15,9 @@
  * nothing, and score ranges include both zeros wherever 0 is in range.
  * Members are binary. All verbs return 0 (or a documented count) or a
  * negative errno: -ENOENT (no such key or member), -KV_EWRONGTYPE,
- * -EINVAL, -EFBIG (member over ZSET_MEMBER_MAX), -EUCLEAN (a score that
- * is not 8 bytes), -EROFS, -ENOMEM, -EIO.
+ * -EINVAL, -EFBIG (member over ZSET_MEMBER_MAX), -EUCLEAN (a member
+ * record whose score does not decode: not 8 bytes, or NaN; logged),
+ * -EROFS, -ENOMEM, -EIO.
  */
 #ifndef KVFS_T_ZSET_H
 #define KVFS_T_ZSET_H
@@ -56,7 +57,8 @@ int zset_add(struct keyspace *ks, const struct ks_key *k, const void *m, size_t 
 int zset_add_multi(struct keyspace *ks, const struct ks_key *k, const struct zset_member *ms,
 		   size_t n, unsigned flags, uint64_t *count);
 /* ZREM of one member. flags: ZSET_KEEP_EMPTY. -ENOENT if the key or the
- * member is missing. */
+ * member is missing. A member whose score does not decode is removed too
+ * (its score-index record found by a scan of the key's index). */
 int zset_rem(struct keyspace *ks, const struct ks_key *k, const void *m, size_t mn, unsigned flags);
 /* Rename member `from` to `to`, keeping its score, in one batch; if `to`
  * is a member too it is replaced (the set loses one member). from == to
@@ -104,6 +106,10 @@ int zset_range_by_score(struct keyspace *ks, const struct ks_key *k,
  * missing key iterates nothing; another type gives NULL and
  * -KV_EWRONGTYPE in *err. next() returns 1 with a borrowed member (valid
  * until the next call) and its score, 0 at the end, or a negative errno.
+ * Each score-index record is checked against its member record (one
+ * point read): one without it, or at another score, names nothing ZSCORE
+ * finds and is skipped with a log line. A member whose record does not
+ * decode is returned (logged) with the index's score and _bad() true.
  */
 struct zset_cursor {
 	double score;
@@ -115,14 +121,17 @@ struct zset_score_iter *zset_score_iter_new(struct keyspace *ks, const struct ks
 					    bool reverse, const struct zset_cursor *after,
 					    int *err);
 int zset_score_iter_next(struct zset_score_iter *it, const char **m, size_t *mn, double *score);
+bool zset_score_iter_bad(const struct zset_score_iter *it);
 void zset_score_iter_free(struct zset_score_iter *it);
 
 /* Iteration in member byte order, strictly after `after` (NULL = from the
- * first), with the same rules as above. */
+ * first), with the same rules as above; a score that does not decode is
+ * returned as NaN (logged) with _bad() true. */
 struct zset_member_iter;
 struct zset_member_iter *zset_member_iter_new(struct keyspace *ks, const struct ks_key *k,
 					      const void *after, size_t alen, int *err);
 int zset_member_iter_next(struct zset_member_iter *it, const char **m, size_t *mn, double *score);
+bool zset_member_iter_bad(const struct zset_member_iter *it);
 void zset_member_iter_free(struct zset_member_iter *it);
 
 /* For t_convert: put a new zset of n >= 1 distinct members at k into

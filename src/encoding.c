@@ -106,22 +106,73 @@ static uint64_t expire_ms_to_s(uint64_t ms)
 	return ms / 1000 + (ms % 1000 > 500);
 }
 
+/* The header length of the record p/n, or 0 with *why saying what is
+ * wrong with it. */
+static size_t meta_header_len(const uint8_t *p, size_t n, const char **why)
+{
+	if (n < 1) {
+		*why = "an empty record";
+		return 0;
+	}
+	enum kv_type t = (enum kv_type)(p[0] & ENC_FLAG_TYPE_MASK);
+	if (p[0] & ENC_FLAG_RESERVED) {
+		*why = "reserved flag bits set";
+		return 0;
+	}
+	if (!type_is_valid(t)) {
+		*why = "an unknown type id";
+		return 0;
+	}
+	bool v1 = p[0] & ENC_FLAG_64BIT;
+	size_t hdr = 1 + (v1 ? 8 : 4);
+	if (!enc_type_is_inline(t))
+		hdr += 8 + (v1 ? 8 : 4);
+	if (n < hdr) {
+		*why = "shorter than its header";
+		return 0;
+	}
+	if (!enc_type_is_inline(t)) {
+		uint64_t size = v1 ? get_be64(p + hdr - 8) : get_be32(p + hdr - 4);
+		if (size > ENC_SIZE_MAX) {
+			*why = "a size of 2^63 or more";
+			return 0;
+		}
+		/* A bitmap's size is its length in bytes, which a u32 bit
+		 * offset keeps at 512 MiB: more would show a file that
+		 * cat reads for ever. */
+		if (t == KV_TYPE_BITMAP && size > ENC_BITMAP_MAX_BYTES) {
+			*why = "a bitmap size over 512 MiB";
+			return 0;
+		}
+	}
+	*why = "";
+	return hdr;
+}
+
+enum kv_type enc_flags_type(uint8_t flags)
+{
+	enum kv_type t = (enum kv_type)(flags & ENC_FLAG_TYPE_MASK);
+	return (flags & ENC_FLAG_RESERVED) || !type_is_valid(t) ? KV_TYPE_NONE : t;
+}
+
+const char *enc_meta_why(const void *val, size_t n)
+{
+	const char *why;
+	meta_header_len(val, n, &why);
+	return why;
+}
+
 int enc_meta_decode(const void *val, size_t n, struct enc_meta *m)
 {
 	const uint8_t *p = val;
-	if (n < 1)
+	const char *why;
+	size_t hdr = meta_header_len(p, n, &why);
+	if (!hdr)
 		return -EUCLEAN;
 	uint8_t flags = p[0];
 	enum kv_type t = (enum kv_type)(flags & ENC_FLAG_TYPE_MASK);
-	if ((flags & ENC_FLAG_RESERVED) || !type_is_valid(t))
-		return -EUCLEAN;
 	bool v1 = flags & ENC_FLAG_64BIT;
 	size_t exp_len = v1 ? 8 : 4;
-	size_t hdr = 1 + exp_len;
-	if (!enc_type_is_inline(t))
-		hdr += 8 + (v1 ? 8 : 4);
-	if (n < hdr)
-		return -EUCLEAN;
 
 	m->type = t;
 	m->v1 = v1;

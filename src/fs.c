@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <sys/statvfs.h>
 
+#include "t_list.h"
 #include "t_stream.h"
 #include "t_string.h"
 
@@ -203,6 +204,11 @@ int fs_child_path(struct fs *fs, struct fs_node *parent, const char *name, size_
 bool fs_type_is_file(enum kv_type t)
 {
 	return t == KV_TYPE_STRING || t == KV_TYPE_JSON || t == KV_TYPE_BITMAP;
+}
+
+bool fs_corrupt_is_file(enum kv_type t)
+{
+	return t == KV_TYPE_NONE || fs_type_is_file(t);
 }
 
 /* Types whose contents this version of kvfs maps into the tree. */
@@ -474,6 +480,17 @@ int fs_stat_path(struct fs *fs, enum fs_kind kind, const struct fs_path *p, stru
 		rc = ks_lookup(fs->ks, &k, &info);
 		if (rc == -ENOENT)
 			return fs_json_stat(fs, &k, NULL, st, timeout); /* a JSON path name? */
+		if (rc == -EUCLEAN) {
+			/* Metadata that does not decode (logged): the key is not
+			 * listed, but its name answers, in the shape its type
+			 * byte gives (a file if none), so that rm, rm -r and
+			 * user.kvfs.ttl 0 can delete it; its contents are EIO. */
+			fs_stat_fill(
+			    fs, fs_corrupt_is_file(info.type) ? S_IFREG | 0644 : S_IFDIR | 0755, 0,
+			    0, 0, st, timeout);
+			*timeout = 0;
+			return 0;
+		}
 		if (rc)
 			return rc;
 		if (info.type == KV_TYPE_JSON)
@@ -1746,9 +1763,11 @@ static void op_unlink(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 		if (unlink_local_key(fs, parent, stored.data, stored.len))
 			break; /* a new file, never stored: forgotten */
 		rc = ks_lookup(fs->ks, &k, &info);
+		if (rc == -EUCLEAN) /* corrupt metadata: DEL needs nothing else */
+			rc = fs_corrupt_is_file(info.type) ? 0 : -EISDIR;
 		if (rc == -ENOENT) {
 			rc = fs_json_unlink(fs, &k); /* a JSON path name: JSON.DEL */
-		} else if (!rc && !fs_type_is_file(info.type)) {
+		} else if (!rc && !fs_corrupt_is_file(info.type)) {
 			rc = -EISDIR;
 		} else if (!rc) {
 			rc = keep_open(fs, parent, stored.data, stored.len);
@@ -1770,15 +1789,24 @@ out:
 	fs_path_release(&p);
 }
 
-/* rmdir of a live key: a sketch that lists nothing goes (DEL); anything
- * else is not empty. */
+/* rmdir of a live key: a sketch that lists nothing goes (DEL); so does a
+ * key whose state does not decode (-EUCLEAN, logged by the type): rm -r
+ * met EIO listing it, and DEL needs only the metadata. Anything else is
+ * not empty. */
 static int rmdir_blank(struct fs *fs, const struct ks_key *k, const struct ks_info *info)
 {
 	const struct fs_shape *sh = fs_shape_of(info->type);
 	struct fs_ctx c = {.fs = fs, .dir = NULL, .k = *k, .iv = NULL, .info = *info};
-	if (sh && sh->is_blank && sh->is_blank(&c))
+	int rc = sh && sh->is_blank ? sh->is_blank(&c) : 0;
+	if (!sh || !sh->is_blank) {
+		/* Of the other shapes only a list has state beyond its
+		 * metadata that can fail to decode (head and tail). */
+		uint64_t n;
+		rc = info->type == KV_TYPE_LIST ? list_len(fs->ks, k, &n) : 0;
+	}
+	if (rc == 1 || rc == -EUCLEAN)
 		return ks_del(fs->ks, k);
-	return -ENOTEMPTY;
+	return rc < 0 ? rc : -ENOTEMPTY;
 }
 
 static void op_rmdir(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
@@ -1814,14 +1842,19 @@ static void op_rmdir(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 		rc = has_local_key(fs, parent, stored.data, stored.len)
 			 ? -ENOTDIR
 			 : ks_lookup(fs->ks, &k, &info);
-		if (!rc && fs_type_is_file(info.type))
+		if (rc == -EUCLEAN) { /* corrupt metadata: DEL needs nothing else */
+			rc = fs_corrupt_is_file(info.type) ? -ENOTDIR : ks_del(fs->ks, &k);
+		} else if (!rc && fs_type_is_file(info.type)) {
 			rc = -ENOTDIR;
-		else if (!rc && !info.empty && info.type == KV_TYPE_STREAM)
+		} else if (!rc && !info.empty && info.type == KV_TYPE_STREAM) {
 			rc = stream_del_if_empty(fs->ks, &k); /* an emptied stream is live */
-		else if (!rc && !info.empty)
+			if (rc == -EUCLEAN) /* its tail does not decode (logged) */
+				rc = ks_del(fs->ks, &k);
+		} else if (!rc && !info.empty) {
 			rc = rmdir_blank(fs, &k, &info);
-		else if (!rc)
+		} else if (!rc) {
 			rc = ks_empty_remove(fs->ks, &k);
+		}
 		if (!rc) {
 			/* Scratch files of the directory go with it. */
 			struct fs_node *dir =

@@ -308,10 +308,11 @@ static const char bloom_xattrs[] = "user.kvfs.bloom.capacity\0user.kvfs.bloom.er
 FS_SKETCH_SHAPE_FUNCS(bloom_sketch)
 
 /* No item added since it was made or emptied: rmdir deletes the key. */
-static bool s_is_blank(struct fs_ctx *c)
+static int s_is_blank(struct fs_ctx *c)
 {
 	uint64_t n;
-	return bloom_card(c->fs->ks, &c->k, &n) == 0 && n == 0;
+	int rc = bloom_card(c->fs->ks, &c->k, &n);
+	return rc ? rc : n == 0;
 }
 static int s_make_empty(struct fs_ctx *c)
 {

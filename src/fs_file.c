@@ -379,7 +379,7 @@ int fs_file_check(struct fs *fs, struct fs_node *node, bool write, bool *view)
 	struct fs_ctx c;
 	struct ks_info info;
 	const struct fs_shape *sh;
-	bool input = false, live = false;
+	bool input = false, live = false, stored = false;
 	int rc = 0;
 
 	*view = false;
@@ -420,7 +420,7 @@ int fs_file_check(struct fs *fs, struct fs_node *node, bool write, bool *view)
 		rc = fs_ctx_open(fs, dir, &p, NULL, &c, &sh);
 		fs_itable_unref(fs->it, dir);
 		info = c.info;
-		bool stored = fs_itable_local(fs->it, node) == FS_LOCAL_NONE;
+		stored = fs_itable_local(fs->it, node) == FS_LOCAL_NONE;
 		input = !rc && stored && sh->is_input && sh->is_input(p.entry.data, p.entry.len);
 		if (!rc && !input && stored && sh->is_view && sh->is_view(p.entry.data, p.entry.len)) {
 			*view = true;
@@ -441,6 +441,12 @@ int fs_file_check(struct fs *fs, struct fs_node *node, bool write, bool *view)
 		node->expire_ms = info.expire_ms;
 		node->input = input;
 		node->live = live;
+		/* A stored entry opened to read is read now: one whose record
+		 * does not decode is listed with size 0 (docs/encoding.md
+		 * section 20), and the kernel would answer a read of it from
+		 * that size, as an empty file, without asking. */
+		if (node->kind != FS_KEY && stored && !input && !*view && !write)
+			rc = node_load_locked(fs, node);
 		pthread_mutex_unlock(&node->lock);
 	}
 out:

@@ -85,10 +85,11 @@ static int s_make_empty(struct fs_ctx *c)
 	return hll_add(c->fs->ks, &c->k, NULL, 0, NULL);
 }
 /* Every register is zero (PFCOUNT 0): rmdir deletes the key. */
-static bool s_is_blank(struct fs_ctx *c)
+static int s_is_blank(struct fs_ctx *c)
 {
 	uint64_t n;
-	return hll_count(c->fs->ks, &c->k, 1, &n) == 0 && n == 0;
+	int rc = hll_count(c->fs->ks, &c->k, 1, &n);
+	return rc ? rc : n == 0;
 }
 
 /* A hash field as part of a hyperloglog (cp -a sets the type last). */

@@ -412,11 +412,11 @@ static const struct fs_sketch td_sketch = {
 
 FS_SKETCH_SHAPE_FUNCS(td_sketch)
 
-static bool td_is_blank(struct fs_ctx *c)
+static int td_is_blank(struct fs_ctx *c)
 {
 	struct tdigest_info in;
-	return tdigest_info(c->fs->ks, &c->k, &in) == 0 && in.unmerged_nodes == 0 &&
-	       in.merged_nodes == 0 && stats_default(&in);
+	int rc = tdigest_info(c->fs->ks, &c->k, &in);
+	return rc ? rc : in.unmerged_nodes == 0 && in.merged_nodes == 0 && stats_default(&in);
 }
 
 /* ---- parameters ------------------------------------------------------------ */

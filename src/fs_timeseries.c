@@ -356,7 +356,9 @@ static int tsf_lookup(struct fs_ctx *c, const char *name, size_t n, struct fs_en
 	rc = ts_chunk_get(c->fs->ks, &c->k, id, &s, &ns);
 	if (rc == -KV_EWRONGTYPE)
 		rc = -ENOENT;
-	if (!rc)
+	if (rc == -EUCLEAN) /* logged: listed as an empty file, read as EIO */
+		rc = fs_entry_set(e, name, n, S_IFREG | 0644, 0);
+	else if (!rc)
 		rc = fs_entry_set(e, name, n, S_IFREG | 0644, csv_len(s, ns));
 	free(s);
 	return rc;
@@ -400,7 +402,9 @@ static int tsf_next(void *arg, struct fs_child *ch)
 	if (rc <= 0)
 		return rc;
 	int r = ts_chunk_iter_samples(t->it, &s, &n);
-	if (r)
+	if (r == -EUCLEAN) /* logged by next(): an empty file, read as EIO */
+		n = 0;
+	else if (r)
 		return r;
 	ch->n = chunk_fname(id, t->name);
 	ch->name = t->name;
@@ -546,6 +550,8 @@ static int tsf_unlink(struct fs_ctx *c, const char *name, size_t n)
 		return -ENOENT;
 	int rc = ts_chunk_get(c->fs->ks, &c->k, id, &s, &ns);
 	free(s);
+	if (rc == -EUCLEAN) /* logged: removing it needs only its id */
+		rc = 0;
 	return rc ? rc : ts_chunk_put(c->fs->ks, &c->k, id, NULL, 0);
 }
 
@@ -562,11 +568,11 @@ static int tsf_adopt(struct fs_ctx *c, const char *to, size_t tn, const char *d,
 
 /* A series without chunks lists nothing: rmdir deletes it (labels and
  * rules go with it). */
-static bool tsf_is_blank(struct fs_ctx *c)
+static int tsf_is_blank(struct fs_ctx *c)
 {
 	struct ks_info info;
-	return ks_lookup(c->fs->ks, &c->k, &info) == 0 && !info.empty &&
-	       info.type == KV_TYPE_TIMESERIES && info.size == 0;
+	int rc = ks_lookup(c->fs->ks, &c->k, &info);
+	return rc ? rc : !info.empty && info.type == KV_TYPE_TIMESERIES && info.size == 0;
 }
 
 /* Kvrocks keeps an empty time series: user.kvfs.type makes it at once. */

@@ -341,13 +341,14 @@ static const struct fs_sketch tk_sketch = {
 
 FS_SKETCH_SHAPE_FUNCS(tk_sketch)
 
-static bool tk_is_blank(struct fs_ctx *c)
+static int tk_is_blank(struct fs_ctx *c)
 {
 	struct topk t;
-	bool blank =
-	    topk_state(c->fs->ks, &c->k, &t) == 0 && t.n == 0 && t.draws == 0 && buckets_empty(&t);
+	int rc = topk_state(c->fs->ks, &c->k, &t);
+	if (!rc)
+		rc = t.n == 0 && t.draws == 0 && buckets_empty(&t);
 	topk_release(&t);
-	return blank;
+	return rc;
 }
 
 /* ---- parameters ------------------------------------------------------------ */

@@ -396,8 +396,15 @@ static int ts_x_rule(void *arg, const char *dst, size_t dn, const struct ts_rule
 static int ts_xattr_names(struct fs *fs, const struct ks_key *k, struct buf *out)
 {
 	struct ts_xlist l = {out, true, NULL, NULL, false};
-	int rc = 0;
+	int policy;
+	/* A policy byte that names no policy (logged) has no value to
+	 * show: the attribute is not listed, as getxattr finds none. */
+	int rc = ts_policy(fs->ks, k, &policy);
+	bool no_policy = rc == -EUCLEAN;
+	rc = rc == -EUCLEAN || rc == -ENOENT ? 0 : rc; /* ENOENT: ts_labels answers */
 	for (size_t i = 0; i < sizeof(ts_params) / sizeof(ts_params[0]) && !rc; i++) {
+		if (no_policy && strcmp(ts_params[i], "duplicate_policy") == 0)
+			continue;
 		rc = buf_printf(out, XATTR_TS "%s", ts_params[i]);
 		if (!rc)
 			rc = buf_add_u8(out, 0);
@@ -940,6 +947,8 @@ static int set_ttl(struct fs *fs, struct fs_node *node, const char *value, size_
 	}
 	fs_path_init(&p);
 	rc = node_key_info(fs, node, &p, &info);
+	if (rc == -EUCLEAN && !remove && ms == 0)
+		rc = 0; /* corrupt metadata (logged): DEL needs nothing else */
 	if (rc)
 		goto out;
 	fs_path_key(fs, &p, &k);

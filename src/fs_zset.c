@@ -239,6 +239,8 @@ static int zset_lookup(struct fs_ctx *c, const char *name, size_t n, struct fs_e
 	rc = zset_score(c->fs->ks, &c->k, name, n, &score);
 	if (rc == -KV_EWRONGTYPE)
 		rc = -ENOENT;
+	if (rc == -EUCLEAN) /* logged: listed as an empty file, read as EIO */
+		return fs_entry_set(e, name, n, S_IFREG | 0644, 0);
 	return rc ? rc : fs_entry_set(e, name, n, S_IFREG | 0644, score_text(score, text));
 }
 
@@ -299,8 +301,12 @@ static int zset_next(void *arg, struct fs_child *ch)
 		}
 	}
 	if (rc > 0) {
+		/* A score that does not decode (logged): an empty file that
+		 * reads as EIO, as its lookup shows it, so rm can remove it. */
+		bool bad = it->by_name ? zset_member_iter_bad(it->by_name)
+				       : zset_score_iter_bad(it->by_score);
 		ch->mode = S_IFREG | 0644;
-		ch->size = score_text(score, it->text);
+		ch->size = bad ? 0 : score_text(score, it->text);
 	}
 	return rc;
 }

@@ -35,11 +35,14 @@
 
 #include "ks_attr.h"
 #include "ks_gc.h"
+#include "names.h"
 #include "store.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -370,15 +373,75 @@ int ks_meta_get(struct keyspace *ks, const struct ks_key *k, enum kv_type want, 
 	return meta_read(ks, k, want, raw, m, NULL);
 }
 
+/* The line of ks_corrupt and ks_corrupt_entry; entry NULL: none. */
+static int corrupt_log(const struct ks_key *k, const void *entry, size_t en, const char *fmt,
+		       va_list ap)
+{
+	struct buf ns = BUF_INIT, key = BUF_INIT, ent = BUF_INIT, what = BUF_INIT;
+	va_list aq;
+	va_copy(aq, ap);
+	int n = vsnprintf(NULL, 0, fmt, aq);
+	va_end(aq);
+	/* Out of memory only shortens the line: the error stays -EUCLEAN. */
+	if (n >= 0 && buf_resize(&what, (size_t)n) == 0)
+		vsnprintf(what.data, (size_t)n + 1, fmt, ap);
+	if (names_encode(k->ns, k->nslen, &ns))
+		buf_reset(&ns);
+	if (names_encode(k->key, k->klen, &key))
+		buf_reset(&key);
+	if (entry && names_encode(entry, en, &ent))
+		buf_reset(&ent);
+	LOG_ERR("corrupt record of '%s/%s%s%s': %s", ns.data ? ns.data : "",
+		key.data ? key.data : "", entry ? "/" : "", ent.data ? ent.data : "",
+		what.data ? what.data : fmt);
+	buf_release(&ns);
+	buf_release(&key);
+	buf_release(&ent);
+	buf_release(&what);
+	return -EUCLEAN;
+}
+
+int ks_key_dup(const struct ks_key *k, struct buf *store, struct ks_key *out)
+{
+	int rc = buf_set(store, k->ns, k->nslen);
+	if (!rc)
+		rc = buf_add(store, k->key, k->klen);
+	if (!rc) {
+		out->ns = store->data;
+		out->nslen = k->nslen;
+		out->key = store->data + k->nslen;
+		out->klen = k->klen;
+	}
+	return rc;
+}
+
+int ks_corrupt(const struct ks_key *k, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = corrupt_log(k, NULL, 0, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+int ks_corrupt_entry(const struct ks_key *k, const void *entry, size_t en, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = corrupt_log(k, entry, en, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
 /* Decode a metadata record and apply Kvrocks's read rules. */
 static int meta_check(const struct ks_key *k, enum kv_type want, const char *p, size_t n,
 		      struct enc_meta *m)
 {
 	int rc = enc_meta_decode(p, n, m);
 	if (rc) {
-		LOG_ERR("%.*s/%.*s: corrupt metadata (%zu bytes)", (int)k->nslen, k->ns,
-			(int)k->klen, k->key, n);
-		return rc;
+		uint8_t f = n ? (uint8_t)p[0] : 0;
+		return ks_corrupt(k, "metadata of %zu bytes, flags 0x%02x: %s", n, f,
+				  enc_meta_why(p, n));
 	}
 	/* An expired or size-0 record is absent whatever its type. */
 	if (enc_meta_is_expired(m, now_ms()))
@@ -810,6 +873,11 @@ int ks_lookup(struct keyspace *ks, const struct ks_key *k, struct ks_info *out)
 		info_from_meta(out, &m);
 		if (enc_type_is_inline(m.type))
 			out->size = vlen - (uint64_t)((const char *)m.tail - raw.data);
+	}
+	if (rc == -EUCLEAN && raw.len > 0) {
+		/* The type its flags byte names, if any: the file system shows
+		 * the key in that shape so that `rm` / `rm -r` can delete it. */
+		out->type = enc_flags_type((uint8_t)raw.data[0]);
 	}
 	buf_release(&raw);
 	return rc;
@@ -1597,15 +1665,26 @@ void ks_key_iter_free(struct ks_key_iter *it)
 	free(it);
 }
 
-/* Skip records that do not count: expired, size 0, corrupt, too short. */
+/* Skip records that do not count: expired, size 0, corrupt, too short.
+ * A corrupt one is logged by name (ks_corrupt): it is not listed, but a
+ * lookup of that name finds it, so that `rm` can remove it (ks_lookup). */
 static void key_iter_settle_live(struct ks_key_iter *it, uint64_t now)
 {
 	size_t min = it->live_plen + (it->ks->cluster ? 2 : 0);
 	for (; store_iter_valid(it->live); store_iter_next(it->live)) {
 		size_t kn, vn;
-		store_iter_key(it->live, &kn);
+		const char *key = store_iter_key(it->live, &kn);
 		const void *v = store_iter_value(it->live, &vn);
-		if (kn >= min && meta_value_live(v, vn, now, NULL))
+		if (kn < min)
+			continue;
+		struct enc_meta m;
+		if (enc_meta_decode(v, vn, &m) != 0) {
+			struct ks_key k = {key + 1, (uint8_t)key[0], key + min, kn - min};
+			ks_corrupt(&k, "metadata of %zu bytes, flags 0x%02x: %s; not listed", vn,
+				   vn ? *(const uint8_t *)v : 0, enc_meta_why(v, vn));
+			continue;
+		}
+		if (!enc_meta_is_expired(&m, now))
 			return;
 	}
 }

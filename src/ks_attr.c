@@ -544,8 +544,7 @@ static int attrs_update(struct keyspace *ks, const struct ks_key *k, const char 
 			rc = buf_add(&val, v, vl);
 	}
 	if (rc == -EUCLEAN) {
-		LOG_ERR("%.*s/%.*s: malformed extended attributes record: rewritten", (int)k->nslen,
-			k->ns, (int)k->klen, k->key);
+		ks_corrupt(k, "an extended attributes record that does not decode: rewritten");
 		rc = 0;
 	}
 	if (rc)

@@ -29,6 +29,8 @@
 #include <stdlib.h>
 
 #define FRAG BITMAP_FRAGMENT_BYTES
+/* The keyspace refuses a stored size over this as corrupt. */
+_Static_assert(BITMAP_MAX_BYTES == ENC_BITMAP_MAX_BYTES, "bitmap size bound");
 /* Up to this many fragments a reader seeks to each; past it, it scans
  * every fragment of the key once (their key order is not numeric). */
 #define SEEK_MAX_FRAGS 64
@@ -634,8 +636,9 @@ int bitmap_truncate(struct keyspace *ks, const struct ks_key *k, uint64_t size, 
 			const void *val = store_iter_value(it, &vn);
 			uint64_t fo;
 			if (parse_u64(key + prefix.len, kn - prefix.len, &fo) || fo % FRAG) {
-				LOG_ERR("bitmap: a fragment sub-key that is not a decimal offset");
-				rc = -EUCLEAN;
+				rc = ks_corrupt_entry(k, key + prefix.len, kn - prefix.len,
+						      "a bitmap fragment sub-key that is not a "
+						      "decimal offset of a fragment");
 				goto out;
 			}
 			if (fo >= size)

@@ -66,17 +66,30 @@ static int meta_get(struct keyspace *ks, const struct ks_key *k, struct buf *raw
 	int rc = ks_meta_get(ks, k, KV_TYPE_BLOOM, raw, m);
 	if (rc)
 		return rc;
-	if (m->tail_len < TAIL_LEN) {
-		LOG_ERR("bloom '%.*s': metadata tail of %zu bytes, not %d", (int)k->klen, k->key,
-			m->tail_len, TAIL_LEN);
-		return -EUCLEAN;
-	}
+	if (m->tail_len < TAIL_LEN)
+		return ks_corrupt(k, "bloom metadata tail of %zu bytes, not %d", m->tail_len,
+				  TAIL_LEN);
 	st->size = m->size;
 	st->n_filters = get_be16(m->tail);
 	st->expansion = get_be16(m->tail + 2);
 	st->base_capacity = get_be32(m->tail + 4);
 	st->error_rate = enc_sortable_to_double(get_be64(m->tail + 8));
 	st->bloom_bytes = get_be32(m->tail + 16);
+	/* Every loop and allocation of a chain is sized by n_filters and the
+	 * parameters: they must give exactly the bloom_bytes stored (at most
+	 * 4 GiB), or a planted n_filters would load terabytes of zeros. */
+	if (st->n_filters == 0 || st->base_capacity == 0 ||
+	    !(st->error_rate > 0 && st->error_rate < 1))
+		return ks_corrupt(k, "bloom with %u filters, capacity %u, error rate %g",
+				  st->n_filters, st->base_capacity, st->error_rate);
+	uint64_t total = 0;
+	for (uint32_t i = 0; i < st->n_filters && total <= st->bloom_bytes; i++)
+		total += filter_bytes(st, i);
+	if (total != st->bloom_bytes)
+		return ks_corrupt(k,
+				  "bloom of %u filters stores bloom_bytes %u; they take %s%" PRIu64,
+				  st->n_filters, st->bloom_bytes,
+				  total > st->bloom_bytes ? "at least " : "", total);
 	return 0;
 }
 
@@ -107,11 +120,9 @@ static int filter_read(struct keyspace *ks, const struct ks_key *k, uint64_t ver
 		buf_reset(out);
 		return buf_resize(out, filter_bytes(st, i));
 	}
-	if (!rc && (out->len < BLOOM_BLOCK_BYTES || out->len % BLOOM_BLOCK_BYTES)) {
-		LOG_ERR("bloom '%.*s': filter %u holds %zu bytes, not a multiple of %d",
-			(int)k->klen, k->key, i, out->len, BLOOM_BLOCK_BYTES);
-		rc = -EUCLEAN;
-	}
+	if (!rc && out->len != filter_bytes(st, i))
+		rc = ks_corrupt(k, "bloom filter %u holds %zu bytes, not %u", i, out->len,
+				filter_bytes(st, i));
 	return rc;
 }
 

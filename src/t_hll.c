@@ -42,9 +42,8 @@ static int meta_get(struct keyspace *ks, const struct ks_key *k, struct buf *raw
 {
 	int rc = ks_meta_get(ks, k, KV_TYPE_HLL, raw, m);
 	if (!rc && (m->tail_len < 1 || m->tail[0] != 0)) {
-		LOG_ERR("hyperloglog '%.*s': encode_type %d is not the dense form (0)",
-			(int)k->klen, k->key, m->tail_len ? m->tail[0] : -1);
-		rc = -EUCLEAN;
+		rc = ks_corrupt(k, "hyperloglog encode_type %d is not the dense form (0)",
+				m->tail_len ? m->tail[0] : -1);
 	}
 	return rc;
 }
@@ -68,9 +67,8 @@ static int regs_read(struct keyspace *ks, const struct ks_key *k, uint8_t *regs,
 		if (s < 0)
 			continue; /* not a segment: garbage Kvrocks would not read either */
 		if (vn != HLL_SEGMENT_BYTES) {
-			LOG_ERR("hyperloglog '%.*s': segment %d holds %zu bytes, not %d",
-				(int)k->klen, k->key, s, vn, HLL_SEGMENT_BYTES);
-			rc = -EUCLEAN;
+			rc = ks_corrupt(k, "hyperloglog segment %d holds %zu bytes, not %d", s, vn,
+					HLL_SEGMENT_BYTES);
 			break;
 		}
 		memcpy(regs + (size_t)s * HLL_SEGMENT_BYTES, v, vn);

@@ -661,15 +661,15 @@ static int doc_text(const struct ks_key *k, const struct enc_meta *m, struct buf
 	const unsigned char *t = m->tail;
 	buf_reset(out);
 	if (m->tail_len == 0 || t[0] > JSON_FORMAT_CBOR) {
-		LOG_ERR("JSON key '%.*s': unknown storage format %d", (int)k->klen, k->key,
-			m->tail_len ? t[0] : -1);
-		return -EUCLEAN;
+		return ks_corrupt(k, "JSON storage format %d is not 0 (text) or 1 (CBOR)",
+				  m->tail_len ? t[0] : -1);
 	}
 	if (t[0] == JSON_FORMAT_TEXT)
 		return buf_set(out, t + 1, m->tail_len - 1);
 	int rc = json_cbor_to_text(t + 1, m->tail_len - 1, out);
 	if (rc == -EUCLEAN)
-		LOG_ERR("JSON key '%.*s': malformed CBOR document", (int)k->klen, k->key);
+		ks_corrupt(k, "a JSON CBOR document of %zu bytes that does not decode",
+			   m->tail_len - 1);
 	return rc;
 }
 
@@ -691,11 +691,9 @@ static int doc_load(struct keyspace *ks, const struct ks_key *k, struct buf *raw
 			*root = v[0];
 			free(v);
 		}
-		if (rc == -EINVAL) {
-			LOG_ERR("JSON key '%.*s': stored document is not JSON: %s at byte %zu",
-				(int)k->klen, k->key, why, at);
-			rc = -EUCLEAN;
-		}
+		if (rc == -EINVAL)
+			rc = ks_corrupt(k, "the stored JSON document is not JSON: %s at byte %zu",
+					why, at);
 	}
 	buf_release(&text);
 	return rc;
@@ -956,11 +954,9 @@ static int find_ro(struct keyspace *ks, const struct ks_key *k, const char *verb
 			goto out;
 		}
 		rc = parse_values(text + start, len, &v, 1, &count, &at, &why);
-		if (rc == -EINVAL) {
-			LOG_ERR("JSON key '%.*s': stored document is not JSON: %s at byte %zu",
-				(int)k->klen, k->key, why, start + at);
-			rc = -EUCLEAN;
-		}
+		if (rc == -EINVAL)
+			rc = ks_corrupt(k, "the stored JSON document is not JSON: %s at byte %zu",
+					why, start + at);
 		if (!rc) {
 			*root = v[0];
 			free(v);

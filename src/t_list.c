@@ -55,9 +55,9 @@ static int lmeta_get(struct keyspace *ks, const struct ks_key *k, struct buf *ra
 		if (lm->tail >= lm->head && lm->tail - lm->head == lm->m.size)
 			return 0;
 	}
-	LOG_ERR("%.*s/%.*s: corrupt list metadata (size %llu, %zu tail bytes)", (int)k->nslen,
-		k->ns, (int)k->klen, k->key, (unsigned long long)lm->m.size, lm->m.tail_len);
-	return -EUCLEAN;
+	return ks_corrupt(
+	    k, "list metadata of size %llu, %zu tail bytes: head and tail do not give it",
+	    (unsigned long long)lm->m.size, lm->m.tail_len);
 }
 
 static void lmeta_new(struct keyspace *ks, struct list_meta *lm)
@@ -111,9 +111,7 @@ static int elem_get(struct keyspace *ks, const struct ks_key *k, uint64_t versio
 	if (!rc)
 		rc = store_get(ks_store(ks), STORE_CF_DEFAULT, sk.data, sk.len, out);
 	if (rc == -ENOENT) {
-		LOG_ERR("%.*s/%.*s: list element %llu is missing", (int)k->nslen, k->ns,
-			(int)k->klen, k->key, (unsigned long long)idx);
-		rc = -EUCLEAN;
+		rc = ks_corrupt(k, "list element %llu is missing", (unsigned long long)idx);
 	}
 	buf_release(&sk);
 	return rc;
@@ -171,14 +169,14 @@ static struct store_iter *elem_iter(struct keyspace *ks, const struct ks_key *k,
 
 /* The raw index of the iterator's current element, checked to be `want`
  * (the elements of [head, tail) have no gaps). */
-static int iter_index_check(struct store_iter *it, size_t plen, uint64_t want)
+static int iter_index_check(const struct ks_key *k, struct store_iter *it, size_t plen,
+			    uint64_t want)
 {
 	size_t kn;
 	const char *key = store_iter_key(it, &kn);
-	if (kn != plen + 8 || get_be64(key + plen) != want) {
-		LOG_ERR("list: element %llu is missing or misplaced", (unsigned long long)want);
-		return -EUCLEAN;
-	}
+	if (kn != plen + 8 || get_be64(key + plen) != want)
+		return ks_corrupt(k, "list element %llu is missing or misplaced",
+				  (unsigned long long)want);
 	return 0;
 }
 
@@ -201,7 +199,7 @@ static int batch_shift(struct keyspace *ks, struct store_batch *b, const struct 
 	for (store_iter_seek_first(it); store_iter_valid(it); store_iter_next(it), want++) {
 		size_t vn;
 		const void *v;
-		if ((rc = iter_index_check(it, plen, want)))
+		if ((rc = iter_index_check(k, it, plen, want)))
 			break;
 		v = store_iter_value(it, &vn);
 		batch_put_elem(ks, b, k, version, delta > 0 ? want + 1 : want - 1, v, vn, &rc);
@@ -211,7 +209,7 @@ static int batch_shift(struct keyspace *ks, struct store_batch *b, const struct 
 	if (!rc)
 		rc = store_iter_status(it);
 	if (!rc && want != hi)
-		rc = iter_index_check(it, plen, want); /* ran out early: a gap */
+		rc = iter_index_check(k, it, plen, want); /* ran out early: a gap */
 	store_iter_free(it);
 	return rc;
 }
@@ -276,7 +274,7 @@ static int batch_remove_pos(struct keyspace *ks, struct store_batch *b, const st
 	else
 		store_iter_seek_first(it);
 	while (walked < steps && store_iter_valid(it)) {
-		if ((rc = iter_index_check(it, plen, lm->head + pos)))
+		if ((rc = iter_index_check(k, it, plen, lm->head + pos)))
 			goto out;
 		if (to_tail && di > 0 && d[di - 1] == pos) {
 			di--;
@@ -306,9 +304,7 @@ static int batch_remove_pos(struct keyspace *ks, struct store_batch *b, const st
 	if ((rc = store_iter_status(it)))
 		goto out;
 	if (walked != steps || di != (to_tail ? 0 : nd)) {
-		LOG_ERR("%.*s/%.*s: list elements missing", (int)k->nslen, k->ns, (int)k->klen,
-			k->key);
-		rc = -EUCLEAN;
+		rc = ks_corrupt(k, "list elements missing");
 		goto out;
 	}
 	for (uint64_t i = 0; i < nd && !rc; i++)
@@ -507,7 +503,7 @@ static int find_value(struct keyspace *ks, const struct ks_key *k, const struct 
 		size_t en;
 		const void *e = store_iter_value(it, &en);
 		if (en == vn && (vn == 0 || memcmp(e, v, vn) == 0)) {
-			int crc = iter_index_check(it, plen, lm->head + p);
+			int crc = iter_index_check(k, it, plen, lm->head + p);
 			rc = crc ? crc : 0;
 			*pos = p;
 			break;
@@ -696,7 +692,7 @@ static int find_all(struct keyspace *ks, const struct ks_key *k, const struct li
 	for (; store_iter_valid(it); from_tail ? store_iter_prev(it) : store_iter_next(it)) {
 		size_t en;
 		const void *e = store_iter_value(it, &en);
-		if ((rc = iter_index_check(it, plen, lm->head + p)))
+		if ((rc = iter_index_check(k, it, plen, lm->head + p)))
 			goto fail;
 		if (en == vn && (vn == 0 || memcmp(e, v, vn) == 0)) {
 			if (n == cap) {
@@ -838,6 +834,8 @@ struct list_iter {
 	uint64_t want;	       /* raw index expected next */
 	uint64_t len;	       /* the list's length in the snapshot */
 	bool started;
+	struct buf name; /* ns | key: k points into it, for the log */
+	struct ks_key k;
 };
 
 /*
@@ -885,6 +883,8 @@ static struct list_iter *iter_open(struct keyspace *ks, const struct ks_key *k, 
 	}
 	it->head = lm.head;
 	it->want = lm.head + from;
+	if ((rc = ks_key_dup(k, &it->name, &it->k)))
+		goto out;
 	it->si = elem_iter(ks, k, lm.m.version, lm.head + from, lm.tail, &it->plen, &rc);
 	if (it->si)
 		store_iter_seek_first(it->si);
@@ -919,7 +919,7 @@ int list_iter_next(struct list_iter *it, uint64_t *pos, const char **v, size_t *
 	it->started = true;
 	if (!store_iter_valid(it->si))
 		return store_iter_status(it->si);
-	if ((rc = iter_index_check(it->si, it->plen, it->want)))
+	if ((rc = iter_index_check(&it->k, it->si, it->plen, it->want)))
 		return rc;
 	*pos = it->want - it->head;
 	*v = store_iter_value(it->si, vn);
@@ -936,6 +936,7 @@ void list_iter_free(struct list_iter *it)
 	if (!it)
 		return;
 	store_iter_free(it->si);
+	buf_release(&it->name);
 	free(it);
 }
 

@@ -160,6 +160,8 @@ struct sortedint_iter {
 	size_t plen;	       /* sub-key prefix length */
 	bool reverse;
 	bool started;
+	struct buf name; /* ns | key: k points into it, for the log */
+	struct ks_key k;
 };
 
 struct sortedint_iter *sortedint_iter_new(struct keyspace *ks, const struct ks_key *k, bool reverse,
@@ -186,6 +188,8 @@ struct sortedint_iter *sortedint_iter_new(struct keyspace *ks, const struct ks_k
 	rc = ks_sub_key(ks, k, m.version, NULL, 0, &prefix);
 	if (!rc)
 		rc = buf_set(&upper, prefix.data, prefix.len);
+	if (!rc)
+		rc = ks_key_dup(k, &it->name, &it->k);
 	if (rc)
 		goto out;
 	it->plen = prefix.len;
@@ -250,11 +254,10 @@ int sortedint_iter_next(struct sortedint_iter *it, uint64_t *id)
 	if (!store_iter_valid(it->si))
 		return store_iter_status(it->si);
 	key = store_iter_key(it->si, &kn);
-	if (kn != it->plen + 8) {
-		LOG_ERR("sortedint: a sub-key of %zu bytes where an 8-byte id belongs",
-			kn - it->plen);
-		return -EUCLEAN;
-	}
+	if (kn != it->plen + 8)
+		return ks_corrupt(&it->k,
+				  "a sortedint sub-key of %zu bytes where an 8-byte id belongs",
+				  kn - it->plen);
 	*id = get_be64(key + it->plen);
 	return 1;
 }
@@ -264,6 +267,7 @@ void sortedint_iter_free(struct sortedint_iter *it)
 	if (!it)
 		return;
 	store_iter_free(it->si);
+	buf_release(&it->name);
 	free(it);
 }
 

@@ -142,9 +142,8 @@ static int meta_read(struct keyspace *ks, const struct ks_key *k, struct buf *ra
 	if (rc)
 		return rc;
 	if (m->tail_len < TAIL_MIN) {
-		LOG_ERR("stream '%.*s': metadata tail of %zu bytes, at least %d expected",
-			(int)k->klen, k->key, m->tail_len, TAIL_MIN);
-		return -EUCLEAN;
+		return ks_corrupt(k, "stream metadata tail of %zu bytes, at least %d expected",
+				  m->tail_len, TAIL_MIN);
 	}
 	const uint8_t *t = m->tail;
 	i->size = m->size;
@@ -662,6 +661,8 @@ struct stream_iter {
 	size_t plen;
 	bool reverse, started, has_to, excl_to;
 	struct stream_id to;
+	struct buf name; /* ns | key: k points into it, for the log */
+	struct ks_key k;
 };
 
 struct stream_iter *stream_iter_new(struct keyspace *ks, const struct ks_key *k, bool reverse,
@@ -694,6 +695,8 @@ struct stream_iter *stream_iter_new(struct keyspace *ks, const struct ks_key *k,
 		rc = ks_sub_key(ks, k, m.version, NULL, 0, &lo);
 	if (!rc)
 		rc = ks_sub_key(ks, k, m.version, ff, sizeof(ff), &hi);
+	if (!rc)
+		rc = ks_key_dup(k, &it->name, &it->k);
 	if (rc)
 		goto out;
 	it->plen = lo.len;
@@ -762,11 +765,11 @@ int stream_iter_next(struct stream_iter *it, struct stream_id *id, const char **
 	if (!store_iter_valid(it->si))
 		return store_iter_status(it->si);
 	key = store_iter_key(it->si, &kn);
-	if (kn != it->plen + 16) {
-		LOG_ERR("stream: a sub-key of %zu bytes where a 16-byte entry ID belongs",
-			kn - it->plen);
-		return -EUCLEAN;
-	}
+	if (kn != it->plen + 16)
+		return ks_corrupt(&it->k,
+				  "a stream sub-key of %zu bytes where a 16-byte entry ID "
+				  "belongs",
+				  kn - it->plen);
 	get_id((const uint8_t *)key + it->plen, id);
 	if (it->has_to) {
 		int c = stream_id_cmp(id, &it->to);
@@ -783,6 +786,7 @@ void stream_iter_free(struct stream_iter *it)
 	if (!it)
 		return;
 	store_iter_free(it->si);
+	buf_release(&it->name);
 	free(it);
 }
 

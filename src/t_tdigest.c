@@ -50,11 +50,9 @@ static void tail_encode(uint8_t *p, const struct tdigest_info *in)
 static int tail_decode(const struct ks_key *k, const struct enc_meta *m, struct tdigest_info *o)
 {
 	const uint8_t *p = m->tail;
-	if (m->tail_len < TD_TAIL) {
-		LOG_ERR("%.*s: a t-digest metadata tail of %zu bytes (72 expected)", (int)k->klen,
-			k->key, m->tail_len);
-		return -EUCLEAN;
-	}
+	if (m->tail_len < TD_TAIL)
+		return ks_corrupt(k, "a t-digest metadata tail of %zu bytes (72 expected)",
+				  m->tail_len);
 	o->compression = get_be32(p);
 	o->capacity = get_be32(p + 4);
 	o->unmerged_nodes = get_be64(p + 8);
@@ -65,6 +63,14 @@ static int tail_decode(const struct ks_key *k, const struct enc_meta *m, struct 
 	o->max = enc_sortable_to_double(get_be64(p + 48));
 	o->observations = get_be64(p + 56);
 	o->merge_times = get_be64(p + 64);
+	/* unmerged_nodes sizes the buffer's array (8 bytes a sample) and the
+	 * loop that reads it: Kvrocks merges before the buffer passes the
+	 * capacity, which min(6 c + 10, 1024) keeps at most 1024. */
+	if (o->compression < 1 || o->compression > TD_COMPRESSION_MAX ||
+	    o->capacity > TD_CAPACITY_MAX || o->unmerged_nodes > o->capacity)
+		return ks_corrupt(k, "a t-digest of compression %u, capacity %u, %llu unmerged",
+				  o->compression, o->capacity,
+				  (unsigned long long)o->unmerged_nodes);
 	return 0;
 }
 
@@ -120,11 +126,9 @@ static int buffer_read(struct keyspace *ks, const struct ks_key *k, uint64_t ver
 	rc = sub_key(ks, k, version, SEG_BUFFER, NULL, 0, &sk);
 	if (!rc)
 		rc = store_get(ks_store(ks), STORE_CF_DEFAULT, sk.data, sk.len, &v);
-	if (rc == -ENOENT || (!rc && v.len / 8 < in->unmerged_nodes)) {
-		LOG_ERR("%.*s: t-digest buffer holds fewer than %llu samples", (int)k->klen, k->key,
-			(unsigned long long)in->unmerged_nodes);
-		rc = -EUCLEAN;
-	}
+	if (rc == -ENOENT || (!rc && v.len / 8 < in->unmerged_nodes))
+		rc = ks_corrupt(k, "t-digest buffer holds fewer than %llu samples",
+				(unsigned long long)in->unmerged_nodes);
 	for (uint64_t i = 0; !rc && i < in->unmerged_nodes; i++)
 		out[i] = enc_sortable_to_double(get_be64(v.data + 8 * i));
 	buf_release(&sk);
@@ -150,9 +154,7 @@ static int centroids_read(struct keyspace *ks, const struct ks_key *k,
 		if (sn < 1 || (uint8_t)s[0] != SEG_CENTROID)
 			break;
 		if ((sn != 13 && sn != 9) || vn != 8) { /* 9: no seq (early 2025) */
-			LOG_ERR("%.*s: a t-digest centroid record of %zu/%zu bytes", (int)k->klen,
-				k->key, sn, vn);
-			rc = -EUCLEAN;
+			rc = ks_corrupt(k, "a t-digest centroid record of %zu/%zu bytes", sn, vn);
 			break;
 		}
 		rc = td_push(d, enc_sortable_to_double(get_be64(s + 1)),
@@ -170,11 +172,9 @@ static int centroids_read(struct keyspace *ks, const struct ks_key *k,
 	buf_release(&sk);
 	if (rc > 0)
 		rc = 0;
-	if (!rc && d->n != in->merged_nodes) {
-		LOG_ERR("%.*s: t-digest metadata counts %llu centroids, %zu stored", (int)k->klen,
-			k->key, (unsigned long long)in->merged_nodes, d->n);
-		rc = -EUCLEAN;
-	}
+	if (!rc && d->n != in->merged_nodes)
+		rc = ks_corrupt(k, "t-digest metadata counts %llu centroids, %zu stored",
+				(unsigned long long)in->merged_nodes, d->n);
 	d->min = in->min;
 	d->max = in->max;
 	d->total_weight = (double)in->merged_weight;
@@ -667,6 +667,7 @@ int tdigest_set_buffer(struct keyspace *ks, const struct ks_key *k, const double
 int tdigest_set_centroids(struct keyspace *ks, const struct ks_key *k, const struct td_centroid *c,
 			  size_t n)
 {
+	double total = 0;
 	for (size_t i = 0; i < n; i++) {
 		const char *why = NULL;
 		if (!isfinite(c[i].mean))
@@ -676,6 +677,10 @@ int tdigest_set_centroids(struct keyspace *ks, const struct ks_key *k, const str
 		else if (!(c[i].weight >= 1 && c[i].weight <= 0x1p53) ||
 			 c[i].weight != floor(c[i].weight))
 			why = "a weight that is not a whole number from 1";
+		/* merged_weight is a u64 and total_weight adds the buffer to
+		 * it: the sum stays where doubles count exactly (2^53). */
+		else if ((total += c[i].weight) > 0x1p53)
+			why = "a weight that brings the total past 2^53";
 		if (why) {
 			LOG_ERR("%.*s: centroid %zu has %s", (int)k->klen, k->key, i + 1, why);
 			return -EINVAL;

@@ -368,7 +368,8 @@ static int series_open(struct series *s, struct keyspace *ks, const struct ks_ke
 	if (rc == 0) {
 		rc = ts_meta_decode(s->m.tail, s->m.tail_len, &s->tm);
 		if (rc)
-			LOG_ERR("%.*s: corrupt time-series metadata", (int)k->klen, k->key);
+			rc = ks_corrupt(k, "time-series metadata tail of %zu bytes does not decode",
+					s->m.tail_len);
 		else if (s->tm.chunk_size == 0)
 			s->tm.chunk_size = TS_DEFAULT_CHUNK_SIZE;
 		if (!rc)
@@ -428,7 +429,32 @@ static struct nchunk *find_new(struct series *s, uint64_t id)
 	return NULL;
 }
 
-/* The id of the chunk the iterator stands on. */
+/*
+ * Is the series iterator on a chunk? A record of the chunk range whose
+ * key is not 8 bytes of id (after the 00) is no chunk: its id cannot be
+ * read, so no chunk name reaches it. It is skipped with a log line,
+ * moving forward or back (docs/encoding.md section 20): what the tree
+ * lists must be what a lookup finds.
+ */
+static bool chunk_valid(struct series *s, bool fwd)
+{
+	while (store_iter_valid(s->it)) {
+		size_t n;
+		const char *key = store_iter_key(s->it, &n);
+		if (n == s->pfx.len + 1 + 8)
+			return true;
+		ks_corrupt_entry(&s->k, key + s->pfx.len + 1, n - s->pfx.len - 1,
+				 "a time-series chunk key of %zu bytes, not 8; skipped",
+				 n - s->pfx.len - 1);
+		if (fwd)
+			store_iter_next(s->it);
+		else
+			store_iter_prev(s->it);
+	}
+	return false;
+}
+
+/* The id of the chunk the iterator stands on (chunk_valid). */
 static uint64_t iter_id(struct series *s)
 {
 	size_t n;
@@ -453,9 +479,9 @@ static int chunk_around(struct series *s, uint64_t ts, uint64_t *own, bool *has_
 	if (rc)
 		return rc;
 	store_iter_seek_for_prev(s->it, key.data, key.len);
-	while (store_iter_valid(s->it) && is_dead(s, iter_id(s)))
+	while (chunk_valid(s, false) && is_dead(s, iter_id(s)))
 		store_iter_prev(s->it);
-	if (store_iter_valid(s->it)) {
+	if (chunk_valid(s, false)) {
 		best = iter_id(s);
 		found = true;
 	}
@@ -468,9 +494,9 @@ static int chunk_around(struct series *s, uint64_t ts, uint64_t *own, bool *has_
 	if (!found) {
 		/* Older than every chunk: the first one. */
 		store_iter_seek_first(s->it);
-		while (store_iter_valid(s->it) && is_dead(s, iter_id(s)))
+		while (chunk_valid(s, true) && is_dead(s, iter_id(s)))
 			store_iter_next(s->it);
-		if (store_iter_valid(s->it)) {
+		if (chunk_valid(s, true)) {
 			first = iter_id(s);
 			any = true;
 		}
@@ -495,9 +521,9 @@ static int chunk_around(struct series *s, uint64_t ts, uint64_t *own, bool *has_
 			return rc;
 		}
 		store_iter_seek(s->it, key.data, key.len);
-		while (store_iter_valid(s->it) && is_dead(s, iter_id(s)))
+		while (chunk_valid(s, true) && is_dead(s, iter_id(s)))
 			store_iter_next(s->it);
-		if (store_iter_valid(s->it)) {
+		if (chunk_valid(s, true)) {
 			*next = iter_id(s);
 			*has_next = true;
 		}
@@ -529,11 +555,9 @@ static int chunk_read(struct series *s, uint64_t id, struct sarr *out)
 	int rc = chunk_key(s, id, &key);
 	if (!rc)
 		rc = store_get(ks_store(s->ks), STORE_CF_DEFAULT, key.data, key.len, &v);
-	if (!rc && !chunk_check(v.data, v.len, &count)) {
-		LOG_ERR("%.*s: chunk %llu does not decode (%zu bytes)", (int)s->k.klen, s->k.key,
-			(unsigned long long)id, v.len);
-		rc = -EUCLEAN;
-	}
+	if (!rc && !chunk_check(v.data, v.len, &count))
+		rc = ks_corrupt(&s->k, "time-series chunk %llu does not decode (%zu bytes)",
+				(unsigned long long)id, v.len);
 	for (uint32_t i = 0; !rc && i < count; i++)
 		rc = sarr_push(out, chunk_sample(v.data, i));
 	buf_release(&key);
@@ -634,9 +658,9 @@ static int series_collect(struct series *s, uint64_t from, uint64_t to, struct s
 	if (rc)
 		return rc;
 	store_iter_seek_for_prev(s->it, key.data, key.len);
-	if (!store_iter_valid(s->it))
+	if (!chunk_valid(s, false))
 		store_iter_seek_first(s->it);
-	for (; !rc && store_iter_valid(s->it); store_iter_next(s->it)) {
+	for (; !rc && chunk_valid(s, true); store_iter_next(s->it)) {
 		uint64_t id = iter_id(s);
 		if (id > to)
 			break;
@@ -783,9 +807,9 @@ static int series_delete(struct series *s, uint64_t from, uint64_t to, uint64_t 
 		return rc;
 	/* The chunks that may hold samples in range (stored; nothing pending). */
 	store_iter_seek_for_prev(s->it, key.data, key.len);
-	if (!store_iter_valid(s->it))
+	if (!chunk_valid(s, false))
 		store_iter_seek_first(s->it);
-	for (; store_iter_valid(s->it); store_iter_next(s->it)) {
+	for (; chunk_valid(s, true); store_iter_next(s->it)) {
 		uint64_t id = iter_id(s);
 		if (id > to)
 			break;
@@ -1710,7 +1734,7 @@ int ts_info(struct keyspace *ks, const struct ks_key *k, struct ts_info *out)
 		bound = last.ts - s.tm.retention;
 	store_iter_seek_first(s.it);
 	bool first = true;
-	for (; !rc && any && store_iter_valid(s.it); store_iter_next(s.it)) {
+	for (; !rc && any && chunk_valid(&s, true); store_iter_next(s.it)) {
 		size_t vn;
 		uint32_t count;
 		const void *v = store_iter_value(s.it, &vn);
@@ -2100,6 +2124,25 @@ int ts_mget(struct keyspace *ks, const char *ns, size_t nslen, const struct ts_f
 	return each_series(ks, ns, nslen, f, mq_fn, &q);
 }
 
+int ts_policy(struct keyspace *ks, const struct ks_key *k, int *policy)
+{
+	struct buf raw = BUF_INIT;
+	struct enc_meta m;
+	struct ts_meta tm;
+	int rc = ks_meta_get(ks, k, KV_TYPE_TIMESERIES, &raw, &m);
+	if (!rc && ts_meta_decode(m.tail, m.tail_len, &tm))
+		rc = ks_corrupt(k, "time-series metadata tail of %zu bytes does not decode",
+				m.tail_len);
+	if (!rc) {
+		*policy = tm.policy;
+		if (!ts_policy_name(tm.policy))
+			rc = ks_corrupt(k, "time-series duplicate policy %u names no policy",
+					tm.policy);
+	}
+	buf_release(&raw);
+	return rc;
+}
+
 /* ---- chunks, for the tree ------------------------------------------------------ */
 
 struct ts_chunk_iter {
@@ -2151,13 +2194,19 @@ int ts_chunk_iter_next(struct ts_chunk_iter *it, uint64_t *id, uint32_t *count)
 	if (it->started)
 		store_iter_next(it->s.it);
 	it->started = true;
-	if (!store_iter_valid(it->s.it))
+	if (!chunk_valid(&it->s, true))
 		return store_iter_status(it->s.it) ? -EIO : 0;
 	size_t vn;
 	const void *v = store_iter_value(it->s.it, &vn);
 	*id = iter_id(&it->s);
-	if (!chunk_check(v, vn, count))
-		return -EUCLEAN;
+	/* A value that does not decode is listed all the same (samples()
+	 * says -EUCLEAN): its lookup answers, its read is EIO, rm removes
+	 * it. */
+	if (!chunk_check(v, vn, count)) {
+		*count = 0;
+		ks_corrupt(&it->s.k, "time-series chunk %llu does not decode (%zu bytes)",
+			   (unsigned long long)*id, vn);
+	}
 	return 1;
 }
 
@@ -2249,7 +2298,7 @@ int ts_chunk_put(struct keyspace *ks, const struct ks_key *k, uint64_t id,
 			rc = chunk_key(&s, id - 1, &key);
 		if (!rc && id > 0) {
 			store_iter_seek_for_prev(s.it, key.data, key.len);
-			if (store_iter_valid(s.it) && chunk_read(&s, iter_id(&s), &prev) == 0 &&
+			if (chunk_valid(&s, false) && chunk_read(&s, iter_id(&s), &prev) == 0 &&
 			    prev.n && prev.s[prev.n - 1].ts >= id)
 				rc = -EINVAL;
 		}
@@ -2257,7 +2306,7 @@ int ts_chunk_put(struct keyspace *ks, const struct ks_key *k, uint64_t id,
 			rc = chunk_key(&s, id + 1, &key);
 		if (!rc && id < UINT64_MAX) {
 			store_iter_seek(s.it, key.data, key.len);
-			if (store_iter_valid(s.it) && iter_id(&s) <= in[n - 1].ts)
+			if (chunk_valid(&s, true) && iter_id(&s) <= in[n - 1].ts)
 				rc = -EINVAL;
 		}
 		if (rc == -EINVAL)

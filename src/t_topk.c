@@ -41,9 +41,8 @@ static int tail_decode(const struct ks_key *k, const struct enc_meta *m, struct 
 {
 	const uint8_t *t = m->tail;
 	if (m->tail_len < TOPK_TAIL) {
-		LOG_ERR("%.*s: a top-k metadata tail of %zu bytes (28 expected)", (int)k->klen,
-			k->key, m->tail_len);
-		return -EUCLEAN;
+		return ks_corrupt(k, "a top-k metadata tail of %zu bytes (28 expected)",
+				  m->tail_len);
 	}
 	p->k = get_be32(t);
 	p->width = get_be32(t + 4);
@@ -51,8 +50,9 @@ static int tail_decode(const struct ks_key *k, const struct enc_meta *m, struct 
 	p->decay = enc_sortable_to_double(get_be64(t + 12));
 	*draws = get_be64(t + 20);
 	if (!topk_params_ok(p->k, p->width, p->depth, p->decay)) {
-		LOG_ERR("%.*s: top-k parameters out of range", (int)k->klen, k->key);
-		return -EUCLEAN;
+		return ks_corrupt(k,
+				  "top-k parameters k %u width %u depth %u decay %g out of range",
+				  p->k, p->width, p->depth, p->decay);
 	}
 	return 0;
 }
@@ -105,8 +105,7 @@ static int heap_decode(const struct ks_key *k, const uint8_t *p, size_t n, struc
 	}
 	return 0;
 bad:
-	LOG_ERR("%.*s: a corrupt top-k heap record", (int)k->klen, k->key);
-	return -EUCLEAN;
+	return ks_corrupt(k, "a top-k heap record that does not decode");
 }
 
 static int heap_encode(const struct topk_entry *h, size_t n, struct buf *out)
@@ -149,9 +148,8 @@ static int load(struct keyspace *ks, const struct ks_key *k, struct buf *raw, st
 			continue;
 		}
 		if (!rc && v.len != (size_t)t->width * 8) {
-			LOG_ERR("%.*s: top-k row %u holds %zu bytes, not %u", (int)k->klen, k->key,
-				r, v.len, t->width * 8);
-			rc = -EUCLEAN;
+			rc = ks_corrupt(k, "top-k row %u holds %zu bytes, not %u", r, v.len,
+					t->width * 8);
 		}
 		for (uint32_t c = 0; !rc && c < t->width; c++) {
 			struct topk_bucket *b = &t->b[(size_t)r * t->width + c];
@@ -169,8 +167,7 @@ static int load(struct keyspace *ks, const struct ks_key *k, struct buf *raw, st
 			rc = heap_decode(k, (const uint8_t *)v.data, v.len, t);
 	}
 	if (!rc && !topk_heap_ok(t->heap, t->n)) {
-		LOG_ERR("%.*s: the top-k heap record is not a heap", (int)k->klen, k->key);
-		rc = -EUCLEAN;
+		rc = ks_corrupt(k, "the top-k heap record is not a heap");
 	}
 	buf_release(&sk);
 	buf_release(&v);

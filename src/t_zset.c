@@ -39,7 +39,16 @@ static int score_sub(struct buf *out, double score, const void *m, size_t mn)
 	return rc;
 }
 
-/* Read member m's score from the default CF. 0, -ENOENT, -EUCLEAN. */
+/* A member record's value as a score; false if it does not decode (not
+ * 8 bytes, or NaN, which ZADD never stores). */
+static bool score_decode(const void *v, size_t n, double *score)
+{
+	*score = n == 8 ? enc_sortable_to_double(get_be64(v)) : NAN;
+	return !isnan(*score);
+}
+
+/* Read member m's score from the default CF. 0, -ENOENT, -EUCLEAN (a
+ * value that does not decode: logged, *score is NaN). */
 static int score_get(struct keyspace *ks, const struct ks_key *k, uint64_t version, const void *m,
 		     size_t mn, double *score)
 {
@@ -47,13 +56,9 @@ static int score_get(struct keyspace *ks, const struct ks_key *k, uint64_t versi
 	int rc = ks_sub_key(ks, k, version, m, mn, &sk);
 	if (!rc)
 		rc = store_get(ks_store(ks), STORE_CF_DEFAULT, sk.data, sk.len, &v);
-	if (!rc && v.len != 8) {
-		LOG_ERR("%.*s/%.*s: a zset score of %zu bytes", (int)k->nslen, k->ns, (int)k->klen,
-			k->key, v.len);
-		rc = -EUCLEAN;
-	}
-	if (!rc)
-		*score = enc_sortable_to_double(get_be64(v.data));
+	if (!rc && !score_decode(v.data, v.len, score))
+		rc = ks_corrupt_entry(k, m, mn, "a zset score of %zu bytes that does not decode",
+				      v.len);
 	buf_release(&sk);
 	buf_release(&v);
 	return rc;
@@ -224,6 +229,42 @@ int zset_add(struct keyspace *ks, const struct ks_key *k, const void *m, size_t 
 	return rc ? rc : (int)count;
 }
 
+static struct store_iter *version_iter(struct keyspace *ks, enum store_cf cf,
+				       const struct buf *prefix);
+
+/*
+ * Delete member m whose score does not decode: its member record, and
+ * its score-index record, which is keyed by the score, so found by
+ * scanning the key's index for the member's bytes. O(size), but only
+ * for a corrupt record, which ZREM through the tree must still remove.
+ */
+static int batch_member_unscored(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
+				 uint64_t version, const void *m, size_t mn)
+{
+	struct buf sk = BUF_INIT;
+	struct store_iter *it = NULL;
+	int rc = ks_sub_key(ks, k, version, m, mn, &sk);
+	if (!rc) {
+		store_batch_delete(b, STORE_CF_DEFAULT, sk.data, sk.len);
+		rc = ks_sub_key(ks, k, version, NULL, 0, &sk);
+	}
+	if (!rc && !(it = version_iter(ks, STORE_CF_ZSET_SCORE, &sk)))
+		rc = -ENOMEM;
+	if (!rc)
+		store_iter_seek_first(it);
+	for (; !rc && store_iter_valid(it); store_iter_next(it)) {
+		size_t kn;
+		const char *key = store_iter_key(it, &kn);
+		if (kn == sk.len + 8 + mn && memcmp(key + sk.len + 8, m, mn) == 0)
+			store_batch_delete(b, STORE_CF_ZSET_SCORE, key, kn);
+	}
+	if (!rc)
+		rc = store_iter_status(it);
+	store_iter_free(it);
+	buf_release(&sk);
+	return rc;
+}
+
 int zset_rem(struct keyspace *ks, const struct ks_key *k, const void *m, size_t mn, unsigned flags)
 {
 	struct buf raw = BUF_INIT;
@@ -240,6 +281,8 @@ int zset_rem(struct keyspace *ks, const struct ks_key *k, const void *m, size_t 
 		rc = score_get(ks, k, meta.version, m, mn, &old);
 	if (!rc)
 		rc = batch_member(ks, b, k, meta.version, m, mn, old, false);
+	else if (rc == -EUCLEAN) /* logged: its index record is found by its name */
+		rc = batch_member_unscored(ks, b, k, meta.version, m, mn);
 	if (rc)
 		goto out;
 	if (meta.size > 1) {
@@ -336,6 +379,12 @@ struct zset_score_iter {
 	uint64_t size;	       /* members in the snapshot */
 	bool reverse;
 	bool started; /* false: the current position is the next to return */
+	bool bad;     /* the member record of the current one does not decode */
+	/* Each index record is checked against its member record. */
+	struct keyspace *ks;
+	struct buf name; /* ns | key: k points into it */
+	struct ks_key k;
+	uint64_t version;
 };
 
 /* An iterator over a CF's sub-keys of one key version, bounded to them. */
@@ -369,7 +418,9 @@ static struct zset_score_iter *score_iter_open_locked(struct keyspace *ks, const
 		return NULL;
 	}
 	buf_init(&it->prefix);
+	buf_init(&it->name);
 	it->reverse = reverse;
+	it->ks = ks;
 	rc = ks_meta_get(ks, k, KV_TYPE_ZSET, raw, meta);
 	if (rc == -ENOENT) {
 		rc = 0; /* a missing key iterates nothing */
@@ -377,9 +428,12 @@ static struct zset_score_iter *score_iter_open_locked(struct keyspace *ks, const
 	}
 	if (!rc)
 		rc = ks_sub_key(ks, k, meta->version, NULL, 0, &it->prefix);
+	if (!rc)
+		rc = ks_key_dup(k, &it->name, &it->k);
 	if (rc)
 		goto out;
 	it->size = meta->size;
+	it->version = meta->version;
 	if (!(it->si = version_iter(ks, STORE_CF_ZSET_SCORE, &it->prefix)))
 		rc = -ENOMEM;
 out:
@@ -473,32 +527,88 @@ struct zset_score_iter *zset_score_iter_new(struct keyspace *ks, const struct ks
 	return it;
 }
 
+/*
+ * Is the current index record (score s of member m) the member's? 1 yes
+ * (it->bad if the member record does not decode: logged, shown, read as
+ * EIO), 0 no (skip it), or a negative errno. ZSCORE, ZREM and the
+ * lookup of a name read the member record, so an index record without
+ * it, or with another score, is a name no lookup finds: it is skipped
+ * with a log line (docs/encoding.md section 20).
+ */
+static int index_check(struct zset_score_iter *it, const char *m, size_t mn)
+{
+	size_t kn;
+	const char *key = store_iter_key(it->si, &kn);
+	struct buf v = BUF_INIT;
+	double now;
+	int rc = score_get(it->ks, &it->k, it->version, m, mn, &now);
+	it->bad = rc == -EUCLEAN;
+	if (it->bad || (!rc && enc_double_to_sortable(now) == get_be64(key + it->prefix.len)))
+		return 1;
+	if (rc != -ENOENT && rc != 0)
+		return rc;
+	/* The iterator reads a snapshot and score_get the present: a
+	 * writer may have come between. Under the key's lock, which every
+	 * writer holds, both records are current. */
+	ks_lock(it->ks, &it->k);
+	rc = store_get(ks_store(it->ks), STORE_CF_ZSET_SCORE, key, kn, &v);
+	int mrc = rc ? rc : score_get(it->ks, &it->k, it->version, m, mn, &now);
+	ks_unlock(it->ks, &it->k);
+	if (rc == -ENOENT) {
+		rc = 0; /* removed or rescored since the snapshot: not listed */
+	} else if (!rc && mrc == 0 &&
+		   enc_double_to_sortable(now) == get_be64(key + it->prefix.len)) {
+		rc = 1; /* a writer put it back as it was */
+	} else if (!rc && (mrc == 0 || mrc == -ENOENT)) {
+		ks_corrupt_entry(&it->k, m, mn,
+				 mrc ? "a score-index record without its member record; not listed"
+				     : "a score-index record at another score than its member "
+				       "record's; not listed");
+		rc = 0;
+	} else if (!rc) {
+		it->bad = mrc == -EUCLEAN;
+		rc = it->bad ? 1 : mrc;
+	}
+	buf_release(&v);
+	return rc;
+}
+
 int zset_score_iter_next(struct zset_score_iter *it, const char **m, size_t *mn, double *score)
 {
 	size_t kn, plen = it->prefix.len;
 	const char *key;
+	int rc = 0;
 
 	if (!it->si)
 		return 0;
-	/* The slice handed out last time stays valid until this move. */
-	if (it->started && store_iter_valid(it->si)) {
-		if (it->reverse)
-			store_iter_prev(it->si);
-		else
-			store_iter_next(it->si);
+	while (rc == 0) {
+		/* The slice handed out last time stays valid until this move. */
+		if (it->started && store_iter_valid(it->si)) {
+			if (it->reverse)
+				store_iter_prev(it->si);
+			else
+				store_iter_next(it->si);
+		}
+		it->started = true;
+		if (!store_iter_valid(it->si))
+			return store_iter_status(it->si);
+		key = store_iter_key(it->si, &kn);
+		if (kn < plen + 8) {
+			ks_corrupt(&it->k, "a score-index sub-key of %zu bytes; not listed",
+				   kn - plen);
+			continue;
+		}
+		*score = enc_sortable_to_double(get_be64(key + plen));
+		*m = key + plen + 8;
+		*mn = kn - plen - 8;
+		rc = index_check(it, *m, *mn);
 	}
-	it->started = true;
-	if (!store_iter_valid(it->si))
-		return store_iter_status(it->si);
-	key = store_iter_key(it->si, &kn);
-	if (kn < plen + 8) {
-		LOG_ERR("zset: a score-index sub-key of %zu bytes", kn - plen);
-		return -EUCLEAN;
-	}
-	*score = enc_sortable_to_double(get_be64(key + plen));
-	*m = key + plen + 8;
-	*mn = kn - plen - 8;
-	return 1;
+	return rc;
+}
+
+bool zset_score_iter_bad(const struct zset_score_iter *it)
+{
+	return it->bad;
 }
 
 void zset_score_iter_free(struct zset_score_iter *it)
@@ -507,6 +617,7 @@ void zset_score_iter_free(struct zset_score_iter *it)
 		return;
 	store_iter_free(it->si);
 	buf_release(&it->prefix);
+	buf_release(&it->name);
 	free(it);
 }
 
@@ -545,9 +656,7 @@ int zset_rank(struct keyspace *ks, const struct ks_key *k, const void *m, size_t
 		before++;
 	}
 	if (rc == 0) {
-		LOG_ERR("%.*s/%.*s: a zset member without its score-index record", (int)k->nslen,
-			k->ns, (int)k->klen, k->key);
-		rc = -EUCLEAN;
+		rc = ks_corrupt(k, "a zset member without its score-index record");
 	}
 	if (rc == 1) {
 		rc = 0;
@@ -681,6 +790,9 @@ struct zset_member_iter {
 	struct store_iter *si; /* NULL: nothing to iterate */
 	size_t plen;	       /* sub-key prefix length */
 	bool started;
+	bool bad;	 /* the current score does not decode */
+	struct buf name; /* ns | key: k points into it, for the log */
+	struct ks_key k;
 };
 
 struct zset_member_iter *zset_member_iter_new(struct keyspace *ks, const struct ks_key *k,
@@ -695,6 +807,7 @@ struct zset_member_iter *zset_member_iter_new(struct keyspace *ks, const struct 
 		rc = -ENOMEM;
 		goto out;
 	}
+	buf_init(&it->name);
 	rc = ks_meta_get(ks, k, KV_TYPE_ZSET, &raw, &meta);
 	if (rc == -ENOENT) {
 		rc = 0; /* a missing key iterates nothing */
@@ -702,6 +815,8 @@ struct zset_member_iter *zset_member_iter_new(struct keyspace *ks, const struct 
 	}
 	if (!rc)
 		rc = ks_sub_key(ks, k, meta.version, NULL, 0, &prefix);
+	if (!rc)
+		rc = ks_key_dup(k, &it->name, &it->k);
 	if (rc)
 		goto out;
 	it->plen = prefix.len;
@@ -743,14 +858,20 @@ int zset_member_iter_next(struct zset_member_iter *it, const char **m, size_t *m
 		return store_iter_status(it->si);
 	key = store_iter_key(it->si, &kn);
 	val = store_iter_value(it->si, &vn);
-	if (vn != 8) {
-		LOG_ERR("zset: a score of %zu bytes", vn);
-		return -EUCLEAN;
-	}
 	*m = key + it->plen;
 	*mn = kn - it->plen;
-	*score = enc_sortable_to_double(get_be64(val));
+	/* Shown all the same (its lookup answers, its read is EIO), so that
+	 * rm and rm -r remove it. */
+	it->bad = !score_decode(val, vn, score);
+	if (it->bad)
+		ks_corrupt_entry(&it->k, *m, *mn, "a zset score of %zu bytes that does not decode",
+				 vn);
 	return 1;
+}
+
+bool zset_member_iter_bad(const struct zset_member_iter *it)
+{
+	return it->bad;
 }
 
 void zset_member_iter_free(struct zset_member_iter *it)
@@ -758,6 +879,7 @@ void zset_member_iter_free(struct zset_member_iter *it)
 	if (!it)
 		return;
 	store_iter_free(it->si);
+	buf_release(&it->name);
 	free(it);
 }
 

@@ -14,7 +14,7 @@
 #   encoding.c/h         encoding  util.h
 #   names.c/h            names     util.h
 #   store.c/h            store     util.h
-#   keyspace.c/h         keyspace  store.h encoding.h util.h
+#   keyspace.c/h         keyspace  store.h encoding.h names.h util.h
 #   ks_*.c/h             keyspace  (the same, and keyspace.h ks_*.h)
 #   alg_*.c/h            algorithms util.h alg_*.h (pure cores: HLL, bloom, ...)
 #   t_*.c/h              types     keyspace.h store.h encoding.h util.h t_*.h alg_*.h
@@ -69,7 +69,7 @@ allowed() {
 		;;
 	keyspace)
 		case $h in
-		store.h | encoding.h | util.h | keyspace.h | ks_*.h) return 0 ;;
+		store.h | encoding.h | names.h | util.h | keyspace.h | ks_*.h) return 0 ;;
 		esac
 		return 1
 		;;

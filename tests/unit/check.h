@@ -76,6 +76,37 @@ static inline size_t check_unhex(const char *hex, unsigned char *out, size_t cap
 	return n;
 }
 
+/*
+ * Cap the address space at what the process maps now plus `extra` bytes
+ * (RLIMIT_AS), so that a test of a corrupt record fails when the code
+ * under test tries to allocate gigabytes (malloc then returns NULL and
+ * the verb answers -ENOMEM instead of the -EUCLEAN the test expects).
+ * Returns the old limit, for check_unlimit_as().
+ */
+#include <sys/resource.h>
+#include <unistd.h>
+static inline struct rlimit check_limit_as(size_t extra)
+{
+	struct rlimit old, lim;
+	unsigned long pages = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+	getrlimit(RLIMIT_AS, &old);
+	if (f) {
+		if (fscanf(f, "%lu", &pages) != 1)
+			pages = 0;
+		fclose(f);
+	}
+	lim = old;
+	lim.rlim_cur = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) + extra;
+	if (pages && lim.rlim_cur < old.rlim_cur)
+		setrlimit(RLIMIT_AS, &lim);
+	return old;
+}
+static inline void check_unlimit_as(struct rlimit old)
+{
+	setrlimit(RLIMIT_AS, &old);
+}
+
 static inline int check_done(const char *name)
 {
 	printf("%s: %d passed, %d failed\n", name, check_passed, check_failed);

@@ -415,6 +415,75 @@ static void test_set_params(void)
 	CHECK_INT(bloom_set_params(ks, KEY("s"), 10, 0.01, 2), -KV_EWRONGTYPE);
 }
 
+static void put_raw(enum store_cf cf, const void *k, size_t kn, const void *v, size_t vn)
+{
+	struct store_batch *b = store_batch_new(ks_store(ks));
+	store_batch_put(b, cf, k, kn, v, vn);
+	CHECK_INT(store_write(ks_store(ks), b, false), 0);
+	store_batch_free(b);
+}
+
+/* Plant the metadata of bloom `key` (version 4096, size 0) with this tail. */
+static void plant_meta(const char *key, const char *tail_hex)
+{
+	unsigned char v[128];
+	struct buf mk = BUF_INIT;
+	size_t n = check_unhex("89 0000000000000000 0000000000001000 0000000000000000", v, 25);
+	n += check_unhex(tail_hex, v + n, sizeof(v) - n);
+	CHECK_INT(ks_meta_key(ks, KEY(key), &mk), 0);
+	put_raw(STORE_CF_METADATA, mk.data, mk.len, v, n);
+	buf_release(&mk);
+}
+
+/* Issue 15 item 4: a corrupt chain is -EUCLEAN before anything is sized
+ * by it. With the address space capped at 256 MiB over what the process
+ * has, a chain of 65535 missing 128 MiB filters (what n_filters ffff
+ * with a huge capacity asks for) fails the test if it is loaded. */
+static void test_corrupt(void)
+{
+	struct iovec it = item("apple");
+	struct bloom_state st;
+	struct buf val = BUF_INIT, sk = BUF_INIT;
+	int found = -1;
+	struct rlimit old = check_limit_as(256u << 20);
+
+	/* n_filters 65535, capacity 2^32-1, error 1e-9, bloom_bytes 128 */
+	plant_meta("cb1", "FFFF 0002 FFFFFFFF BE112E0BE826D695 00000080");
+	CHECK_INT(bloom_exists(ks, KEY("cb1"), &it, 1, &found), -EUCLEAN);
+	CHECK_INT(bloom_add(ks, KEY("cb1"), &it, 1, NULL), -EUCLEAN);
+	CHECK_INT(bloom_filter(ks, KEY("cb1"), 3, &val), -EUCLEAN);
+	CHECK_INT(bloom_info(ks, KEY("cb1"), &st), -EUCLEAN);
+	/* no filter at all; capacity 0; error rate 0, NaN, 1 */
+	plant_meta("cb2", "0000 0002 00000064 BF847AE147AE147B 00000000");
+	CHECK_INT(bloom_exists(ks, KEY("cb2"), &it, 1, &found), -EUCLEAN);
+	plant_meta("cb3", "0001 0002 00000000 BF847AE147AE147B 00000020");
+	CHECK_INT(bloom_exists(ks, KEY("cb3"), &it, 1, &found), -EUCLEAN);
+	plant_meta("cb4", "0001 0002 00000064 8000000000000000 00000080");
+	CHECK_INT(bloom_exists(ks, KEY("cb4"), &it, 1, &found), -EUCLEAN);
+	plant_meta("cb5", "0001 0002 00000064 FFF8000000000000 00000080");
+	CHECK_INT(bloom_exists(ks, KEY("cb5"), &it, 1, &found), -EUCLEAN);
+	plant_meta("cb6", "0001 0002 00000064 BFF0000000000000 00000080");
+	CHECK_INT(bloom_exists(ks, KEY("cb6"), &it, 1, &found), -EUCLEAN);
+	/* bloom_bytes that is not the sum of the filters' sizes */
+	plant_meta("cb7", "0002 0002 00000064 BF847AE147AE147B 00000080");
+	CHECK_INT(bloom_exists(ks, KEY("cb7"), &it, 1, &found), -EUCLEAN);
+	/* a well-formed chain, but filter 0 holds 64 bytes, not 128 */
+	plant_meta("cb8", "0001 0002 00000064 BF847AE147AE147B 00000080");
+	CHECK_INT(bloom_exists(ks, KEY("cb8"), &it, 1, &found), 0);
+	CHECK_INT(ks_sub_key(ks, KEY("cb8"), 4096, "\0\0", 2, &sk), 0);
+	unsigned char zero[64] = {0};
+	put_raw(STORE_CF_DEFAULT, sk.data, sk.len, zero, sizeof(zero));
+	CHECK_INT(bloom_exists(ks, KEY("cb8"), &it, 1, &found), -EUCLEAN);
+	CHECK_INT(bloom_filter(ks, KEY("cb8"), 0, &val), -EUCLEAN);
+	/* DEL needs only the metadata: every one of them goes */
+	const char *keys[] = {"cb1", "cb2", "cb3", "cb4", "cb5", "cb6", "cb7", "cb8"};
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		CHECK_INT(ks_del(ks, KEY(keys[i])), 0);
+	check_unlimit_as(old);
+	buf_release(&val);
+	buf_release(&sk);
+}
+
 int main(void)
 {
 	char *dir = tmpdir_new();
@@ -427,6 +496,7 @@ int main(void)
 	test_convert();
 	test_set_params();
 	test_false_positives();
+	test_corrupt();
 	ks_close(ks);
 	tmpdir_remove(dir);
 	return check_done("test_bloom");

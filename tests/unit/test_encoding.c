@@ -642,6 +642,33 @@ static void test_prefix_successor(void)
 	buf_release(&b);
 }
 
+/* Issue 15 items 4 and 15: sizes no count reaches are corrupt, with a
+ * reason for the log line. */
+static void test_meta_bounds(void)
+{
+	unsigned char raw[64];
+	struct enc_meta m;
+	size_t n;
+	/* a hash of size 2^63: refused; 2^63 - 1: read */
+	n = check_unhex("82 0000000000000000 0000000000001000 8000000000000000", raw, sizeof(raw));
+	CHECK_INT(enc_meta_decode(raw, n, &m), -EUCLEAN);
+	CHECK(strcmp(enc_meta_why(raw, n), "a size of 2^63 or more") == 0);
+	n = check_unhex("82 0000000000000000 0000000000001000 7FFFFFFFFFFFFFFF", raw, sizeof(raw));
+	CHECK_INT(enc_meta_decode(raw, n, &m), 0);
+	CHECK(strcmp(enc_meta_why(raw, n), "") == 0);
+	/* a bitmap of 2^40 bytes (v1) or 2^32 - 1 (v0): more than u32 bit
+	 * offsets reach; 512 MiB: read */
+	n = check_unhex("86 0000000000000000 0000000000001000 0000010000000000", raw, sizeof(raw));
+	CHECK_INT(enc_meta_decode(raw, n, &m), -EUCLEAN);
+	n = check_unhex("06 00000000 0000000000001000 FFFFFFFF", raw, sizeof(raw));
+	CHECK_INT(enc_meta_decode(raw, n, &m), -EUCLEAN);
+	n = check_unhex("86 0000000000000000 0000000000001000 0000000020000000", raw, sizeof(raw));
+	CHECK_INT(enc_meta_decode(raw, n, &m), 0);
+	CHECK(enc_flags_type(0x86) == KV_TYPE_BITMAP && enc_flags_type(0x8F) == KV_TYPE_NONE &&
+	      enc_flags_type(0xC2) == KV_TYPE_NONE);
+	CHECK(strcmp(enc_meta_why(raw, 0), "an empty record") == 0);
+}
+
 int main(void)
 {
 	test_set();
@@ -659,5 +686,6 @@ int main(void)
 	test_types();
 	test_version();
 	test_prefix_successor();
+	test_meta_bounds();
 	return check_done("test_encoding");
 }

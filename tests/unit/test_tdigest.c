@@ -460,6 +460,59 @@ static void test_kvrocks_written(void)
 	buf_release(&k);
 }
 
+/* Issue 15 items 4 and 8: counts of a corrupt digest are -EUCLEAN before
+ * they size an allocation (the address space is capped at 256 MiB over
+ * what the process has: an unmerged_nodes of 2^40 asked malloc for 8
+ * TiB), and weights that overflow the u64 total are refused on write. */
+static void test_bounds(void)
+{
+	unsigned char meta[128];
+	struct buf k = BUF_INIT;
+	struct td_digest d;
+	struct tdigest_info in;
+	double one = 1;
+	struct rlimit old = check_limit_as(256u << 20);
+	const char *tails[] = {
+	    /* unmerged 2^40 (capacity 610) */
+	    "00 00 00 64 00 00 02 62 00 00 01 00 00 00 00 00",
+	    /* capacity 2^32-1, unmerged 2^32-1 */
+	    "00 00 00 64 FF FF FF FF 00 00 00 00 FF FF FF FF",
+	    /* compression 0 */
+	    "00 00 00 00 00 00 00 0A 00 00 00 00 00 00 00 01",
+	    /* unmerged 611 > capacity 610 */
+	    "00 00 00 64 00 00 02 62 00 00 00 00 00 00 02 63",
+	};
+	for (size_t i = 0; i < sizeof(tails) / sizeof(tails[0]); i++) {
+		size_t n = check_unhex("8C 00 00 00 00 00 00 00 00 00 00 00 00 00 00 20 00"
+				       "00 00 00 00 00 00 00 00",
+				       meta, sizeof(meta));
+		n += check_unhex(tails[i], meta + n, sizeof(meta) - n);
+		n += check_unhex("00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00"
+				 "00 00 00 00 00 00 00 00 FF EF FF FF FF FF FF FF"
+				 "00 10 00 00 00 00 00 00 00 00 00 00 00 00 00 00"
+				 "00 00 00 00 00 00 00 00",
+				 meta + n, sizeof(meta) - n);
+		CHECK_INT(n, 97);
+		ks_meta_key(ks, KEY(DEFNS, "bad"), &k);
+		put_raw(STORE_CF_METADATA, k.data, k.len, meta, n);
+		CHECK_INT(tdigest_digest(ks, KEY(DEFNS, "bad"), &d, &in), -EUCLEAN);
+		td_release(&d);
+		CHECK_INT(tdigest_add(ks, KEY(DEFNS, "bad"), &one, 1), -EUCLEAN);
+		CHECK_INT(tdigest_info(ks, KEY(DEFNS, "bad"), &in), -EUCLEAN);
+	}
+	CHECK_INT(ks_del(ks, KEY(DEFNS, "bad")), 0);
+	check_unlimit_as(old);
+
+	/* Centroid weights whose sum passes 2^53 (each one is allowed). */
+	struct td_centroid c[3] = {{1, 0x1p52}, {2, 0x1p52}, {3, 0x1p52}};
+	CHECK_INT(tdigest_create(ks, KEY(DEFNS, "w"), 100), 0);
+	CHECK_INT(tdigest_set_centroids(ks, KEY(DEFNS, "w"), c, 3), -EINVAL);
+	CHECK_INT(tdigest_info(ks, KEY(DEFNS, "w"), &in), 0);
+	CHECK(in.merged_nodes == 0 && in.merged_weight == 0 && in.total_weight == 0);
+	CHECK_INT(tdigest_set_centroids(ks, KEY(DEFNS, "w"), c, 2), 0);
+	buf_release(&k);
+}
+
 int main(void)
 {
 	log_level_current = -1;
@@ -476,6 +529,7 @@ int main(void)
 	test_info();
 	test_setters();
 	test_kvrocks_written();
+	test_bounds();
 	ks_close(ks);
 	tmpdir_remove(dir);
 	return check_done("test_tdigest");
