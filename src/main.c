@@ -58,13 +58,13 @@ enum { KEY_RO, KEY_HELP, KEY_VERSION, KEY_ALLOW_OTHER, KEY_DEFAULT_PERMISSIONS }
  * that a script can tell a mistake from a database busy for now.
  */
 enum {
-	EXIT_FAIL = 1,	/* anything else: libfuse, RocksDB, memory */
-	EXIT_USAGE = 2, /* bad command line or option value */
-	EXIT_NODB = 3,	/* DBDIR missing or not a directory, no database with -o ro */
-	EXIT_PERM = 4,	/* permission denied on DBDIR or the mount point */
-	EXIT_NOTKV = 5, /* not a RocksDB, a damaged one, or one without Kvrocks's families */
+	EXIT_FAIL = 1,	 /* anything else: libfuse, RocksDB, memory */
+	EXIT_USAGE = 2,	 /* bad command line or option value */
+	EXIT_NODB = 3,	 /* DBDIR missing or not a directory, no database with -o ro */
+	EXIT_PERM = 4,	 /* permission denied on DBDIR or the mount point */
+	EXIT_NOTKV = 5,	 /* not a RocksDB, a damaged one, or one without Kvrocks's families */
 	EXIT_LOCKED = 6, /* the database is in use by another process */
-	EXIT_MNT = 7,	/* mount point missing, not a directory, or busy */
+	EXIT_MNT = 7,	 /* mount point missing, not a directory, or busy */
 };
 
 /* The most FUSE worker threads: 32 times the default. A burst of
@@ -75,6 +75,8 @@ enum {
  * nanoseconds, which a larger double would overflow. */
 #define TIMEOUT_MAX 31536000.0
 
+/* One option a line, as libfuse writes its tables. */
+/* clang-format off */
 #define OPT(t, p) { t, offsetof(struct options, p), 1 }
 static const struct fuse_opt option_spec[] = {
 	{ "ns=%s", offsetof(struct options, ns), 0 },
@@ -90,32 +92,34 @@ static const struct fuse_opt option_spec[] = {
 	FUSE_OPT_KEY("default_permissions", KEY_DEFAULT_PERMISSIONS),
 	FUSE_OPT_END,
 };
+/* clang-format on */
 
 static void usage(const char *prog)
 {
-	printf("usage: %s [options] DBDIR MOUNTPOINT\n\n"
-	       "Mount the Kvrocks-compatible RocksDB database in DBDIR (a Kvrocks data\n"
-	       "directory holding db/, a plain RocksDB directory, or a new directory) at\n"
-	       "MOUNTPOINT. See docs/mapping.md for the tree.\n\n"
-	       "kvfs options:\n"
-	       "    -o ro              read-only (RocksDB opened read-only)\n"
-	       "    -o ns=NAME         mount only namespace NAME at the root\n"
-	       "    -o cluster         keys carry Kvrocks cluster slots\n"
-	       "    -o timeout=SEC     kernel attribute/entry cache time, 0 to 31536000 (default 10)\n"
-	       "    -o threads=N       most FUSE worker threads, 1 to 1024 (default 32)\n"
-	       "    -o uid=N,gid=N     owner of files without a stored owner (default: yours)\n"
-	       "    -o umask=M         permissions of files without stored ones, octal (default 022)\n"
-	       "    -o allow_other     let other users in; implies -o default_permissions: the\n"
-	       "                       kernel enforces the stored modes and owners\n"
-	       "    -o no_default_permissions\n"
-	       "                       UNSAFE with allow_other: every user may read, change and\n"
-	       "                       remove every key, whatever its mode\n"
-	       "    -v, --verbose      debug logging\n\n"
-	       "usage: %s compact [-o cluster] DBDIR\n\n"
-	       "Compact the database in DBDIR (not mounted) so that Kvrocks's compaction\n"
-	       "filters drop deleted, re-created and expired data now; prints the size\n"
-	       "before and after. See docs/architecture.md.\n\n",
-	       prog, prog);
+	printf(
+	    "usage: %s [options] DBDIR MOUNTPOINT\n\n"
+	    "Mount the Kvrocks-compatible RocksDB database in DBDIR (a Kvrocks data\n"
+	    "directory holding db/, a plain RocksDB directory, or a new directory) at\n"
+	    "MOUNTPOINT. See docs/mapping.md for the tree.\n\n"
+	    "kvfs options:\n"
+	    "    -o ro              read-only (RocksDB opened read-only)\n"
+	    "    -o ns=NAME         mount only namespace NAME at the root\n"
+	    "    -o cluster         keys carry Kvrocks cluster slots\n"
+	    "    -o timeout=SEC     kernel attribute/entry cache time, 0 to 31536000 (default 10)\n"
+	    "    -o threads=N       most FUSE worker threads, 1 to 1024 (default 32)\n"
+	    "    -o uid=N,gid=N     owner of files without a stored owner (default: yours)\n"
+	    "    -o umask=M         permissions of files without stored ones, octal (default 022)\n"
+	    "    -o allow_other     let other users in; implies -o default_permissions: the\n"
+	    "                       kernel enforces the stored modes and owners\n"
+	    "    -o no_default_permissions\n"
+	    "                       UNSAFE with allow_other: every user may read, change and\n"
+	    "                       remove every key, whatever its mode\n"
+	    "    -v, --verbose      debug logging\n\n"
+	    "usage: %s compact [-o cluster] DBDIR\n\n"
+	    "Compact the database in DBDIR (not mounted) so that Kvrocks's compaction\n"
+	    "filters drop deleted, re-created and expired data now; prints the size\n"
+	    "before and after. See docs/architecture.md.\n\n",
+	    prog, prog);
 }
 
 /*
@@ -389,7 +393,8 @@ static int check_mountpoint(const char *mnt)
 			fprintf(stderr, "kvfs: %s: mount point: permission denied\n", mnt);
 			return EXIT_PERM;
 		} else if (e == ENOENT) {
-			fprintf(stderr, "kvfs: %s: no such mount point (create the directory first)\n",
+			fprintf(stderr,
+				"kvfs: %s: no such mount point (create the directory first)\n",
 				mnt);
 		} else {
 			fprintf(stderr, "kvfs: %s: mount point: %s\n", mnt, strerror(e));
@@ -410,8 +415,9 @@ static int check_mountpoint(const char *mnt)
 	bool busy = abs && is_mounted(abs, what, sizeof(what));
 	free(abs);
 	if (busy) {
-		fprintf(stderr, "kvfs: %s: mount point busy: %s is mounted there (unmount it first)\n",
-			mnt, what);
+		fprintf(stderr,
+			"kvfs: %s: mount point busy: %s is mounted there (unmount it first)\n", mnt,
+			what);
 		return EXIT_MNT;
 	}
 	return 0;
@@ -463,8 +469,8 @@ static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outa
 			log_level_current = LOG_LEVEL_DEBUG;
 			return 0;
 		}
-		if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0 || strcmp(arg, "-V") == 0 ||
-		    strcmp(arg, "--version") == 0)
+		if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0 ||
+		    strcmp(arg, "-V") == 0 || strcmp(arg, "--version") == 0)
 			o->info = true;
 		return 1;
 	}

@@ -249,10 +249,12 @@ static int store_pick_path(const char *dir, bool read_only, char **path, bool *f
 		if (e == ENOENT && !read_only)
 			e = errno;
 		if (e == ENOENT && read_only)
-			LOG_ERR("%s: no such directory (-o ro opens only an existing database)", dir);
-		else if (e == ENOENT)
-			LOG_ERR("%s: no such directory, and its parent does not exist to make it in",
+			LOG_ERR("%s: no such directory (-o ro opens only an existing database)",
 				dir);
+		else if (e == ENOENT)
+			LOG_ERR(
+			    "%s: no such directory, and its parent does not exist to make it in",
+			    dir);
 		else if (e == EACCES)
 			LOG_ERR("%s: permission denied (kvfs, uid %u, cannot %s it)", dir,
 				(unsigned)geteuid(), read_only ? "reach" : "reach or create");
@@ -282,9 +284,10 @@ static int store_pick_path(const char *dir, bool read_only, char **path, bool *f
 		return rc;
 	}
 	if (!rc) {
-		LOG_ERR("%s: not a RocksDB database (neither %s/db/CURRENT nor %s/CURRENT), and not "
-			"empty: kvfs makes a new database only in an empty directory",
-			dir, dir, dir);
+		LOG_ERR(
+		    "%s: not a RocksDB database (neither %s/db/CURRENT nor %s/CURRENT), and not "
+		    "empty: kvfs makes a new database only in an empty directory",
+		    dir, dir, dir);
 		return -EMEDIUMTYPE;
 	}
 	if (read_only) {
@@ -305,7 +308,7 @@ fresh:
  * (0 if unknown) and name. */
 static pid_t lock_holder(const char *path, char *name, size_t n)
 {
-	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
 	char *p = NULL;
 	pid_t pid = 0;
 	snprintf(name, n, "?");
@@ -344,9 +347,10 @@ static int store_open_err(struct store *s, char *err)
 	if (strstr(err, "While lock file") || strstr(err, "lock hold by current process")) {
 		pid_t pid = lock_holder(s->path, name, sizeof(name));
 		if (pid > 0)
-			LOG_ERR("%s: in use by another process: %d (%s) holds its lock; unmount that "
-				"kvfs or stop that Kvrocks first",
-				s->path, (int)pid, name);
+			LOG_ERR(
+			    "%s: in use by another process: %d (%s) holds its lock; unmount that "
+			    "kvfs or stop that Kvrocks first",
+			    s->path, (int)pid, name);
 		else
 			LOG_ERR("%s: in use by another process (its LOCK file is locked); unmount "
 				"that kvfs or stop that Kvrocks first",
