@@ -589,8 +589,10 @@ int main(int argc, char *argv[])
 		goto out_ks;
 	}
 	se = fuse_session_new(&args, &fs_ops, sizeof(fs_ops), fs);
-	if (!se)
+	if (!se) {
+		ret = EXIT_USAGE; /* libfuse said which option it does not know */
 		goto out_fs;
+	}
 	fs_set_session(fs, se);
 	if (fuse_set_signal_handlers(se) != 0)
 		goto out_session;

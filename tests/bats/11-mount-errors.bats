@@ -174,6 +174,14 @@ failed() {
 	done
 }
 
+@test "an option neither kvfs nor libfuse knows is a usage error too, status 2" {
+	try_mount -o bogus "$KVFS_DB" "$KVFS_MNT"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"unknown option(s): \`-o bogus'"* ]]
+	run mountpoint -q "$KVFS_MNT"
+	[ "$status" -ne 0 ]
+}
+
 @test "the bounds of -o timeout= and -o threads= are accepted" {
 	kvfs_mount -o timeout=0,threads=1
 	echo v >"$NS/k"
