@@ -453,6 +453,7 @@ static int store_cf_list(struct store *s, bool fresh, char ***out, size_t *nout)
 	char *err = NULL;
 	int rc = 0;
 	struct buf missing = BUF_INIT;
+	bool foreign = false; /* a RocksDB without Kvrocks's families */
 
 	if (!fresh) {
 		listed = rocksdb_list_column_families(s->opts, s->path, &nlisted, &err);
@@ -462,11 +463,19 @@ static int store_cf_list(struct store *s, bool fresh, char ***out, size_t *nout)
 		}
 		/* Every Kvrocks database has "metadata"; a RocksDB without it is
 		 * some other program's, which could no longer open it read-write
-		 * once kvfs added families (RocksDB wants every one named). */
-		if (!name_in(listed, nlisted, cf_names[STORE_CF_METADATA])) {
-			LOG_ERR("%s: a RocksDB without Kvrocks's column families (no \"%s\"): not "
-				"Kvrocks data; kvfs leaves it as it is",
-				s->path, cf_names[STORE_CF_METADATA]);
+		 * once kvfs added families (RocksDB wants every one named). So
+		 * only -o ro opens it, adding nothing. */
+		foreign = !name_in(listed, nlisted, cf_names[STORE_CF_METADATA]);
+		if (foreign && s->read_only) {
+			LOG_WARN("%s: a RocksDB without Kvrocks's column families (no \"%s\"): not "
+				 "Kvrocks data; -o ro adds none, and no key shows",
+				 s->path, cf_names[STORE_CF_METADATA]);
+		} else if (foreign) {
+			LOG_ERR(
+			    "%s: a RocksDB without Kvrocks's column families (no \"%s\"): not "
+			    "Kvrocks data; kvfs adds none to it (its own program could no longer "
+			    "open it): mount it with -o ro to look",
+			    s->path, cf_names[STORE_CF_METADATA]);
 			rc = -EMEDIUMTYPE;
 			goto out;
 		}
@@ -495,7 +504,7 @@ static int store_cf_list(struct store *s, bool fresh, char ***out, size_t *nout)
 		}
 	}
 	/* Those of a newer Kvrocks than the one that wrote the database. */
-	if (missing.len && s->read_only)
+	if (missing.len && s->read_only && !foreign)
 		LOG_WARN("%s: without Kvrocks's column families%s (-o ro: not added; nothing is "
 			 "read from them)",
 			 s->path, missing.data);
