@@ -71,15 +71,17 @@ failed() {
 	failed 5 "not a RocksDB database, or a damaged one"
 }
 
-@test "a RocksDB without Kvrocks's column families is left as it is: status 5" {
+@test "a RocksDB without Kvrocks's column families: refused read-write (status 5), -o ro shows it empty; nothing added" {
 	ldb --db="$KVFS_DB" --create_if_missing put a b >/dev/null
-	for ro in "" "-o ro"; do
-		# shellcheck disable=SC2086 # $ro is an option or nothing
-		try_mount $ro "$KVFS_DB" "$KVFS_MNT"
-		failed 5 "a RocksDB without Kvrocks's column families"
-	done
+	try_mount "$KVFS_DB" "$KVFS_MNT"
+	failed 5 "a RocksDB without Kvrocks's column families (no \"metadata\"): not Kvrocks data; kvfs adds none"
+	kvfs_mount -o ro
+	grep -q "without Kvrocks's column families (no \"metadata\"): not Kvrocks data; -o ro adds none" "$KVFS_LOG"
+	assert_eq "$(ls -A "$NS")" "" "the default namespace"
+	kvfs_unmount
 	run ldb --db="$KVFS_DB" list_column_families
 	[[ "$output" == *"{default}"* ]]
+	assert_eq "$(ldb --db="$KVFS_DB" get a)" b
 }
 
 @test "a Kvrocks database missing newer column families gets them, as Kvrocks does; -o ro says it lacks them" {
