@@ -104,13 +104,15 @@ check-layers:
 	$(Q)tests/check-layers.sh
 
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)/sbin
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)/sbin
 	install -m 755 $(BUILD)/kvfs $(DESTDIR)$(PREFIX)/bin/kvfs
+	install -m 644 docs/kvfs.1 $(DESTDIR)$(PREFIX)/share/man/man1/kvfs.1
 	install -m 755 mountscripts/mount.kvfs $(DESTDIR)/sbin/mount.kvfs
 	install -m 755 mountscripts/mount.kvfs $(DESTDIR)/sbin/mount.fuse.kvfs
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/kvfs $(DESTDIR)/sbin/mount.kvfs $(DESTDIR)/sbin/mount.fuse.kvfs
+	rm -f $(DESTDIR)$(PREFIX)/bin/kvfs $(DESTDIR)$(PREFIX)/share/man/man1/kvfs.1 \
+		$(DESTDIR)/sbin/mount.kvfs $(DESTDIR)/sbin/mount.fuse.kvfs
 
 # Mount a demo database (see README.md).
 demo: deps

@@ -632,6 +632,7 @@ struct fs_jalias {
 	const char *path; /* the JSONPath, borrowed from the name resolved */
 	size_t plen;
 	enum fs_jview view;
+	uint64_t version; /* the key's, for its stored attributes */
 };
 void fs_jalias_init(struct fs_jalias *a);
 void fs_jalias_release(struct fs_jalias *a);
@@ -642,7 +643,8 @@ int fs_json_alias(struct fs *fs, const struct ks_key *k, struct fs_jalias *a);
 /* Could `name` be a path name (it holds ":$")? A cheap test, no lookup. */
 bool fs_json_maybe_alias(const char *name, size_t n);
 /* Attributes of JSON key k (info: its ks_lookup) or, with info NULL, of
- * path name k. The timeout is 0: contents are recomputed. */
+ * path name k, which shows its key's stored mode, owner and times (a view
+ * without write permission). The timeout is 0: contents are recomputed. */
 int fs_json_stat(struct fs *fs, const struct ks_key *k, const struct ks_info *info, struct stat *st,
 		 double *timeout);
 /* Open of path name k: 0 (*view: a read-only view; EACCES for writing

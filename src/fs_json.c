@@ -69,6 +69,7 @@ int fs_json_alias(struct fs *fs, const struct ks_key *k, struct fs_jalias *a)
 		a->path = path;
 		a->plen = plen;
 		a->view = view;
+		a->version = info.version;
 		return 0;
 	}
 	return -ENOENT;
@@ -134,8 +135,11 @@ int fs_json_stat(struct fs *fs, const struct ks_key *k, const struct ks_info *in
 		/* The key itself: its text and a newline, or nothing. */
 		if (!info->empty && !(rc = json_text_len(fs->ks, k, &size)))
 			size++;
-		if (!rc)
-			fs_stat_fill(fs, S_IFREG | 0644, size, 0, info->expire_ms, st, timeout);
+		if (!rc) {
+			fs_stat_fill(fs, S_IFREG | 0644, size, info->version, info->expire_ms, st,
+				     timeout);
+			fs_stat_attrs(fs, NULL, k, info->version, NULL, 0, st);
+		}
 	} else {
 		struct fs_jalias a;
 		struct buf text = BUF_INIT;
@@ -143,9 +147,15 @@ int fs_json_stat(struct fs *fs, const struct ks_key *k, const struct ks_info *in
 		rc = fs_json_alias(fs, k, &a);
 		if (!rc)
 			rc = alias_text(fs, &a, &text);
-		if (!rc)
-			fs_stat_fill(fs, S_IFREG | (a.view == FS_JVIEW_VALUE ? 0644 : 0444),
-				     text.len, 0, 0, st, timeout);
+		/* A path name reaches into its key: the key's mode and owner
+		 * guard it too (a 0600 document must not be read through
+		 * one), and its times are the document's. */
+		if (!rc) {
+			fs_stat_fill(fs, S_IFREG | 0644, text.len, a.version, 0, st, timeout);
+			fs_stat_attrs(fs, NULL, &a.k, a.version, NULL, 0, st);
+			if (a.view != FS_JVIEW_VALUE)
+				st->st_mode &= ~(mode_t)0222;
+		}
 		buf_release(&text);
 		fs_jalias_release(&a);
 	}

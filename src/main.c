@@ -4,6 +4,7 @@
  *   kvfs compact [-o cluster] DBDIR     (offline garbage collection)
  * Layer: main (may include everything).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -11,6 +12,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fs.h"
@@ -35,50 +37,89 @@
 
 struct options {
 	char *dbdir;
+	char *mnt; /* the mount point as given, checked before libfuse sees it */
 	char *ns;
 	int cluster;
 	int read_only;
+	/* Numbers as given, parsed and range-checked by parse_numbers(). */
+	char *timeout_arg, *threads_arg, *uid_arg, *gid_arg, *umask_arg;
 	double timeout;
-	int threads;
+	unsigned threads;
 	unsigned uid, gid, umask;
+	int allow_other, default_permissions, no_default_permissions;
 	int nonopts;
+	bool info; /* --help or --version: no mount */
 };
 
-enum { KEY_RO, KEY_HELP, KEY_VERSION };
+enum { KEY_RO, KEY_HELP, KEY_VERSION, KEY_ALLOW_OTHER, KEY_DEFAULT_PERMISSIONS };
 
+/*
+ * Exit statuses of a mount that fails (docs/kvfs.1, docs/errors.md), so
+ * that a script can tell a mistake from a database busy for now.
+ */
+enum {
+	EXIT_FAIL = 1,	 /* anything else: libfuse, RocksDB, memory */
+	EXIT_USAGE = 2,	 /* bad command line or option value */
+	EXIT_NODB = 3,	 /* DBDIR missing or not a directory, no database with -o ro */
+	EXIT_PERM = 4,	 /* permission denied on DBDIR or the mount point */
+	EXIT_NOTKV = 5,	 /* not a RocksDB, a damaged one, or one without Kvrocks's families */
+	EXIT_LOCKED = 6, /* the database is in use by another process */
+	EXIT_MNT = 7,	 /* mount point missing, not a directory, or busy */
+};
+
+/* The most FUSE worker threads: 32 times the default. A burst of
+ * requests starts up to that many, each with its stack and a RocksDB
+ * reader; 100000 is a typo, not a tuning. */
+#define THREADS_MAX 1024
+/* The longest kernel cache time: libfuse turns it into whole seconds and
+ * nanoseconds, which a larger double would overflow. */
+#define TIMEOUT_MAX 31536000.0
+
+/* One option a line, as libfuse writes its tables. */
+/* clang-format off */
 #define OPT(t, p) { t, offsetof(struct options, p), 1 }
 static const struct fuse_opt option_spec[] = {
 	{ "ns=%s", offsetof(struct options, ns), 0 },
 	OPT("cluster", cluster),
-	{ "timeout=%lf", offsetof(struct options, timeout), 0 },
-	{ "threads=%d", offsetof(struct options, threads), 0 },
-	{ "uid=%u", offsetof(struct options, uid), 0 },
-	{ "gid=%u", offsetof(struct options, gid), 0 },
-	{ "umask=%o", offsetof(struct options, umask), 0 },
+	{ "timeout=%s", offsetof(struct options, timeout_arg), 0 },
+	{ "threads=%s", offsetof(struct options, threads_arg), 0 },
+	{ "uid=%s", offsetof(struct options, uid_arg), 0 },
+	{ "gid=%s", offsetof(struct options, gid_arg), 0 },
+	{ "umask=%s", offsetof(struct options, umask_arg), 0 },
+	OPT("no_default_permissions", no_default_permissions),
 	FUSE_OPT_KEY("ro", KEY_RO),
+	FUSE_OPT_KEY("allow_other", KEY_ALLOW_OTHER),
+	FUSE_OPT_KEY("default_permissions", KEY_DEFAULT_PERMISSIONS),
 	FUSE_OPT_END,
 };
+/* clang-format on */
 
 static void usage(const char *prog)
 {
-	printf("usage: %s [options] DBDIR MOUNTPOINT\n\n"
-	       "Mount the Kvrocks-compatible RocksDB database in DBDIR (a Kvrocks data\n"
-	       "directory holding db/, a plain RocksDB directory, or a new directory) at\n"
-	       "MOUNTPOINT. See docs/mapping.md for the tree.\n\n"
-	       "kvfs options:\n"
-	       "    -o ro              read-only (RocksDB opened read-only)\n"
-	       "    -o ns=NAME         mount only namespace NAME at the root\n"
-	       "    -o cluster         keys carry Kvrocks cluster slots\n"
-	       "    -o timeout=SEC     kernel attribute/entry cache time (default 10)\n"
-	       "    -o threads=N       most FUSE worker threads (default 32)\n"
-	       "    -o uid=N,gid=N     owner of files without a stored owner (default: yours)\n"
-	       "    -o umask=M         permissions of files without stored ones (default 022)\n"
-	       "    -v, --verbose      debug logging\n\n"
-	       "usage: %s compact [-o cluster] DBDIR\n\n"
-	       "Compact the database in DBDIR (not mounted) so that Kvrocks's compaction\n"
-	       "filters drop deleted, re-created and expired data now; prints the size\n"
-	       "before and after. See docs/architecture.md.\n\n",
-	       prog, prog);
+	printf(
+	    "usage: %s [options] DBDIR MOUNTPOINT\n\n"
+	    "Mount the Kvrocks-compatible RocksDB database in DBDIR (a Kvrocks data\n"
+	    "directory holding db/, a plain RocksDB directory, or a new directory) at\n"
+	    "MOUNTPOINT. See docs/mapping.md for the tree.\n\n"
+	    "kvfs options:\n"
+	    "    -o ro              read-only (RocksDB opened read-only)\n"
+	    "    -o ns=NAME         mount only namespace NAME at the root\n"
+	    "    -o cluster         keys carry Kvrocks cluster slots\n"
+	    "    -o timeout=SEC     kernel attribute/entry cache time, 0 to 31536000 (default 10)\n"
+	    "    -o threads=N       most FUSE worker threads, 1 to 1024 (default 32)\n"
+	    "    -o uid=N,gid=N     owner of files without a stored owner (default: yours)\n"
+	    "    -o umask=M         permissions of files without stored ones, octal (default 022)\n"
+	    "    -o allow_other     let other users in; implies -o default_permissions: the\n"
+	    "                       kernel enforces the stored modes and owners\n"
+	    "    -o no_default_permissions\n"
+	    "                       UNSAFE with allow_other: every user may read, change and\n"
+	    "                       remove every key, whatever its mode\n"
+	    "    -v, --verbose      debug logging\n\n"
+	    "usage: %s compact [-o cluster] DBDIR\n\n"
+	    "Compact the database in DBDIR (not mounted) so that Kvrocks's compaction\n"
+	    "filters drop deleted, re-created and expired data now; prints the size\n"
+	    "before and after. See docs/architecture.md.\n\n",
+	    prog, prog);
 }
 
 /*
@@ -212,6 +253,195 @@ static void daemon_ready(int *report_fd, char status)
 	*report_fd = -1;
 }
 
+/* Say why `-o NAME=VALUE` is refused; always -1. */
+static int bad_value(const char *name, const char *value, const char *want)
+{
+	fprintf(stderr, "kvfs: -o %s=%s: %s\n", name, value, want);
+	return -1;
+}
+
+/* A whole number in `base`, digits only (no sign, no blank), at most max. */
+static bool parse_ulong(const char *s, int base, unsigned long max, unsigned long *out)
+{
+	char *end;
+	if (!isdigit((unsigned char)s[0]))
+		return false;
+	errno = 0;
+	unsigned long v = strtoul(s, &end, base);
+	if (errno || *end || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+/*
+ * The numeric options, taken as strings so that a bad value is refused
+ * with its reason instead of being cut, clamped or replaced by a default.
+ * 0, or -1 having said why.
+ */
+static int parse_numbers(struct options *o)
+{
+	unsigned long v;
+	if (o->timeout_arg) {
+		char *end;
+		errno = 0;
+		double t = strtod(o->timeout_arg, &end);
+		/* The comparisons also refuse nan. */
+		if (!o->timeout_arg[0] || *end || errno || !(t >= 0 && t <= TIMEOUT_MAX))
+			return bad_value("timeout", o->timeout_arg,
+					 "needs a number of seconds from 0 to 31536000");
+		o->timeout = t;
+	}
+	if (o->threads_arg) {
+		if (!parse_ulong(o->threads_arg, 10, THREADS_MAX, &v) || v == 0)
+			return bad_value("threads", o->threads_arg,
+					 "needs a whole number from 1 to 1024");
+		o->threads = (unsigned)v;
+	}
+	/* (uid_t)-1 means "no change" to chown: no file can have it. */
+	if (o->uid_arg) {
+		if (!parse_ulong(o->uid_arg, 10, UINT32_MAX - 1, &v))
+			return bad_value("uid", o->uid_arg,
+					 "needs a user id, a number from 0 to 4294967294");
+		o->uid = (unsigned)v;
+	}
+	if (o->gid_arg) {
+		if (!parse_ulong(o->gid_arg, 10, UINT32_MAX - 1, &v))
+			return bad_value("gid", o->gid_arg,
+					 "needs a group id, a number from 0 to 4294967294");
+		o->gid = (unsigned)v;
+	}
+	if (o->umask_arg) {
+		if (!parse_ulong(o->umask_arg, 8, 0777, &v))
+			return bad_value("umask", o->umask_arg,
+					 "needs an octal mask from 0 to 0777");
+		o->umask = (unsigned)v;
+	}
+	return 0;
+}
+
+/* A mountinfo field with its octal escapes (\040 for a blank) undone, in
+ * place. */
+static void mountinfo_unescape(char *s)
+{
+	char *w = s;
+	for (char *r = s; *r; r++) {
+		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' && r[2] <= '7' &&
+		    r[3] >= '0' && r[3] <= '7') {
+			*w++ = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
+			r += 3;
+		} else {
+			*w++ = *r;
+		}
+	}
+	*w = '\0';
+}
+
+/* Is something mounted at the absolute path `dir`? Fills `what` with its
+ * type and source. */
+static bool is_mounted(const char *dir, char *what, size_t n)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char *line = NULL;
+	size_t cap = 0;
+	bool found = false;
+	if (!f)
+		return false;
+	while (!found && getline(&line, &cap, f) > 0) {
+		/* ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [TAGS...] - TYPE SOURCE ... */
+		char *save = NULL, *mp = NULL, *sep = strstr(line, " - ");
+		char *tok = strtok_r(line, " ", &save);
+		for (int i = 1; tok && i < 5; i++)
+			tok = strtok_r(NULL, " ", &save);
+		mp = tok;
+		if (!mp || !sep || sep < mp)
+			continue;
+		mountinfo_unescape(mp);
+		if (strcmp(mp, dir) != 0)
+			continue;
+		found = true;
+		char type[64] = "?", src[PATH_MAX] = "?";
+		if (sscanf(sep + 3, "%63s %4095s", type, src) >= 1)
+			mountinfo_unescape(src);
+		snprintf(what, n, "%s %s", type, src);
+	}
+	free(line);
+	fclose(f);
+	return found;
+}
+
+/*
+ * Check the mount point before libfuse resolves it (which says only "bad
+ * mount point"): an existing directory, writable (fusermount3 requires it
+ * of other users than root), with nothing mounted on it. 0, or the exit
+ * status having said why in one line.
+ */
+static int check_mountpoint(const char *mnt)
+{
+	struct stat st;
+	char what[PATH_MAX + 80];
+	if (strncmp(mnt, "/dev/fd/", 8) == 0)
+		return 0; /* a /dev/fuse descriptor passed by a parent process */
+	if (stat(mnt, &st) != 0) {
+		int e = errno;
+		if (e == ENOTCONN) {
+			fprintf(stderr,
+				"kvfs: %s: mount point busy: a FUSE mount whose daemon has gone is "
+				"still there (fusermount3 -u %s)\n",
+				mnt, mnt);
+		} else if (e == EACCES) {
+			fprintf(stderr, "kvfs: %s: mount point: permission denied\n", mnt);
+			return EXIT_PERM;
+		} else if (e == ENOENT) {
+			fprintf(stderr,
+				"kvfs: %s: no such mount point (create the directory first)\n",
+				mnt);
+		} else {
+			fprintf(stderr, "kvfs: %s: mount point: %s\n", mnt, strerror(e));
+		}
+		return EXIT_MNT;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "kvfs: %s: the mount point is not a directory\n", mnt);
+		return EXIT_MNT;
+	}
+	/* Root may mount on a read-only file system (EROFS): only EACCES. */
+	if (access(mnt, W_OK) != 0 && errno == EACCES) {
+		fprintf(stderr, "kvfs: %s: mount point: permission denied (it must be writable)\n",
+			mnt);
+		return EXIT_PERM;
+	}
+	char *abs = realpath(mnt, NULL);
+	bool busy = abs && is_mounted(abs, what, sizeof(what));
+	free(abs);
+	if (busy) {
+		fprintf(stderr,
+			"kvfs: %s: mount point busy: %s is mounted there (unmount it first)\n", mnt,
+			what);
+		return EXIT_MNT;
+	}
+	return 0;
+}
+
+/* The exit status for a database that ks_open() refused with rc. */
+static int open_status(int rc)
+{
+	switch (rc) {
+	case -ENOENT:
+	case -ENOTDIR:
+		return EXIT_NODB;
+	case -EACCES:
+	case -EPERM:
+		return EXIT_PERM;
+	case -EMEDIUMTYPE:
+		return EXIT_NOTKV;
+	case -EBUSY:
+		return EXIT_LOCKED;
+	default:
+		return EXIT_FAIL;
+	}
+}
+
 static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outargs)
 {
 	(void)outargs;
@@ -220,17 +450,28 @@ static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outa
 	case KEY_RO:
 		o->read_only = 1;
 		return 1; /* the kernel mount is read-only too */
+	case KEY_ALLOW_OTHER:
+		o->allow_other = 1;
+		return 1; /* for the kernel */
+	case KEY_DEFAULT_PERMISSIONS:
+		o->default_permissions = 1;
+		return 1;
 	case FUSE_OPT_KEY_NONOPT:
 		if (o->nonopts++ == 0) {
 			o->dbdir = absolute_path(arg);
 			return o->dbdir ? 0 : -1;
 		}
+		if (o->nonopts == 2 && !(o->mnt = strdup(arg)))
+			return -1;
 		return 1; /* the mount point: fuse_parse_cmdline takes it */
 	default:
 		if (strcmp(arg, "-v") == 0 || strcmp(arg, "--verbose") == 0) {
 			log_level_current = LOG_LEVEL_DEBUG;
 			return 0;
 		}
+		if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0 ||
+		    strcmp(arg, "-V") == 0 || strcmp(arg, "--version") == 0)
+			o->info = true;
 		return 1;
 	}
 }
@@ -258,8 +499,31 @@ int main(int argc, char *argv[])
 		fuse_opt_free_args(&args);
 		return cmd_compact(argc - 1, argv + 1);
 	}
+	ret = EXIT_USAGE;
 	if (fuse_opt_parse(&args, &o, option_spec, opt_proc) != 0)
 		goto out_args;
+	if (parse_numbers(&o) != 0)
+		goto out_args;
+	if (o.ns && (strlen(o.ns) == 0 || strlen(o.ns) > 255)) {
+		fprintf(stderr, "kvfs: -o ns=NAME: the name must have 1 to 255 bytes\n");
+		goto out_args;
+	}
+	if (o.ns && strcmp(o.ns, KS_RESERVED_NS) == 0) {
+		fprintf(stderr, "kvfs: -o ns=%s: that namespace is kvfs's own\n", KS_RESERVED_NS);
+		goto out_args;
+	}
+	/* kvfs stores modes and owners: with other users in, the kernel must
+	 * enforce them (kvfs checks no permission itself). */
+	if (o.allow_other && !o.default_permissions && !o.no_default_permissions &&
+	    fuse_opt_add_arg(&args, "-odefault_permissions") != 0)
+		goto out_args;
+	if (o.allow_other && o.no_default_permissions && !o.default_permissions)
+		fprintf(stderr, "kvfs: warning: -o allow_other,no_default_permissions: every user "
+				"may read, change and remove every key, whatever its mode\n");
+	/* Before libfuse, which resolves the mount point at once. */
+	if (o.mnt && o.dbdir && !o.info && (ret = check_mountpoint(o.mnt)) != 0)
+		goto out_args;
+	ret = EXIT_USAGE;
 	if (fuse_parse_cmdline(&args, &copts) != 0)
 		goto out_args;
 	if (copts.show_help) {
@@ -279,16 +543,6 @@ int main(int argc, char *argv[])
 			argv[0]);
 		goto out_args;
 	}
-	if (o.ns && (strlen(o.ns) == 0 || strlen(o.ns) > 255)) {
-		fprintf(stderr, "kvfs: -o ns=NAME: the name must have 1 to 255 bytes\n");
-		goto out_args;
-	}
-	if (o.ns && strcmp(o.ns, KS_RESERVED_NS) == 0) {
-		fprintf(stderr, "kvfs: -o ns=%s: that namespace is kvfs's own\n", KS_RESERVED_NS);
-		goto out_args;
-	}
-	if (o.timeout < 0)
-		o.timeout = 0;
 
 	char fsname[PATH_MAX + 16];
 	snprintf(fsname, sizeof(fsname), "-ofsname=kvfs:%s,subtype=kvfs", o.dbdir);
@@ -302,6 +556,7 @@ int main(int argc, char *argv[])
 	fuse_opt_add_arg(&args, esc.data);
 	buf_release(&esc);
 
+	ret = EXIT_FAIL;
 	if (!copts.foreground) {
 		if (daemon_start(&report_fd) != 0) {
 			perror("kvfs: fork");
@@ -313,7 +568,10 @@ int main(int argc, char *argv[])
 	struct ks_options kopt = { .cluster = o.cluster, .read_only = o.read_only };
 	int rc = ks_open(o.dbdir, &kopt, &ks);
 	if (rc) {
-		LOG_ERR("cannot open database %s: %s", o.dbdir, strerror(-rc));
+		/* The store said what is wrong, in one line, but for this. */
+		if (rc == -ENOMEM)
+			LOG_ERR("cannot open database %s: %s", o.dbdir, strerror(-rc));
+		ret = open_status(rc);
 		goto out_args;
 	}
 	struct fs_options fopt = {
@@ -331,8 +589,10 @@ int main(int argc, char *argv[])
 		goto out_ks;
 	}
 	se = fuse_session_new(&args, &fs_ops, sizeof(fs_ops), fs);
-	if (!se)
+	if (!se) {
+		ret = EXIT_USAGE; /* libfuse said which option it does not know */
 		goto out_fs;
+	}
 	fs_set_session(fs, se);
 	if (fuse_set_signal_handlers(se) != 0)
 		goto out_session;
@@ -350,7 +610,7 @@ int main(int argc, char *argv[])
 			goto out_unmount;
 		}
 		fuse_loop_cfg_set_clone_fd(lcfg, copts.clone_fd);
-		unsigned threads = (unsigned)(o.threads > 0 ? o.threads : KVFS_THREADS);
+		unsigned threads = o.threads;
 		fuse_loop_cfg_set_max_threads(lcfg, threads);
 		fuse_loop_cfg_set_idle_threads(
 		    lcfg, threads < KVFS_IDLE_THREADS ? threads : KVFS_IDLE_THREADS);
@@ -377,7 +637,13 @@ out_args:
 		fuse_loop_cfg_destroy(lcfg);
 	free(copts.mountpoint);
 	free(o.dbdir);
+	free(o.mnt);
 	free(o.ns);
+	free(o.timeout_arg);
+	free(o.threads_arg);
+	free(o.uid_arg);
+	free(o.gid_arg);
+	free(o.umask_arg);
 	fuse_opt_free_args(&args);
 	return ret;
 }

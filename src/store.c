@@ -11,7 +11,9 @@
  */
 #include "store.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -19,6 +21,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include <rocksdb/c.h>
 
@@ -183,35 +186,187 @@ static bool file_exists(const char *dir, const char *name)
 	return ok;
 }
 
-/* Decide which directory to open. *fresh = true for a new database. */
+/*
+ * Is dir empty but for what may stand beside a new database: an empty db/
+ * (the directory RocksDB creates) and lost+found (dir is a file system's
+ * root)? 1 yes, 0 no, or a negative errno if it cannot be read.
+ */
+static int dir_is_blank(const char *dir, bool top)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int rc = 1;
+	if (!d)
+		return -errno;
+	while (rc == 1 && (de = readdir(d))) {
+		const char *n = de->d_name;
+		char *sub = NULL;
+		if (strcmp(n, ".") == 0 || strcmp(n, "..") == 0 ||
+		    (top && strcmp(n, "lost+found") == 0))
+			continue;
+		if (top && strcmp(n, "db") == 0 && asprintf(&sub, "%s/db", dir) >= 0) {
+			rc = dir_is_blank(sub, false) == 1 ? 1 : 0;
+			free(sub);
+			continue;
+		}
+		rc = 0;
+	}
+	closedir(d);
+	return rc;
+}
+
+/* EACCES from access(2) on p is "permission denied", said once. */
+static int store_check_access(const char *p, int how, bool read_only)
+{
+	if (access(p, how) == 0 || errno != EACCES)
+		return 0;
+	LOG_ERR("%s: permission denied (kvfs, uid %u, needs %s permission there)", p,
+		(unsigned)geteuid(), read_only ? "read and search" : "read, write and search");
+	return -EACCES;
+}
+
+/*
+ * Decide which directory to open. *fresh = true for a new database. Every
+ * refusal is said in one line, and its errno tells main the exit status:
+ * ENOENT and ENOTDIR (nothing to open), EACCES, EMEDIUMTYPE (a directory
+ * holding something else than a database: kvfs makes a new one only in an
+ * empty directory, so that a mistyped path never gets one beside other
+ * files).
+ */
 static int store_pick_path(const char *dir, bool read_only, char **path, bool *fresh)
 {
+	struct stat st;
+	int how = read_only ? R_OK | X_OK : R_OK | W_OK | X_OK;
+	int rc;
+
 	*fresh = false;
 	*path = NULL;
+	if (stat(dir, &st) != 0) {
+		int e = errno;
+		/* RocksDB creates dir/db itself, but not its parent. */
+		if (e == ENOENT && !read_only && mkdir(dir, 0755) == 0)
+			goto fresh;
+		if (e == ENOENT && !read_only)
+			e = errno;
+		if (e == ENOENT && read_only)
+			LOG_ERR("%s: no such directory (-o ro opens only an existing database)",
+				dir);
+		else if (e == ENOENT)
+			LOG_ERR(
+			    "%s: no such directory, and its parent does not exist to make it in",
+			    dir);
+		else if (e == EACCES)
+			LOG_ERR("%s: permission denied (kvfs, uid %u, cannot %s it)", dir,
+				(unsigned)geteuid(), read_only ? "reach" : "reach or create");
+		else
+			LOG_ERR("%s: %s", dir, strerror(e));
+		return -e;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		LOG_ERR("%s: not a directory", dir);
+		return -ENOTDIR;
+	}
+	if ((rc = store_check_access(dir, R_OK | X_OK, read_only)) != 0)
+		return rc;
 	if (file_exists(dir, "db/CURRENT")) {
 		if (asprintf(path, "%s/db", dir) < 0)
 			return -ENOMEM;
-		return 0;
+		return store_check_access(*path, how, read_only);
 	}
 	if (file_exists(dir, "CURRENT")) {
-		*path = strdup(dir);
-		return *path ? 0 : -ENOMEM;
+		if (!(*path = strdup(dir)))
+			return -ENOMEM;
+		return store_check_access(*path, how, read_only);
+	}
+	rc = dir_is_blank(dir, true);
+	if (rc < 0) {
+		LOG_ERR("%s: %s", dir, strerror(-rc));
+		return rc;
+	}
+	if (!rc) {
+		LOG_ERR(
+		    "%s: not a RocksDB database (neither %s/db/CURRENT nor %s/CURRENT), and not "
+		    "empty: kvfs makes a new database only in an empty directory",
+		    dir, dir, dir);
+		return -EMEDIUMTYPE;
 	}
 	if (read_only) {
 		LOG_ERR("%s: no database there (neither %s/db/CURRENT nor %s/CURRENT)", dir, dir,
 			dir);
 		return -ENOENT;
 	}
-	/* RocksDB creates dir/db itself, but not its parent. */
-	if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
-		int e = errno;
-		LOG_ERR("%s: cannot create: %s", dir, strerror(e));
-		return -e;
-	}
+	if ((rc = store_check_access(dir, how, read_only)) != 0)
+		return rc;
+fresh:
 	if (asprintf(path, "%s/db", dir) < 0)
 		return -ENOMEM;
 	*fresh = true;
-	return 0;
+	return file_exists(dir, "db") ? store_check_access(*path, how, read_only) : 0;
+}
+
+/* The process holding the fcntl lock RocksDB takes on path/LOCK: its pid
+ * (0 if unknown) and name. */
+static pid_t lock_holder(const char *path, char *name, size_t n)
+{
+	struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+	char *p = NULL;
+	pid_t pid = 0;
+	snprintf(name, n, "?");
+	if (asprintf(&p, "%s/LOCK", path) < 0)
+		return 0;
+	/* A probe only: this process holds no lock there that closing the
+	 * descriptor could drop. */
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	free(p);
+	if (fd < 0)
+		return 0;
+	if (fcntl(fd, F_GETLK, &fl) == 0 && fl.l_type != F_UNLCK)
+		pid = fl.l_pid;
+	close(fd);
+	if (pid > 0 && asprintf(&p, "/proc/%d/comm", (int)pid) >= 0) {
+		FILE *f = fopen(p, "re");
+		if (f && fgets(name, (int)n, f))
+			name[strcspn(name, "\n")] = '\0';
+		if (f)
+			fclose(f);
+		free(p);
+	}
+	return pid;
+}
+
+/*
+ * RocksDB refused to open the database at s->path. Opening is where the
+ * kind of failure matters to the user (main turns it into an exit
+ * status), so it is said in one line and given its own errno: EBUSY for
+ * the lock, EMEDIUMTYPE for no or a damaged database, EACCES; else EIO.
+ */
+static int store_open_err(struct store *s, char *err)
+{
+	int rc = -EIO;
+	char name[64];
+	if (strstr(err, "While lock file") || strstr(err, "lock hold by current process")) {
+		pid_t pid = lock_holder(s->path, name, sizeof(name));
+		if (pid > 0)
+			LOG_ERR(
+			    "%s: in use by another process: %d (%s) holds its lock; unmount that "
+			    "kvfs or stop that Kvrocks first",
+			    s->path, (int)pid, name);
+		else
+			LOG_ERR("%s: in use by another process (its LOCK file is locked); unmount "
+				"that kvfs or stop that Kvrocks first",
+				s->path);
+		rc = -EBUSY;
+	} else if (strncmp(err, "Corruption:", 11) == 0 || strstr(err, "MANIFEST")) {
+		LOG_ERR("%s: not a RocksDB database, or a damaged one (rocksdb: %s)", s->path, err);
+		rc = -EMEDIUMTYPE;
+	} else if (strstr(err, "Permission denied")) {
+		LOG_ERR("%s: permission denied (rocksdb: %s)", s->path, err);
+		rc = -EACCES;
+	} else {
+		LOG_ERR("rocksdb: %s: %s", s->path, err);
+	}
+	rocksdb_free(err);
+	return rc;
 }
 
 static int store_make_options(struct store *s, const struct store_options *opt)
@@ -297,11 +452,31 @@ static int store_cf_list(struct store *s, bool fresh, char ***out, size_t *nout)
 	size_t nlisted = 0, n = 0;
 	char *err = NULL;
 	int rc = 0;
+	struct buf missing = BUF_INIT;
+	bool foreign = false; /* a RocksDB without Kvrocks's families */
 
 	if (!fresh) {
 		listed = rocksdb_list_column_families(s->opts, s->path, &nlisted, &err);
 		if (err) {
-			rc = store_err(s->path, err);
+			rc = store_open_err(s, err);
+			goto out;
+		}
+		/* Every Kvrocks database has "metadata"; a RocksDB without it is
+		 * some other program's, which could no longer open it read-write
+		 * once kvfs added families (RocksDB wants every one named). So
+		 * only -o ro opens it, adding nothing. */
+		foreign = !name_in(listed, nlisted, cf_names[STORE_CF_METADATA]);
+		if (foreign && s->read_only) {
+			LOG_WARN("%s: a RocksDB without Kvrocks's column families (no \"%s\"): not "
+				 "Kvrocks data; -o ro adds none, and no key shows",
+				 s->path, cf_names[STORE_CF_METADATA]);
+		} else if (foreign) {
+			LOG_ERR(
+			    "%s: a RocksDB without Kvrocks's column families (no \"%s\"): not "
+			    "Kvrocks data; kvfs adds none to it (its own program could no longer "
+			    "open it): mount it with -o ro to look",
+			    s->path, cf_names[STORE_CF_METADATA]);
+			rc = -EMEDIUMTYPE;
 			goto out;
 		}
 	}
@@ -319,19 +494,25 @@ static int store_cf_list(struct store *s, bool fresh, char ***out, size_t *nout)
 	for (int c = 0; c < STORE_CF_COUNT; c++) {
 		if (name_in(names, n, cf_names[c]))
 			continue;
-		if (s->read_only && !fresh) {
-			LOG_WARN("%s: no column family \"%s\" (read-only: not created)", s->path,
-				 cf_names[c]);
+		if (!fresh && (rc = buf_printf(&missing, " %s", cf_names[c])) != 0)
+			goto out;
+		if (s->read_only && !fresh)
 			continue;
-		}
-		if (!fresh)
-			LOG_INFO("%s: creating missing column family \"%s\"", s->path, cf_names[c]);
 		if (!(names[n++] = strdup(cf_names[c]))) {
 			rc = -ENOMEM;
 			goto out;
 		}
 	}
+	/* Those of a newer Kvrocks than the one that wrote the database. */
+	if (missing.len && s->read_only && !foreign)
+		LOG_WARN("%s: without Kvrocks's column families%s (-o ro: not added; nothing is "
+			 "read from them)",
+			 s->path, missing.data);
+	else if (missing.len)
+		LOG_INFO("%s: adding Kvrocks's missing column families%s, as Kvrocks does", s->path,
+			 missing.data);
 out:
+	buf_release(&missing);
 	if (listed)
 		rocksdb_list_column_families_destroy(listed, nlisted);
 	if (rc && names) {
@@ -518,13 +699,7 @@ int store_open(const char *dir, const struct store_options *opt, struct store **
 		    s->opts, s->path, (int)n, (const char *const *)names, cfopts, s->handles, &err);
 	if (err) {
 		s->db = NULL;
-		/* RocksDB's LOCK is held: another process (a mount, Kvrocks)
-		 * has the database open. Worth its own errno: the caller can
-		 * say so instead of "I/O error". */
-		bool locked = strstr(err, "While lock file") != NULL;
-		rc = store_err(s->path, err);
-		if (locked)
-			rc = -EBUSY;
+		rc = store_open_err(s, err);
 		goto out;
 	}
 	s->nhandles = n;

@@ -200,7 +200,7 @@ load helper
 
 @test "-o ns=__kvfs is refused: the reserved namespace is never mounted" {
 	run timeout 20 "$KVFS_BIN" -f -o ns=__kvfs "$KVFS_DB" "$KVFS_MNT" 3>&-
-	[ "$status" -eq 1 ]
+	[ "$status" -eq 2 ] # a usage error
 	[[ "$output" == *"kvfs's own"* ]]
 	run mountpoint -q "$KVFS_MNT"
 	[ "$status" -ne 0 ]
@@ -231,11 +231,11 @@ load helper
 	[ "$status" -ne 0 ]
 }
 
-@test "without -f a database that cannot be opened is reported with exit status 1" {
+@test "without -f a database that cannot be opened is reported with its exit status (3: none there)" {
 	mkdir "$BATS_TEST_TMPDIR/empty"
 	run "$KVFS_BIN" -o ro "$BATS_TEST_TMPDIR/empty" "$KVFS_MNT"
-	[ "$status" -eq 1 ]
-	[[ "$output" == *"cannot open database"* ]]
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"empty: no database there"* ]]
 	run mountpoint -q "$KVFS_MNT"
 	[ "$status" -ne 0 ]
 }

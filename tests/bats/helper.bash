@@ -20,6 +20,7 @@
 #   ldb_put CF KEYHEX VALUEHEX   write one record with ldb
 #   hexof STRING, nskey_hex KEY [NS], kvfs_type PATH
 #   errno_of PYCODE ARGS...      errno name raised by PYCODE, or OK
+#   as_nobody CMD                run the shell command CMD as uid/gid 65534
 #   assert_bytes FILE STRING, assert_size FILE N, assert_eq GOT WANT [WHAT]
 # A machine without a usable /dev/fuse skips every test, saying why.
 #
@@ -269,6 +270,19 @@ _kvfs_reap() {
 # mount (stat fails with ENOTCONN) counts too.
 _kvfs_is_mounted() {
 	awk -v m="$1" '($5 "") == m { found = 1 } END { exit !found }' /proc/self/mountinfo
+}
+
+# as_nobody CMD: run the shell command CMD as uid and gid 65534, no
+# groups. The directories above the mount point that others cannot search
+# (bats's temporary ones and tests/run-bats.sh's, 0700) are made
+# searchable for it first.
+as_nobody() {
+	local d=$(dirname "$KVFS_MNT")
+	while [ "$d" != / ]; do
+		[ -z "$(find "$d" -maxdepth 0 ! -perm -o+x)" ] || chmod a+x "$d"
+		d=$(dirname "$d")
+	done
+	setpriv --reuid=65534 --regid=65534 --clear-groups sh -c "$1"
 }
 
 # ------------------------------------------------------ database helpers

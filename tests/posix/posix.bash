@@ -46,19 +46,6 @@ mode_owner() {
 	stat -c '%a %u:%g' "$@"
 }
 
-# as_nobody CMD: run the shell command CMD as uid and gid 65534, no
-# groups. The directories above the mount point that others cannot search
-# (bats's temporary ones and tests/run-bats.sh's, 0700) are made
-# searchable for it first.
-as_nobody() {
-	local d=$(dirname "$KVFS_MNT")
-	while [ "$d" != / ]; do
-		[ -z "$(find "$d" -maxdepth 0 ! -perm -o+x)" ] || chmod a+x "$d"
-		d=$(dirname "$d")
-	done
-	setpriv --reuid=65534 --regid=65534 --clear-groups sh -c "$1"
-}
-
 # times_ns PATH: "MTIME CTIME" of PATH in nanoseconds, read at once (no
 # cached attributes are bypassed: what stat shows now).
 times_ns() {

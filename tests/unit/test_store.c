@@ -598,8 +598,10 @@ static int run(const char *fmt, const char *arg)
 /*
  * A plain RocksDB directory (DIR/CURRENT): opened in place. One made by
  * another tool with only "default" and an extra "index" family: read-only
- * opens what is there and creates nothing; read-write adds Kvrocks's
- * missing families and keeps the extra one.
+ * opens what is there and creates nothing; read-write refuses it
+ * (-EMEDIUMTYPE), adding nothing. Once it has Kvrocks's "metadata" (an
+ * older Kvrocks's database), read-write adds the missing families and
+ * keeps the extra one.
  */
 static void test_plain_rocksdb(void)
 {
@@ -652,6 +654,19 @@ static void test_plain_rocksdb(void)
 	options_cfs(db, cfs, sizeof(cfs));
 	CHECK(strcmp(cfs, "default,index") == 0);
 
+	/* Read-write: refused, and still nothing added (its own program
+	 * would have to name every family kvfs added). */
+	s = NULL;
+	CHECK_INT(store_open(db, NULL, &s), -EMEDIUMTYPE);
+	CHECK(s == NULL);
+	store_close(s);
+	options_cfs(db, cfs, sizeof(cfs));
+	CHECK(strcmp(cfs, "default,index") == 0);
+
+	/* A Kvrocks database of an older Kvrocks (metadata, not the newer
+	 * families): read-write adds them, as Kvrocks does, and keeps the
+	 * extra one. */
+	CHECK_INT(run("ldb --db=%s create_column_family metadata >/dev/null 2>&1", db), 0);
 	s = NULL;
 	CHECK_INT(store_open(db, NULL, &s), 0);
 	if (s) {
@@ -702,7 +717,9 @@ out:
 	tmpdir_remove(dir);
 }
 
-/* RocksDB errors come back as -EIO (and one log line). */
+/* A database RocksDB refuses to open comes back with an errno saying
+ * why (and one log line): -EBUSY for its lock, -EMEDIUMTYPE for one that
+ * is damaged; other RocksDB errors are -EIO. */
 static void test_errors(void)
 {
 	char *dir = tmpdir_new();
@@ -710,7 +727,7 @@ static void test_errors(void)
 	struct store *s = NULL, *s2 = NULL;
 	CHECK_INT(store_open(dir, NULL, &s), 0);
 	/* The same database twice: RocksDB's LOCK refuses. */
-	CHECK_INT(store_open(dir, NULL, &s2), -EIO);
+	CHECK_INT(store_open(dir, NULL, &s2), -EBUSY);
 	CHECK(s2 == NULL);
 	store_close(s);
 	/* A CURRENT file naming a missing MANIFEST. */
@@ -721,7 +738,7 @@ static void test_errors(void)
 		fclose(f);
 	}
 	s = NULL;
-	CHECK_INT(store_open(dir, NULL, &s), -EIO);
+	CHECK_INT(store_open(dir, NULL, &s), -EMEDIUMTYPE);
 	CHECK(s == NULL);
 	tmpdir_remove(dir);
 }
