@@ -59,11 +59,12 @@ struct fs_handle {
 	/*
 	 * Opened O_TRUNC, and the value not emptied yet: that happens at the
 	 * handle's first request, under the node's lock with that request's
-	 * write, so a rewrite by one write(2) (`echo x > f`) replaces the
-	 * value in one step: no other open reads it empty or half written,
-	 * nor appends between the emptying and the write. Until then stat
-	 * shows size 0, as the kernel has it. trunc_epoch: the node's when
-	 * opened; if it moved, another O_TRUNC open emptied it meanwhile.
+	 * write, so no other open's write lands between the emptying and the
+	 * first write (an append there would be overwritten in part by it:
+	 * a line of two values). Until then the file reads empty and stat
+	 * shows size 0, as the kernel has it since the open. trunc_epoch:
+	 * the node's when opened; if it moved, another O_TRUNC open emptied
+	 * it meanwhile.
 	 */
 	bool trunc;
 	uint64_t trunc_epoch;

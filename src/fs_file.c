@@ -659,6 +659,13 @@ void fs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		fuse_reply_err(req, -rc);
 		return;
 	}
+	if (node->trunc_want) {
+		/* Another open's O_TRUNC, not applied yet: the file is empty,
+		 * as the kernel shows it to the opens it serves from pages. */
+		pthread_mutex_unlock(&node->lock);
+		fuse_reply_buf(req, NULL, 0);
+		return;
+	}
 	if (is_direct(node)) {
 		struct fs_path p;
 		struct ks_key k;
