@@ -107,6 +107,9 @@ struct fs *fs_new(struct keyspace *ks, const struct fs_options *opt)
 		return NULL;
 	fs->ks = ks;
 	fs->opt = *opt;
+	/* A store opened read-only for want of disk space (store_open)
+	 * refuses every change as -o ro does. */
+	fs->opt.read_only = opt->read_only || ks_is_read_only(ks);
 	fs->it = fs_itable_new();
 	if (!fs->it) {
 		free(fs);
