@@ -88,7 +88,9 @@ struct fs_node {
 	size_t pin_len;
 	bool loaded;
 	bool dirty;
-	bool bad;           /* a write was refused: the next commits fail, nothing is stored */
+	/* 0, or a write was refused: the next commits fail with this
+	 * (negative) errno and store nothing; cleared at the last close. */
+	int bad;
 	bool input;         /* an input entry (fs_shape.is_input): data holds a partial line */
 	bool live;          /* a growing view (fs_shape.is_live): reloaded at its end */
 	enum kv_type ktype; /* type of the node's key (a file key's own, an entry's key's) */

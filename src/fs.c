@@ -795,7 +795,7 @@ void fs_reply_entry(fuse_req_t req, struct fs *fs, struct fs_node *parent, const
 		pthread_mutex_lock(&node->lock);
 		fs_node_set_empty(node);
 		node->dirty = r->local == FS_LOCAL_PENDING;
-		node->bad = false;
+		node->bad = 0;
 		if (r->init && (r->init->flags & KS_ATTR_CREATE))
 			node_set_created(node, r->init);
 		pthread_mutex_unlock(&node->lock);
@@ -2021,7 +2021,7 @@ static int rename_to_backup(struct fs *fs, struct fs_ctx *c, const struct fs_sha
 		node->data = v;
 		v = old;
 		node->dirty = false;
-		node->bad = false;
+		node->bad = 0;
 		pthread_mutex_unlock(&node->lock);
 		fs_itable_set_local(fs->it, node, FS_LOCAL_SCRATCH);
 		fs_inval_add(c->iv, parent->ino, 0, from->data, from->len);
