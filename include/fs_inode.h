@@ -160,6 +160,10 @@ uint64_t fs_itable_peek_ino(struct fs_itable *t, struct fs_node *parent, const v
 /* Drop n kernel lookups (forget); frees the node when nothing holds it. */
 void fs_itable_forget(struct fs_itable *t, uint64_t ino, uint64_t n);
 
+/* Every node, each with a daemon reference: an array of *n the caller
+ * unrefs one by one and frees with free(). NULL on ENOMEM. */
+struct fs_node **fs_itable_nodes(struct fs_itable *t, size_t *n);
+
 /* Daemon references (open handles). */
 void fs_itable_ref(struct fs_itable *t, struct fs_node *node);
 void fs_itable_unref(struct fs_itable *t, struct fs_node *node);

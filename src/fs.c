@@ -2267,10 +2267,12 @@ static void op_statfs(fuse_req_t req, fuse_ino_t ino)
 	fuse_reply_statfs(req, &out);
 }
 
-/* The session ends: no invalidation may be sent after this. */
+/* The session ends: no invalidation may be sent after this. What open
+ * files hold is stored then (its invalidations are dropped). */
 static void op_destroy(void *userdata)
 {
 	notifier_stop(userdata);
+	fs_file_commit_all(userdata);
 }
 
 static void op_init(void *userdata, struct fuse_conn_info *conn)

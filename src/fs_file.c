@@ -1015,6 +1015,76 @@ int fs_file_store_pending(struct fs *fs, struct fs_node *node)
 	return rc;
 }
 
+/* The node's name as the tree shows it (NS/KEY/ENTRY, escaped), for
+ * the log. */
+static void node_display(const struct fs_path *p, struct buf *out)
+{
+	const struct buf *part[] = {&p->ns, &p->key, &p->entry};
+	struct buf esc = BUF_INIT;
+	for (size_t i = 0; i < 3; i++) {
+		if (part[i]->len == 0 || names_encode(part[i]->data, part[i]->len, &esc) != 0)
+			continue;
+		if (out->len)
+			buf_add(out, "/", 1);
+		buf_add(out, esc.data, esc.len);
+	}
+	buf_release(&esc);
+	if (!out->data)
+		buf_add(out, "?", 1);
+}
+
+/*
+ * What an open file holds when the daemon exits (SIGTERM, SIGINT,
+ * SIGHUP, an unmount with files open): the kernel sends no release for
+ * them any more, so their buffers would go unstored without a word. A
+ * local file system keeps written data at unmount; so does this. Node
+ * lock held.
+ */
+static void node_commit_at_exit_locked(struct fs *fs, struct fs_node *node)
+{
+	struct fs_path p;
+	struct buf name = BUF_INIT;
+	size_t len = node->data.len;
+	enum fs_local local = fs_itable_local(fs->it, node);
+	fs_path_init(&p);
+	int rc = fs_itable_path(fs->it, node, &p);
+	node_display(&p, &name);
+	if (rc) {
+		LOG_ERR("at exit: a file still open is lost: %s", strerror(-rc));
+	} else if (local == FS_LOCAL_SCRATCH || p.unhashed) {
+		LOG_WARN("at exit: '%s' was still open: its %zu bytes are dropped (%s)", name.data,
+			 len,
+			 p.unhashed ? "its name was removed" : "a scratch file no rename stored");
+	} else if ((rc = node_commit_locked(fs, node, true)) != 0) {
+		LOG_ERR("at exit: '%s' was still open: its %zu bytes are lost: %s", name.data, len,
+			strerror(-rc == KV_EWRONGTYPE ? EIO : -rc));
+	} else {
+		LOG_INFO("at exit: '%s' was still open: its %zu bytes are stored", name.data, len);
+	}
+	node->dirty = false;
+	buf_release(&name);
+	fs_path_release(&p);
+}
+
+void fs_file_commit_all(struct fs *fs)
+{
+	size_t n = 0;
+	struct fs_node **v = fs_itable_nodes(fs->it, &n);
+	if (!v) {
+		LOG_ERR("at exit: out of memory: what files still open hold is lost");
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct fs_node *node = v[i];
+		pthread_mutex_lock(&node->lock);
+		if (node->dirty || node->bad || (node->input && node->data.len))
+			node_commit_at_exit_locked(fs, node);
+		pthread_mutex_unlock(&node->lock);
+		fs_itable_unref(fs->it, node);
+	}
+	free(v);
+}
+
 int fs_file_commit(struct fs *fs, struct fs_node *node)
 {
 	pthread_mutex_lock(&node->lock);

@@ -136,3 +136,55 @@ expected_value() {
 	cmp "$BATS_TEST_TMPDIR/big" "$NS/big2"
 	assert_bytes "$NS/h/f" f
 }
+
+# kvfs_term_with_open_files SIGNAL: a writer opens k (appending), a new
+# key and a new field, writes to each and keeps them open while the
+# daemon gets SIGNAL; it must exit 0 and store what they hold.
+kvfs_term_with_open_files() {
+	local sig=$1 w i
+	printf 'old\n' >"$NS/k"
+	mkdir "$NS/h"
+	python3 -c '
+import os, sys, time
+d = sys.argv[1]
+a = os.open(d + "/k", os.O_WRONLY | os.O_APPEND)
+os.write(a, b"more\n")
+b = os.open(d + "/new", os.O_WRONLY | os.O_CREAT, 0o644)
+os.write(b, b"fresh")
+c = os.open(d + "/h/f", os.O_WRONLY | os.O_CREAT, 0o644)
+os.write(c, b"field")
+print("ready", flush=True)
+time.sleep(120)
+' "$NS" >"$BATS_TEST_TMPDIR/writer.out" 2>&1 &
+	w=$!
+	for ((i = 0; i < 100; i++)); do
+		grep -q ready "$BATS_TEST_TMPDIR/writer.out" && break
+		sleep 0.1
+	done
+	grep -q ready "$BATS_TEST_TMPDIR/writer.out"
+	kill "-$sig" "$KVFS_PID"
+	_kvfs_reap "$KVFS_PID"
+	KVFS_PID=
+	kill "$w" 2>/dev/null || true
+	wait "$w" 2>/dev/null || true
+	assert_eq "$_kvfs_status" 0 "exit status after SIG$sig"
+	if _kvfs_is_mounted "$KVFS_MNT"; then
+		fusermount3 -u -z "$KVFS_MNT"
+	fi
+	kvfs_mount
+	assert_bytes "$NS/k" $'old\nmore\n'
+	assert_bytes "$NS/new" fresh
+	assert_bytes "$NS/h/f" field
+	grep -q "at exit: '__namespace/k' was still open: its 9 bytes are stored" "$KVFS_LOG"
+	grep -q "at exit: '__namespace/h/f' was still open: its 5 bytes are stored" "$KVFS_LOG"
+}
+
+@test "SIGTERM with files open for writing stores what they hold and logs each by name" {
+	kvfs_term_with_open_files TERM
+}
+
+# (Not SIGINT: a shell starts background jobs with SIGINT ignored, and
+# libfuse leaves an ignored signal alone.)
+@test "SIGHUP with files open for writing stores what they hold" {
+	kvfs_term_with_open_files HUP
+}
