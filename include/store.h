@@ -3,7 +3,8 @@
  * directory or a Kvrocks data directory (DIR/db) with every column family
  * it has, and offers point reads, atomic write batches, bounded iterators
  * and WAL sync. RocksDB errors are translated here, once: the message is
- * logged and -ENOSPC (the disk is full) or -EIO returned. Layer: store (may include util, rocksdb/c.h).
+ * logged and -ENOSPC (the disk is full) or -EIO returned.
+ * Layer: store (may include util, rocksdb/c.h).
  */
 #ifndef KVFS_STORE_H
 #define KVFS_STORE_H
