@@ -88,7 +88,9 @@ struct fs_node {
 	size_t pin_len;
 	bool loaded;
 	bool dirty;
-	bool bad;           /* a write was refused: the next commits fail, nothing is stored */
+	/* 0, or a write was refused: the next commits fail with this
+	 * (negative) errno and store nothing; cleared at the last close. */
+	int bad;
 	bool input;         /* an input entry (fs_shape.is_input): data holds a partial line */
 	bool live;          /* a growing view (fs_shape.is_live): reloaded at its end */
 	enum kv_type ktype; /* type of the node's key (a file key's own, an entry's key's) */
@@ -157,6 +159,10 @@ uint64_t fs_itable_peek_ino(struct fs_itable *t, struct fs_node *parent, const v
 
 /* Drop n kernel lookups (forget); frees the node when nothing holds it. */
 void fs_itable_forget(struct fs_itable *t, uint64_t ino, uint64_t n);
+
+/* Every node, each with a daemon reference: an array of *n the caller
+ * unrefs one by one and frees with free(). NULL on ENOMEM. */
+struct fs_node **fs_itable_nodes(struct fs_itable *t, size_t *n);
 
 /* Daemon references (open handles). */
 void fs_itable_ref(struct fs_itable *t, struct fs_node *node);

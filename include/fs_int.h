@@ -581,6 +581,10 @@ int fs_node_truncate(struct fs *fs, struct fs_node *node, uint64_t size, struct 
 /* Commit the node's buffer now if it is dirty (before its key changes
  * type). 0 or the commit's error. */
 int fs_file_commit(struct fs *fs, struct fs_node *node);
+/* At exit (the session ended, no request runs): store what files still
+ * open hold, as their last close would, and log each by name with what
+ * became of its data. */
+void fs_file_commit_all(struct fs *fs);
 /* Store the node's buffer now as at its last close (a new entry not yet
  * stored is stored even if empty). Node lock held. 0 or the commit's
  * error. */

@@ -3,7 +3,8 @@
  * directory or a Kvrocks data directory (DIR/db) with every column family
  * it has, and offers point reads, atomic write batches, bounded iterators
  * and WAL sync. RocksDB errors are translated here, once: the message is
- * logged and -EIO returned. Layer: store (may include util, rocksdb/c.h).
+ * logged and -ENOSPC (the disk is full) or -EIO returned.
+ * Layer: store (may include util, rocksdb/c.h).
  */
 #ifndef KVFS_STORE_H
 #define KVFS_STORE_H
@@ -76,6 +77,8 @@ struct store_options {
  * database is created in dir/db with exactly Kvrocks's column families.
  * 0 and *out set, or -ENOENT (read-only and nothing there), -EBUSY
  * (another process holds the database's LOCK: a mount, Kvrocks), -EIO.
+ * A database on a disk too full to open it for writing is opened
+ * read-only instead (logged; store_is_read_only() says so).
  * Free with store_close().
  */
 int store_open(const char *dir, const struct store_options *opt, struct store **out);
@@ -128,9 +131,10 @@ int store_batch_count(struct store_batch *b);
 void store_batch_clear(struct store_batch *b);
 
 /* Apply a batch with the WAL on; `sync` also syncs the WAL.
- * 0, -EROFS on a read-only store, -EIO. */
+ * 0, -EROFS on a read-only store, -ENOSPC (the disk is full: so is
+ * every write until RocksDB has recovered), -EIO. */
 int store_write(struct store *s, struct store_batch *b, bool sync);
-/* Sync the WAL to disk (what fsync means). 0 or -EIO. */
+/* Sync the WAL to disk (what fsync means). 0, -ENOSPC or -EIO. */
 int store_sync(struct store *s);
 
 /*

@@ -108,6 +108,9 @@ struct fs *fs_new(struct keyspace *ks, const struct fs_options *opt)
 		return NULL;
 	fs->ks = ks;
 	fs->opt = *opt;
+	/* A store opened read-only for want of disk space (store_open)
+	 * refuses every change as -o ro does. */
+	fs->opt.read_only = opt->read_only || ks_is_read_only(ks);
 	fs->it = fs_itable_new();
 	if (!fs->it) {
 		free(fs);
@@ -809,7 +812,7 @@ void fs_reply_entry(fuse_req_t req, struct fs *fs, struct fs_node *parent, const
 		pthread_mutex_lock(&node->lock);
 		fs_node_set_empty(node);
 		node->dirty = r->local == FS_LOCAL_PENDING;
-		node->bad = false;
+		node->bad = 0;
 		if (r->init && (r->init->flags & KS_ATTR_CREATE))
 			node_set_created(node, r->init);
 		pthread_mutex_unlock(&node->lock);
@@ -2051,7 +2054,7 @@ static int rename_to_backup(struct fs *fs, struct fs_ctx *c, const struct fs_sha
 		node->data = v;
 		v = old;
 		node->dirty = false;
-		node->bad = false;
+		node->bad = 0;
 		pthread_mutex_unlock(&node->lock);
 		fs_itable_set_local(fs->it, node, FS_LOCAL_SCRATCH);
 		fs_inval_add(c->iv, parent->ino, 0, from->data, from->len);
@@ -2297,10 +2300,12 @@ static void op_statfs(fuse_req_t req, fuse_ino_t ino)
 	fuse_reply_statfs(req, &out);
 }
 
-/* The session ends: no invalidation may be sent after this. */
+/* The session ends: no invalidation may be sent after this. What open
+ * files hold is stored then (its invalidations are dropped). */
 static void op_destroy(void *userdata)
 {
 	notifier_stop(userdata);
+	fs_file_commit_all(userdata);
 }
 
 static void op_init(void *userdata, struct fuse_conn_info *conn)

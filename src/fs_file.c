@@ -206,10 +206,17 @@ static int node_commit_locked(struct fs *fs, struct fs_node *node, bool last)
 		/* A write was refused: nothing of this file is stored. */
 		node->dirty = false;
 		if (local == FS_LOCAL_PENDING) {
+			/* The kernel cached the name at the create: it goes. */
+			struct fs_inval iv;
+			fs_inval_init(&iv);
+			if (node->parent &&
+			    fs_inval_add(&iv, node->parent->ino, 0, node->name, node->namelen) == 0)
+				fs_inval_send(fs, &iv);
+			fs_inval_release(&iv);
 			fs_itable_unhash(fs->it, node);
 			fs_itable_set_local(fs->it, node, FS_LOCAL_NONE);
 		}
-		rc = -EINVAL;
+		rc = node->bad;
 		goto out;
 	}
 	if (local == FS_LOCAL_SCRATCH) {
@@ -313,7 +320,7 @@ static void node_unload_locked(struct fs *fs, struct fs_node *node)
 		node_unpin_locked(node);
 		buf_release(&node->data);
 		node->loaded = false;
-		node->bad = false;
+		node->bad = 0;
 	}
 }
 
@@ -364,7 +371,7 @@ void fs_file_close(struct fs *fs, struct fs_handle *h)
 		 * reported by flush and logged. */
 		node->dirty = false;
 		if (node->opens == 0)
-			node->bad = false;
+			node->bad = 0;
 		node_unload_locked(fs, node);
 		pthread_mutex_unlock(&node->lock);
 		fs_itable_unref(fs->it, node);
@@ -737,7 +744,7 @@ static int buffer_write_locked(struct fs *fs, struct fs_node *node, const char *
 		memcpy(tmp.data + off, data, size);
 		rc = sh->check(node->name, node->namelen, tmp.data, tmp.len);
 		if (rc) {
-			node->bad = true;
+			node->bad = -EINVAL;
 			buf_release(&tmp);
 			return rc;
 		}
@@ -798,6 +805,36 @@ static int input_write_locked(struct fs *fs, struct fs_node *node, const char *d
 	return rc;
 }
 
+/*
+ * A write that would make the value longer than STRING_MAX. A file is
+ * stored whole at its close, so refusing only this write would still
+ * store what came before it: `cp` of a 1 GiB file would replace the
+ * value with its first 512 MiB, or create the key. The node turns bad
+ * instead: its buffer goes (another open reads the stored value again),
+ * later writes are refused at once, and the commits at flush and close
+ * fail with EFBIG and store nothing. A bitmap written in place keeps
+ * what earlier writes stored, each its own batch. Node lock held.
+ */
+static int node_refuse_big_locked(struct fs *fs, struct fs_node *node)
+{
+	if (node->bad == -EFBIG)
+		return -EFBIG; /* said once */
+	struct fs_path p;
+	fs_path_init(&p);
+	if (fs_itable_path(fs->it, node, &p) == 0)
+		LOG_ERR("'%s%s%s' would pass %llu bytes, the most a value holds: refused, and "
+			"nothing of this file is stored",
+			p.key.data, p.entry.len ? "/" : "", p.entry.len ? p.entry.data : "",
+			(unsigned long long)STRING_MAX);
+	fs_path_release(&p);
+	if (!is_direct(node) && !node->input) {
+		node->bad = -EFBIG;
+		fs_node_set_empty(node);
+		node->loaded = false;
+	}
+	return -EFBIG;
+}
+
 void fs_op_write(fuse_req_t req, fuse_ino_t ino, const char *data, size_t size, off_t off,
 		 struct fuse_file_info *fi)
 {
@@ -806,15 +843,11 @@ void fs_op_write(fuse_req_t req, fuse_ino_t ino, const char *data, size_t size, 
 	struct fs_node *node = h->node;
 	bool moved = false;
 	int rc;
-	if (off < 0 || (uint64_t)off + size > STRING_MAX) {
-		LOG_ERR("write past %llu bytes refused (kvfs values are at most that long)",
-			(unsigned long long)STRING_MAX);
-		fuse_reply_err(req, EFBIG);
-		return;
-	}
 	pthread_mutex_lock(&node->lock);
 	handle_trunc_locked(h);
-	if (is_direct(node)) {
+	if (off < 0 || (uint64_t)off + size > STRING_MAX || node->bad == -EFBIG) {
+		rc = node_refuse_big_locked(fs, node);
+	} else if (is_direct(node)) {
 		struct fs_path p;
 		struct ks_key k;
 		fs_path_init(&p);
@@ -921,11 +954,19 @@ static int direct_truncate(struct fs *fs, struct fs_node *node, uint64_t size)
 int fs_node_truncate(struct fs *fs, struct fs_node *node, uint64_t size, struct fs_handle *h)
 {
 	bool via_handle = h != NULL;
-	if (size > STRING_MAX)
+	if (size > STRING_MAX && !h)
 		return -EFBIG;
 	pthread_mutex_lock(&node->lock);
 	if (h)
 		handle_trunc_locked(h);
+	if (size > STRING_MAX || (h && node->bad == -EFBIG)) {
+		/* Through an open file, as a write past the limit: `cp` of a
+		 * sparse file extends it with ftruncate, and what it wrote
+		 * before must not be stored either. */
+		int rc = node_refuse_big_locked(fs, node);
+		pthread_mutex_unlock(&node->lock);
+		return rc;
+	}
 	trunc_apply_locked(node); /* a size is set on the emptied file */
 	int rc = 0;
 	if (node->input) {
@@ -985,6 +1026,76 @@ int fs_file_store_pending(struct fs *fs, struct fs_node *node)
 		     : 0;
 	pthread_mutex_unlock(&node->lock);
 	return rc;
+}
+
+/* The node's name as the tree shows it (NS/KEY/ENTRY, escaped), for
+ * the log. */
+static void node_display(const struct fs_path *p, struct buf *out)
+{
+	const struct buf *part[] = {&p->ns, &p->key, &p->entry};
+	struct buf esc = BUF_INIT;
+	for (size_t i = 0; i < 3; i++) {
+		if (part[i]->len == 0 || names_encode(part[i]->data, part[i]->len, &esc) != 0)
+			continue;
+		if (out->len)
+			buf_add(out, "/", 1);
+		buf_add(out, esc.data, esc.len);
+	}
+	buf_release(&esc);
+	if (!out->data)
+		buf_add(out, "?", 1);
+}
+
+/*
+ * What an open file holds when the daemon exits (SIGTERM, SIGINT,
+ * SIGHUP, an unmount with files open): the kernel sends no release for
+ * them any more, so their buffers would go unstored without a word. A
+ * local file system keeps written data at unmount; so does this. Node
+ * lock held.
+ */
+static void node_commit_at_exit_locked(struct fs *fs, struct fs_node *node)
+{
+	struct fs_path p;
+	struct buf name = BUF_INIT;
+	size_t len = node->data.len;
+	enum fs_local local = fs_itable_local(fs->it, node);
+	fs_path_init(&p);
+	int rc = fs_itable_path(fs->it, node, &p);
+	node_display(&p, &name);
+	if (rc) {
+		LOG_ERR("at exit: a file still open is lost: %s", strerror(-rc));
+	} else if (local == FS_LOCAL_SCRATCH || p.unhashed) {
+		LOG_WARN("at exit: '%s' was still open: its %zu bytes are dropped (%s)", name.data,
+			 len,
+			 p.unhashed ? "its name was removed" : "a scratch file no rename stored");
+	} else if ((rc = node_commit_locked(fs, node, true)) != 0) {
+		LOG_ERR("at exit: '%s' was still open: its %zu bytes are lost: %s", name.data, len,
+			strerror(-rc == KV_EWRONGTYPE ? EIO : -rc));
+	} else {
+		LOG_INFO("at exit: '%s' was still open: its %zu bytes are stored", name.data, len);
+	}
+	node->dirty = false;
+	buf_release(&name);
+	fs_path_release(&p);
+}
+
+void fs_file_commit_all(struct fs *fs)
+{
+	size_t n = 0;
+	struct fs_node **v = fs_itable_nodes(fs->it, &n);
+	if (!v) {
+		LOG_ERR("at exit: out of memory: what files still open hold is lost");
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct fs_node *node = v[i];
+		pthread_mutex_lock(&node->lock);
+		if (node->dirty || node->bad || (node->input && node->data.len))
+			node_commit_at_exit_locked(fs, node);
+		pthread_mutex_unlock(&node->lock);
+		fs_itable_unref(fs->it, node);
+	}
+	free(v);
 }
 
 int fs_file_commit(struct fs *fs, struct fs_node *node)

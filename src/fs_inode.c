@@ -311,6 +311,22 @@ void fs_itable_forget(struct fs_itable *t, uint64_t ino, uint64_t count)
 	pthread_mutex_unlock(&t->lock);
 }
 
+struct fs_node **fs_itable_nodes(struct fs_itable *t, size_t *n)
+{
+	pthread_mutex_lock(&t->lock);
+	struct fs_node **v = malloc((t->count ? t->count : 1) * sizeof(*v));
+	size_t k = 0;
+	for (size_t i = 0; v && i < t->nbuckets; i++)
+		for (struct fs_node *node = t->by_ino[i]; node && k < t->count;
+		     node = node->next_ino) {
+			node->refs++;
+			v[k++] = node;
+		}
+	pthread_mutex_unlock(&t->lock);
+	*n = k;
+	return v;
+}
+
 void fs_itable_ref(struct fs_itable *t, struct fs_node *node)
 {
 	pthread_mutex_lock(&t->lock);

@@ -5,7 +5,8 @@
  * sync, statistics and compaction. Layer: store (util, rocksdb/c.h).
  *
  * RocksDB errors are translated in exactly one place, store_err(): the
- * message is logged as one line and -EIO returned. No RocksDB-allocated
+ * message is logged as one line and -ENOSPC (the disk is full) or -EIO
+ * returned. No RocksDB-allocated
  * memory is handed to callers: values are copied into struct buf, and
  * iterator slices are only borrowed until the next move.
  */
@@ -20,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -31,6 +33,16 @@
  * buffer per column family (RocksDB's and Kvrocks's 64 MiB). */
 #define STORE_MAX_WAL        (128ull << 20)
 #define STORE_WRITE_BUFFER   (64u << 20)
+/* On a small file system the write buffer is at most this part of it,
+ * and at least STORE_WRITE_BUFFER_MIN (see store_write_buffer). */
+#define STORE_WRITE_BUFFER_PART 8
+#define STORE_WRITE_BUFFER_MIN	(4u << 20)
+/* Room a writable open needs besides the WAL it replays: a new MANIFEST,
+ * OPTIONS file, WAL and the LOG's header (see store_open_mode). */
+#define STORE_OPEN_ROOM (1u << 20)
+/* RocksDB's HEADER_LEVEL: the LOG gets the header written at open and
+ * nothing else (see store_make_options). */
+#define STORE_LOG_HEADER_ONLY 5
 #define STORE_BLOOM_BITS     10.0
 #define STORE_FORMAT_VERSION 5 /* what Kvrocks pins; RocksDB 7.8 reads it */
 
@@ -69,6 +81,10 @@ struct store {
 	} gc_cf[STORE_CF_COUNT];
 	rocksdb_options_t *cf_opts[STORE_CF_COUNT];
 	atomic_bool gc_on;
+	/* A write failed because the disk is full, and none has worked
+	 * since: later failures are not logged again (the fs layer names
+	 * each file), the first write that works says so. */
+	atomic_bool full;
 };
 
 /*
@@ -166,12 +182,51 @@ const char *store_cf_name(enum store_cf cf)
 	return cf_names[cf];
 }
 
-/* The one translation of a RocksDB error: log it, free it, -EIO. */
+/* A full disk, as RocksDB words it (its POSIX file system's IOError
+ * with subcode kNoSpace carries strerror(ENOSPC)); the C API has no
+ * status codes, only the message. */
+static bool is_no_space(const char *err)
+{
+	return strstr(err, "No space left on device") != NULL;
+}
+
+/* The one translation of a RocksDB error: log it, free it, and return
+ * -ENOSPC for a full disk, -EIO for anything else. */
 static int store_err(const char *what, char *err)
 {
+	int rc = is_no_space(err) ? -ENOSPC : -EIO;
 	LOG_ERR("rocksdb: %s: %s", what, err);
 	rocksdb_free(err);
-	return -EIO;
+	return rc;
+}
+
+/*
+ * The same for a write (or WAL sync) the disk was too full for. The
+ * first failure is a background error inside RocksDB: every write after
+ * it fails at once with the same message, until RocksDB's recovery (its
+ * SstFileManager, which 7.8 always has, polls every 5 s) sees enough
+ * free space, flushes the memtables to a new WAL and clears the error.
+ * One line says the disk is full, not one per write.
+ */
+static int store_write_err(struct store *s, const char *what, char *err)
+{
+	if (!is_no_space(err))
+		return store_err(what, err);
+	if (atomic_exchange(&s->full, true)) {
+		rocksdb_free(err);
+		return -ENOSPC;
+	}
+	LOG_ERR("%s: the disk is full: writes fail with ENOSPC until space is freed "
+		"(rocksdb: %s: %s)",
+		s->path, what, err);
+	rocksdb_free(err);
+	return -ENOSPC;
+}
+
+static void store_write_ok(struct store *s)
+{
+	if (atomic_load(&s->full) && atomic_exchange(&s->full, false))
+		LOG_INFO("%s: writes work again", s->path);
 }
 
 static bool file_exists(const char *dir, const char *name)
@@ -369,6 +424,47 @@ static int store_open_err(struct store *s, char *err)
 	return rc;
 }
 
+/* Size and free bytes of the file system holding path (or, for a new
+ * database not made yet, its parent). -errno if neither can be asked. */
+static int store_fs_space(const char *path, uint64_t *size, uint64_t *avail)
+{
+	struct statvfs sv;
+	int rc = statvfs(path, &sv) == 0 ? 0 : -errno;
+	if (rc == -ENOENT) {
+		char *parent = strdup(path);
+		char *slash = parent ? strrchr(parent, '/') : NULL;
+		if (slash && slash != parent) {
+			*slash = '\0';
+			rc = statvfs(parent, &sv) == 0 ? 0 : -errno;
+		}
+		free(parent);
+	}
+	if (!rc) {
+		*size = (uint64_t)sv.f_blocks * sv.f_frsize;
+		*avail = (uint64_t)sv.f_bavail * sv.f_frsize;
+	}
+	return rc;
+}
+
+/*
+ * The write buffer per column family: 64 MiB (Kvrocks's), or an eighth
+ * of a smaller file system. RocksDB's recovery from a full disk waits
+ * until a write buffer's worth of space is free (SstFileManager's
+ * reserved disk buffer) before it flushes the memtables: with 64 MiB on
+ * a 48 MiB disk, writes would never work again; and a memtable larger
+ * than the disk could never be flushed at all.
+ */
+static size_t store_write_buffer(const char *path)
+{
+	uint64_t size = 0, avail = 0;
+	if (store_fs_space(path, &size, &avail) != 0 ||
+	    size / STORE_WRITE_BUFFER_PART >= STORE_WRITE_BUFFER)
+		return STORE_WRITE_BUFFER;
+	if (size / STORE_WRITE_BUFFER_PART < STORE_WRITE_BUFFER_MIN)
+		return STORE_WRITE_BUFFER_MIN;
+	return (size_t)(size / STORE_WRITE_BUFFER_PART);
+}
+
 static int store_make_options(struct store *s, const struct store_options *opt)
 {
 	size_t cache_bytes =
@@ -416,8 +512,19 @@ static int store_make_options(struct store *s, const struct store_options *opt)
 	 * WAL file: the WAL, and what an open after a crash replays, stays
 	 * near two write buffers.
 	 */
-	rocksdb_options_set_write_buffer_size(s->opts, STORE_WRITE_BUFFER);
-	rocksdb_options_set_max_total_wal_size(s->opts, STORE_MAX_WAL);
+	size_t wbuf = store_write_buffer(s->path);
+	rocksdb_options_set_write_buffer_size(s->opts, wbuf);
+	rocksdb_options_set_max_total_wal_size(s->opts, STORE_MAX_WAL / STORE_WRITE_BUFFER * wbuf);
+	/*
+	 * RocksDB's own LOG (DIR/db/LOG) keeps only the header of each open
+	 * (version, options). Its logger in 7.8 aborts the process (an
+	 * assertion, on in Debian's build) on the next line after a write
+	 * of the LOG failed, which a full disk makes certain: the "free
+	 * space is less than needed" line recovery logs every 5 s did it.
+	 * The C API of 7.8 cannot install another logger. Every RocksDB
+	 * error a call returns is logged by kvfs (store_err).
+	 */
+	rocksdb_options_set_info_log_level(s->opts, STORE_LOG_HEADER_ONLY);
 
 	rocksdb_block_based_table_options_t *t = rocksdb_block_based_options_create();
 	if (!t)
@@ -646,6 +753,44 @@ static int store_gc_options(struct store *s, const struct store_options *opt)
 	return 0;
 }
 
+/* Bytes in the WAL files of a RocksDB directory (what an open replays). */
+static uint64_t store_wal_bytes(const char *path)
+{
+	uint64_t n = 0;
+	DIR *d = opendir(path);
+	struct dirent *e;
+	while (d && (e = readdir(d)) != NULL) {
+		size_t len = strlen(e->d_name);
+		struct stat st;
+		if (len > 4 && strcmp(e->d_name + len - 4, ".log") == 0 &&
+		    fstatat(dirfd(d), e->d_name, &st, 0) == 0)
+			n += (uint64_t)st.st_size;
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/*
+ * Can a writable open work on this disk? It writes a new MANIFEST, an
+ * OPTIONS file, a WAL and the LOG's header, and first writes what the
+ * old WAL holds into tables. Without that room it fails, or worse: the
+ * LOG's writer aborts the process on its second line after a failed
+ * write (see store_make_options). So a database on a disk too full for
+ * it is opened read-only, and the log says why.
+ */
+static bool store_too_full(struct store *s)
+{
+	uint64_t size, avail, wal = store_wal_bytes(s->path);
+	if (store_fs_space(s->path, &size, &avail) != 0 || avail >= wal + STORE_OPEN_ROOM)
+		return false;
+	LOG_WARN("%s: mounted read-only: the disk is full (%llu KiB free; opening for writing "
+		 "needs about %llu KiB); free space and mount again to write",
+		 s->path, (unsigned long long)(avail >> 10),
+		 (unsigned long long)((wal + STORE_OPEN_ROOM) >> 10));
+	return true;
+}
+
 int store_open(const char *dir, const struct store_options *opt, struct store **out)
 {
 	struct store *s = calloc(1, sizeof(*s));
@@ -669,6 +814,8 @@ int store_open(const char *dir, const struct store_options *opt, struct store **
 	rc = store_pick_path(dir, s->read_only, &s->path, &fresh);
 	if (rc)
 		goto out;
+	if (!s->read_only && !fresh && store_too_full(s))
+		s->read_only = true;
 	rc = store_make_options(s, opt);
 	if (rc)
 		goto out;
@@ -690,13 +837,23 @@ int store_open(const char *dir, const struct store_options *opt, struct store **
 			if (s->cf_opts[c] && strcmp(names[i], cf_names[c]) == 0)
 				cfopts[i] = s->cf_opts[c];
 	}
-	if (s->read_only)
+	if (!s->read_only) {
+		s->db = rocksdb_open_column_families(
+		    s->opts, s->path, (int)n, (const char *const *)names, cfopts, s->handles, &err);
+		if (err && is_no_space(err) && !fresh) {
+			/* More was needed than store_too_full counted. */
+			LOG_WARN("%s: mounted read-only: the disk is full (rocksdb: %s); free "
+				 "space and mount again to write",
+				 s->path, err);
+			rocksdb_free(err);
+			err = NULL;
+			s->read_only = true;
+		}
+	}
+	if (s->read_only && !err)
 		s->db = rocksdb_open_for_read_only_column_families(s->opts, s->path, (int)n,
 								   (const char *const *)names,
 								   cfopts, s->handles, 0, &err);
-	else
-		s->db = rocksdb_open_column_families(
-		    s->opts, s->path, (int)n, (const char *const *)names, cfopts, s->handles, &err);
 	if (err) {
 		s->db = NULL;
 		rc = store_open_err(s, err);
@@ -724,6 +881,7 @@ out:
 }
 
 static uint64_t mono_ms(void);
+static int store_sync_wal(struct store *s, const char *what);
 static uint64_t store_prop(struct store *s, rocksdb_column_family_handle_t *h, const char *name);
 
 /* Bytes in all memtables (active and immutable) of all column families. */
@@ -772,7 +930,6 @@ void store_close(struct store *s)
 		rocksdb_pinnableslice_destroy(v);
 	}
 	if (s->db) {
-		char *err = NULL;
 		/* Filters stop consulting the metadata first; then wait for
 		 * running compactions, which may still be inside a filter and
 		 * use a handle, before the handles go. */
@@ -780,14 +937,20 @@ void store_close(struct store *s)
 		if (!s->read_only) {
 			uint64_t t0 = mono_ms();
 			uint64_t mem = store_memtable_bytes(s);
-			rocksdb_flush_wal(s->db, 1, &err);
-			if (err)
-				store_err("flush WAL on close", err);
-			store_flush_all(s);
+			/* With the disk still full, a flush cannot work either: the
+			 * WAL keeps what the memtables hold for the next open. */
+			bool ok = store_sync_wal(s, "sync WAL on close") == 0;
+			if (ok)
+				store_flush_all(s);
 			rocksdb_cancel_all_background_work(s->db, 1);
-			LOG_INFO("%s: closed in %llu ms (%llu MiB of memtables flushed)", s->path,
-				 (unsigned long long)(mono_ms() - t0),
-				 (unsigned long long)(mem >> 20));
+			if (ok)
+				LOG_INFO("%s: closed in %llu ms (%llu MiB of memtables flushed)",
+					 s->path, (unsigned long long)(mono_ms() - t0),
+					 (unsigned long long)(mem >> 20));
+			else
+				LOG_WARN("%s: closed without flushing (the disk is full): the next "
+					 "open replays %llu MiB of WAL",
+					 s->path, (unsigned long long)(mem >> 20));
 		}
 		/* Handles go before the database they belong to. */
 		for (size_t i = 0; i < s->nhandles; i++)
@@ -1293,16 +1456,41 @@ int store_write(struct store *s, struct store_batch *b, bool sync)
 		return 0;
 	rocksdb_write(s->db, sync ? s->wopts_sync : s->wopts, b->wb, &err);
 	head_invalidate(s->heads, b, !err);
-	return err ? store_err("write", err) : 0;
+	if (err)
+		return store_write_err(s, "write", err);
+	store_write_ok(s);
+	return 0;
+}
+
+/*
+ * Sync the WAL through the write path: an empty batch written with
+ * sync. Not rocksdb_flush_wal(): its SyncWAL() does not look at the
+ * background error, and syncs the WAL file whose write failed when the
+ * disk filled up; that file's writer then aborts the process (the
+ * assertion `sync_without_flush_called_` in WritableFileWriter, seen at
+ * an unmount on a full disk). A write checks the background error
+ * first and fails with it; once RocksDB has recovered, the failed WAL
+ * file is gone.
+ */
+static int store_sync_wal(struct store *s, const char *what)
+{
+	char *err = NULL;
+	rocksdb_writebatch_t *wb = rocksdb_writebatch_create();
+	if (!wb)
+		return -ENOMEM;
+	rocksdb_write(s->db, s->wopts_sync, wb, &err);
+	rocksdb_writebatch_destroy(wb);
+	if (err)
+		return store_write_err(s, what, err);
+	store_write_ok(s);
+	return 0;
 }
 
 int store_sync(struct store *s)
 {
-	char *err = NULL;
 	if (s->read_only)
 		return 0;
-	rocksdb_flush_wal(s->db, 1, &err);
-	return err ? store_err("flush WAL", err) : 0;
+	return store_sync_wal(s, "sync WAL");
 }
 
 /* ---- Iterators ----------------------------------------------------- */

@@ -81,6 +81,45 @@ setup() {
 	assert_bytes "$NS/k" abc
 }
 
+@test "cp of a file over 512 MiB onto a key fails and keeps the old value" {
+	printf old >"$NS/k"
+	truncate -s 600M "$BATS_TEST_TMPDIR/big" # sparse: cp extends with ftruncate
+	run cp "$BATS_TEST_TMPDIR/big" "$NS/k"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"File too large"* ]]
+	assert_bytes "$NS/k" old
+	kvfs_remount
+	assert_bytes "$NS/k" old
+}
+
+@test "cp of a file over 512 MiB onto a new name creates no key" {
+	truncate -s 600M "$BATS_TEST_TMPDIR/big"
+	run cp "$BATS_TEST_TMPDIR/big" "$NS/new"
+	[ "$status" -ne 0 ]
+	assert_eq "$(ls -A "$NS")" "" "keys"
+	kvfs_remount
+	[ ! -e "$NS/new" ]
+}
+
+@test "a write past 512 MiB fails with EFBIG, so do later ones and the close; nothing is stored" {
+	printf old >"$NS/k"
+	run python3 -c '
+import errno, os, sys
+fd = os.open(sys.argv[1], os.O_WRONLY | os.O_TRUNC)
+os.write(fd, b"new")
+for what, f in (("pwrite", lambda: os.pwrite(fd, b"xy", (512 << 20) - 1)),
+                ("write", lambda: os.write(fd, b"more")), ("close", lambda: os.close(fd))):
+    try:
+        f()
+        print(what, "OK")
+    except OSError as e:
+        print(what, errno.errorcode[e.errno])
+' "$NS/k"
+	assert_eq "$output" $'pwrite EFBIG\nwrite EFBIG\nclose EFBIG'
+	assert_bytes "$NS/k" old
+	grep -q "'k' would pass 536870912 bytes" "$KVFS_LOG"
+}
+
 @test "a binary value with NUL bytes round-trips" {
 	printf '\0a\0' >"$BATS_TEST_TMPDIR/v"
 	cp "$BATS_TEST_TMPDIR/v" "$NS/k"

@@ -298,3 +298,19 @@ if bad:
 	kvfs_unmount
 	assert_hash_meta_size h 4
 }
+
+@test "cp of a file over 512 MiB onto a field keeps the old value, and a new field is not created" {
+	mkdir "$NS/h"
+	printf old >"$NS/h/f"
+	truncate -s 600M "$BATS_TEST_TMPDIR/big"
+	run cp "$BATS_TEST_TMPDIR/big" "$NS/h/f"
+	[ "$status" -ne 0 ]
+	run cp "$BATS_TEST_TMPDIR/big" "$NS/h/g"
+	[ "$status" -ne 0 ]
+	assert_bytes "$NS/h/f" old
+	assert_eq "$(ls "$NS/h")" f "fields"
+	kvfs_remount
+	[ ! -e "$NS/h/g" ]
+	assert_bytes "$NS/h/f" old
+	assert_eq "$(ls "$NS/h")" f
+}

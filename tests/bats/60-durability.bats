@@ -136,3 +136,121 @@ expected_value() {
 	cmp "$BATS_TEST_TMPDIR/big" "$NS/big2"
 	assert_bytes "$NS/h/f" f
 }
+
+# kvfs_term_with_open_files SIGNAL: a writer opens k (appending), a new
+# key and a new field, writes to each and keeps them open while the
+# daemon gets SIGNAL; it must exit 0 and store what they hold.
+kvfs_term_with_open_files() {
+	local sig=$1 w i
+	printf 'old\n' >"$NS/k"
+	mkdir "$NS/h"
+	python3 -c '
+import os, sys, time
+d = sys.argv[1]
+a = os.open(d + "/k", os.O_WRONLY | os.O_APPEND)
+os.write(a, b"more\n")
+b = os.open(d + "/new", os.O_WRONLY | os.O_CREAT, 0o644)
+os.write(b, b"fresh")
+c = os.open(d + "/h/f", os.O_WRONLY | os.O_CREAT, 0o644)
+os.write(c, b"field")
+print("ready", flush=True)
+time.sleep(120)
+' "$NS" >"$BATS_TEST_TMPDIR/writer.out" 2>&1 &
+	w=$!
+	for ((i = 0; i < 100; i++)); do
+		grep -q ready "$BATS_TEST_TMPDIR/writer.out" && break
+		sleep 0.1
+	done
+	grep -q ready "$BATS_TEST_TMPDIR/writer.out"
+	kill "-$sig" "$KVFS_PID"
+	_kvfs_reap "$KVFS_PID"
+	KVFS_PID=
+	kill "$w" 2>/dev/null || true
+	wait "$w" 2>/dev/null || true
+	assert_eq "$_kvfs_status" 0 "exit status after SIG$sig"
+	if _kvfs_is_mounted "$KVFS_MNT"; then
+		fusermount3 -u -z "$KVFS_MNT"
+	fi
+	kvfs_mount
+	assert_bytes "$NS/k" $'old\nmore\n'
+	assert_bytes "$NS/new" fresh
+	assert_bytes "$NS/h/f" field
+	grep -q "at exit: '__namespace/k' was still open: its 9 bytes are stored" "$KVFS_LOG"
+	grep -q "at exit: '__namespace/h/f' was still open: its 5 bytes are stored" "$KVFS_LOG"
+}
+
+@test "SIGTERM with files open for writing stores what they hold and logs each by name" {
+	kvfs_term_with_open_files TERM
+}
+
+# (Not SIGINT: a shell starts background jobs with SIGINT ignored, and
+# libfuse leaves an ignored signal alone.)
+@test "SIGHUP with files open for writing stores what they hold" {
+	kvfs_term_with_open_files HUP
+}
+
+teardown() {
+	local rc=0
+	kvfs_teardown || rc=$?
+	if mountpoint -q "$BATS_TEST_TMPDIR/disk" 2>/dev/null; then
+		umount "$BATS_TEST_TMPDIR/disk" || umount -l "$BATS_TEST_TMPDIR/disk"
+	fi
+	return "$rc"
+}
+
+# fill_disk: write 1 MiB files f0, f1, ... until three in a row fail;
+# prints "stored N" and the errno of each failure.
+fill_disk() {
+	python3 -c '
+import errno, os, sys
+d, src = sys.argv[1], open(sys.argv[2], "rb").read()
+n = fails = 0
+while fails < 3 and n < 200:
+    try:
+        with open("%s/f%d" % (d, n), "wb") as f:
+            f.write(src)
+        n += 1
+        fails = 0
+    except OSError as e:
+        print(errno.errorcode[e.errno])
+        fails += 1
+print("stored", n)
+' "$NS" "$BATS_TEST_TMPDIR/r"
+}
+
+@test "a full disk: ENOSPC, reads go on, writes work again once space is freed; a remount on it is read-only" {
+	[ "$(id -u)" = 0 ] || skip "mounting a tmpfs needs root"
+	local disk=$BATS_TEST_TMPDIR/disk i
+	kvfs_unmount
+	mkdir "$disk"
+	mount -t tmpfs -o size=48m tmpfs "$disk"
+	KVFS_DB=$disk/db
+	head -c 16M /dev/zero >"$disk/filler" # freed later: rm through kvfs needs space too
+	head -c 1M /dev/urandom >"$BATS_TEST_TMPDIR/r"
+	kvfs_mount
+	run fill_disk
+	[[ "$output" == *"stored "* ]]
+	[ "$(grep -c . <<<"$output")" -ge 4 ] # three failures and the count
+	assert_eq "$(grep -v stored <<<"$output" | sort -u)" ENOSPC "errno of the writes that did not fit"
+	grep -q "the disk is full: writes fail with ENOSPC" "$KVFS_LOG"
+	cmp "$BATS_TEST_TMPDIR/r" "$NS/f0" # reads work
+	rm "$disk/filler"
+	for ((i = 0; i < 60; i++)); do
+		# (not printf: the shell does not check the close, which commits)
+		[ "$(errno_of 'f = open(a[0], "w"); f.write("again"); f.close()' "$NS/again")" = OK ] && break
+		sleep 0.5
+	done
+	assert_bytes "$NS/again" again
+	grep -q "writes work again" "$KVFS_LOG"
+	kvfs_unmount # exit status 0
+	# Full again, unmounted, remounted on the full disk: read-only.
+	kvfs_mount
+	run fill_disk
+	kvfs_unmount
+	dd if=/dev/zero of="$disk/filler" bs=1M 2>/dev/null || true
+	kvfs_mount
+	cmp "$BATS_TEST_TMPDIR/r" "$NS/f0"
+	run errno_of 'f = open(a[0], "w"); f.write("x"); f.close()' "$NS/new"
+	assert_eq "$output" EROFS "a write on the full disk's mount"
+	grep -q "mounted read-only: the disk is full" "$KVFS_LOG"
+}
