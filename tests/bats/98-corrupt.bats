@@ -399,3 +399,15 @@ li_meta() {
 	assert_eq "$output" EIO ".add"
 	grep -q "corrupt record of '__namespace/t/d': time-series rule record of 2 bytes does not decode" "$KVFS_LOG"
 }
+
+@test "a bitmap fragment sub-key that is no fragment offset does not stop a truncate" {
+	kvfs_mount
+	kvfs_unmount
+	plant_meta b "860000000000000000${VER}0000000000000002"
+	ldb_put default "$(sub_hex b 30)" 4142 # fragment "0": AB
+	ldb_put default "$(sub_hex b 78)" 43   # "x"
+	kvfs_mount
+	truncate -s 1 "$NS/b"
+	assert_eq "$(xxd -p "$NS/b")" 82 "the first byte (stored 41, bits LSB-first)"
+	grep -q "corrupt record of '__namespace/b/x': a bitmap fragment sub-key that is not a decimal offset of a fragment; skipped" "$KVFS_LOG"
+}
