@@ -109,7 +109,9 @@ int list_range(struct keyspace *ks, const struct ks_key *k, int64_t start, int64
  * missing key iterates nothing; another type gives NULL and
  * -KV_EWRONGTYPE in *err. next() returns 1 with the position and a
  * borrowed value (valid until the next call), 0 at the end, or a
- * negative errno. Free with list_iter_free.
+ * negative errno. A position whose element record is missing (corrupt,
+ * logged) gives 1 with *v NULL and *vn 0; records whose sub-key is no
+ * 8-byte index are skipped (logged). Free with list_iter_free.
  */
 struct list_iter;
 struct list_iter *list_iter_new(struct keyspace *ks, const struct ks_key *k, int64_t start,

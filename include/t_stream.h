@@ -38,6 +38,11 @@ struct stream_str {
  * repeated: field, value, field, ...). Start with *pos = 0. 1 with the
  * next string borrowed from val, 0 at the end, -EUCLEAN if malformed. */
 int stream_value_next(const char *val, size_t vn, size_t *pos, struct stream_str *s);
+/* Check that entry id's stored value walks to its end: 0, or -EUCLEAN
+ * after one log line naming k and the entry (ks_corrupt_entry). Pure
+ * but for the log. */
+int stream_value_check(const struct ks_key *k, const struct stream_id *id, const char *val,
+		       size_t vn);
 
 /* Encode nf strings (field, value, ...; nf even and >= 2, each below
  * 2^31 bytes) as a stored entry value into out (appended). 0, -EINVAL
@@ -105,6 +110,9 @@ struct stream_iter *stream_iter_new(struct keyspace *ks, const struct ks_key *k,
 				    const struct stream_id *from, bool excl_from,
 				    const struct stream_id *to, bool excl_to, int *err);
 int stream_iter_next(struct stream_iter *it, struct stream_id *id, const char **val, size_t *vn);
+/* The iterator's own copy of its key (for a log line), valid until
+ * stream_iter_free. */
+const struct ks_key *stream_iter_key(const struct stream_iter *it);
 void stream_iter_free(struct stream_iter *it);
 
 /* XDEL: *deleted (may be NULL) = how many of the n IDs existed. A

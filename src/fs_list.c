@@ -234,6 +234,10 @@ static int list_lookup(struct fs_ctx *c, const char *name, size_t n, struct fs_e
 		rc = list_index(c->fs->ks, &c->k, (int64_t)pos, &val);
 	if (rc == -ERANGE)
 		rc = -ENOENT; /* shrunk by another writer in between */
+	if (rc == -EUCLEAN) { /* logged: an empty file, read as EIO, rm removes it */
+		buf_reset(&val);
+		rc = 0;
+	}
 	if (!rc)
 		rc = slot_entry(e, name, n, f, &v, val.len);
 	pthread_mutex_unlock(&c->dir->lock);

@@ -196,6 +196,8 @@ static int log_view(struct fs_ctx *c, struct buf *out)
 		char s[STREAM_ID_MAX];
 		size_t sn = stream_id_format(&id, s);
 		size_t mark = out->len;
+		if ((rc = stream_value_check(&c->k, &id, val, vn)))
+			break;
 		rc = buf_add(out, s, sn);
 		if (!rc)
 			rc = buf_add(out, "\t", 1);
@@ -365,8 +367,12 @@ static int st_lookup(struct fs_ctx *c, const char *name, size_t n, struct fs_ent
 		return -ENOENT;
 	rc = stream_get(c->fs->ks, &c->k, &id, &val);
 	if (!rc)
-		rc = entry_text(val.data, val.len, &text);
+		rc = stream_value_check(&c->k, &id, val.data, val.len);
 	if (!rc)
+		rc = entry_text(val.data, val.len, &text);
+	if (rc == -EUCLEAN) /* logged: listed as an empty file, read as EIO */
+		rc = fs_entry_set(e, name, n, S_IFREG | 0444, 0);
+	else if (!rc)
 		rc = fs_entry_set(e, name, n, S_IFREG | 0444, text.len);
 	buf_release(&val);
 	buf_release(&text);
@@ -414,8 +420,13 @@ static int st_next(void *arg, struct fs_child *ch)
 	int rc = stream_iter_next(it->it, &id, &val, &vn);
 	if (rc > 0) {
 		buf_reset(&it->text);
-		int erc = entry_text(val, vn, &it->text);
-		if (erc)
+		/* it->c is the opener's, gone by now: log by the iterator's key */
+		int erc = stream_value_check(stream_iter_key(it->it), &id, val, vn);
+		if (!erc)
+			erc = entry_text(val, vn, &it->text);
+		if (erc == -EUCLEAN) /* logged: an empty file, read as EIO, rm removes it */
+			buf_reset(&it->text);
+		else if (erc)
 			return erc;
 		ch->name = it->name;
 		ch->n = stream_id_format(&id, it->name);
@@ -450,6 +461,8 @@ static int st_load(struct fs_ctx *c, const char *name, size_t n, struct buf *out
 	if (parse_id(name, n, &id, "read of"))
 		return -ENOENT;
 	rc = stream_get(c->fs->ks, &c->k, &id, &val);
+	if (!rc)
+		rc = stream_value_check(&c->k, &id, val.data, val.len);
 	if (!rc)
 		rc = entry_text(val.data, val.len, out);
 	buf_release(&val);

@@ -636,10 +636,12 @@ int bitmap_truncate(struct keyspace *ks, const struct ks_key *k, uint64_t size, 
 			const void *val = store_iter_value(it, &vn);
 			uint64_t fo;
 			if (parse_u64(key + prefix.len, kn - prefix.len, &fo) || fo % FRAG) {
-				rc = ks_corrupt_entry(k, key + prefix.len, kn - prefix.len,
-						      "a bitmap fragment sub-key that is not a "
-						      "decimal offset of a fragment");
-				goto out;
+				/* no read finds it (reads build their keys):
+				 * skipped, as encoding.md section 20 says */
+				ks_corrupt_entry(k, key + prefix.len, kn - prefix.len,
+						 "a bitmap fragment sub-key that is not a decimal "
+						 "offset of a fragment; skipped");
+				continue;
 			}
 			if (fo >= size)
 				store_batch_delete(b, STORE_CF_DEFAULT, key, kn);

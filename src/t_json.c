@@ -35,6 +35,10 @@
 
 #define JSON_MAX_DEPTH 1000 /* CBOR nesting, as cJSON's CJSON_NESTING_LIMIT */
 #define JSON_NUM_MAX   63   /* cJSON reads at most 63 characters of a number */
+/* A CBOR bignum's magnitude, in bytes: 2^1024 and beyond is past any
+ * double and past JSON_NUM_MAX digits, and the decimal conversion is
+ * quadratic in the length (encoding.md section 20). */
+#define JSON_CBOR_BIGNUM_MAX 128
 
 /* ---- Numbers ------------------------------------------------------- */
 
@@ -1573,6 +1577,8 @@ static int bytes_text(struct buf *out, const unsigned char *s, size_t n, uint64_
  * decimal. */
 static int bignum_text(struct buf *out, const unsigned char *s, size_t n, bool negative)
 {
+	if (n > JSON_CBOR_BIGNUM_MAX)
+		return -EUCLEAN;
 	struct buf digits = BUF_INIT;
 	unsigned char *v = malloc(n + 1);
 	int rc = 0;

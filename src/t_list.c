@@ -180,6 +180,36 @@ static int iter_index_check(const struct ks_key *k, struct store_iter *it, size_
 	return 0;
 }
 
+/*
+ * Bring the iterator to the element with raw index `want`, walking
+ * forward (else backward) past records whose sub-key is no 8-byte index
+ * (they name no position: skipped, logged). *present: it is there; if
+ * not, the element is missing (logged) and the iterator stays on the
+ * next record for a later index. 0 or a store error.
+ */
+static int iter_at(const struct ks_key *k, struct store_iter *it, size_t plen, uint64_t want,
+		   bool forward, bool *present)
+{
+	size_t kn = 0;
+	const char *key = NULL;
+	*present = false;
+	for (; store_iter_valid(it); forward ? store_iter_next(it) : store_iter_prev(it)) {
+		key = store_iter_key(it, &kn);
+		if (kn == plen + 8)
+			break;
+		ks_corrupt_entry(
+		    k, key + plen, kn - plen,
+		    "a list sub-key of %zu bytes where an 8-byte index belongs; skipped",
+		    kn - plen);
+	}
+	int rc = store_iter_status(it);
+	if (!rc && store_iter_valid(it) && get_be64(key + plen) == want)
+		*present = true;
+	else if (!rc)
+		ks_corrupt(k, "list element %llu is missing", (unsigned long long)want);
+	return rc;
+}
+
 /* Copy the elements with raw indexes [lo, hi) to index + delta (delta is
  * +1 or -1) in batch b. Each moved element is put once; nothing is
  * deleted (the caller knows which end became free). */
@@ -273,8 +303,12 @@ static int batch_remove_pos(struct keyspace *ks, struct store_batch *b, const st
 		store_iter_seek_last(it);
 	else
 		store_iter_seek_first(it);
-	while (walked < steps && store_iter_valid(it)) {
-		if ((rc = iter_index_check(k, it, plen, lm->head + pos)))
+	/* A missing element (logged) is removed like any other, and one
+	 * that moves stays missing at its new index: the list can still be
+	 * emptied by name (encoding.md section 20). */
+	while (walked < steps) {
+		bool present;
+		if ((rc = iter_at(k, it, plen, lm->head + pos, !to_tail, &present)))
 			goto out;
 		if (to_tail && di > 0 && d[di - 1] == pos) {
 			di--;
@@ -282,9 +316,11 @@ static int batch_remove_pos(struct keyspace *ks, struct store_batch *b, const st
 			di++;
 		} else {
 			size_t vn;
-			const void *v = store_iter_value(it, &vn);
-			if (w != pos)
+			const void *v = present ? store_iter_value(it, &vn) : NULL;
+			if (w != pos && present)
 				batch_put_elem(ks, b, k, ver, lm->head + w, v, vn, &rc);
+			else if (w != pos)
+				batch_del_elem(ks, b, k, ver, lm->head + w, &rc);
 			if (rc)
 				goto out;
 			if (to_tail)
@@ -293,17 +329,18 @@ static int batch_remove_pos(struct keyspace *ks, struct store_batch *b, const st
 				w++;
 		}
 		walked++;
-		if (to_tail) {
+		if (present && to_tail)
 			store_iter_prev(it);
-			pos--;
-		} else {
+		else if (present)
 			store_iter_next(it);
+		if (to_tail)
+			pos--;
+		else
 			pos++;
-		}
 	}
 	if ((rc = store_iter_status(it)))
 		goto out;
-	if (walked != steps || di != (to_tail ? 0 : nd)) {
+	if (di != (to_tail ? 0 : nd)) {
 		rc = ks_corrupt(k, "list elements missing");
 		goto out;
 	}
@@ -834,6 +871,7 @@ struct list_iter {
 	uint64_t want;	       /* raw index expected next */
 	uint64_t len;	       /* the list's length in the snapshot */
 	bool started;
+	bool held;	 /* the store iterator is on the element handed out last */
 	struct buf name; /* ns | key: k points into it, for the log */
 	struct ks_key k;
 };
@@ -908,21 +946,29 @@ struct list_iter *list_iter_new(struct keyspace *ks, const struct ks_key *k, int
 
 int list_iter_next(struct list_iter *it, uint64_t *pos, const char **v, size_t *vn)
 {
+	bool present;
 	int rc;
 	if (!it->si)
 		return 0;
 	/* The slices handed out last time stay valid until this move. */
-	if (it->started && store_iter_valid(it->si)) {
-		store_iter_next(it->si);
+	if (it->started) {
+		if (it->held && store_iter_valid(it->si))
+			store_iter_next(it->si);
 		it->want++;
 	}
 	it->started = true;
-	if (!store_iter_valid(it->si))
+	it->held = false;
+	if (it->want - it->head >= it->len)
 		return store_iter_status(it->si);
-	if ((rc = iter_index_check(&it->k, it->si, it->plen, it->want)))
+	if ((rc = iter_at(&it->k, it->si, it->plen, it->want, true, &present)))
 		return rc;
 	*pos = it->want - it->head;
-	*v = store_iter_value(it->si, vn);
+	*v = NULL;
+	*vn = 0;
+	if (present) {
+		*v = store_iter_value(it->si, vn);
+		it->held = true;
+	}
 	return 1;
 }
 
@@ -954,6 +1000,10 @@ int list_range(struct keyspace *ks, const struct ks_key *k, int64_t start, int64
 	while ((rc = list_iter_next(it, &pos, &v, &vn)) == 1) {
 		if (pos > to) {
 			rc = 0;
+			break;
+		}
+		if (!v) {
+			rc = -EUCLEAN; /* a missing element, logged */
 			break;
 		}
 		if ((rc = cb(arg, pos, v, vn)))

@@ -244,20 +244,26 @@ int sortedint_iter_next(struct sortedint_iter *it, uint64_t *id)
 
 	if (!it->si)
 		return 0;
-	if (it->started && store_iter_valid(it->si)) {
-		if (it->reverse)
-			store_iter_prev(it->si);
-		else
-			store_iter_next(it->si);
+	for (;;) {
+		if (it->started && store_iter_valid(it->si)) {
+			if (it->reverse)
+				store_iter_prev(it->si);
+			else
+				store_iter_next(it->si);
+		}
+		it->started = true;
+		if (!store_iter_valid(it->si))
+			return store_iter_status(it->si);
+		key = store_iter_key(it->si, &kn);
+		if (kn == it->plen + 8)
+			break;
+		/* It names no id a lookup finds (every lookup builds 8
+		 * bytes): skipped wherever it is met (encoding.md 20). */
+		ks_corrupt_entry(&it->k, key + it->plen, kn - it->plen,
+				 "a sortedint sub-key of %zu bytes where an 8-byte id belongs; "
+				 "skipped",
+				 kn - it->plen);
 	}
-	it->started = true;
-	if (!store_iter_valid(it->si))
-		return store_iter_status(it->si);
-	key = store_iter_key(it->si, &kn);
-	if (kn != it->plen + 8)
-		return ks_corrupt(&it->k,
-				  "a sortedint sub-key of %zu bytes where an 8-byte id belongs",
-				  kn - it->plen);
 	*id = get_be64(key + it->plen);
 	return 1;
 }

@@ -108,6 +108,25 @@ int stream_value_next(const char *val, size_t vn, size_t *pos, struct stream_str
 	return 1;
 }
 
+int stream_value_check(const struct ks_key *k, const struct stream_id *id, const char *val,
+		       size_t vn)
+{
+	struct stream_str s;
+	size_t pos = 0;
+	int rc;
+	while ((rc = stream_value_next(val, vn, &pos, &s)) == 1)
+		;
+	if (rc) {
+		char name[STREAM_ID_MAX];
+		size_t n = stream_id_format(id, name);
+		rc = ks_corrupt_entry(k, name, n,
+				      "a stream entry value of %zu bytes that does not decode at "
+				      "byte %zu",
+				      vn, pos);
+	}
+	return rc;
+}
+
 static int add_varint32(struct buf *b, uint32_t v)
 {
 	uint8_t tmp[5];
@@ -239,17 +258,23 @@ static int sget(struct keyspace *ks, const struct buf *key, struct buf *out)
 	return store_get(ks_store(ks), STORE_CF_STREAM, key->data, key->len, out);
 }
 
-static void group_decode(const char *v, size_t n, struct stream_group *g)
+/* Group g's record of k: 0, or -EUCLEAN (logged) when it is short.
+ * Longer records are read: Kvrocks reads the fields in order too. */
+static int group_decode(const struct ks_key *k, const char *g, size_t gn, const char *v, size_t n,
+			struct stream_group *out)
 {
-	memset(g, 0, sizeof(*g));
+	memset(out, 0, sizeof(*out));
 	if (n < GROUP_LEN)
-		return;
-	g->consumers = get_be64(v);
-	g->pending = get_be64(v + 8);
-	g->last_delivered.ms = get_be64(v + 16);
-	g->last_delivered.seq = get_be64(v + 24);
-	g->entries_read = (int64_t)get_be64(v + 32);
-	g->lag = get_be64(v + 40);
+		return ks_corrupt_entry(k, g, gn, "a stream group record of %zu bytes, not %d", n,
+					GROUP_LEN);
+	struct stream_group *grp = out;
+	grp->consumers = get_be64(v);
+	grp->pending = get_be64(v + 8);
+	grp->last_delivered.ms = get_be64(v + 16);
+	grp->last_delivered.seq = get_be64(v + 24);
+	grp->entries_read = (int64_t)get_be64(v + 32);
+	grp->lag = get_be64(v + 40);
+	return 0;
 }
 
 static void group_encode(const struct stream_group *g, uint8_t *v)
@@ -261,14 +286,18 @@ static void group_encode(const struct stream_group *g, uint8_t *v)
 	put_be64(v + 40, g->lag);
 }
 
-static void consumer_decode(const char *v, size_t n, struct stream_consumer *c)
+/* A consumer record of group g of k: 0, or -EUCLEAN (logged). */
+static int consumer_decode(const struct ks_key *k, const char *g, size_t gn, const char *v,
+			   size_t n, struct stream_consumer *c)
 {
 	memset(c, 0, sizeof(*c));
 	if (n < CONSUMER_LEN)
-		return;
+		return ks_corrupt_entry(k, g, gn, "a stream consumer record of %zu bytes, not %d",
+					n, CONSUMER_LEN);
 	c->pending = get_be64(v);
 	c->seen_ms = get_be64(v + 8);
 	c->active_ms = get_be64(v + 16);
+	return 0;
 }
 
 static void consumer_encode(const struct stream_consumer *c, uint8_t *v)
@@ -289,6 +318,27 @@ static int pel_decode(const char *v, size_t n, struct stream_pel *p)
 		return -EUCLEAN;
 	p->consumer.p = v + PEL_MIN;
 	p->consumer.n = (size_t)cn;
+	return 0;
+}
+
+/* A pending-entry record of group g of k met by an iteration (sub-key
+ * key of kn bytes, prefix plen bytes): its ID and value, or -EUCLEAN,
+ * logged with the key and the group, for a caller that skips it. */
+static int pel_read(const struct ks_key *k, const char *g, size_t gn, const char *key, size_t kn,
+		    size_t plen, const char *v, size_t vn, struct stream_id *id,
+		    struct stream_pel *p)
+{
+	if (kn != plen + 16)
+		return ks_corrupt_entry(k, g, gn,
+					"a pending-entry sub-key of %zu bytes where a 16-byte ID "
+					"belongs; skipped",
+					kn - plen);
+	get_id((const uint8_t *)key + plen, id);
+	if (pel_decode(v, vn, p))
+		return ks_corrupt_entry(k, g, gn,
+					"pending entry %" PRIu64 "-%" PRIu64
+					" of %zu bytes does not decode; skipped",
+					id->ms, id->seq, vn);
 	return 0;
 }
 
@@ -372,7 +422,8 @@ static int deltas_apply(struct keyspace *ks, const struct ks_key *k, uint64_t ve
 		}
 		if (rc)
 			break;
-		consumer_decode(v.data, v.len, &c);
+		if ((rc = consumer_decode(k, g, gn, v.data, v.len, &c)))
+			break;
 		c.pending = (uint64_t)((int64_t)c.pending + ds->v[j].d);
 		consumer_encode(&c, enc);
 		store_batch_put(b, STORE_CF_STREAM, key.data, key.len, enc, sizeof(enc));
@@ -755,21 +806,26 @@ int stream_iter_next(struct stream_iter *it, struct stream_id *id, const char **
 	const char *key;
 	if (!it->si)
 		return 0;
-	if (it->started && store_iter_valid(it->si)) {
-		if (it->reverse)
-			store_iter_prev(it->si);
-		else
-			store_iter_next(it->si);
+	for (;;) {
+		if (it->started && store_iter_valid(it->si)) {
+			if (it->reverse)
+				store_iter_prev(it->si);
+			else
+				store_iter_next(it->si);
+		}
+		it->started = true;
+		if (!store_iter_valid(it->si))
+			return store_iter_status(it->si);
+		key = store_iter_key(it->si, &kn);
+		if (kn == it->plen + 16)
+			break;
+		/* It names no entry a lookup finds (every lookup builds a
+		 * 16-byte ID): skipped wherever it is met (encoding.md 20). */
+		ks_corrupt_entry(&it->k, key + it->plen, kn - it->plen,
+				 "a stream sub-key of %zu bytes where a 16-byte entry ID belongs; "
+				 "skipped",
+				 kn - it->plen);
 	}
-	it->started = true;
-	if (!store_iter_valid(it->si))
-		return store_iter_status(it->si);
-	key = store_iter_key(it->si, &kn);
-	if (kn != it->plen + 16)
-		return ks_corrupt(&it->k,
-				  "a stream sub-key of %zu bytes where a 16-byte entry ID "
-				  "belongs",
-				  kn - it->plen);
 	get_id((const uint8_t *)key + it->plen, id);
 	if (it->has_to) {
 		int c = stream_id_cmp(id, &it->to);
@@ -779,6 +835,11 @@ int stream_iter_next(struct stream_iter *it, struct stream_id *id, const char **
 	}
 	*val = store_iter_value(it->si, vn);
 	return 1;
+}
+
+const struct ks_key *stream_iter_key(const struct stream_iter *it)
+{
+	return &it->k;
 }
 
 void stream_iter_free(struct stream_iter *it)
@@ -1018,7 +1079,7 @@ static int group_read(struct keyspace *ks, const struct ks_key *k, uint64_t ver,
 	if (!rc)
 		rc = sget(ks, key, &v);
 	if (!rc)
-		group_decode(v.data, v.len, out);
+		rc = group_decode(k, g, gn, v.data, v.len, out);
 	if (rc == -ENOENT && verb)
 		LOG_INFO("%s '%.*s': no consumer group '%.*s'", verb, (int)k->klen, k->key, (int)gn,
 			 g);
@@ -1204,7 +1265,7 @@ static int consumer_get_or_make(struct keyspace *ks, const struct ks_key *k, uin
 	if (created)
 		*created = false;
 	if (rc == 0) {
-		consumer_decode(v.data, v.len, out);
+		rc = consumer_decode(k, g, gn, v.data, v.len, out);
 	} else if (rc == -ENOENT) {
 		rc = check_name(k, "consumer", c, cn);
 		if (!rc) {
@@ -1296,7 +1357,8 @@ int stream_consumer_del(struct keyspace *ks, const struct ks_key *k, const char 
 		const char *key = store_iter_key(it, &kn);
 		const char *val = store_iter_value(it, &vn);
 		struct stream_pel p;
-		if (pel_decode(val, vn, &p))
+		struct stream_id id;
+		if (pel_read(k, g, gn, key, kn, px.len, val, vn, &id, &p))
 			continue;
 		if (p.consumer.n == cn && memcmp(p.consumer.p, c, cn) == 0) {
 			store_batch_delete(b, STORE_CF_STREAM, key, kn);
@@ -1418,6 +1480,14 @@ int stream_readgroup(struct keyspace *ks, const struct ks_key *k, const char *g,
 				if (rc == 0 && pel_decode(v.data, v.len, &old) == 0) {
 					rc = deltas_add(&ds, old.consumer.p, old.consumer.n, -1);
 				} else if (rc == -ENOENT || rc == 0) {
+					/* a record that does not decode is replaced: logged */
+					if (rc == 0)
+						ks_corrupt_entry(k, g, gn,
+								 "pending entry %" PRIu64
+								 "-%" PRIu64
+								 " of %zu bytes does not decode; "
+								 "replaced",
+								 id.ms, id.seq, v.len);
 					grp.pending++;
 					rc = 0;
 				}
@@ -1448,9 +1518,8 @@ int stream_readgroup(struct keyspace *ks, const struct ks_key *k, const char *g,
 			const char *key = store_iter_key(pit, &kn);
 			const char *pv = store_iter_value(pit, &pn);
 			struct stream_pel p;
-			if (kn != px.len + 16 || pel_decode(pv, pn, &p))
+			if (pel_read(k, g, gn, key, kn, px.len, pv, pn, &id, &p))
 				continue;
-			get_id((const uint8_t *)key + px.len, &id);
 			if (stream_id_cmp(&id, start) <= 0)
 				continue;
 			if (p.consumer.n != cn || memcmp(p.consumer.p, c, cn) != 0)
@@ -1531,6 +1600,11 @@ int stream_ack(struct keyspace *ks, const struct ks_key *k, const char *g, size_
 		}
 		if (!rc && pel_decode(v.data, v.len, &p) == 0)
 			rc = deltas_add(&ds, p.consumer.p, p.consumer.n, -1);
+		else if (!rc) /* acked all the same: XACK needs only the ID */
+			ks_corrupt_entry(k, g, gn,
+					 "pending entry %" PRIu64 "-%" PRIu64
+					 " of %zu bytes does not decode; removed",
+					 ids[j].ms, ids[j].seq, v.len);
 		if (!rc) {
 			store_batch_delete(b, STORE_CF_STREAM, pk.data, pk.len);
 			done++;
@@ -1592,9 +1666,8 @@ int stream_pending(struct keyspace *ks, const struct ks_key *k, const char *g, s
 		const char *val = store_iter_value(it, &vn);
 		struct stream_pel p;
 		struct stream_id id;
-		if (kn != px.len + 16 || pel_decode(val, vn, &p))
+		if (pel_read(k, g, gn, key, kn, px.len, val, vn, &id, &p))
 			continue;
-		get_id((const uint8_t *)key + px.len, &id);
 		if (to && stream_id_cmp(&id, to) > 0)
 			break;
 		if (c && (p.consumer.n != cn || memcmp(p.consumer.p, c, cn) != 0))
@@ -1717,7 +1790,10 @@ int stream_claim(struct keyspace *ks, const struct ks_key *k, const char *g, siz
 		if (rc)
 			break;
 		if (had && pel_decode(v.data, v.len, &p)) {
-			rc = -EUCLEAN;
+			rc = ks_corrupt_entry(k, g, gn,
+					      "pending entry %" PRIu64 "-%" PRIu64
+					      " of %zu bytes does not decode",
+					      ids[j].ms, ids[j].seq, v.len);
 			break;
 		}
 		rc = stream_get(ks, k, &ids[j], &ev);
@@ -1821,9 +1897,8 @@ int stream_autoclaim(struct keyspace *ks, const struct ks_key *k, const char *g,
 		struct buf kb = {(char *)key, kn, kn};
 		struct stream_pel p;
 		struct stream_id id;
-		if (kn != px.len + 16 || pel_decode(pv, pn, &p))
+		if (pel_read(k, g, gn, key, kn, px.len, pv, pn, &id, &p))
 			continue;
-		get_id((const uint8_t *)key + px.len, &id);
 		if (claimed >= count || attempts == 0) {
 			*next = id; /* where the next call goes on */
 			break;
@@ -1885,7 +1960,7 @@ out:
  * u64 len | name (groups, or the consumers of a group): fn(arg, name,
  * len, value, vn) until it returns nonzero, which is returned.
  */
-static int named_walk(struct keyspace *ks, const struct buf *px,
+static int named_walk(struct keyspace *ks, const struct ks_key *k, const struct buf *px,
 		      int (*fn)(void *arg, const char *name, size_t nn, const char *v, size_t vn),
 		      void *arg)
 {
@@ -1897,8 +1972,14 @@ static int named_walk(struct keyspace *ks, const struct buf *px,
 		size_t kn, vn;
 		const char *key = store_iter_key(it, &kn);
 		const char *val = store_iter_value(it, &vn);
-		if (kn < px->len + 8 || get_be64(key + px->len) != kn - px->len - 8)
+		if (kn < px->len + 8 || get_be64(key + px->len) != kn - px->len - 8) {
+			/* names no group or consumer: not listed (encoding.md 20) */
+			ks_corrupt_entry(k, key + px->len, kn - px->len,
+					 "a stream group or consumer sub-key of %zu bytes whose "
+					 "length prefix disagrees; skipped",
+					 kn - px->len);
 			continue;
+		}
 		if ((rc = fn(arg, key + px->len + 8, kn - px->len - 8, val, vn)))
 			break;
 	}
@@ -1909,6 +1990,9 @@ static int named_walk(struct keyspace *ks, const struct buf *px,
 }
 
 struct group_walk {
+	const struct ks_key *k;
+	const char *g; /* the group of consumer_visit */
+	size_t gn;
 	const struct stream_info *info;
 	stream_group_cb cb;
 	stream_consumer_cb ccb;
@@ -1919,7 +2003,9 @@ static int group_visit(void *arg, const char *name, size_t nn, const char *v, si
 {
 	struct group_walk *w = arg;
 	struct stream_group grp;
-	group_decode(v, vn, &grp);
+	int rc = group_decode(w->k, name, nn, v, vn, &grp);
+	if (rc)
+		return rc;
 	compute_lag(w->info, &grp);
 	return w->cb(w->arg, name, nn, &grp);
 }
@@ -1928,7 +2014,9 @@ static int consumer_visit(void *arg, const char *name, size_t nn, const char *v,
 {
 	struct group_walk *w = arg;
 	struct stream_consumer con;
-	consumer_decode(v, vn, &con);
+	int rc = consumer_decode(w->k, w->g, w->gn, v, vn, &con);
+	if (rc)
+		return rc;
 	return w->ccb(w->arg, name, nn, &con);
 }
 
@@ -1937,12 +2025,12 @@ int stream_groups(struct keyspace *ks, const struct ks_key *k, stream_group_cb c
 	struct buf raw = BUF_INIT, px = BUF_INIT;
 	struct enc_meta m;
 	struct stream_info i;
-	struct group_walk w = {&i, cb, NULL, arg};
+	struct group_walk w = {k, NULL, 0, &i, cb, NULL, arg};
 	int rc = meta_read(ks, k, &raw, &m, &i);
 	if (!rc)
 		rc = group_key(ks, k, m.version, SUB_GROUP, NULL, 0, NULL, 0, &px);
 	if (!rc)
-		rc = named_walk(ks, &px, group_visit, &w);
+		rc = named_walk(ks, k, &px, group_visit, &w);
 	buf_release(&raw);
 	buf_release(&px);
 	return rc;
@@ -1955,14 +2043,14 @@ int stream_consumers(struct keyspace *ks, const struct ks_key *k, const char *g,
 	struct enc_meta m;
 	struct stream_info i;
 	struct stream_group grp;
-	struct group_walk w = {&i, NULL, cb, arg};
+	struct group_walk w = {k, g, gn, &i, NULL, cb, arg};
 	int rc = meta_read(ks, k, &raw, &m, &i);
 	if (!rc)
 		rc = group_read(ks, k, m.version, g, gn, &gk, &grp, NULL);
 	if (!rc)
 		rc = group_key(ks, k, m.version, SUB_CONSUMER, g, gn, NULL, 0, &px);
 	if (!rc)
-		rc = named_walk(ks, &px, consumer_visit, &w);
+		rc = named_walk(ks, k, &px, consumer_visit, &w);
 	buf_release(&raw);
 	buf_release(&px);
 	buf_release(&gk);

@@ -669,7 +669,8 @@ static int series_collect(struct series *s, uint64_t from, uint64_t to, struct s
 		size_t vn;
 		const void *v = store_iter_value(s->it, &vn);
 		if (!chunk_check(v, vn, &count)) {
-			rc = -EUCLEAN;
+			rc = ks_corrupt(&s->k, "time-series chunk %llu does not decode (%zu bytes)",
+					(unsigned long long)id, vn);
 			break;
 		}
 		for (uint32_t i = 0; i < count && !rc; i++) {
@@ -1035,6 +1036,7 @@ struct rule_ent {
 };
 
 struct rules {
+	const struct ks_key *k; /* the source, for the log */
 	struct rule_ent *e;
 	size_t n;
 	int err;
@@ -1049,11 +1051,9 @@ static int rules_cb(void *arg, const char *name, size_t nn, const char *v, size_
 	rs->e = p;
 	struct rule_ent *e = &rs->e[rs->n];
 	memset(e, 0, sizeof(*e));
-	if (rule_decode(v, vn, &e->r)) {
-		LOG_ERR("rule to '%.*s': the record does not decode (%zu bytes)", (int)nn, name,
-			vn);
-		return -EUCLEAN;
-	}
+	if (rule_decode(v, vn, &e->r))
+		return ks_corrupt_entry(rs->k, name, nn,
+					"time-series rule record of %zu bytes does not decode", vn);
 	rs->n++;
 	return buf_set(&e->dst, name, nn);
 }
@@ -1220,6 +1220,7 @@ static int lock_with_rules(struct keyspace *ks, const struct ks_key *k, struct k
 		struct series s;
 		int rc;
 		ks_lock(ks, k);
+		rs->k = k;
 		rc = series_open(&s, ks, k, false, NULL);
 		if (!rc)
 			rc = series_subs(&s, SUB_RULE, rules_cb, rs);
@@ -1251,7 +1252,7 @@ static int lock_with_rules(struct keyspace *ks, const struct ks_key *k, struct k
 		size_t locked = rs->n + 1;
 		ks_lockv(ks, v, locked);
 		/* The same rules now? */
-		struct rules now = {0};
+		struct rules now = {.k = k};
 		rc = series_open(&s, ks, k, false, NULL);
 		if (!rc)
 			rc = series_subs(&s, SUB_RULE, rules_cb, &now);
@@ -1739,7 +1740,8 @@ int ts_info(struct keyspace *ks, const struct ks_key *k, struct ts_info *out)
 		uint32_t count;
 		const void *v = store_iter_value(s.it, &vn);
 		if (!chunk_check(v, vn, &count)) {
-			rc = -EUCLEAN;
+			rc = ks_corrupt(&s.k, "time-series chunk %llu does not decode (%zu bytes)",
+					(unsigned long long)iter_id(&s), vn);
 			break;
 		}
 		out->memory += vn;
@@ -1967,6 +1969,7 @@ int ts_deleterule(struct keyspace *ks, const struct ks_key *src, const struct ks
 }
 
 struct rules_user {
+	const struct ks_key *k;
 	ts_rule_cb cb;
 	void *arg;
 };
@@ -1975,18 +1978,16 @@ static int rules_user_cb(void *arg, const char *name, size_t nn, const char *v, 
 {
 	struct rules_user *u = arg;
 	struct ts_rule r;
-	if (rule_decode(v, vn, &r)) {
-		LOG_ERR("rule to '%.*s': the record does not decode (%zu bytes)", (int)nn, name,
-			vn);
-		return -EUCLEAN;
-	}
+	if (rule_decode(v, vn, &r))
+		return ks_corrupt_entry(u->k, name, nn,
+					"time-series rule record of %zu bytes does not decode", vn);
 	return u->cb(u->arg, name, nn, &r);
 }
 
 int ts_rules(struct keyspace *ks, const struct ks_key *k, ts_rule_cb cb, void *arg)
 {
 	struct series s;
-	struct rules_user u = {cb, arg};
+	struct rules_user u = {k, cb, arg};
 	int rc = series_open(&s, ks, k, false, NULL);
 	if (!rc)
 		rc = series_subs(&s, SUB_RULE, rules_user_cb, &u);

@@ -239,12 +239,175 @@ CHUNK=0000000000000001E803000000000000000000000000F83F
 	grep -q "corrupt record of '__namespace/t': time-series duplicate policy 9 names no policy" "$KVFS_LOG"
 }
 
-@test "iterator corruption lines name the key: a sortedint sub-key that is not an 8-byte id" {
+@test "a sortedint sub-key that is not an 8-byte id is not listed; what is listed answers" {
 	kvfs_mount
 	kvfs_unmount
-	plant_meta si "870000000000000000${VER}0000000000000001"
+	plant_meta si "870000000000000000${VER}0000000000000002"
+	ldb_put default "$(sub_hex si 0000000000000001)" ""
 	ldb_put default "$(sub_hex si 0102)" ""
+	ldb_put default "$(sub_hex si 0000000000000002)" ""
 	kvfs_mount
-	assert_eq "$(errno_of 'os.listdir(a[0])' "$NS/si")" EIO "ls"
-	grep -q "corrupt record of '__namespace/si': a sortedint sub-key of 2 bytes where an 8-byte id belongs" "$KVFS_LOG"
+	assert_eq "$(ls "$NS/si" | tr '\n' ' ')" "1 2 " "listing"
+	stat_listed "$NS/si"
+	LC_ALL=C grep -q "corrupt record of '__namespace/si/..': a sortedint sub-key of 2 bytes where an 8-byte id belongs; skipped" "$KVFS_LOG"
+	rm -r "$NS/si"
+	[ ! -e "$NS/si" ]
+}
+
+# A stream of `size` $1 whose IDs run from 1-1 to 1-$2, no groups.
+st_meta() {
+	local one=0000000000000001 last
+	last=$(printf '%016X' "$2")
+	printf '880000000000000000%s%016X' "$VER" "$1"
+	printf '%s%s%s%s%s%s' "$one" "$last" "$one" "$one" 00000000000000000000000000000000 "$one"
+	printf '%s%s%s%016X%s' "$one" "$one" "$last" "$2" 0000000000000000
+}
+# The sub-key of entry 1-SEQ of stream KEY.
+st_entry() {
+	sub_hex "$1" "$(printf '0000000000000001%016X' "$2")"
+}
+
+@test "a stream sub-key that is not a 16-byte ID is not listed; what is listed answers" {
+	kvfs_mount
+	kvfs_unmount
+	plant_meta s "$(st_meta 2 2)"
+	ldb_put stream "$(st_entry s 1)" 01610162
+	ldb_put stream "$(sub_hex s 00000000000000010000)" 01610162 # 10 bytes
+	ldb_put stream "$(st_entry s 2)" 01630164
+	kvfs_mount
+	assert_eq "$(ls "$NS/s" | tr '\n' ' ')" "1-1 1-2 " "listing"
+	stat_listed "$NS/s"
+	assert_eq "$(cat "$NS/s/1-2")" "$(printf 'c\td')" "cat 1-2"
+	LC_ALL=C grep -q "corrupt record of '__namespace/s/%00%00%00%00%00%00%00.%00%00': a stream sub-key of 10 bytes where a 16-byte entry ID belongs; skipped" "$KVFS_LOG"
+}
+
+@test "a stream entry whose value does not decode is listed, reads as EIO, and rm removes it" {
+	kvfs_mount
+	kvfs_unmount
+	plant_meta s "$(st_meta 2 2)"
+	ldb_put stream "$(st_entry s 1)" 0561 # 5 bytes announced, 1 there
+	ldb_put stream "$(st_entry s 2)" 01630164
+	kvfs_mount
+	assert_eq "$(ls "$NS/s" | tr '\n' ' ')" "1-1 1-2 " "listing"
+	stat_listed "$NS/s"
+	assert_size "$NS/s/1-1" 0
+	assert_eq "$(errno_of 'open(a[0], "rb").read()' "$NS/s/1-1")" EIO "cat 1-1"
+	grep -q "corrupt record of '__namespace/s/1-1': a stream entry value of 2 bytes that does not decode" "$KVFS_LOG"
+	rm "$NS/s/1-1"
+	assert_eq "$(ls "$NS/s")" 1-2 "listing after rm"
+	kvfs_unmount
+	run ldb_value stream "$(st_entry s 1)"
+	[ "$status" -ne 0 ]
+}
+
+@test "rm -r of a stream with an entry whose value does not decode deletes it" {
+	kvfs_mount
+	kvfs_unmount
+	plant_meta s "$(st_meta 2 2)"
+	ldb_put stream "$(st_entry s 1)" 0561
+	ldb_put stream "$(st_entry s 2)" 01630164
+	kvfs_mount
+	rm -r "$NS/s"
+	[ ! -e "$NS/s" ]
+}
+
+# A stream group record: 48 bytes (consumers, pending, last delivered,
+# entries read, lag), all 0.
+GROUP=$(printf '%096d' 0)
+
+@test "stream group and pending-entry records that do not decode are logged with the key and the group" {
+	kvfs_mount
+	kvfs_unmount
+	plant_meta s "$(st_meta 1 1)"
+	ldb_put stream "$(st_entry s 1)" 01610162
+	# group "g" of 3 bytes; group "h" whole, with a pending entry 1-1 of 3 bytes
+	ldb_put stream "$(sub_hex s FFFFFFFFFFFFFFFF01000000000000000167)" 010203
+	ldb_put stream "$(sub_hex s FFFFFFFFFFFFFFFF01000000000000000168)" "$GROUP"
+	ldb_put stream "$(sub_hex s FFFFFFFFFFFFFFFF0300000000000000016800000000000000010000000000000001)" 010203
+	kvfs_mount
+	assert_eq "$(errno_of 'open(a[0], "rb").read()' "$NS/s/.groups")" EIO "cat .groups"
+	grep -q "corrupt record of '__namespace/s/g': a stream group record of 3 bytes, not 48" "$KVFS_LOG"
+	assert_eq "$(cat "$NS/s/.pending:h")" "" "cat .pending:h"
+	grep -q "corrupt record of '__namespace/s/h': pending entry 1-1 of 3 bytes does not decode; skipped" "$KVFS_LOG"
+	stat_listed "$NS/s"
+}
+
+# A list of `size` $1 from head 7FFF...FF.
+li_meta() {
+	printf '830000000000000000%s%016X7FFFFFFFFFFFFFFF%016X' "$VER" "$1" $((0x7FFFFFFFFFFFFFFF + $1))
+}
+
+@test "a list sub-key that is not an 8-byte index is not listed; what is listed answers" {
+	kvfs_mount
+	kvfs_unmount
+	plant_meta l "$(li_meta 2)"
+	ldb_put default "$(sub_hex l 7FFFFFFFFFFFFFFF)" 61
+	ldb_put default "$(sub_hex l 8000)" 78 # between the two, 2 bytes
+	ldb_put default "$(sub_hex l 8000000000000000)" 62
+	kvfs_mount
+	assert_eq "$(ls "$NS/l" | tr '\n' ' ')" "0 1 " "listing"
+	stat_listed "$NS/l"
+	assert_eq "$(cat "$NS/l/1")" b "cat 1"
+	LC_ALL=C grep -q "corrupt record of '__namespace/l/.%00': a list sub-key of 2 bytes where an 8-byte index belongs; skipped" "$KVFS_LOG"
+}
+
+@test "a list element missing from the middle is listed as an EIO file; rm of a position closes the list" {
+	kvfs_mount
+	kvfs_unmount
+	plant_meta l "$(li_meta 4)"
+	ldb_put default "$(sub_hex l 7FFFFFFFFFFFFFFF)" 61
+	ldb_put default "$(sub_hex l 8000000000000001)" 63 # position 1 missing
+	ldb_put default "$(sub_hex l 8000000000000002)" 64
+	kvfs_mount
+	assert_eq "$(ls "$NS/l" | tr '\n' ' ')" "0 1 2 3 " "listing"
+	stat_listed "$NS/l"
+	assert_size "$NS/l/1" 0
+	assert_eq "$(errno_of 'open(a[0], "rb").read()' "$NS/l/1")" EIO "cat 1"
+	grep -q "corrupt record of '__namespace/l': list element 9223372036854775808 is missing" "$KVFS_LOG"
+	rm "$NS/l/0"
+	kvfs_remount
+	assert_eq "$(ls "$NS/l" | tr '\n' ' ')" "0 1 2 " "listing after rm 0"
+	assert_eq "$(errno_of 'open(a[0], "rb").read()' "$NS/l/0")" EIO "cat 0"
+	assert_eq "$(cat "$NS/l/1")" c "cat 1"
+	rm "$NS/l/0"
+	kvfs_remount
+	assert_eq "$(cat "$NS/l/0")$(cat "$NS/l/1")" cd "after rm of the missing one"
+}
+
+@test "rm -r of a list with an element missing from the middle deletes it" {
+	kvfs_mount
+	kvfs_unmount
+	plant_meta l "$(li_meta 3)"
+	ldb_put default "$(sub_hex l 7FFFFFFFFFFFFFFF)" 61
+	ldb_put default "$(sub_hex l 8000000000000001)" 63
+	kvfs_mount
+	rm -r "$NS/l"
+	[ ! -e "$NS/l" ]
+	kvfs_unmount
+	run ldb_value metadata "$(nskey_hex l)"
+	[ "$status" -ne 0 ]
+}
+
+@test "a time-series rule record that does not decode is logged with the key and the destination" {
+	kvfs_mount
+	kvfs_unmount
+	plant_meta t "$(ts_meta 00)"
+	ldb_put default "$(sub_hex t 0000000000000003E8)" "$CHUNK"
+	ldb_put default "$(sub_hex t 0264)" 0102 # rule to "d": 2 bytes
+	kvfs_mount
+	run errno_of 'fd = os.open(a[0], os.O_WRONLY | os.O_APPEND); os.write(fd, b"2000,1\n"); os.close(fd)' "$NS/t/.add"
+	assert_eq "$output" EIO ".add"
+	grep -q "corrupt record of '__namespace/t/d': time-series rule record of 2 bytes does not decode" "$KVFS_LOG"
+}
+
+@test "a bitmap fragment sub-key that is no fragment offset does not stop a truncate" {
+	kvfs_mount
+	kvfs_unmount
+	plant_meta b "860000000000000000${VER}0000000000000002"
+	ldb_put default "$(sub_hex b 30)" 4142 # fragment "0": AB
+	ldb_put default "$(sub_hex b 78)" 43   # "x"
+	kvfs_mount
+	truncate -s 1 "$NS/b"
+	assert_eq "$(xxd -p "$NS/b")" 82 "the first byte (stored 41, bits LSB-first)"
+	grep -q "corrupt record of '__namespace/b/x': a bitmap fragment sub-key that is not a decimal offset of a fragment; skipped" "$KVFS_LOG"
 }

@@ -555,6 +555,22 @@ static void test_cbor(void)
 		put_raw("cb", rec);
 		CHECK_INT(json_get(ks, KEY("cb"), P("$"), &v), -EUCLEAN);
 	}
+	/* A bignum of JSON_CBOR_BIGNUM_MAX (128) bytes reads (2^1024 - 1);
+	 * one byte more is corrupt: the decimal conversion is quadratic. */
+	unsigned char big[3 + 129];
+	memset(big, 0xFF, sizeof(big));
+	big[0] = 0xC2, big[1] = 0x58, big[2] = 128;
+	buf_reset(&v);
+	CHECK_INT(json_cbor_to_text(big, 3 + 128, &v), 0);
+	CHECK_INT(v.len, 309);
+	CHECK(v.len == 309 && !memcmp(v.data, "17976931348623159077", 20) &&
+	      !memcmp(v.data + 289, "35356329624224137215", 20));
+	buf_reset(&v);
+	big[2] = 129;
+	CHECK_INT(json_cbor_to_text(big, 3 + 129, &v), -EUCLEAN);
+	CHECK_INT(v.len, 0);
+	big[0] = 0xC3; /* negative alike */
+	CHECK_INT(json_cbor_to_text(big, 3 + 129, &v), -EUCLEAN);
 	/* An unknown format byte, and no format byte at all. */
 	put_raw("cb", "8A 00 00 00 00 00 00 00 00 02 5B 5D");
 	CHECK_INT(json_get(ks, KEY("cb"), P("$"), &v), -EUCLEAN);
