@@ -55,6 +55,10 @@ int bloom_exists(struct keyspace *ks, const struct ks_key *k, const struct iovec
 		 int *found);
 /* BF.INFO: the metadata. -ENOENT for a missing key. */
 int bloom_info(struct keyspace *ks, const struct ks_key *k, struct bloom_state *st);
+/* The same without checking every filter of the chain against the
+ * stored total (which takes one step per filter): for what sizes
+ * nothing by the chain, such as naming and sizing one filter file. */
+int bloom_params(struct keyspace *ks, const struct ks_key *k, struct bloom_state *st);
 /* BF.CARD: a missing key has 0 items. */
 int bloom_card(struct keyspace *ks, const struct ks_key *k, uint64_t *n);
 /* Filter i's bitset as stored (zeros of its size if missing). -ENOENT if

@@ -59,9 +59,10 @@ static int filter_key(struct keyspace *ks, const struct ks_key *k, uint64_t vers
 	return ks_sub_key(ks, k, version, sub, sizeof(sub), out);
 }
 
-/* Metadata of a bloom key: 0, -ENOENT, -KV_EWRONGTYPE, -EUCLEAN. */
-static int meta_get(struct keyspace *ks, const struct ks_key *k, struct buf *raw,
-		    struct enc_meta *m, struct bloom_state *st)
+/* Metadata of a bloom key, its parameters checked but not its chain
+ * (see meta_get): 0, -ENOENT, -KV_EWRONGTYPE, -EUCLEAN. */
+static int meta_read(struct keyspace *ks, const struct ks_key *k, struct buf *raw,
+		     struct enc_meta *m, struct bloom_state *st)
 {
 	int rc = ks_meta_get(ks, k, KV_TYPE_BLOOM, raw, m);
 	if (rc)
@@ -82,6 +83,17 @@ static int meta_get(struct keyspace *ks, const struct ks_key *k, struct buf *raw
 	    !(st->error_rate > 0 && st->error_rate < 1))
 		return ks_corrupt(k, "bloom with %u filters, capacity %u, error rate %g",
 				  st->n_filters, st->base_capacity, st->error_rate);
+	return 0;
+}
+
+/* Metadata of a bloom key, its chain checked against bloom_bytes (one
+ * step per filter): 0, -ENOENT, -KV_EWRONGTYPE, -EUCLEAN. */
+static int meta_get(struct keyspace *ks, const struct ks_key *k, struct buf *raw,
+		    struct enc_meta *m, struct bloom_state *st)
+{
+	int rc = meta_read(ks, k, raw, m, st);
+	if (rc)
+		return rc;
 	uint64_t total = 0;
 	for (uint32_t i = 0; i < st->n_filters && total <= st->bloom_bytes; i++)
 		total += filter_bytes(st, i);
@@ -353,6 +365,15 @@ int bloom_info(struct keyspace *ks, const struct ks_key *k, struct bloom_state *
 	struct buf raw = BUF_INIT;
 	struct enc_meta m;
 	int rc = meta_get(ks, k, &raw, &m, st);
+	buf_release(&raw);
+	return rc;
+}
+
+int bloom_params(struct keyspace *ks, const struct ks_key *k, struct bloom_state *st)
+{
+	struct buf raw = BUF_INIT;
+	struct enc_meta m;
+	int rc = meta_read(ks, k, &raw, &m, st);
 	buf_release(&raw);
 	return rc;
 }
