@@ -98,6 +98,10 @@ $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_LIB_OBJS)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Itests/fuzz -MMD -MP -o $@ $< \
 		$(FUZZ_LIB_OBJS) $(LDLIBS_ALL)
 
+# Reached only through pattern rules: keep them (make would delete them
+# as intermediate files).
+.SECONDARY: $(FUZZ_LIB_OBJS)
+
 -include $(FUZZ_LIB_OBJS:.o=.d) $(FUZZ_BINS:=.d)
 
 # Run each harness for FUZZ_SECONDS, one after the other, on a scratch copy

@@ -280,6 +280,41 @@ static void tree(void)
 	T(S_TOPK, 3, "k", "10", "topk-xattr-k");
 	T(S_TOPK, 3, "decay", "0.95", "topk-xattr-decay");
 	T(S_TOPK, 1, "heap", "1\tx\n4\ty\\ty\n2\tz\n", "topk-heap");
+	/* Names: views and other spellings (operation 4). */
+	static const struct {
+		unsigned shape;
+		const char *name;
+	} views[] = {
+	    {S_ZSET, ".by-score"},
+	    {S_ZSET, ".by-score:(1..+inf"},
+	    {S_ZSET, ".by-score-rev:10"},
+	    {S_SORTEDINT, "007"},
+	    {S_STREAM, ".log"},
+	    {S_STREAM, ".info"},
+	    {S_STREAM, ".groups"},
+	    {S_STREAM, ".consumers:g"},
+	    {S_STREAM, ".pending:g"},
+	    {S_STREAM, ".pending:g:c"},
+	    {S_STREAM, "5-0"},
+	    {S_TS, ".range:-..+:avg:1000:bt=mid"},
+	    {S_TS, ".revrange:-..+:count=2"},
+	    {S_TS, ".last"},
+	    {S_TS, ".info"},
+	    {S_TS, "00000000000000001000.csv"},
+	    {S_HLL, ".count"},
+	    {S_BLOOM, ".exists:a"},
+	    {S_BLOOM, ".info"},
+	    {S_TDIGEST, ".quantile:0.5"},
+	    {S_TDIGEST, ".trimmed-mean:0.1:0.9"},
+	    {S_TDIGEST, ".byrank:1"},
+	    {S_TOPK, ".list"},
+	    {S_TOPK, ".query:a"},
+	};
+	for (size_t i = 0; i < sizeof(views) / sizeof(views[0]); i++) {
+		char seed[32];
+		snprintf(seed, sizeof(seed), "name-%02zu", i);
+		tree_seed(views[i].shape, 4, views[i].name, "", 0, seed);
+	}
 #undef T
 	state_file(S_BLOOM, &fs_bloom_shape, "b", "chain", "bloom-chain");
 	state_file(S_BLOOM, &fs_bloom_shape, "b", "filter.0", "bloom-filter0");
