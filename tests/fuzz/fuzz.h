@@ -120,7 +120,13 @@ static inline struct keyspace *fuzz_db(void)
 	if (fuzz_ks && fuzz_runs % FUZZ_DB_RUNS == 0)
 		fuzz_db_close();
 	if (!fuzz_ks) {
-		fuzz_dir = tmpdir_new();
+		/* Named apart from the unit tests' directories: a crashed
+		 * fuzzing process leaves its directory behind. */
+		fuzz_dir = strdup("/tmp/kvfs-fuzz-XXXXXX");
+		if (fuzz_dir && !mkdtemp(fuzz_dir)) {
+			free(fuzz_dir);
+			fuzz_dir = NULL;
+		}
 		if (!fuzz_dir || ks_open(fuzz_dir, NULL, &fuzz_ks) != 0) {
 			fprintf(stderr, "fuzz: cannot open a temporary database\n");
 			abort();

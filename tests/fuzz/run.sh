@@ -8,7 +8,9 @@
 # The harness runs niced. Prints one line per harness:
 #   HARNESS: SECONDS s, EXECS execs, cov COV, ft FT, corpus N, crashes N
 # and exits non-zero if any harness found a crash. FUZZ_ARGS adds libFuzzer
-# options (FUZZ_ARGS=-dict=... or -jobs=...).
+# options: FUZZ_ARGS="-fork=1 -ignore_crashes=1" goes on after a crash
+# (each crash is saved), so a harness with a known crash still runs its
+# full time.
 
 set -u
 if [ $# -lt 3 ]; then
@@ -41,7 +43,8 @@ for h in "$@"; do
 	rc=$?
 	end=$(date +%s)
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
-	last=$(grep -E '^#[0-9]+' "$log" | tail -n 1)
+	last=$(grep -E '^#[0-9]+:? ' "$log" | tail -n 1)
+	[ -n "$execs" ] || execs=$(sed -n 's/^#\([0-9]*\).*/\1/p' <<<"$last")
 	cov=$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<<"$last")
 	ft=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<<"$last")
 	corp=$(sed -n 's/.* corp: \([0-9]*\).*/\1/p' <<<"$last")
