@@ -104,12 +104,13 @@ $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_LIB_OBJS)
 
 -include $(FUZZ_LIB_OBJS:.o=.d) $(FUZZ_BINS:=.d)
 
-# Run each harness for FUZZ_SECONDS, one after the other, on a scratch copy
-# of its corpus (new inputs go to build-fuzz/corpus/, crashes to
-# build-fuzz/crashes/); FUZZ_TARGETS picks some (default all).
+# Run each harness for FUZZ_SECONDS, one after the other, from its seeds
+# (new inputs go to build-fuzz/corpus/, crashes to build-fuzz/crashes/);
+# FUZZ_TARGETS picks some (default all), FUZZ_ARGS adds libFuzzer options.
 FUZZ_TARGETS ?= $(FUZZ_NAMES)
+FUZZ_ARGS ?=
 fuzz-run: $(FUZZ_BINS)
-	$(Q)tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+	$(Q)FUZZ_ARGS="$(FUZZ_ARGS)" tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 # Install whatever Debian packages are missing (needs root or sudo).
 deps:
