@@ -10,8 +10,14 @@
  * a name asks for (shape->load of ".by-score:...", ".range:...",
  * ".exists:...", ".pending:G:C", ...).
  *
+ * Operation 5 converts a hash into the shape's type (user.kvfs.type on a
+ * directory cp -a filled): the data is the hash's fields, each [field:
+ * u16 length, bytes] [value: u16 length, bytes], read by the shape's
+ * from_field.
+ *
  * Input: [shape u8] [operation u8] [name: u16 length, bytes] then the
- * data. The list shape needs a directory node (its gaps) and is left out.
+ * data. The list shape needs a directory node (its gaps) for everything
+ * but a conversion, so it does only that.
  */
 #include "fuzz.h"
 
@@ -124,6 +130,29 @@ static void names(const struct fs_shape *sh, struct fs_ctx *c, const char *name,
 		(void)sh->load(c, name, n, &out);
 }
 
+/* A hash of the fields in the input, converted to the shape's type. */
+static void convert(const struct fs_shape *sh, struct fs_ctx *c, struct fuzz_in *in)
+{
+	for (int i = 0; i < 64 && in->n > 0; i++) {
+		size_t fn, vn;
+		const uint8_t *f = fuzz_field(in, &fn);
+		const uint8_t *v = fuzz_field(in, &vn);
+		(void)hash_set(c->fs->ks, &c->k, f, fn, v, vn, NULL);
+	}
+	if (sh->from_field && convert_hash(c->fs->ks, &c->k, sh->type, sh->from_field, NULL) == 0 &&
+	    sh->iter_open && sh != &fs_list_shape) {
+		void *it = NULL;
+		struct fs_child ch;
+		(void)ks_lookup(c->fs->ks, &c->k, &c->info);
+		if (sh->iter_open(c, NULL, 0, false, &it) == 0) {
+			for (int i = 0; i < 128 && sh->iter_next(it, &ch) == 1; i++)
+				if (sh->load)
+					(void)sh->load(c, ch.name, ch.n, &out);
+			sh->iter_free(it);
+		}
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fuzz_in in = {data, size};
@@ -131,7 +160,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	c.k = fuzz_key_next();
 	fs.ks = fuzz_db();
 	const struct fs_shape *sh = shapes[fuzz_u8(&in) % NSHAPES];
-	unsigned op = fuzz_u8(&in) % 5;
+	unsigned op = fuzz_u8(&in) % 6;
+	if (sh == &fs_list_shape && op != 5)
+		op = 0;
 	size_t nn;
 	const uint8_t *np = fuzz_field(&in, &nn);
 	char *name = fuzz_strdup(np, nn);
@@ -162,6 +193,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	case 4:
 		names(sh, &c, name, nn);
+		break;
+	case 5:
+		convert(sh, &c, &in);
 		break;
 	}
 	free(name);

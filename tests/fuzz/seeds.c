@@ -217,9 +217,37 @@ static void tree_seed(unsigned shape, unsigned op, const char *name, const void 
 	buf_release(&out);
 }
 
-/* The state file `name` of key `key` as the tree shows it, as a commit. */
-static void state_file(unsigned shape, const struct fs_shape *sh, const char *key, const char *name,
-		       const char *seed)
+/* A conversion (operation 5) of a hash with n fields f[i] = v[i]. */
+static void conv_seed(unsigned shape, const char *const *f, const struct buf *v, size_t n,
+		      const char *seed)
+{
+	struct buf out = BUF_INIT;
+	for (size_t i = 0; i < n; i++) {
+		add_field(&out, f[i], strlen(f[i]));
+		add_field(&out, v[i].data, v[i].len);
+	}
+	tree_seed(shape, 5, "", out.data, out.len, seed);
+	buf_release(&out);
+}
+
+static void conv_text(unsigned shape, const char *const *f, const char *const *v, size_t n,
+		      const char *seed)
+{
+	struct buf vb[8];
+	for (size_t i = 0; i < n; i++) {
+		buf_init(&vb[i]);
+		if (buf_set(&vb[i], v[i], strlen(v[i])))
+			abort();
+	}
+	conv_seed(shape, f, vb, n, seed);
+	for (size_t i = 0; i < n; i++)
+		buf_release(&vb[i]);
+}
+
+/* The state file `name` of key `key` as the tree shows it, as a commit;
+ * its text into text (may be NULL). */
+static void state_file_text(unsigned shape, const struct fs_shape *sh, const char *key,
+			    const char *name, const char *seed, struct buf *text)
 {
 	struct fs fs = {.ks = ks};
 	struct fs_ctx c = {.fs = &fs, .k = *KEY(key)};
@@ -234,7 +262,15 @@ static void state_file(unsigned shape, const struct fs_shape *sh, const char *ke
 	tree_seed(shape, 1, name, out.data, out.len, seed);
 	tree_seed(shape, 0, name, out.data, out.len, check.data);
 	buf_release(&check);
+	if (text && buf_set(text, out.data, out.len))
+		abort();
 	buf_release(&out);
+}
+
+static void state_file(unsigned shape, const struct fs_shape *sh, const char *key, const char *name,
+		       const char *seed)
+{
+	state_file_text(shape, sh, key, name, seed, NULL);
 }
 
 static void tree(void)
@@ -250,7 +286,8 @@ static void tree(void)
 		S_HLL,
 		S_BLOOM,
 		S_TDIGEST,
-		S_TOPK
+		S_TOPK,
+		S_LIST
 	};
 #define T(shape, op, name, text, seed) tree_seed(shape, op, name, text, sizeof(text) - 1, seed)
 	T(S_HASH, 1, "f", "value", "hash-commit");
@@ -276,7 +313,7 @@ static void tree(void)
 	T(S_TDIGEST, 2, ".reset", "\n", "tdigest-reset");
 	T(S_TDIGEST, 3, "compression", "200", "tdigest-xattr");
 	T(S_TOPK, 2, ".add", "a\nb\na\n", "topk-add");
-	T(S_TOPK, 2, ".incrby", "a 5\nb 2\n", "topk-incrby");
+	T(S_TOPK, 2, ".incrby", "a\t5\nb\t2\n", "topk-incrby");
 	T(S_TOPK, 3, "k", "10", "topk-xattr-k");
 	T(S_TOPK, 3, "decay", "0.95", "topk-xattr-decay");
 	T(S_TOPK, 1, "heap", "1\tx\n4\ty\\ty\n2\tz\n", "topk-heap");
@@ -305,7 +342,7 @@ static void tree(void)
 	    {S_BLOOM, ".exists:a"},
 	    {S_BLOOM, ".info"},
 	    {S_TDIGEST, ".quantile:0.5"},
-	    {S_TDIGEST, ".trimmed-mean:0.1:0.9"},
+	    {S_TDIGEST, ".trimmed-mean:0.1..0.9"},
 	    {S_TDIGEST, ".byrank:1"},
 	    {S_TOPK, ".list"},
 	    {S_TOPK, ".query:a"},
@@ -316,9 +353,24 @@ static void tree(void)
 		tree_seed(views[i].shape, 4, views[i].name, "", 0, seed);
 	}
 #undef T
-	state_file(S_BLOOM, &fs_bloom_shape, "b", "chain", "bloom-chain");
-	state_file(S_BLOOM, &fs_bloom_shape, "b", "filter.0", "bloom-filter0");
-	state_file(S_HLL, &fs_hll_shape, "hl", "registers", "hll-registers");
+	struct buf st[2] = {BUF_INIT, BUF_INIT};
+	state_file_text(S_BLOOM, &fs_bloom_shape, "b", "chain", "bloom-chain", &st[0]);
+	state_file_text(S_BLOOM, &fs_bloom_shape, "b", "filter.0", "bloom-filter0", &st[1]);
+	conv_seed(S_BLOOM, (const char *const[]){"chain", "filter.0"}, st, 2, "convert-bloom");
+	state_file_text(S_HLL, &fs_hll_shape, "hl", "registers", "hll-registers", &st[0]);
+	conv_seed(S_HLL, (const char *const[]){"registers"}, st, 1, "convert-hll");
+	buf_release(&st[0]);
+	buf_release(&st[1]);
+	conv_text(S_LIST, (const char *const[]){"0", "1", "2"},
+		  (const char *const[]){"a", "b", "c"}, 3, "convert-list");
+	conv_text(S_SET, (const char *const[]){"a", "b"}, (const char *const[]){"", ""}, 2,
+		  "convert-set");
+	conv_text(S_ZSET, (const char *const[]){"m", "n"}, (const char *const[]){"1.5\n", "-inf"},
+		  2, "convert-zset");
+	conv_text(S_SORTEDINT, (const char *const[]){"7", "1000"}, (const char *const[]){"", ""}, 2,
+		  "convert-sortedint");
+	conv_text(S_STREAM, (const char *const[]){"1-0", "5-1"},
+		  (const char *const[]){"f\tv\n", "a\t1\nb\\t\t2\n"}, 2, "convert-stream");
 	state_file(S_TDIGEST, &fs_tdigest_shape, "td", "buffer", "tdigest-buffer");
 	state_file(S_TDIGEST, &fs_tdigest_shape, "td", "centroids", "tdigest-centroids");
 	state_file(S_TDIGEST, &fs_tdigest_shape, "td", "state", "tdigest-state");
