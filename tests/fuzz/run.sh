@@ -43,7 +43,7 @@ for h in "$@"; do
 	rc=$?
 	end=$(date +%s)
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
-	last=$(grep -E '^#[0-9]+:? ' "$log" | tail -n 1)
+	last=$(grep -E '^#[0-9]+:?[[:space:]]' "$log" | tail -n 1)
 	[ -n "$execs" ] || execs=$(sed -n 's/^#\([0-9]*\).*/\1/p' <<<"$last")
 	cov=$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<<"$last")
 	ft=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<<"$last")
