@@ -352,8 +352,12 @@ static void read_topk(const struct ks_key *k)
 	(void)topk_has(ks, k, "a", 1);
 	(void)topk_count_of(ks, k, "a", 1, &count);
 	if (topk_state(ks, k, &t) == 0) {
-		const struct topk_entry *e;
-		topk_list(&t, &e);
+		/* topk_list fills t.n pointers. */
+		const struct topk_entry **e = calloc(t.n ? t.n : 1, sizeof(*e));
+		if (!e)
+			abort();
+		topk_list(&t, e);
+		free(e);
 		topk_release(&t);
 	}
 }
