@@ -117,8 +117,6 @@ static inline void fuzz_db_close(void)
 static inline struct keyspace *fuzz_db(void)
 {
 	static bool registered;
-	if (fuzz_ks && fuzz_runs % FUZZ_DB_RUNS == 0)
-		fuzz_db_close();
 	if (!fuzz_ks) {
 		/* Named apart from the unit tests' directories: a crashed
 		 * fuzzing process leaves its directory behind. */
@@ -138,9 +136,12 @@ static inline struct keyspace *fuzz_db(void)
 	return fuzz_ks;
 }
 
-/* A key in the default namespace not used before in this database. */
+/* A key in the default namespace not used before in this database
+ * (every FUZZ_DB_RUNS keys, a fresh database). */
 static inline struct ks_key fuzz_key_next(void)
 {
+	if (fuzz_ks && fuzz_runs % FUZZ_DB_RUNS == 0)
+		fuzz_db_close();
 	fuzz_db();
 	int n = snprintf(fuzz_keybuf, sizeof(fuzz_keybuf), "fz%lu", fuzz_runs % FUZZ_DB_RUNS);
 	fuzz_runs++;
