@@ -106,7 +106,8 @@ $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_LIB_OBJS)
 
 # Run each harness for FUZZ_SECONDS, one after the other, from its seeds
 # (new inputs go to build-fuzz/corpus/, crashes to build-fuzz/crashes/);
-# FUZZ_TARGETS picks some (default all), FUZZ_ARGS adds libFuzzer options.
+# FUZZ_TARGETS picks some (default all); FUZZ_ARGS replaces the libFuzzer
+# options (default: fork mode, going on after a crash).
 FUZZ_TARGETS ?= $(FUZZ_NAMES)
 FUZZ_ARGS ?=
 fuzz-run: $(FUZZ_BINS)

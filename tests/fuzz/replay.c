@@ -6,12 +6,45 @@
  * FUZZ_CORPUS, set by the Makefile). Prints "NAME: N passed, 0 failed";
  * an input that crashes the decoder kills the process, which the unit
  * runner counts as a failure.
+ *
+ * A reproducer may make a decoder allocate what a corrupt length says
+ * (terabytes): memory is capped at FUZZ_REPLAY_MEM_MB so `make test`
+ * never takes the machine's memory. Without AddressSanitizer the address
+ * space is limited (malloc fails, the decoder must cope); under it (whose
+ * shadow memory needs the address space) the resident size is, and going
+ * past it is a failure.
  */
 #include "fuzz.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+
+#define FUZZ_REPLAY_MEM_MB 2048
+#define STR_(x)		   #x
+#define STR(x)		   STR_(x)
+
+#ifdef __SANITIZE_ADDRESS__
+const char *__asan_default_options(void);
+const char *__asan_default_options(void)
+{
+	return "hard_rss_limit_mb=" STR(FUZZ_REPLAY_MEM_MB);
+}
+#endif
+
+static void limit_memory(void)
+{
+#ifndef __SANITIZE_ADDRESS__
+	struct rlimit r = {(rlim_t)FUZZ_REPLAY_MEM_MB << 20, (rlim_t)FUZZ_REPLAY_MEM_MB << 20};
+	struct rlimit cur;
+	if (getrlimit(RLIMIT_AS, &cur) == 0 && cur.rlim_cur != RLIM_INFINITY &&
+	    cur.rlim_cur < r.rlim_cur)
+		return;
+	if (setrlimit(RLIMIT_AS, &r))
+		perror("setrlimit");
+#endif
+}
 
 #ifndef FUZZ_CORPUS
 #define FUZZ_CORPUS "."
@@ -99,6 +132,7 @@ int main(int argc, char **argv)
 {
 	const char *name = strrchr(argv[0], '/');
 	name = name ? name + 1 : argv[0];
+	limit_memory();
 	if (LLVMFuzzerInitialize)
 		LLVMFuzzerInitialize(&argc, &argv);
 	if (argc < 2)

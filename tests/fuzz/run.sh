@@ -7,10 +7,10 @@
 # between runs); a crash is written to BUILD_DIR/crashes/HARNESS-*.
 # The harness runs niced. Prints one line per harness:
 #   HARNESS: SECONDS s, EXECS execs, cov COV, ft FT, corpus N, crashes N
-# and exits non-zero if any harness found a crash. FUZZ_ARGS adds libFuzzer
-# options: FUZZ_ARGS="-fork=1 -ignore_crashes=1" goes on after a crash
-# (each crash is saved), so a harness with a known crash still runs its
-# full time.
+# and exits non-zero if any harness found a crash. It fuzzes in fork mode
+# and goes on after a crash, saving each (the seed corpus holds the
+# reproducers of known crashes, and a harness must still run its full
+# time); FUZZ_ARGS replaces these libFuzzer options.
 
 set -u
 if [ $# -lt 3 ]; then
@@ -38,7 +38,9 @@ for h in "$@"; do
 	start=$(date +%s)
 	# shellcheck disable=SC2086 # FUZZ_ARGS is a list of options
 	nice -n 10 "$bin" -max_total_time="$secs" -timeout=30 -print_final_stats=1 \
-		-artifact_prefix="$crashes/$h-" ${FUZZ_ARGS:-} "$work" "$here/corpus/$h" \
+		-artifact_prefix="$crashes/$h-" \
+		${FUZZ_ARGS:--fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1} \
+		"$work" "$here/corpus/$h" \
 		>"$log" 2>&1
 	rc=$?
 	end=$(date +%s)
