@@ -20,7 +20,8 @@ LDLIBS_ALL := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm $(LDL
 
 # Debian packages the build, the tests and the demo need.
 DEBS := gcc make pkg-config libfuse3-dev fuse3 librocksdb-dev libxxhash-dev libcjson-dev \
-        bats rocksdb-tools attr rsync python3 xxd vim-tiny redis-server redis-tools xxhash
+        bats rocksdb-tools attr rsync python3 xxd vim-tiny redis-server redis-tools xxhash \
+        clang libclang-rt-14-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 SRCS     := $(wildcard src/*.c)
@@ -29,9 +30,15 @@ OBJS     := $(SRCS:src/%.c=$(BUILD)/obj/%.o)
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(BUILD)/obj/%.o)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+# Fuzz harnesses (tests/fuzz/fuzz_AREA.c): built with replay.c's main() as
+# BUILD/tests/test_fuzz_AREA, which the unit runner runs over the corpus.
+FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_NAMES := $(FUZZ_SRCS:tests/fuzz/%.c=%)
+FUZZ_REPLAY_BINS := $(FUZZ_NAMES:%=$(BUILD)/tests/test_%)
+UNIT_BINS += $(FUZZ_REPLAY_BINS)
 
 .PHONY: all deps test unit bats check asan bench stress install uninstall clean fmt fmt-check \
-        check-layers demo
+        check-layers demo fuzz fuzz-run fuzz-seeds
 
 all: $(BUILD)/kvfs
 
@@ -49,7 +56,62 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) tests/unit/check.h
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS_ALL) -Itests/unit -MMD -MP -o $@ $< $(LIB_OBJS) $(LDLIBS_ALL)
 
+$(BUILD)/tests/test_fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests/fuzz/fuzz.h $(LIB_OBJS)
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS_ALL) -Itests/fuzz -DFUZZ_CORPUS='"$(abspath tests/fuzz/corpus/fuzz_$*)"' \
+		-MMD -MP -o $@ $< tests/fuzz/replay.c $(LIB_OBJS) $(LDLIBS_ALL)
+
+# The store-backed harnesses' seeds, made with the type verbs (the
+# other seeds are written by hand; see docs/testing.md).
+$(BUILD)/tests/fuzz-seeds: tests/fuzz/seeds.c tests/fuzz/fuzz.h $(LIB_OBJS)
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS_ALL) -Itests/fuzz -MMD -MP -o $@ $< $(LIB_OBJS) $(LDLIBS_ALL)
+
+fuzz-seeds: $(BUILD)/tests/fuzz-seeds
+	$(Q)$(BUILD)/tests/fuzz-seeds tests/fuzz/corpus
+
 -include $(OBJS:.o=.d) $(UNIT_BINS:=.d)
+
+# libFuzzer builds of the harnesses (clang), in build-fuzz/: the library
+# objects with -fsanitize=fuzzer-no-link, each harness with -fsanitize=fuzzer,
+# all under AddressSanitizer and UndefinedBehaviorSanitizer.
+FUZZ_BUILD := build-fuzz
+FUZZ_CC ?= clang
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_CFLAGS := -std=gnu11 -O1 -g $(FUZZ_SAN) $(WARN) -D_GNU_SOURCE \
+	-DFUSE_USE_VERSION=314 -Iinclude $(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(CFLAGS)
+FUZZ_LIB_OBJS := $(LIB_SRCS:src/%.c=$(FUZZ_BUILD)/obj/%.o)
+FUZZ_BINS := $(FUZZ_NAMES:%=$(FUZZ_BUILD)/%)
+FUZZ_SECONDS ?= 600
+
+fuzz: $(FUZZ_BINS)
+
+$(FUZZ_BUILD)/obj/%.o: src/%.c
+	@mkdir -p $(@D)
+	@echo "  FUZZCC  $<"
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
+
+$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_LIB_OBJS)
+	@echo "  FUZZLD  $@"
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Itests/fuzz -MMD -MP -o $@ $< \
+		$(FUZZ_LIB_OBJS) $(LDLIBS_ALL)
+
+# Reached only through pattern rules: keep them (make would delete them
+# as intermediate files).
+.SECONDARY: $(FUZZ_LIB_OBJS)
+
+-include $(FUZZ_LIB_OBJS:.o=.d) $(FUZZ_BINS:=.d)
+
+# Run each harness for FUZZ_SECONDS, one after the other, from its seeds
+# (new inputs go to build-fuzz/corpus/, crashes to build-fuzz/crashes/);
+# FUZZ_TARGETS picks some (default all); FUZZ_ARGS replaces the libFuzzer
+# options (default: fork mode, going on after a crash).
+FUZZ_TARGETS ?= $(FUZZ_NAMES)
+FUZZ_ARGS ?=
+fuzz-run: $(FUZZ_BINS)
+	$(Q)FUZZ_ARGS="$(FUZZ_ARGS)" tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 # Install whatever Debian packages are missing (needs root or sudo).
 deps:
@@ -120,10 +182,11 @@ demo: deps
 	$(Q)mountscripts/kvfs-demo
 
 fmt:
-	clang-format -i src/*.c include/*.h tests/unit/*.c tests/unit/*.h
+	clang-format -i src/*.c include/*.h tests/unit/*.c tests/unit/*.h tests/fuzz/*.c tests/fuzz/*.h
 
 fmt-check:
-	clang-format --dry-run --Werror src/*.c include/*.h tests/unit/*.c tests/unit/*.h
+	clang-format --dry-run --Werror src/*.c include/*.h tests/unit/*.c tests/unit/*.h \
+		tests/fuzz/*.c tests/fuzz/*.h
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-fuzz
