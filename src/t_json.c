@@ -1585,7 +1585,8 @@ static int bignum_text(struct buf *out, const unsigned char *s, size_t n, bool n
 	if (!v)
 		return -ENOMEM;
 	v[0] = 0;
-	memcpy(v + 1, s, n);
+	if (n) /* an empty magnitude may come with no bytes at all (s NULL) */
+		memcpy(v + 1, s, n);
 	n++;
 	if (negative) /* -1 - m: print m + 1 */
 		for (size_t i = n; i-- > 0;)
