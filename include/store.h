@@ -153,6 +153,10 @@ void store_iter_seek_last(struct store_iter *it);
 bool store_iter_valid(struct store_iter *it);
 void store_iter_next(struct store_iter *it);
 void store_iter_prev(struct store_iter *it);
+/* One step of a walk that was seeked to its first record: the first call
+ * (*started false) stays there, later ones move on, backwards if reverse.
+ * true while the iterator is on a record (else see store_iter_status). */
+bool store_iter_step(struct store_iter *it, bool reverse, bool *started);
 const void *store_iter_key(struct store_iter *it, size_t *n);
 const void *store_iter_value(struct store_iter *it, size_t *n);
 /* 0 if the iterator stopped cleanly, -EIO (logged) on a RocksDB error. */

@@ -1594,6 +1594,18 @@ void store_iter_prev(struct store_iter *it)
 		rocksdb_iter_prev(it->it);
 }
 
+bool store_iter_step(struct store_iter *it, bool reverse, bool *started)
+{
+	if (*started && store_iter_valid(it)) {
+		if (reverse)
+			store_iter_prev(it);
+		else
+			store_iter_next(it);
+	}
+	*started = true;
+	return store_iter_valid(it);
+}
+
 const void *store_iter_key(struct store_iter *it, size_t *n)
 {
 	return rocksdb_iter_key(it->it, n);

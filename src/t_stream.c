@@ -807,14 +807,7 @@ int stream_iter_next(struct stream_iter *it, struct stream_id *id, const char **
 	if (!it->si)
 		return 0;
 	for (;;) {
-		if (it->started && store_iter_valid(it->si)) {
-			if (it->reverse)
-				store_iter_prev(it->si);
-			else
-				store_iter_next(it->si);
-		}
-		it->started = true;
-		if (!store_iter_valid(it->si))
+		if (!store_iter_step(it->si, it->reverse, &it->started))
 			return store_iter_status(it->si);
 		key = store_iter_key(it->si, &kn);
 		if (kn == it->plen + 16)

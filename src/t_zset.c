@@ -583,14 +583,7 @@ int zset_score_iter_next(struct zset_score_iter *it, const char **m, size_t *mn,
 		return 0;
 	while (rc == 0) {
 		/* The slice handed out last time stays valid until this move. */
-		if (it->started && store_iter_valid(it->si)) {
-			if (it->reverse)
-				store_iter_prev(it->si);
-			else
-				store_iter_next(it->si);
-		}
-		it->started = true;
-		if (!store_iter_valid(it->si))
+		if (!store_iter_step(it->si, it->reverse, &it->started))
 			return store_iter_status(it->si);
 		key = store_iter_key(it->si, &kn);
 		if (kn < plen + 8) {
