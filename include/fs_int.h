@@ -34,6 +34,11 @@ struct fs {
 	/* Counts the stores made through nodes (fs_seq_next): a stat that
 	 * began before a node's last store may hold its old size. */
 	uint64_t seq;
+	/* Every open file's handle (fs_handle_new), for the ones the kernel
+	 * never releases: a daemon stopped with files open frees them at
+	 * exit (fs_file_release_all). */
+	pthread_mutex_t handles_lock;
+	struct fs_handle *handles;
 	/* The last file key of a type other than string that was renamed
 	 * to a temp name (vim's NAME -> NAME~): a key created as NAME soon
 	 * after takes its type (fs.c, rename_keys and create_key). */
@@ -51,6 +56,7 @@ struct fs {
  * them at each flush (fs_json_add). */
 struct fs_handle {
 	struct fs_node *node;
+	struct fs_handle *prev, *next; /* fs.handles */
 	/* Opened O_APPEND: every write goes to the end of the node's value,
 	 * whatever offset the kernel sends, which it takes from a size that
 	 * another handle's O_TRUNC or write may have changed meanwhile. */
@@ -573,7 +579,13 @@ int fs_file_check(struct fs *fs, struct fs_node *node, bool write, bool *view);
 /* Count an open of h's node and apply O_TRUNC; set the file's caching.
  * fresh: the open created the file. */
 void fs_file_open_setup(struct fs_handle *h, struct fuse_file_info *fi, bool view, bool fresh);
+/* A new handle of an open file (no node yet), linked in fs.handles; NULL
+ * on ENOMEM. fs_file_close commits, unlinks and frees it. */
+struct fs_handle *fs_handle_new(struct fs *fs);
 void fs_file_close(struct fs *fs, struct fs_handle *h);
+/* At exit, after fs_file_commit_all: free the handles the kernel never
+ * released (their buffers were committed or logged already). */
+void fs_file_release_all(struct fs *fs);
 /* Truncate a file node (setattr): through its buffer when it is open,
  * committed now unless an open file will commit it (h: the setattr came
  * through that open file; NULL: by name). */

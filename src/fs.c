@@ -122,6 +122,7 @@ struct fs *fs_new(struct keyspace *ks, const struct fs_options *opt)
 	}
 	clock_gettime(CLOCK_REALTIME, &fs->mount_time);
 	pthread_mutex_init(&fs->backup_lock, NULL);
+	pthread_mutex_init(&fs->handles_lock, NULL);
 	buf_init(&fs->backup.name);
 	return fs;
 }
@@ -131,9 +132,11 @@ void fs_free(struct fs *fs)
 	if (!fs)
 		return;
 	notifier_stop(fs);
+	fs_file_release_all(fs);
 	fs_itable_free(fs->it);
 	buf_release(&fs->backup.name);
 	pthread_mutex_destroy(&fs->backup_lock);
+	pthread_mutex_destroy(&fs->handles_lock);
 	free(fs);
 }
 
@@ -1523,7 +1526,7 @@ static void op_create(fuse_req_t req, fuse_ino_t parent_ino, const char *name, m
 		goto out;
 	if (m.made)
 		created_stat(&init, &m.st);
-	h = calloc(1, sizeof(*h));
+	h = fs_handle_new(fs);
 	if (!h) {
 		rc = -ENOMEM;
 		goto out;

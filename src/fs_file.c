@@ -376,8 +376,44 @@ void fs_file_close(struct fs *fs, struct fs_handle *h)
 		pthread_mutex_unlock(&node->lock);
 		fs_itable_unref(fs->it, node);
 	}
+	pthread_mutex_lock(&fs->handles_lock);
+	if (h->prev)
+		h->prev->next = h->next;
+	else if (fs->handles == h)
+		fs->handles = h->next;
+	if (h->next)
+		h->next->prev = h->prev;
+	pthread_mutex_unlock(&fs->handles_lock);
 	buf_release(&h->added);
 	free(h);
+}
+
+struct fs_handle *fs_handle_new(struct fs *fs)
+{
+	struct fs_handle *h = calloc(1, sizeof(*h));
+	if (!h)
+		return NULL;
+	pthread_mutex_lock(&fs->handles_lock);
+	h->next = fs->handles;
+	if (h->next)
+		h->next->prev = h;
+	fs->handles = h;
+	pthread_mutex_unlock(&fs->handles_lock);
+	return h;
+}
+
+void fs_file_release_all(struct fs *fs)
+{
+	pthread_mutex_lock(&fs->handles_lock);
+	struct fs_handle *h = fs->handles;
+	fs->handles = NULL;
+	pthread_mutex_unlock(&fs->handles_lock);
+	while (h) {
+		struct fs_handle *next = h->next;
+		buf_release(&h->added);
+		free(h);
+		h = next;
+	}
 }
 
 int fs_file_check(struct fs *fs, struct fs_node *node, bool write, bool *view)
@@ -547,7 +583,7 @@ void fs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fuse_reply_err(req, fs_errno(rc));
 		return;
 	}
-	struct fs_handle *h = calloc(1, sizeof(*h));
+	struct fs_handle *h = fs_handle_new(fs);
 	if (!h) {
 		pthread_mutex_unlock(&node->lock);
 		fuse_reply_err(req, ENOMEM);
