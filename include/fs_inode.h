@@ -75,9 +75,9 @@ struct fs_node {
 
 	/*
 	 * Open-file state, guarded by `lock` (recursive: see
-	 * fs_itable_lock_names): the value as the open files see it. Loaded on first read or write, shared by every handle of
-	 * the node, committed when dirty on flush/fsync/release, freed when
-	 * the last handle closes.
+	 * fs_itable_lock_names): the value as the open files see it. Loaded on first read or write,
+	 * shared by every handle of the node, committed when dirty on flush/fsync/release, freed
+	 * when the last handle closes.
 	 */
 	pthread_mutex_t lock;
 	struct buf data;
@@ -97,7 +97,7 @@ struct fs_node {
 	uint64_t stored;    /* fs.seq at this node's last store (fs_seq_store_locked) */
 	uint64_t expire_ms; /* the key's expiry when it was opened (0: none) */
 	unsigned opens;
-	unsigned writers; /* opens for writing (fs_file_open_setup) */
+	unsigned writers;  /* opens for writing (fs_file_open_setup) */
 	uint64_t wrote_ms; /* when an open for writing last opened or closed */
 	uint64_t used_ms;  /* when the kernel last got the node (lookup, create, open) */
 	/* An O_TRUNC open's emptying of the value, not applied yet

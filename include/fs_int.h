@@ -149,7 +149,7 @@ struct fs_reply {
 	double entry_timeout, attr_timeout;
 	enum fs_local local; /* a new local entry: the node holds it */
 	enum kv_type ktype;  /* the node's type, for a create */
-	uint64_t since;      /* fs_seq() before the attributes were read */
+	uint64_t since;	     /* fs_seq() before the attributes were read */
 	/* A create of a local entry: the mode and owner its node keeps until
 	 * it is stored (KS_ATTR_CREATE; NULL or no flag: none). */
 	const struct ks_attr_change *init;

@@ -465,7 +465,8 @@ int fs_file_check(struct fs *fs, struct fs_node *node, bool write, bool *view)
 		info = c.info;
 		stored = fs_itable_local(fs->it, node) == FS_LOCAL_NONE;
 		input = !rc && stored && sh->is_input && sh->is_input(p.entry.data, p.entry.len);
-		if (!rc && !input && stored && sh->is_view && sh->is_view(p.entry.data, p.entry.len)) {
+		if (!rc && !input && stored && sh->is_view &&
+		    sh->is_view(p.entry.data, p.entry.len)) {
 			*view = true;
 			if (write) {
 				LOG_ERR("'%s/%s' is a read-only view", p.key.data, p.entry.data);

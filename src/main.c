@@ -481,11 +481,11 @@ int main(int argc, char *argv[])
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
 	struct fuse_cmdline_opts copts;
 	struct options o = {
-		.timeout = 10.0,
-		.threads = KVFS_THREADS,
-		.uid = getuid(),
-		.gid = getgid(),
-		.umask = 022,
+	    .timeout = 10.0,
+	    .threads = KVFS_THREADS,
+	    .uid = getuid(),
+	    .gid = getgid(),
+	    .umask = 022,
 	};
 	struct fuse_loop_config *lcfg = NULL;
 	struct fuse_session *se = NULL;

@@ -31,8 +31,8 @@
 #define STORE_BLOB_MIN (64u << 10) /* values from 64 KiB go to blob files */
 /* The WAL kept alive at most (see store_make_options), and the write
  * buffer per column family (RocksDB's and Kvrocks's 64 MiB). */
-#define STORE_MAX_WAL        (128ull << 20)
-#define STORE_WRITE_BUFFER   (64u << 20)
+#define STORE_MAX_WAL	   (128ull << 20)
+#define STORE_WRITE_BUFFER (64u << 20)
 /* On a small file system the write buffer is at most this part of it,
  * and at least STORE_WRITE_BUFFER_MIN (see store_write_buffer). */
 #define STORE_WRITE_BUFFER_PART 8
