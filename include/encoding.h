@@ -42,11 +42,11 @@ bool enc_type_is_inline(enum kv_type t);
  * timeseries, topk). */
 bool enc_type_is_emptyable(enum kv_type t);
 
-#define ENC_FLAG_64BIT 0x80 /* metadata flags bit 7: v1 encoding */
+#define ENC_FLAG_64BIT	   0x80 /* metadata flags bit 7: v1 encoding */
 #define ENC_FLAG_TYPE_MASK 0x0f
 #define ENC_META_V1_HEADER 25 /* flags + expire u64 + version u64 + size u64 */
 #define ENC_META_V0_HEADER 17 /* flags + expire u32 + version u64 + size u32 */
-#define ENC_MAX_NS 255
+#define ENC_MAX_NS	   255
 
 /*
  * A decoded metadata header. For inline types (string, json) version and
@@ -56,8 +56,8 @@ bool enc_type_is_emptyable(enum kv_type t);
  */
 struct enc_meta {
 	enum kv_type type;
-	bool v1;            /* 64-bit encoding (flags bit 7) */
-	uint8_t flags;      /* the raw flags byte */
+	bool v1;	    /* 64-bit encoding (flags bit 7) */
+	uint8_t flags;	    /* the raw flags byte */
 	uint64_t expire_ms; /* absolute Unix ms, 0 = none (v0 seconds are converted) */
 	uint64_t version;
 	uint64_t size;

@@ -13,12 +13,12 @@
 #include "keyspace.h"
 
 struct fs_options {
-	const char *ns;      /* -o ns=NAME: one namespace at the root; NULL = all */
-	const char *dbdir;   /* for statfs */
-	double timeout;      /* kernel entry/attr cache, seconds */
+	const char *ns;	   /* -o ns=NAME: one namespace at the root; NULL = all */
+	const char *dbdir; /* for statfs */
+	double timeout;	   /* kernel entry/attr cache, seconds */
 	bool read_only;
-	uid_t uid;   /* -o uid=: owner of objects without a stored one */
-	gid_t gid;   /* -o gid= */
+	uid_t uid;    /* -o uid=: owner of objects without a stored one */
+	gid_t gid;    /* -o gid= */
 	mode_t umask; /* -o umask=: permissions of objects without stored ones */
 };
 

@@ -40,8 +40,8 @@
 
 enum fs_kind {
 	FS_ROOT,  /* "/": namespaces (or, with -o ns=, the keys of one) */
-	FS_NS,    /* a namespace directory */
-	FS_KEY,   /* a key: a file or a directory, by its type */
+	FS_NS,	  /* a namespace directory */
+	FS_KEY,	  /* a key: a file or a directory, by its type */
 	FS_ENTRY, /* an entry inside a key's directory (a hash field, a list element, ...) */
 };
 
@@ -64,12 +64,12 @@ struct fs_node {
 	 * copy or reference them for use after both are released.
 	 */
 	struct fs_node *parent; /* NULL for the root; a reference is held */
-	char *name;             /* stored bytes, NUL-terminated copy */
+	char *name;		/* stored bytes, NUL-terminated copy */
 	size_t namelen;
-	bool unhashed;          /* unlinked or replaced: no longer in the name index */
-	uint64_t nlookup;       /* guarded by the table lock */
-	uint64_t refs;          /* guarded by the table lock */
-	enum fs_local local;    /* guarded by the table lock */
+	bool unhashed;	     /* unlinked or replaced: no longer in the name index */
+	uint64_t nlookup;    /* guarded by the table lock */
+	uint64_t refs;	     /* guarded by the table lock */
+	enum fs_local local; /* guarded by the table lock */
 	struct fs_node *next_ino, *next_name;
 	struct fs_node *kids, *sib_prev, *sib_next; /* children; guarded by the table lock */
 
@@ -91,8 +91,8 @@ struct fs_node {
 	/* 0, or a write was refused: the next commits fail with this
 	 * (negative) errno and store nothing; cleared at the last close. */
 	int bad;
-	bool input;         /* an input entry (fs_shape.is_input): data holds a partial line */
-	bool live;          /* a growing view (fs_shape.is_live): reloaded at its end */
+	bool input;	    /* an input entry (fs_shape.is_input): data holds a partial line */
+	bool live;	    /* a growing view (fs_shape.is_live): reloaded at its end */
 	enum kv_type ktype; /* type of the node's key (a file key's own, an entry's key's) */
 	uint64_t stored;    /* fs.seq at this node's last store (fs_seq_store_locked) */
 	uint64_t expire_ms; /* the key's expiry when it was opened (0: none) */
@@ -186,8 +186,8 @@ int fs_itable_rename(struct fs_itable *t, struct fs_node *parent, const void *na
 struct fs_node *fs_itable_find(struct fs_itable *t, struct fs_node *parent, const void *name,
 			       size_t n);
 /* The same, only if that node is a local entry (see above). */
-struct fs_node *fs_itable_find_local(struct fs_itable *t, struct fs_node *parent,
-				     const void *name, size_t n);
+struct fs_node *fs_itable_find_local(struct fs_itable *t, struct fs_node *parent, const void *name,
+				     size_t n);
 /* The node's parent, with a daemon reference the caller drops with
  * fs_itable_unref (a rename may move the node meanwhile); NULL for the
  * root. */

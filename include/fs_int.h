@@ -240,8 +240,7 @@ struct fs_shape {
 	/* List the entries after the cursor (NULL: from the first); by_name
 	 * asks for stored-name order, where the shape's own order differs
 	 * (long-name resolution). */
-	int (*iter_open)(struct fs_ctx *c, const void *after, size_t alen, bool by_name,
-			 void **it);
+	int (*iter_open)(struct fs_ctx *c, const void *after, size_t alen, bool by_name, void **it);
 	int (*iter_next)(void *it, struct fs_child *ch);
 	void (*iter_free)(void *it);
 	/* Is `name` a view (read-only, never listed)? NULL: no views. */
@@ -632,8 +631,7 @@ int fs_file_convert(struct fs *fs, const struct ks_key *k, enum kv_type from, en
 /* The node's key changed type (string <-> bitmap) under it. */
 void fs_file_set_type(struct fs_node *node, enum kv_type t);
 void fs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
-void fs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
-		struct fuse_file_info *fi);
+void fs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse_file_info *fi);
 void fs_op_write(fuse_req_t req, fuse_ino_t ino, const char *data, size_t size, off_t off,
 		 struct fuse_file_info *fi);
 void fs_op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);

@@ -22,7 +22,7 @@
  * It is hidden from the tree and never user-writable.
  */
 #define KS_RESERVED_NS "__kvfs"
-#define KS_DEFAULT_NS "__namespace"
+#define KS_DEFAULT_NS  "__namespace"
 
 struct keyspace;
 struct store;
@@ -37,8 +37,8 @@ struct ks_key {
 };
 
 struct ks_options {
-	bool cluster;             /* slot-encoded keys (Kvrocks cluster mode) */
-	bool read_only;           /* open RocksDB read-only */
+	bool cluster;		  /* slot-encoded keys (Kvrocks cluster mode) */
+	bool read_only;		  /* open RocksDB read-only */
 	size_t block_cache_bytes; /* 0 = default */
 };
 
@@ -60,7 +60,7 @@ int ks_compact(struct keyspace *ks);
 /* What a key is. For inline types (string, json) size is the value length. */
 struct ks_info {
 	enum kv_type type;
-	bool empty;         /* a remembered empty collection (no Kvrocks metadata) */
+	bool empty;	    /* a remembered empty collection (no Kvrocks metadata) */
 	uint64_t expire_ms; /* absolute Unix ms, 0 = none */
 	uint64_t version;   /* 0 for inline types and empty collections */
 	uint64_t size;

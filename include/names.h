@@ -22,7 +22,7 @@
 
 #include "util.h"
 
-#define NAMES_MAX 255
+#define NAMES_MAX	  255
 #define NAMES_LONG_PREFIX 200
 
 /* Escape stored bytes into a file name (NUL-terminated in out->data, at

@@ -63,7 +63,7 @@ int store_gc_meta_get(struct store_gc_read *rd, const void *k, size_t kn, const 
 		      size_t *vn);
 
 struct store_options {
-	bool read_only;           /* open with RocksDB's read-only mode */
+	bool read_only;		  /* open with RocksDB's read-only mode */
 	size_t block_cache_bytes; /* 0 = default (64 MiB) */
 	/* Compaction filters to install (copied; NULL = none). Ignored on a
 	 * read-only store, which never compacts. */
@@ -125,8 +125,8 @@ void store_batch_putv(struct store_batch *b, enum store_cf cf, const void *k, si
 		      const void *const *parts, const size_t *lens, int nparts);
 void store_batch_delete(struct store_batch *b, enum store_cf cf, const void *k, size_t kn);
 /* Delete every key in [begin, end). */
-void store_batch_delete_range(struct store_batch *b, enum store_cf cf, const void *begin,
-			      size_t bn, const void *end, size_t en);
+void store_batch_delete_range(struct store_batch *b, enum store_cf cf, const void *begin, size_t bn,
+			      const void *end, size_t en);
 int store_batch_count(struct store_batch *b);
 void store_batch_clear(struct store_batch *b);
 
@@ -143,10 +143,10 @@ int store_sync(struct store *s);
  * unpositioned: call a seek first. Key and value slices are borrowed and
  * valid until the next move or free. NULL on ENOMEM.
  */
-struct store_iter *store_iter_new(struct store *s, enum store_cf cf, const void *lower,
-				  size_t ln, const void *upper, size_t un);
+struct store_iter *store_iter_new(struct store *s, enum store_cf cf, const void *lower, size_t ln,
+				  const void *upper, size_t un);
 void store_iter_free(struct store_iter *it);
-void store_iter_seek(struct store_iter *it, const void *k, size_t kn); /* first >= k */
+void store_iter_seek(struct store_iter *it, const void *k, size_t kn);		/* first >= k */
 void store_iter_seek_for_prev(struct store_iter *it, const void *k, size_t kn); /* last <= k */
 void store_iter_seek_first(struct store_iter *it);
 void store_iter_seek_last(struct store_iter *it);
@@ -172,7 +172,7 @@ int store_stats(struct store *s, uint64_t *bytes, uint64_t *keys);
  * the file goes). Blocks until done.
  * 0, -EROFS on a read-only store, -ENOENT if the column family is not
  * open. */
-int store_compact(struct store *s, enum store_cf cf, const void *begin, size_t bn,
-		  const void *end, size_t en);
+int store_compact(struct store *s, enum store_cf cf, const void *begin, size_t bn, const void *end,
+		  size_t en);
 
 #endif

@@ -14,14 +14,14 @@
 
 /* What one field of the hash becomes. */
 struct convert_item {
-	uint64_t num; /* list: the element's position; sortedint: the id;
-		       * stream: ID ms; sketches: which state file (hyperloglog:
-		       * 0 registers; bloom: 0 chain, i + 1 filter i) */
-	uint64_t seq; /* stream: ID seq */
-	double score; /* zset: the member's score */
+	uint64_t num;		  /* list: the element's position; sortedint: the id;
+				   * stream: ID ms; sketches: which state file (hyperloglog:
+				   * 0 registers; bloom: 0 chain, i + 1 filter i) */
+	uint64_t seq;		  /* stream: ID seq */
+	double score;		  /* zset: the member's score */
 	struct bloom_state bloom; /* bloom: what the chain field says */
-	struct buf value; /* stream: the entry's stored value (stream_value_encode); freed
-			   * by convert_hash */
+	struct buf value;	  /* stream: the entry's stored value (stream_value_encode); freed
+				   * by convert_hash */
 };
 
 /* Read field f (value v) as an item of the target type: 0 with *it
@@ -51,7 +51,7 @@ typedef int (*convert_field_cb)(void *arg, const char *f, size_t fn, const char 
  * repeat or leave a gap; logged), -EOPNOTSUPP (another target type),
  * -ENOMEM, -EIO.
  */
-int convert_hash(struct keyspace *ks, const struct ks_key *k, enum kv_type to,
-		 convert_field_cb cb, void *arg);
+int convert_hash(struct keyspace *ks, const struct ks_key *k, enum kv_type to, convert_field_cb cb,
+		 void *arg);
 
 #endif

@@ -19,14 +19,13 @@ int hash_get(struct keyspace *ks, const struct ks_key *k, const void *f, size_t 
 	     struct buf *out);
 /* HSET of one field; creates the key. *created (may be NULL) = true if the
  * field was new. Removes an empty-collection record in the same batch. */
-int hash_set(struct keyspace *ks, const struct ks_key *k, const void *f, size_t fn,
-	     const void *v, size_t vn, bool *created);
+int hash_set(struct keyspace *ks, const struct ks_key *k, const void *f, size_t fn, const void *v,
+	     size_t vn, bool *created);
 /* HSETNX: -EEXIST if the field exists. */
-int hash_setnx(struct keyspace *ks, const struct ks_key *k, const void *f, size_t fn,
-	       const void *v, size_t vn);
+int hash_setnx(struct keyspace *ks, const struct ks_key *k, const void *f, size_t fn, const void *v,
+	       size_t vn);
 /* HDEL of one field. -ENOENT if the key or field is missing. */
-int hash_del(struct keyspace *ks, const struct ks_key *k, const void *f, size_t fn,
-	     unsigned flags);
+int hash_del(struct keyspace *ks, const struct ks_key *k, const void *f, size_t fn, unsigned flags);
 /* HLEN: a missing key has length 0. */
 int hash_len(struct keyspace *ks, const struct ks_key *k, uint64_t *n);
 /* HEXISTS: 1, 0, or a negative errno (-KV_EWRONGTYPE). */

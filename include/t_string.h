@@ -15,8 +15,8 @@
 #define STRING_MAX (512ull << 20)
 
 /* SET options */
-#define STRING_SET_NX 0x1      /* only if the key does not exist (-EEXIST) */
-#define STRING_SET_XX 0x2      /* only if the key exists (-ENOENT) */
+#define STRING_SET_NX	   0x1 /* only if the key does not exist (-EEXIST) */
+#define STRING_SET_XX	   0x2 /* only if the key exists (-ENOENT) */
 #define STRING_SET_KEEPTTL 0x4 /* keep the key's expiry (SET ... KEEPTTL) */
 
 /* GET: out = the value. */

@@ -27,7 +27,10 @@ struct buf {
 	size_t cap;
 };
 
-#define BUF_INIT { NULL, 0, 0 }
+#define BUF_INIT                                                                                   \
+	{                                                                                          \
+		NULL, 0, 0                                                                         \
+	}
 
 void buf_init(struct buf *b);
 void buf_release(struct buf *b);
@@ -58,7 +61,7 @@ enum log_level { LOG_LEVEL_ERR = 0, LOG_LEVEL_WARN, LOG_LEVEL_INFO, LOG_LEVEL_DE
 extern int log_level_current;
 void log_msg(enum log_level lvl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void log_use_syslog(bool on);
-#define LOG_ERR(...) log_msg(LOG_LEVEL_ERR, __VA_ARGS__)
+#define LOG_ERR(...)  log_msg(LOG_LEVEL_ERR, __VA_ARGS__)
 #define LOG_WARN(...) log_msg(LOG_LEVEL_WARN, __VA_ARGS__)
 #define LOG_INFO(...) log_msg(LOG_LEVEL_INFO, __VA_ARGS__)
 #define LOG_DEBUG(...)                                                                             \

@@ -1052,7 +1052,7 @@ static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 }
 
 static struct timespec set_time(const struct timespec *cur, const struct timespec *v, int to_set,
-				 int bit, int now_bit)
+				int bit, int now_bit)
 {
 	struct timespec ts = *cur;
 	if (to_set & now_bit)
@@ -1474,8 +1474,7 @@ again:
 			clock_gettime(CLOCK_REALTIME, &m->st.st_mtim);
 			m->st.st_atim = m->st.st_ctim = m->st.st_mtim;
 		} else if (!m->r.local && ks_lookup(fs->ks, &c.k, &info) == 0) {
-			fs_stat_attrs(fs, sh, &c.k, info.version, e.name.data, e.name.len,
-				      &m->st);
+			fs_stat_attrs(fs, sh, &c.k, info.version, e.name.data, e.name.len, &m->st);
 		}
 		m->r.attr_timeout = sh->recomputed ? 0 : timeout;
 		m->r.entry_timeout = e.alias || (sh->uncached && !m->r.local) ? 0 : timeout;
@@ -1510,8 +1509,7 @@ static void op_create(fuse_req_t req, fuse_ino_t parent_ino, const char *name, m
 	bool excl = fi->flags & O_EXCL;
 	switch (fs_child_kind(fs, parent)) {
 	case FS_NS:
-		LOG_ERR("'%s': the root holds namespaces, which are directories (use mkdir)",
-			name);
+		LOG_ERR("'%s': the root holds namespaces, which are directories (use mkdir)", name);
 		rc = -EPERM;
 		break;
 	case FS_KEY:
@@ -2329,35 +2327,35 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
 }
 
 const struct fuse_lowlevel_ops fs_ops = {
-	.init = op_init,
-	.destroy = op_destroy,
-	.lookup = op_lookup,
-	.forget = op_forget,
-	.forget_multi = op_forget_multi,
-	.getattr = op_getattr,
-	.setattr = op_setattr,
-	.mknod = op_mknod,
-	.mkdir = op_mkdir,
-	.unlink = op_unlink,
-	.rmdir = op_rmdir,
-	.symlink = op_symlink,
-	.rename = op_rename,
-	.link = op_link,
-	.open = fs_op_open,
-	.read = fs_op_read,
-	.write = fs_op_write,
-	.flush = fs_op_flush,
-	.release = fs_op_release,
-	.fsync = fs_op_fsync,
-	.opendir = fs_op_opendir,
-	.readdir = fs_op_readdir,
-	.readdirplus = fs_op_readdirplus,
-	.releasedir = fs_op_releasedir,
-	.fsyncdir = fs_op_fsyncdir,
-	.statfs = op_statfs,
-	.setxattr = fs_op_setxattr,
-	.getxattr = fs_op_getxattr,
-	.listxattr = fs_op_listxattr,
-	.removexattr = fs_op_removexattr,
-	.create = op_create,
+    .init = op_init,
+    .destroy = op_destroy,
+    .lookup = op_lookup,
+    .forget = op_forget,
+    .forget_multi = op_forget_multi,
+    .getattr = op_getattr,
+    .setattr = op_setattr,
+    .mknod = op_mknod,
+    .mkdir = op_mkdir,
+    .unlink = op_unlink,
+    .rmdir = op_rmdir,
+    .symlink = op_symlink,
+    .rename = op_rename,
+    .link = op_link,
+    .open = fs_op_open,
+    .read = fs_op_read,
+    .write = fs_op_write,
+    .flush = fs_op_flush,
+    .release = fs_op_release,
+    .fsync = fs_op_fsync,
+    .opendir = fs_op_opendir,
+    .readdir = fs_op_readdir,
+    .readdirplus = fs_op_readdirplus,
+    .releasedir = fs_op_releasedir,
+    .fsyncdir = fs_op_fsyncdir,
+    .statfs = op_statfs,
+    .setxattr = fs_op_setxattr,
+    .getxattr = fs_op_getxattr,
+    .listxattr = fs_op_listxattr,
+    .removexattr = fs_op_removexattr,
+    .create = op_create,
 };

@@ -42,8 +42,8 @@ struct fs_dir {
 	struct fs_node *node; /* held: counted in its dir_opens */
 	struct buf cursor;    /* cursor of the entry the next call continues after */
 	bool has_cursor;
-	off_t next_off; /* offset the next call continues from */
-	off_t serial;	/* offset of the next entry that is not numbered */
+	off_t next_off;		/* offset the next call continues from */
+	off_t serial;		/* offset of the next entry that is not numbered */
 	struct dir_mark *marks; /* ascending offsets, the last nmarks serials handed out */
 	size_t nmarks, cap;
 	struct buf mark_bytes;
@@ -54,9 +54,9 @@ struct child_iter {
 	struct ks_key_iter *keys;
 	const struct fs_shape *sh; /* entries of a key, with it */
 	void *it;
-	struct fs_path p; /* the directory's path; k borrows from it */
-	struct ks_key k;  /* keys: the namespace; entries: the key */
-	uint64_t version; /* entries: the key's version */
+	struct fs_path p;	    /* the directory's path; k borrows from it */
+	struct ks_key k;	    /* keys: the namespace; entries: the key */
+	uint64_t version;	    /* entries: the key's version */
 	struct fs_key_attrs kattrs; /* entries: the key's attributes, read once */
 };
 
@@ -380,7 +380,7 @@ static size_t add_dot(fuse_req_t req, char *p, size_t rem, const char *name, fus
 		      off_t next, bool plus)
 {
 	if (!plus) {
-		struct stat st = { .st_ino = ino, .st_mode = S_IFDIR };
+		struct stat st = {.st_ino = ino, .st_mode = S_IFDIR};
 		return fuse_add_direntry(req, p, rem, name, &st, next);
 	}
 	struct fuse_entry_param e;
@@ -450,8 +450,8 @@ static void dir_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 			struct fuse_entry_param e;
 			double timeout;
 			memset(&e, 0, sizeof(e));
-			struct fs_node *child = fs_itable_lookup(fs->it, node, fs_child_kind(fs, node),
-								 c.name, c.n);
+			struct fs_node *child =
+			    fs_itable_lookup(fs->it, node, fs_child_kind(fs, node), c.name, c.n);
 			if (!child) {
 				rc = -ENOMEM;
 				break;
@@ -485,7 +485,7 @@ static void dir_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 			used += fuse_add_direntry_plus(req, out + used, size - used, fname.data, &e,
 						       eoff);
 		} else {
-			struct stat st = { .st_mode = c.mode };
+			struct stat st = {.st_mode = c.mode};
 			st.st_ino = fs_itable_peek_ino(fs->it, node, c.name, c.n);
 			used +=
 			    fuse_add_direntry(req, out + used, size - used, fname.data, &st, eoff);

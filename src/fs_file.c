@@ -432,7 +432,8 @@ int fs_file_check(struct fs *fs, struct fs_node *node, bool write, bool *view)
 	rc = fs_itable_path(fs->it, node, &p);
 	if (rc)
 		goto out;
-	if (node->kind == FS_KEY && (fs_path_key(fs, &p, &c.k), fs_ts_is_ns_view(c.k.key, c.k.klen))) {
+	if (node->kind == FS_KEY &&
+	    (fs_path_key(fs, &p, &c.k), fs_ts_is_ns_view(c.k.key, c.k.klen))) {
 		*view = true;
 		memset(&info, 0, sizeof(info));
 		info.type = KV_TYPE_TIMESERIES; /* not a string: no pinned read */
@@ -687,8 +688,7 @@ static int node_check_expiry(struct fs *fs, struct fs_node *node)
 	return -ENOENT;
 }
 
-void fs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
-		struct fuse_file_info *fi)
+void fs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse_file_info *fi)
 {
 	(void)ino;
 	struct fs *fs = fuse_req_userdata(req);
@@ -766,8 +766,8 @@ static const struct fs_shape *check_shape(struct fs *fs, struct fs_node *node)
 /* Apply a write to the buffer; for entries whose shape restricts what a
  * file may hold, check the result first and refuse it whole. Node lock
  * held, node loaded. */
-static int buffer_write_locked(struct fs *fs, struct fs_node *node, const char *data,
-			       size_t size, size_t off)
+static int buffer_write_locked(struct fs *fs, struct fs_node *node, const char *data, size_t size,
+			       size_t off)
 {
 	const struct fs_shape *sh = check_shape(fs, node);
 	if (sh && sh->check) {

@@ -23,8 +23,7 @@ static int hash_lookup(struct fs_ctx *c, const char *name, size_t n, struct fs_e
 	return rc ? rc : fs_entry_set(e, name, n, S_IFREG | 0644, size);
 }
 
-static int hash_open_iter(struct fs_ctx *c, const void *after, size_t alen, bool by_name,
-			  void **it)
+static int hash_open_iter(struct fs_ctx *c, const void *after, size_t alen, bool by_name, void **it)
 {
 	(void)by_name; /* fields are listed in byte order anyway */
 	int rc = 0;
@@ -84,15 +83,15 @@ static int hash_rename(struct fs_ctx *a, const char *from, size_t fn, struct fs_
 }
 
 const struct fs_shape fs_hash_shape = {
-	.type = KV_TYPE_HASH,
-	.lookup = hash_lookup,
-	.iter_open = hash_open_iter,
-	.iter_next = hash_next,
-	.iter_free = hash_free_iter,
-	.load = hash_load,
-	.commit = hash_commit,
-	.create = hash_create,
-	.store_new_at_flush = true,
-	.unlink = hash_unlink,
-	.rename = hash_rename,
+    .type = KV_TYPE_HASH,
+    .lookup = hash_lookup,
+    .iter_open = hash_open_iter,
+    .iter_next = hash_next,
+    .iter_free = hash_free_iter,
+    .load = hash_load,
+    .commit = hash_commit,
+    .create = hash_create,
+    .store_new_at_flush = true,
+    .unlink = hash_unlink,
+    .rename = hash_rename,
 };

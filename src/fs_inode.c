@@ -463,8 +463,8 @@ void fs_itable_unlock_names(struct fs_itable *t, struct fs_locked *l)
 	l->a = l->b = NULL;
 }
 
-struct fs_node *fs_itable_find_local(struct fs_itable *t, struct fs_node *parent,
-				     const void *name, size_t n)
+struct fs_node *fs_itable_find_local(struct fs_itable *t, struct fs_node *parent, const void *name,
+				     size_t n)
 {
 	pthread_mutex_lock(&t->lock);
 	struct fs_node *node = find_name_locked(t, parent, name, n);
@@ -620,8 +620,9 @@ int fs_itable_path(struct fs_itable *t, struct fs_node *node, struct fs_path *ou
 	pthread_mutex_lock(&t->lock);
 	out->unhashed = node->kind != FS_ROOT && node->unhashed;
 	for (struct fs_node *n = node; n && n->kind != FS_ROOT && !rc; n = n->parent) {
-		struct buf *dst = n->kind == FS_NS ? &out->ns : n->kind == FS_KEY ? &out->key
-										   : &out->entry;
+		struct buf *dst = n->kind == FS_NS    ? &out->ns
+				  : n->kind == FS_KEY ? &out->key
+						      : &out->entry;
 		rc = buf_set(dst, n->name, n->namelen);
 		if (n != node && n->unhashed)
 			out->unhashed = true;

@@ -201,11 +201,9 @@ static void renamed_from(struct fs_ctx *c, uint64_t from, unsigned oldw, unsigne
 	fs_itable_unhash_kids(c->fs->it, c->dir, stale_pos, &sf, NULL);
 }
 
-static void log_past_end(const struct fs_ctx *c, const char *name, size_t n,
-			 const struct view *v)
+static void log_past_end(const struct fs_ctx *c, const char *name, size_t n, const struct view *v)
 {
-	LOG_ERR("'%.*s/%.*s': past the end of a list of %" PRIu64 " (only %" PRIu64
-		" appends)",
+	LOG_ERR("'%.*s/%.*s': past the end of a list of %" PRIu64 " (only %" PRIu64 " appends)",
 		(int)c->k.klen, c->k.key, (int)n, name, v->len, v->slots);
 }
 
@@ -521,17 +519,17 @@ static int list_from_field(void *arg, const char *f, size_t fn, const char *v, s
 }
 
 const struct fs_shape fs_list_shape = {
-	.type = KV_TYPE_LIST,
-	.uncached = true,
-	.lookup = list_lookup,
-	.iter_open = list_open_iter,
-	.iter_next = list_next,
-	.iter_free = list_free_iter,
-	.load = list_load,
-	.commit = list_commit,
-	.create = list_create,
-	.unlink = list_unlink,
-	.adopt = list_adopt,
-	.is_scratch = list_is_scratch,
-	.from_field = list_from_field,
+    .type = KV_TYPE_LIST,
+    .uncached = true,
+    .lookup = list_lookup,
+    .iter_open = list_open_iter,
+    .iter_next = list_next,
+    .iter_free = list_free_iter,
+    .load = list_load,
+    .commit = list_commit,
+    .create = list_create,
+    .unlink = list_unlink,
+    .adopt = list_adopt,
+    .is_scratch = list_is_scratch,
+    .from_field = list_from_field,
 };

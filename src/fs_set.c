@@ -21,8 +21,7 @@ static int set_lookup(struct fs_ctx *c, const char *name, size_t n, struct fs_en
 	return rc < 0 ? rc : fs_entry_set(e, name, n, S_IFREG | 0644, 0);
 }
 
-static int set_open_iter(struct fs_ctx *c, const void *after, size_t alen, bool by_name,
-			 void **it)
+static int set_open_iter(struct fs_ctx *c, const void *after, size_t alen, bool by_name, void **it)
 {
 	(void)by_name; /* members are listed in byte order anyway */
 	int rc = 0;
@@ -118,18 +117,18 @@ static int set_from_field(void *arg, const char *f, size_t fn, const char *v, si
 }
 
 const struct fs_shape fs_set_shape = {
-	.type = KV_TYPE_SET,
-	.lookup = set_lookup,
-	.iter_open = set_open_iter,
-	.iter_next = set_next,
-	.iter_free = set_free_iter,
-	.load = set_load,
-	.check = set_check,
-	.commit = set_commit,
-	.create = set_create,
-	.unlink = set_unlink,
-	.rename = set_rename,
-	.adopt = set_adopt,
-	.is_scratch = fs_is_swap_name,
-	.from_field = set_from_field,
+    .type = KV_TYPE_SET,
+    .lookup = set_lookup,
+    .iter_open = set_open_iter,
+    .iter_next = set_next,
+    .iter_free = set_free_iter,
+    .load = set_load,
+    .check = set_check,
+    .commit = set_commit,
+    .create = set_create,
+    .unlink = set_unlink,
+    .rename = set_rename,
+    .adopt = set_adopt,
+    .is_scratch = fs_is_swap_name,
+    .from_field = set_from_field,
 };

@@ -69,8 +69,7 @@ struct siit {
 	uint8_t cursor[8];
 };
 
-static int si_open_iter(struct fs_ctx *c, const void *after, size_t alen, bool by_name,
-			void **out)
+static int si_open_iter(struct fs_ctx *c, const void *after, size_t alen, bool by_name, void **out)
 {
 	(void)by_name; /* ids have no long names */
 	struct siit *it = calloc(1, sizeof(*it));
@@ -80,8 +79,7 @@ static int si_open_iter(struct fs_ctx *c, const void *after, size_t alen, bool b
 		return -ENOMEM;
 	if (after && alen == 8)
 		cur = get_be64(after);
-	it->it = sortedint_iter_new(c->fs->ks, &c->k, false, after && alen == 8 ? &cur : NULL,
-				    &rc);
+	it->it = sortedint_iter_new(c->fs->ks, &c->k, false, after && alen == 8 ? &cur : NULL, &rc);
 	if (!it->it) {
 		free(it);
 		return rc ? rc : -ENOMEM;
@@ -204,18 +202,18 @@ static int si_from_field(void *arg, const char *f, size_t fn, const char *v, siz
 }
 
 const struct fs_shape fs_sortedint_shape = {
-	.type = KV_TYPE_SORTEDINT,
-	.lookup = si_lookup,
-	.iter_open = si_open_iter,
-	.iter_next = si_next,
-	.iter_free = si_free_iter,
-	.load = si_load,
-	.check = si_check,
-	.commit = si_commit,
-	.create = si_create,
-	.unlink = si_unlink,
-	.adopt = si_adopt,
-	.is_scratch = is_scratch_name,
-	.from_field = si_from_field,
-	.canon = si_canon,
+    .type = KV_TYPE_SORTEDINT,
+    .lookup = si_lookup,
+    .iter_open = si_open_iter,
+    .iter_next = si_next,
+    .iter_free = si_free_iter,
+    .load = si_load,
+    .check = si_check,
+    .commit = si_commit,
+    .create = si_create,
+    .unlink = si_unlink,
+    .adopt = si_adopt,
+    .is_scratch = is_scratch_name,
+    .from_field = si_from_field,
+    .canon = si_canon,
 };

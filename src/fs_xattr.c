@@ -33,13 +33,13 @@
 #include "t_bitmap.h"
 #include "t_timeseries.h"
 
-#define XATTR_TYPE "user.kvfs.type"
-#define XATTR_TTL "user.kvfs.ttl"
-#define XATTR_USER "user."
-#define XATTR_KVFS "user.kvfs."
-#define XATTR_TS "user.kvfs.ts."
+#define XATTR_TYPE     "user.kvfs.type"
+#define XATTR_TTL      "user.kvfs.ttl"
+#define XATTR_USER     "user."
+#define XATTR_KVFS     "user.kvfs."
+#define XATTR_TS       "user.kvfs.ts."
 #define XATTR_TS_LABEL XATTR_TS "label."
-#define XATTR_TS_RULE XATTR_TS "rule."
+#define XATTR_TS_RULE  XATTR_TS "rule."
 
 static bool has_prefix(const char *name, const char *p)
 {
@@ -104,8 +104,8 @@ static bool is_local(struct fs *fs, struct fs_node *node)
 }
 
 /* Find name in a node's list: its offset and whole length, or false. */
-static bool local_find(const struct buf *x, const char *name, size_t nlen, size_t *at,
-		       size_t *len, const char **val, size_t *vlen)
+static bool local_find(const struct buf *x, const char *name, size_t nlen, size_t *at, size_t *len,
+		       const char **val, size_t *vlen)
 {
 	size_t i = 0;
 	while (i + 1 <= x->len) {
@@ -182,7 +182,7 @@ static int local_set(struct fs_node *node, const char *name, const char *value, 
 	else if (((flags & XATTR_REPLACE) || !value) && !found)
 		rc = -ENODATA;
 	else if (value && local_total(&node->xattrs) - (found ? len - 5 : 0) + nlen + size >
-				  KS_XATTR_SIZE_MAX)
+			      KS_XATTR_SIZE_MAX)
 		rc = -ENOSPC; /* names and values together, as ks_xattr_set counts */
 	if (!rc && found) {
 		memmove(node->xattrs.data + at, node->xattrs.data + at + len,
@@ -342,10 +342,11 @@ static int rule_parse(const char *val, size_t n, struct ts_rule *r)
 		*r = z;
 	}
 	if (rc)
-		LOG_ERR("%s*: write \"AGG BUCKET ALIGN\" (AGG avg, sum, min, max, range, count, "
-			"first, last, std.p, std.s, var.p, var.s), optionally followed by the state "
-			"\"latest=N u=N.. f=X..\" as read; not '%.*s'",
-			XATTR_TS_RULE, (int)(n > 80 ? 80 : n), val);
+		LOG_ERR(
+		    "%s*: write \"AGG BUCKET ALIGN\" (AGG avg, sum, min, max, range, count, "
+		    "first, last, std.p, std.s, var.p, var.s), optionally followed by the state "
+		    "\"latest=N u=N.. f=X..\" as read; not '%.*s'",
+		    XATTR_TS_RULE, (int)(n > 80 ? 80 : n), val);
 	return rc;
 }
 
@@ -424,7 +425,7 @@ static int ts_xattr_get(struct fs *fs, const struct ks_key *k, const char *name,
 	if (has_prefix(name, XATTR_TS_LABEL) || has_prefix(name, XATTR_TS_RULE)) {
 		struct ts_xlist l = {NULL, false, name, val, false};
 		rc = has_prefix(name, XATTR_TS_LABEL) ? ts_labels(fs->ks, k, ts_x_label, &l)
-						   : ts_rules(fs->ks, k, ts_x_rule, &l);
+						      : ts_rules(fs->ks, k, ts_x_rule, &l);
 		return rc ? rc : (l.found ? 0 : -ENODATA);
 	}
 	const char *p = name + strlen(XATTR_TS);
@@ -465,7 +466,8 @@ static int ts_xattr_set(struct fs *fs, const struct ks_key *k, const struct ks_i
 	if (has_prefix(name, XATTR_TS_LABEL)) {
 		const char *l = name + strlen(XATTR_TS_LABEL);
 		if (value && !size) {
-			LOG_ERR("%s: a label needs a value (remove the attribute to drop it)", name);
+			LOG_ERR("%s: a label needs a value (remove the attribute to drop it)",
+				name);
 			return -EINVAL;
 		}
 		if (!*l) {
@@ -926,8 +928,8 @@ static int set_param(struct fs *fs, struct fs_node *node, const struct fs_shape 
  * expiry. *gone is set when the key was deleted, so the caller can tell
  * the kernel its name is gone.
  */
-static int set_ttl(struct fs *fs, struct fs_node *node, const char *value, size_t size,
-		   bool remove, bool *gone)
+static int set_ttl(struct fs *fs, struct fs_node *node, const char *value, size_t size, bool remove,
+		   bool *gone)
 {
 	struct fs_path p;
 	struct ks_info info;
@@ -940,8 +942,8 @@ static int set_ttl(struct fs *fs, struct fs_node *node, const char *value, size_
 			size--;
 		rc = parse_u64(value, size, &ms);
 		if (rc || ms > UINT64_MAX / 2) {
-			LOG_ERR("%s: '%.*s' is not a number of milliseconds", XATTR_TTL,
-				(int)size, value);
+			LOG_ERR("%s: '%.*s' is not a number of milliseconds", XATTR_TTL, (int)size,
+				value);
 			return -EINVAL;
 		}
 	}
@@ -1048,7 +1050,8 @@ void fs_op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 	if (node && node->kind == FS_KEY && has_prefix(name, XATTR_TS)) {
 		struct fs_inval iv;
 		fs_inval_init(&iv);
-		int rc = fs->opt.read_only ? -EROFS : ts_xattr_node_set(fs, node, name, NULL, 0, &iv);
+		int rc =
+		    fs->opt.read_only ? -EROFS : ts_xattr_node_set(fs, node, name, NULL, 0, &iv);
 		fuse_reply_err(req, fs_errno(rc));
 		fs_inval_send(fs, &iv);
 		return;

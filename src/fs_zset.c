@@ -27,7 +27,7 @@
 
 #include "t_zset.h"
 
-#define VIEW ".by-score"
+#define VIEW	 ".by-score"
 #define VIEW_REV ".by-score-rev"
 /* Longest text a member file may hold: any score fits many times over. */
 #define SCORE_TEXT_MAX 128
@@ -189,8 +189,8 @@ static int view_line(void *arg, const char *m, size_t mn, double score)
 	size_t tn = score_text(score, text);
 	int rc = names_encode(m, mn, &o->fname);
 	if (!rc)
-		rc = buf_printf(o->out, "%llu\t%.*s\t%s\n", (unsigned long long)rank,
-				(int)tn - 1, text, o->fname.data);
+		rc = buf_printf(o->out, "%llu\t%.*s\t%s\n", (unsigned long long)rank, (int)tn - 1,
+				text, o->fname.data);
 	return rc;
 }
 
@@ -268,9 +268,8 @@ static int zset_open_iter(struct fs_ctx *c, const void *after, size_t alen, bool
 			cur.member = (const char *)after + sizeof(double);
 			cur.len = alen - sizeof(double);
 		}
-		it->by_score = zset_score_iter_new(c->fs->ks, &c->k, false,
-						   after && alen >= sizeof(double) ? &cur : NULL,
-						   &rc);
+		it->by_score = zset_score_iter_new(
+		    c->fs->ks, &c->k, false, after && alen >= sizeof(double) ? &cur : NULL, &rc);
 	}
 	if (!it->by_name && !it->by_score) {
 		free(it);
@@ -419,20 +418,20 @@ static int zset_from_field(void *arg, const char *f, size_t fn, const char *v, s
 }
 
 const struct fs_shape fs_zset_shape = {
-	.type = KV_TYPE_ZSET,
-	.recomputed = true,
-	.lookup = zset_lookup,
-	.iter_open = zset_open_iter,
-	.iter_next = zset_next,
-	.iter_free = zset_free_iter,
-	.is_view = zset_is_view,
-	.load = zset_load,
-	.check = zset_check,
-	.commit = zset_commit,
-	.create = zset_create,
-	.unlink = zset_unlink,
-	.rename = zset_rename,
-	.adopt = zset_adopt,
-	.is_scratch = fs_is_swap_name,
-	.from_field = zset_from_field,
+    .type = KV_TYPE_ZSET,
+    .recomputed = true,
+    .lookup = zset_lookup,
+    .iter_open = zset_open_iter,
+    .iter_next = zset_next,
+    .iter_free = zset_free_iter,
+    .is_view = zset_is_view,
+    .load = zset_load,
+    .check = zset_check,
+    .commit = zset_commit,
+    .create = zset_create,
+    .unlink = zset_unlink,
+    .rename = zset_rename,
+    .adopt = zset_adopt,
+    .is_scratch = fs_is_swap_name,
+    .from_field = zset_from_field,
 };

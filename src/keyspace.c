@@ -87,7 +87,7 @@ struct wctx_key {
 	uint64_t version;
 	uint64_t read_version; /* the version first read, if the verb makes another */
 	bool live;
-	bool was_live;  /* live metadata was read: the key existed */
+	bool was_live;	/* live metadata was read: the key existed */
 	bool was_empty; /* its empty-collection record was deleted */
 	/* An empty-collection record of it was read (or found and deleted),
 	 * or written: with the above, whether the key existed before the
@@ -522,8 +522,8 @@ int ks_batch_put_meta(struct keyspace *ks, struct store_batch *b, const struct k
 	if (!rc) {
 		/* Header and tail go in as two parts: a large string value is
 		 * copied once, into the batch. */
-		const void *parts[2] = { hdr.data, tail };
-		size_t lens[2] = { hdr.len, tlen };
+		const void *parts[2] = {hdr.data, tail};
+		size_t lens[2] = {hdr.len, tlen};
 		store_batch_putv(b, STORE_CF_METADATA, key.data, key.len, parts, lens, 2);
 	}
 	struct wctx_key *w = !rc && wctx.n ? wctx_find(k) : NULL;
@@ -1034,7 +1034,8 @@ int ks_rename(struct keyspace *ks, const struct ks_key *from, const struct ks_ke
 	if (!rc)
 		rc = ks_batch_empty_del(ks, b, to);
 	if (!rc)
-		rc = ks_attr_batch_rename(ks, b, from, to, enc_type_is_inline(m.type) ? 0 : m.version);
+		rc = ks_attr_batch_rename(ks, b, from, to,
+					  enc_type_is_inline(m.type) ? 0 : m.version);
 	/* The metadata record moves byte for byte: same version, expiry and
 	 * encoding (v0 stays v0). It replaces whatever `to` was. */
 	if (!rc)
@@ -1389,7 +1390,7 @@ out:
  * the names without ever holding the whole list.
  */
 #define NS_STREAMS (ENC_MAX_NS + 1) /* [1..255]: by length; [0]: records */
-#define NS_DEFAULT NS_STREAMS        /* the default namespace, which always exists */
+#define NS_DEFAULT NS_STREAMS	    /* the default namespace, which always exists */
 
 struct ks_ns_iter {
 	struct keyspace *ks;
@@ -1547,8 +1548,8 @@ int ks_ns_iter_next(struct ks_ns_iter *it, const char **ns, size_t *n)
 		rc = ns_fill_recs(it, it->after.data, it->after.len);
 		if (rc < 0)
 			return rc;
-		if (bytes_cmp(KS_DEFAULT_NS, strlen(KS_DEFAULT_NS), it->after.data,
-			      it->after.len) > 0) {
+		if (bytes_cmp(KS_DEFAULT_NS, strlen(KS_DEFAULT_NS), it->after.data, it->after.len) >
+		    0) {
 			rc = buf_set(&it->cand[NS_DEFAULT], KS_DEFAULT_NS, strlen(KS_DEFAULT_NS));
 			if (rc)
 				return rc;
@@ -1831,8 +1832,7 @@ out:
 	return it;
 }
 
-int ks_sub_iter_next(struct ks_sub_iter *it, const char **f, size_t *fn, const char **v,
-		     size_t *vn)
+int ks_sub_iter_next(struct ks_sub_iter *it, const char **f, size_t *fn, const char **v, size_t *vn)
 {
 	if (!it->si)
 		return 0;

@@ -78,8 +78,8 @@ static bool sub_drop(struct keyspace *ks, struct store_gc_read *rd, const void *
 	bool drop = false;
 	int rc;
 
-	if (enc_sub_key_decode(k, kn, cluster, &ns, &nslen, &key, &klen, &version, &sub,
-			       &sublen) != 0)
+	if (enc_sub_key_decode(k, kn, cluster, &ns, &nslen, &key, &klen, &version, &sub, &sublen) !=
+	    0)
 		return false;
 	if (enc_ns_key(&mk, ns, nslen, key, klen, cluster) != 0)
 		goto out;
@@ -139,8 +139,8 @@ out:
 	return drop;
 }
 
-static bool gc_drop(void *ctx, struct store_gc_read *rd, enum store_cf cf, const void *k,
-		    size_t kn, const void *v, size_t vn)
+static bool gc_drop(void *ctx, struct store_gc_read *rd, enum store_cf cf, const void *k, size_t kn,
+		    const void *v, size_t vn)
 {
 	switch (cf) {
 	case STORE_CF_METADATA:
@@ -169,8 +169,8 @@ void ks_gc_hook(struct keyspace *ks, struct store_gc *out)
 /* Metadata first, so that the sub-key filters that follow find the
  * expired records already gone. */
 static const enum store_cf compact_order[] = {
-	STORE_CF_METADATA, STORE_CF_DEFAULT, STORE_CF_ZSET_SCORE,
-	STORE_CF_STREAM,   STORE_CF_PUBSUB,  STORE_CF_PROPAGATE,
+    STORE_CF_METADATA, STORE_CF_DEFAULT, STORE_CF_ZSET_SCORE,
+    STORE_CF_STREAM,   STORE_CF_PUBSUB,	 STORE_CF_PROPAGATE,
 };
 
 int ks_compact(struct keyspace *ks)

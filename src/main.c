@@ -135,7 +135,8 @@ static int cmd_compact(int argc, char *argv[])
 	uint64_t before = 0, after = 0, keys = 0;
 
 	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "-o") == 0 && i + 1 < argc && strcmp(argv[i + 1], "cluster") == 0)
+		if (strcmp(argv[i], "-o") == 0 && i + 1 < argc &&
+		    strcmp(argv[i + 1], "cluster") == 0)
 			kopt.cluster = true, i++;
 		else if (strcmp(argv[i], "-v") == 0 || strcmp(argv[i], "--verbose") == 0)
 			log_level_current = LOG_LEVEL_DEBUG;
@@ -565,7 +566,7 @@ int main(int argc, char *argv[])
 	}
 	if (chdir("/") != 0)
 		LOG_WARN("chdir /: %s", strerror(errno));
-	struct ks_options kopt = { .cluster = o.cluster, .read_only = o.read_only };
+	struct ks_options kopt = {.cluster = o.cluster, .read_only = o.read_only};
 	int rc = ks_open(o.dbdir, &kopt, &ks);
 	if (rc) {
 		/* The store said what is wrong, in one line, but for this. */
@@ -575,13 +576,13 @@ int main(int argc, char *argv[])
 		goto out_args;
 	}
 	struct fs_options fopt = {
-		.ns = o.ns,
-		.dbdir = o.dbdir,
-		.timeout = o.timeout,
-		.read_only = o.read_only,
-		.uid = o.uid,
-		.gid = o.gid,
-		.umask = o.umask & 0777,
+	    .ns = o.ns,
+	    .dbdir = o.dbdir,
+	    .timeout = o.timeout,
+	    .read_only = o.read_only,
+	    .uid = o.uid,
+	    .gid = o.gid,
+	    .umask = o.umask & 0777,
 	};
 	fs = fs_new(ks, &fopt);
 	if (!fs) {

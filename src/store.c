@@ -27,8 +27,8 @@
 
 #include <rocksdb/c.h>
 
-#define STORE_DEFAULT_CACHE  (64u << 20)
-#define STORE_BLOB_MIN (64u << 10) /* values from 64 KiB go to blob files */
+#define STORE_DEFAULT_CACHE (64u << 20)
+#define STORE_BLOB_MIN	    (64u << 10) /* values from 64 KiB go to blob files */
 /* The WAL kept alive at most (see store_make_options), and the write
  * buffer per column family (RocksDB's and Kvrocks's 64 MiB). */
 #define STORE_MAX_WAL	   (128ull << 20)
@@ -43,8 +43,8 @@
 /* RocksDB's HEADER_LEVEL: the LOG gets the header written at open and
  * nothing else (see store_make_options). */
 #define STORE_LOG_HEADER_ONLY 5
-#define STORE_BLOOM_BITS     10.0
-#define STORE_FORMAT_VERSION 5 /* what Kvrocks pins; RocksDB 7.8 reads it */
+#define STORE_BLOOM_BITS      10.0
+#define STORE_FORMAT_VERSION  5 /* what Kvrocks pins; RocksDB 7.8 reads it */
 
 /* Kvrocks's column families in Kvrocks's creation order (enum store_cf). */
 static const char *const cf_names[STORE_CF_COUNT] = {
@@ -163,7 +163,7 @@ struct store_batch {
 	struct head_fill {
 		struct head_slot h;
 		size_t at;
-	} *fills;
+	} * fills;
 	size_t nfills, capfills;
 };
 
@@ -483,9 +483,9 @@ static int store_make_options(struct store *s, const struct store_options *opt)
 	/* As Kvrocks: no compression in the two levels that are written most
 	 * (flushes of large values then cost a copy, not a compression), a
 	 * cheap one below. Any of these is readable by every RocksDB. */
-	int levels[] = { rocksdb_no_compression, rocksdb_no_compression, rocksdb_lz4_compression,
-			 rocksdb_lz4_compression, rocksdb_lz4_compression, rocksdb_lz4_compression,
-			 rocksdb_lz4_compression };
+	int levels[] = {rocksdb_no_compression,	 rocksdb_no_compression,  rocksdb_lz4_compression,
+			rocksdb_lz4_compression, rocksdb_lz4_compression, rocksdb_lz4_compression,
+			rocksdb_lz4_compression};
 	rocksdb_options_set_compression_per_level(s->opts, levels,
 						  sizeof(levels) / sizeof(levels[0]));
 	/* Flush and compaction in the background on both cores. */
@@ -1024,8 +1024,8 @@ static uint64_t head_hash(enum store_cf cf, const void *k, size_t kn)
 }
 
 /* A remembered head of (cf, k): 0 with out/full filled, or -ENOENT. */
-static int head_find(struct head_cache *hc, enum store_cf cf, const void *k, size_t kn,
-		     size_t max, struct buf *out, size_t *full, uint64_t *epoch)
+static int head_find(struct head_cache *hc, enum store_cf cf, const void *k, size_t kn, size_t max,
+		     struct buf *out, size_t *full, uint64_t *epoch)
 {
 	struct head_slot *sl = &hc->slot[head_hash(cf, k, kn) % HEAD_SLOTS];
 	int rc = -ENOENT;

@@ -272,8 +272,8 @@ out:
 	return rc;
 }
 
-int convert_hash(struct keyspace *ks, const struct ks_key *k, enum kv_type to,
-		 convert_field_cb cb, void *arg)
+int convert_hash(struct keyspace *ks, const struct ks_key *k, enum kv_type to, convert_field_cb cb,
+		 void *arg)
 {
 	struct buf raw = BUF_INIT;
 	struct fields fs = {NULL, 0, 0};

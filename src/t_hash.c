@@ -53,8 +53,8 @@ static int field_len(struct keyspace *ks, const struct ks_key *k, uint64_t versi
 	size_t full = 0;
 	int rc = ks_sub_key(ks, k, version, f, fn, &sk);
 	if (!rc)
-		rc = store_get_head(ks_store(ks), STORE_CF_DEFAULT, sk.data, sk.len, 0, NULL,
-				    &full);
+		rc =
+		    store_get_head(ks_store(ks), STORE_CF_DEFAULT, sk.data, sk.len, 0, NULL, &full);
 	buf_release(&sk);
 	if (!rc)
 		*len = full;

@@ -135,8 +135,8 @@ void log_use_syslog(bool on)
 
 void log_msg(enum log_level lvl, const char *fmt, ...)
 {
-	static const char *const names[] = { "error", "warning", "info", "debug" };
-	static const int prio[] = { LOG_ERR, LOG_WARNING, LOG_INFO, LOG_DEBUG };
+	static const char *const names[] = {"error", "warning", "info", "debug"};
+	static const int prio[] = {LOG_ERR, LOG_WARNING, LOG_INFO, LOG_DEBUG};
 	if ((int)lvl > log_level_current)
 		return;
 	char line[1024];

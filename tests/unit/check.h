@@ -17,7 +17,7 @@ static int check_passed, check_failed;
 			check_passed++;                                                            \
 		} else {                                                                           \
 			check_failed++;                                                            \
-			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);  \
+			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);   \
 		}                                                                                  \
 	} while (0)
 
@@ -45,8 +45,8 @@ static inline void check_hex_(const char *label, const void *p, size_t n)
 	fprintf(stderr, "\n");
 }
 
-static inline void check_mem_(const char *file, int line, const char *what, const void *p,
-			      size_t n, const void *q, size_t m)
+static inline void check_mem_(const char *file, int line, const char *what, const void *p, size_t n,
+			      const void *q, size_t m)
 {
 	if (n == m && (n == 0 || memcmp(p, q, n) == 0)) {
 		check_passed++;

@@ -552,8 +552,8 @@ static void test_expired(void)
 	/* size 0: expired for non-emptyable collections only. */
 	const enum kv_type dead[] = {KV_TYPE_HASH, KV_TYPE_LIST,   KV_TYPE_SET,
 				     KV_TYPE_ZSET, KV_TYPE_BITMAP, KV_TYPE_SORTEDINT};
-	const enum kv_type live[] = {KV_TYPE_STRING,	KV_TYPE_JSON, KV_TYPE_STREAM,
-				     KV_TYPE_BLOOM,	KV_TYPE_HLL,  KV_TYPE_TDIGEST,
+	const enum kv_type live[] = {KV_TYPE_STRING,	 KV_TYPE_JSON, KV_TYPE_STREAM,
+				     KV_TYPE_BLOOM,	 KV_TYPE_HLL,  KV_TYPE_TDIGEST,
 				     KV_TYPE_TIMESERIES, KV_TYPE_TOPK};
 	for (size_t i = 0; i < sizeof(dead) / sizeof(dead[0]); i++) {
 		m = meta(dead[i], true, 0, VERSION, 0);
@@ -571,9 +571,10 @@ static void test_expired(void)
 
 static void test_types(void)
 {
-	static const char *const names[] = {
-	    "none",	 "string", "hash",  "list", "set",	   "zset",    "bitmap",
-	    "sortedint", "stream", "bloom", "json", "hyperloglog", "tdigest", "timeseries", "topk"};
+	static const char *const names[] = {"none",    "string",     "hash",   "list",
+					    "set",     "zset",	     "bitmap", "sortedint",
+					    "stream",  "bloom",	     "json",   "hyperloglog",
+					    "tdigest", "timeseries", "topk"};
 	for (int t = 0; t <= 14; t++) {
 		CHECK(strcmp(enc_type_name((enum kv_type)t), names[t]) == 0);
 		if (t)

@@ -54,8 +54,8 @@ static bool meta_dead(enum kv_type t, uint64_t expire, uint64_t size)
 	return ks_gc_meta_dead(p, n, NOW);
 }
 
-static bool sub_dead(enum kv_type t, uint64_t expire, uint64_t size, uint64_t subver,
-		     const void *v, size_t vn)
+static bool sub_dead(enum kv_type t, uint64_t expire, uint64_t size, uint64_t subver, const void *v,
+		     size_t vn)
 {
 	uint8_t p[64] = {0};
 	struct enc_meta m;
@@ -295,7 +295,10 @@ static void test_compact(void)
 	raw[0] = 0x8f;
 	put_meta_raw("unknown", raw, 25);
 	/* A sub-key the filter cannot parse: kept. */
-	put_raw(STORE_CF_DEFAULT, "\x03" "abc", 4, "v", 1);
+	put_raw(STORE_CF_DEFAULT,
+		"\x03"
+		"abc",
+		4, "v", 1);
 	/* kvfs's own namespace: an empty collection and a namespace. */
 	CHECK_INT(ks_empty_create(ks, KEY(DEFNS, "empty"), KV_TYPE_SET), 0);
 	CHECK_INT(ks_ns_create(ks, "other", 5), 0);

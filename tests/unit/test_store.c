@@ -208,8 +208,8 @@ static void test_get_head_large(void)
 	/* Another column family, the same key: not the same value. */
 	CHECK_INT(store_get_head(s, STORE_CF_DEFAULT, "k", 1, 4, &v, &full), -ENOENT);
 	store_batch_clear(b);
-	const void *parts[2] = { "xy", c };
-	size_t lens[2] = { 2, big - 1 };
+	const void *parts[2] = {"xy", c};
+	size_t lens[2] = {2, big - 1};
 	store_batch_putv(b, STORE_CF_METADATA, "k", 1, parts, lens, 2);
 	CHECK_INT(store_write(s, b, false), 0);
 	CHECK_INT(store_get_head(s, STORE_CF_METADATA, "k", 1, 4, &v, &full), 0);

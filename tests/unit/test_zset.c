@@ -701,9 +701,9 @@ static void test_rename(void)
 	CHECK_INT(string_set(ks, KEY(DEFNS, "rs"), "str", 3, 0), 0);
 	CHECK_INT(zset_rename_member(ks, KEY(DEFNS, "rs"), "a", 1, "y", 1), -KV_EWRONGTYPE);
 	CHECK_INT(zset_rename_member(ks, BADKEY, "a", 1, "y", 1), -EINVAL);
-	CHECK_INT(zset_rename_member(ks, KEY(DEFNS, "rn"), "b", 1, "y",
-				     (size_t)ZSET_MEMBER_MAX + 1),
-		  -EFBIG);
+	CHECK_INT(
+	    zset_rename_member(ks, KEY(DEFNS, "rn"), "b", 1, "y", (size_t)ZSET_MEMBER_MAX + 1),
+	    -EFBIG);
 	CHECK(strcmp(by_rank("rn", 0, -1, false), "b=1") == 0);
 }
 
