@@ -28,12 +28,22 @@ struct keyspace;
 struct store;
 struct store_batch;
 
-/* A key: namespace and user key, both binary (not NUL-terminated). */
+struct ks_attr_change;
+
+/*
+ * A key: namespace and user key, both binary (not NUL-terminated), and
+ * what the write it is passed to means for the file system's records of
+ * it (its times, mode, owner; src/ks_attr.c), or NULL for nothing. The
+ * change travels with the key it concerns, so a verb on two keys (a move)
+ * carries one per key, and the verb's transaction applies it in the
+ * verb's own batch (ks_txn.h). It is borrowed for the call.
+ */
 struct ks_key {
 	const char *ns;
 	size_t nslen;
 	const char *key;
 	size_t klen;
+	const struct ks_attr_change *attr;
 };
 
 struct ks_options {
@@ -95,7 +105,10 @@ int ks_empty_remove(struct keyspace *ks, const struct ks_key *k);
  * cannot be removed (-EBUSY). Another namespace exists while it has a
  * live key or was created with ks_ns_create and not removed. The reserved
  * namespace is never listed and cannot be created or removed (-EPERM). */
-int ks_ns_create(struct keyspace *ks, const char *ns, size_t n); /* -EEXIST */
+/* Create namespace ns; init, if not NULL, is what its own attribute
+ * records start with (mkdir's mode and owner, KS_ATTR_CREATE). */
+int ks_ns_create(struct keyspace *ks, const char *ns, size_t n,
+		 const struct ks_attr_change *init);		 /* -EEXIST */
 int ks_ns_remove(struct keyspace *ks, const char *ns, size_t n); /* -ENOTEMPTY, -ENOENT */
 int ks_ns_exists(struct keyspace *ks, const char *ns, size_t n); /* 1, 0, <0 */
 
@@ -217,5 +230,55 @@ void ks_sub_iter_free(struct ks_sub_iter *it);
 
 struct store *ks_store(struct keyspace *ks);
 bool ks_cluster(const struct keyspace *ks);
+
+/* ---- For ks_txn.c -------------------------------------------------- */
+
+/*
+ * What a write tracks of one key it holds the lock of, for the records
+ * its commit adds (ks_track_apply): the version read or written, whether
+ * the key is live after the batch and was before, its empty-collection
+ * record, and the attribute change its caller asked for (ks_key.attr).
+ * The batch helpers ks_track_* update it; a write transaction (ks_txn.h)
+ * owns one per key. Fields are private to keyspace.c.
+ */
+#define KS_TRACK_META 128 /* metadata copies up to this size */
+struct ks_track {
+	const struct ks_key *k;
+	const struct ks_attr_change *attr; /* k->attr */
+	uint64_t version;
+	uint64_t read_version; /* the version first read, if the verb makes another */
+	bool live;
+	bool was_live;	/* live metadata was read: the key existed */
+	bool was_empty; /* its empty-collection record was deleted */
+	/* An empty-collection record of it was read (or found and deleted),
+	 * or written: with the above, whether the key existed before the
+	 * batch and does after, so that its namespace is touched. */
+	bool empty_seen, empty_made;
+	uint64_t pending_expire; /* the deleted empty record's expiry */
+	struct enc_meta m;	 /* m.tail points into meta[] */
+	uint8_t meta[KS_TRACK_META];
+	bool has_meta;
+};
+void ks_track_init(struct ks_track *w, const struct ks_key *k);
+/* ks_meta_get, ks_batch_put_meta, ks_batch_del_meta, ks_batch_empty_put
+ * and ks_batch_empty_del, noting what they saw and did in w. */
+int ks_track_meta_get(struct keyspace *ks, struct ks_track *w, const struct ks_key *k,
+		      enum kv_type want, struct buf *raw, struct enc_meta *m);
+int ks_track_put_meta(struct keyspace *ks, struct store_batch *b, struct ks_track *w,
+		      const struct ks_key *k, const struct enc_meta *m, const void *tail,
+		      size_t tlen);
+int ks_track_del_meta(struct keyspace *ks, struct store_batch *b, struct ks_track *w,
+		      const struct ks_key *k);
+int ks_track_empty_put(struct keyspace *ks, struct store_batch *b, struct ks_track *w,
+		       const struct ks_key *k, enum kv_type t);
+int ks_track_empty_del(struct keyspace *ks, struct store_batch *b, struct ks_track *w,
+		       const struct ks_key *k);
+/* Add to b the records the n tracked keys' changes ask for: attribute
+ * changes, moved entry records, a pending expiry, namespace times. */
+int ks_track_apply(struct keyspace *ks, struct store_batch *b, struct ks_track *w, size_t n);
+/* The stripe locks of a (and b, if not NULL), in the order of ks_lock2,
+ * without the write context of the verbs not yet on ks_txn. */
+void ks_lock_pair(struct keyspace *ks, const struct ks_key *a, const struct ks_key *b);
+void ks_unlock_pair(struct keyspace *ks, const struct ks_key *a, const struct ks_key *b);
 
 #endif

@@ -7,13 +7,11 @@
  * Layer: keyspace (store, encoding, util, keyspace.h).
  *
  * Same batch, without code in the type modules: a caller that changes
- * content through a type verb first stages a struct ks_attr_change for
- * the key (ks_attr_stage), runs the verb, and unstages it. The verb takes
- * the key's lock (ks_lock), reads and writes its metadata (ks_meta_get,
- * ks_batch_put_meta, ...) and calls ks_write; keyspace remembers, per
- * thread while the lock is held, the staged change and the key's version
- * the verb saw, and ks_write appends the change's records to the verb's
- * batch. Every type, present or future, gets this for free.
+ * content through a type verb points the key it passes at a struct
+ * ks_attr_change (ks_key.attr). The verb's write transaction knows the
+ * key's version as it read and wrote it, and its commit appends the
+ * change's records to the verb's batch (ks_txn.h). Every type, present
+ * or future, gets this for free.
  */
 #ifndef KVFS_KS_ATTR_H
 #define KVFS_KS_ATTR_H
@@ -22,13 +20,13 @@
 
 #include "keyspace.h"
 
-/* What a content change does to the attributes (ks_attr_stage). */
+/* What a content change does to the attributes (ks_key.attr). */
 struct ks_attr_change {
 	unsigned flags;
 	const char *entry; /* the entry changed (NULL: only the key) */
 	size_t elen;
-	/* KS_ATTR_MOVE: the entry was renamed from (from, fentry). Stage a move
-	 * around the one verb that renames: its batch moves the records. */
+	/* KS_ATTR_MOVE: the entry was renamed from (from, fentry). Pass a move
+	 * to the one verb that renames: its batch moves the records. */
 	const struct ks_key *from;
 	const char *fentry;
 	size_t flen;
@@ -51,19 +49,8 @@ struct ks_attr_change {
 /* The key (or the entry named) was created now with the mode and owner of
  * `init`: its attributes record is written with them (blindly: a new
  * object has none). A verb that finds the object already there writes
- * nothing, so staging this around a create that may open is safe. */
+ * nothing, so passing this to a create that may open is safe. */
 #define KS_ATTR_CREATE 16u
-
-/*
- * Stage c for key k in this thread: the verbs this thread runs on k until
- * ks_attr_unstage add c's records to their batches (a failing verb writes
- * nothing). At most two keys at once (a move between two keys); k and c
- * are borrowed until the unstage. Staging never reads or writes.
- */
-void ks_attr_stage(const struct ks_key *k, const struct ks_attr_change *c);
-void ks_attr_unstage(void);
-/* For keyspace.c: the change staged for k, or NULL. */
-const struct ks_attr_change *ks_attr_staged(const struct ks_key *k);
 
 /* The stored attributes of a key or an entry. */
 #define KS_ATTR_HAS_TIMES 1u
@@ -133,7 +120,7 @@ int ks_xattr_set(struct keyspace *ks, const struct ks_key *k, const char *entry,
 /*
  * A namespace's own attributes (the namespace directory's mode, owner and
  * times) are the key records of a key no user key can be: fill *k so that
- * ks_attr_get, ks_attr_set and ks_attr_stage (around ks_ns_create) work on
+ * ks_attr_get and ks_attr_set work on
  * them. k borrows ns. Version 0; a namespace has no entries here.
  */
 void ks_attr_ns_key(struct ks_key *k, const char *ns, size_t n);

@@ -188,6 +188,7 @@ void fs_path_key(const struct fs *fs, const struct fs_path *p, struct ks_key *k)
 	}
 	k->key = p->key.data;
 	k->klen = p->key.len;
+	k->attr = NULL;
 }
 
 /* The path of `name` inside `parent`. */
@@ -1384,9 +1385,9 @@ again:;
 			return buf_set(&m->name, p->key.data, p->key.len);
 		}
 		stage_created(&ch, init);
-		ks_attr_stage(&k, &ch);
+		k.attr = &ch;
 		rc = string_set(fs->ks, &k, "", 0, STRING_SET_NX);
-		ks_attr_unstage();
+		k.attr = NULL;
 		m->made = rc == 0;
 		if (!rc && t != KV_TYPE_NONE && fs_file_convert(fs, &k, KV_TYPE_STRING, t) == 0)
 			LOG_INFO("'%s' written anew after its backup: it keeps its type, %s",
@@ -1444,9 +1445,9 @@ static int create_entry(struct fs *fs, struct fs_node *parent, const struct fs_p
 	stage_created(&ch, init);
 	int tries = 0;
 again:
-	ks_attr_stage(&c.k, &ch);
+	c.k.attr = &ch;
 	rc = sh->create(&c, stored, n, &e);
-	ks_attr_unstage();
+	c.k.attr = NULL;
 	/* Made just now (or to be stored at its flush), with the default
 	 * attributes and this change's times: nothing to read back (as for
 	 * a new key, create_key). */
@@ -1582,9 +1583,9 @@ static void op_mknod(fuse_req_t req, fuse_ino_t parent_ino, const char *name, mo
 			if (!rc) {
 				fs_attr_entry(sh, stored.data, stored.len, &ch.entry, &ch.elen);
 				stage_created(&ch, &init);
-				ks_attr_stage(&c.k, &ch);
+				c.k.attr = &ch;
 				rc = sh->commit(&c, stored.data, stored.len, "", 0, true);
-				ks_attr_unstage();
+				c.k.attr = NULL;
 			}
 			m.r.local = FS_LOCAL_NONE;
 			m.r.init = NULL;
@@ -1628,10 +1629,7 @@ static void op_mkdir(fuse_req_t req, fuse_ino_t parent_ino, const char *name, mo
 				ENC_MAX_NS);
 		} else {
 			/* The namespace's own records, in its creation's batch. */
-			ks_attr_ns_key(&k, stored.data, stored.len);
-			ks_attr_stage(&k, &init);
-			rc = ks_ns_create(fs->ks, stored.data, stored.len);
-			ks_attr_unstage();
+			rc = ks_ns_create(fs->ks, stored.data, stored.len, &init);
 		}
 		break;
 	case FS_KEY: {
@@ -1642,9 +1640,9 @@ static void op_mkdir(fuse_req_t req, fuse_ino_t parent_ino, const char *name, mo
 		}
 		fs_path_key(fs, &p, &k);
 		stage_created(&ch, &init);
-		ks_attr_stage(&k, &ch);
+		k.attr = &ch;
 		rc = ks_empty_create(fs->ks, &k, KV_TYPE_HASH);
-		ks_attr_unstage();
+		k.attr = NULL;
 		break;
 	}
 	default:
@@ -1723,10 +1721,10 @@ static int unlink_entry(struct fs *fs, struct fs_node *parent, const struct fs_p
 		ch.flags |= KS_ATTR_RENUMBER;
 	fs_attr_entry(sh, stored, n, &ch.entry, &ch.elen);
 	rc = keep_open(fs, parent, stored, n);
-	ks_attr_stage(&c.k, &ch);
+	c.k.attr = &ch;
 	if (!rc)
 		rc = sh->unlink(&c, stored, n);
-	ks_attr_unstage();
+	c.k.attr = NULL;
 	if (!rc)
 		fs_itable_unlink(fs->it, parent, stored, n);
 	return rc;
@@ -1990,9 +1988,9 @@ static int rename_local(struct fs *fs, struct fs_ctx *c, const struct fs_shape *
 	if (sh->adopt && fs_itable_local(fs->it, node) == FS_LOCAL_SCRATCH) {
 		struct ks_attr_change ch = {.flags = KS_ATTR_TOUCH};
 		fs_attr_entry(sh, to->data, to->len, &ch.entry, &ch.elen);
-		ks_attr_stage(&c->k, &ch);
+		c->k.attr = &ch;
 		rc = sh->adopt(c, to->data, to->len, node->data.data, node->data.len, &canon);
-		ks_attr_unstage();
+		c->k.attr = NULL;
 	}
 	if (rc == FS_ADOPT_LOCAL) {
 		bool pending = fs_itable_local(fs->it, node) == FS_LOCAL_PENDING;
@@ -2140,11 +2138,10 @@ static int rename_entries(struct fs *fs, struct fs_node *parent, struct fs_node 
 		struct ks_attr_change cb = {.flags = KS_ATTR_TOUCH | KS_ATTR_MOVE, .from = &a.k};
 		fs_attr_entry(sb, tname->data, tname->len, &cb.entry, &cb.elen);
 		fs_attr_entry(sa, fname->data, fname->len, &cb.fentry, &cb.flen);
-		ks_attr_stage(&b.k, &cb);
-		if (!key_eq(&a.k, &b.k))
-			ks_attr_stage(&a.k, &ca);
+		b.k.attr = &cb;
+		a.k.attr = key_eq(&a.k, &b.k) ? &cb : &ca; /* one key: the move is its change */
 		rc = sa->rename(&a, fname->data, fname->len, &b, tname->data, tname->len, flags);
-		ks_attr_unstage();
+		a.k.attr = b.k.attr = NULL;
 		if (!rc)
 			rc = fs_itable_rename(fs->it, parent, fname->data, fname->len, newparent,
 					      tname->data, tname->len);

@@ -144,9 +144,9 @@ static int input_feed_locked(struct fs *fs, struct fs_node *node, size_t n)
 		 * files of a sketch or a series change with it: times set on
 		 * them (touch, rsync restoring them) are dropped, so they show
 		 * the key's, this change's. */
-		ks_attr_stage(&c.k, &ch);
+		c.k.attr = &ch;
 		rc = sh->feed(&c, node->name, node->namelen, node->data.data, n);
-		ks_attr_unstage();
+		c.k.attr = NULL;
 	} else if (!rc) {
 		rc = -EACCES;
 	}
@@ -239,7 +239,7 @@ static int node_commit_locked(struct fs *fs, struct fs_node *node, bool last)
 		fs_attr_entry(sh, node->name, node->namelen, &ch.entry, &ch.elen);
 	if (local == FS_LOCAL_PENDING) /* and its creation's mode and owner */
 		fs_node_attrs_stage(node, &ch);
-	ks_attr_stage(&c.k, &ch);
+	c.k.attr = &ch;
 	if (json)
 		rc = fs_json_commit(fs, &c.k, node->data.data, node->data.len);
 	else if (node->kind == FS_KEY && node->ktype == KV_TYPE_BITMAP)
@@ -249,7 +249,7 @@ static int node_commit_locked(struct fs *fs, struct fs_node *node, bool last)
 	else
 		rc = sh->commit(&c, node->name, node->namelen, node->data.data, node->data.len,
 				local == FS_LOCAL_PENDING);
-	ks_attr_unstage();
+	c.k.attr = NULL;
 fail:
 	if (!rc) {
 		fs_seq_store_locked(fs, node);
@@ -891,10 +891,10 @@ void fs_op_write(fuse_req_t req, fuse_ino_t ino, const char *data, size_t size, 
 		rc = direct_key(fs, node, &p, &k);
 		/* An unlinked file's writes have no home (as a buffered one's). */
 		struct ks_attr_change ch = {.flags = KS_ATTR_TOUCH};
-		ks_attr_stage(&k, &ch);
+		k.attr = &ch;
 		if (!rc && !p.unhashed)
 			rc = bitmap_write(fs->ks, &k, (uint64_t)off, data, size, NULL);
-		ks_attr_unstage();
+		k.attr = NULL;
 		if (!rc)
 			fs_seq_store_locked(fs, node);
 		fs_path_release(&p);
@@ -976,14 +976,14 @@ static int direct_truncate(struct fs *fs, struct fs_node *node, uint64_t size)
 	fs_path_init(&p);
 	struct ks_attr_change ch = {.flags = KS_ATTR_TOUCH};
 	int rc = direct_key(fs, node, &p, &k);
-	ks_attr_stage(&k, &ch);
+	k.attr = &ch;
 	if (!rc)
 		rc = bitmap_truncate(fs->ks, &k, size, BITMAP_KEEP_EMPTY);
 	if (rc == -ENOENT) {
 		/* A remembered empty bitmap: growing it makes the key. */
 		rc = size ? bitmap_write(fs->ks, &k, size - 1, "", 1, NULL) : 0;
 	}
-	ks_attr_unstage();
+	k.attr = NULL;
 	fs_path_release(&p);
 	return rc;
 }

@@ -331,6 +331,7 @@ static int feed_keys(const struct fs_sketch *s, const struct fs_sketch_input *in
 		srcs[got] = c->k;
 		srcs[got].key = names[got].data;
 		srcs[got].klen = names[got].len;
+		srcs[got].attr = NULL;
 		got++;
 	}
 	if (!rc && got)

@@ -499,6 +499,7 @@ static int ts_xattr_set(struct fs *fs, const struct ks_key *k, const struct ks_i
 		struct ks_key dk = *k;
 		dk.key = dn.data;
 		dk.klen = dn.len;
+		dk.attr = NULL;
 		if (!value) {
 			rc = ts_deleterule(fs->ks, k, &dk);
 			buf_release(&dn);

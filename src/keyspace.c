@@ -69,39 +69,15 @@ struct keyspace {
 };
 
 /*
- * The write context: for the keys whose locks this thread holds (at most
- * two), what the verb under way saw of them: the version read
- * (ks_meta_get and friends) or written (ks_batch_put_meta), whether the
- * key is live after the batch, a pending expiry its empty-collection
- * record carried (ks_batch_empty_del), and a copy of the metadata put
- * for it (small collection headers only) so that expiry can be applied.
- * ks_write reads it to add the key's attribute change (ks_key.attr) and
- * the pending expiry to the verb's batch. Set by ks_lock/ks_lock2,
- * cleared by the unlocks; only the owning thread touches it.
+ * The write context of the verbs not yet on ks_txn: for the keys whose
+ * locks this thread holds (at most two), what the verb under way saw of
+ * them (struct ks_track, keyspace.h). Set by ks_lock/ks_lock2, cleared by
+ * the unlocks, read by ks_write; only the owning thread touches it.
+ * NEEDSWORK: goes when the last verb writes through ks_txn.
  */
-#define WCTX_META 128 /* metadata copies up to this size */
-
-struct wctx_key {
-	const struct ks_key *k;
-	const struct ks_attr_change *attr; /* staged for k (ks_attr_stage) */
-	uint64_t version;
-	uint64_t read_version; /* the version first read, if the verb makes another */
-	bool live;
-	bool was_live;	/* live metadata was read: the key existed */
-	bool was_empty; /* its empty-collection record was deleted */
-	/* An empty-collection record of it was read (or found and deleted),
-	 * or written: with the above, whether the key existed before the
-	 * batch and does after, so that ks_write can touch its namespace. */
-	bool empty_seen, empty_made;
-	uint64_t pending_expire;
-	struct enc_meta m; /* m.tail points into meta[] */
-	uint8_t meta[WCTX_META];
-	bool has_meta;
-};
-
 static _Thread_local struct {
 	int n;
-	struct wctx_key keys[2];
+	struct ks_track keys[2];
 } wctx;
 
 /* ---- Open, close, locks -------------------------------------------- */
@@ -198,16 +174,19 @@ static unsigned ks_stripe(const struct ks_key *k)
 	return (unsigned)(hash_bytes(tmp, 17) & (KS_LOCKS - 1));
 }
 
+void ks_track_init(struct ks_track *w, const struct ks_key *k)
+{
+	memset(w, 0, sizeof(*w));
+	w->k = k;
+	w->attr = k->attr;
+}
+
 static void wctx_begin(const struct ks_key *a, const struct ks_key *b)
 {
-	memset(&wctx.keys[0], 0, sizeof(wctx.keys[0]));
-	wctx.keys[0].k = a;
-	wctx.keys[0].attr = ks_attr_staged(a);
+	ks_track_init(&wctx.keys[0], a);
 	wctx.n = 1;
 	if (b) {
-		memset(&wctx.keys[1], 0, sizeof(wctx.keys[1]));
-		wctx.keys[1].k = b;
-		wctx.keys[1].attr = ks_attr_staged(b);
+		ks_track_init(&wctx.keys[1], b);
 		wctx.n = 2;
 	}
 }
@@ -229,9 +208,9 @@ void ks_unlock(struct keyspace *ks, const struct ks_key *k)
 	pthread_mutex_unlock(&ks->locks[ks_stripe(k)]);
 }
 
-void ks_lock2(struct keyspace *ks, const struct ks_key *a, const struct ks_key *b)
+void ks_lock_pair(struct keyspace *ks, const struct ks_key *a, const struct ks_key *b)
 {
-	unsigned x = ks_stripe(a), y = ks_stripe(b);
+	unsigned x = ks_stripe(a), y = b ? ks_stripe(b) : x;
 	if (x > y) {
 		unsigned t = x;
 		x = y;
@@ -240,16 +219,26 @@ void ks_lock2(struct keyspace *ks, const struct ks_key *a, const struct ks_key *
 	pthread_mutex_lock(&ks->locks[x]);
 	if (y != x)
 		pthread_mutex_lock(&ks->locks[y]);
+}
+
+void ks_unlock_pair(struct keyspace *ks, const struct ks_key *a, const struct ks_key *b)
+{
+	unsigned x = ks_stripe(a), y = b ? ks_stripe(b) : x;
+	if (y != x)
+		pthread_mutex_unlock(&ks->locks[y]);
+	pthread_mutex_unlock(&ks->locks[x]);
+}
+
+void ks_lock2(struct keyspace *ks, const struct ks_key *a, const struct ks_key *b)
+{
+	ks_lock_pair(ks, a, b);
 	wctx_begin(a, b);
 }
 
 void ks_unlock2(struct keyspace *ks, const struct ks_key *a, const struct ks_key *b)
 {
-	unsigned x = ks_stripe(a), y = ks_stripe(b);
 	wctx_end();
-	if (y != x)
-		pthread_mutex_unlock(&ks->locks[y]);
-	pthread_mutex_unlock(&ks->locks[x]);
+	ks_unlock_pair(ks, a, b);
 }
 
 static int stripe_cmp(const void *a, const void *b)
@@ -333,8 +322,10 @@ static bool is_reserved_ns(const void *ns, size_t n)
 }
 
 /* The write-context entry of k, if this thread holds its lock. */
-static struct wctx_key *wctx_find(const struct ks_key *k)
+static struct ks_track *wctx_find(const struct ks_key *k)
 {
+	if (!wctx.n)
+		return NULL;
 	for (int i = 0; i < wctx.n; i++)
 		if (wctx.keys[i].k == k || key_eq(wctx.keys[i].k, k))
 			return &wctx.keys[i];
@@ -342,9 +333,8 @@ static struct wctx_key *wctx_find(const struct ks_key *k)
 }
 
 /* A verb read k's live metadata m. */
-static void wctx_saw(const struct ks_key *k, const struct enc_meta *m)
+static void track_saw(struct ks_track *w, const struct enc_meta *m)
 {
-	struct wctx_key *w = wctx.n ? wctx_find(k) : NULL;
 	if (w) {
 		w->version = enc_type_is_inline(m->type) ? 0 : m->version;
 		if (!w->read_version)
@@ -358,19 +348,25 @@ static void wctx_saw(const struct ks_key *k, const struct enc_meta *m)
  * header read of a large string stops here. */
 #define KS_META_HEAD 512
 
-static int meta_read(struct keyspace *ks, const struct ks_key *k, enum kv_type want,
-		     struct buf *raw, struct enc_meta *m, uint64_t *vlen);
+static int meta_read(struct keyspace *ks, struct ks_track *w, const struct ks_key *k,
+		     enum kv_type want, struct buf *raw, struct enc_meta *m, uint64_t *vlen);
 
 int ks_meta_head(struct keyspace *ks, const struct ks_key *k, enum kv_type want, struct buf *raw,
 		 struct enc_meta *m, uint64_t *vlen)
 {
-	return meta_read(ks, k, want, raw, m, vlen);
+	return meta_read(ks, wctx_find(k), k, want, raw, m, vlen);
 }
 
 int ks_meta_get(struct keyspace *ks, const struct ks_key *k, enum kv_type want, struct buf *raw,
 		struct enc_meta *m)
 {
-	return meta_read(ks, k, want, raw, m, NULL);
+	return meta_read(ks, wctx_find(k), k, want, raw, m, NULL);
+}
+
+int ks_track_meta_get(struct keyspace *ks, struct ks_track *w, const struct ks_key *k,
+		      enum kv_type want, struct buf *raw, struct enc_meta *m)
+{
+	return meta_read(ks, w, k, want, raw, m, NULL);
 }
 
 /* The line of ks_corrupt and ks_corrupt_entry; entry NULL: none. */
@@ -411,6 +407,7 @@ int ks_key_dup(const struct ks_key *k, struct buf *store, struct ks_key *out)
 		out->nslen = k->nslen;
 		out->key = store->data + k->nslen;
 		out->klen = k->klen;
+		out->attr = NULL;
 	}
 	return rc;
 }
@@ -434,8 +431,8 @@ int ks_corrupt_entry(const struct ks_key *k, const void *entry, size_t en, const
 }
 
 /* Decode a metadata record and apply Kvrocks's read rules. */
-static int meta_check(const struct ks_key *k, enum kv_type want, const char *p, size_t n,
-		      struct enc_meta *m)
+static int meta_check(struct ks_track *w, const struct ks_key *k, enum kv_type want, const char *p,
+		      size_t n, struct enc_meta *m)
 {
 	int rc = enc_meta_decode(p, n, m);
 	if (rc) {
@@ -446,7 +443,7 @@ static int meta_check(const struct ks_key *k, enum kv_type want, const char *p, 
 	/* An expired or size-0 record is absent whatever its type. */
 	if (enc_meta_is_expired(m, now_ms()))
 		return -ENOENT;
-	wctx_saw(k, m);
+	track_saw(w, m);
 	if (want != KV_TYPE_NONE && m->type != want)
 		return -KV_EWRONGTYPE;
 	return 0;
@@ -463,7 +460,7 @@ int ks_meta_pin(struct keyspace *ks, const struct ks_key *k, enum kv_type want,
 	if (!rc) {
 		size_t n;
 		const char *p = store_value_data(*v, &n);
-		rc = meta_check(k, want, p, n, m);
+		rc = meta_check(wctx_find(k), k, want, p, n, m);
 	}
 	if (rc) {
 		store_value_free(*v);
@@ -475,8 +472,8 @@ int ks_meta_pin(struct keyspace *ks, const struct ks_key *k, enum kv_type want,
 
 /* With vlen, an inline value is read only up to KS_META_HEAD bytes and
  * *vlen gets its full length. */
-static int meta_read(struct keyspace *ks, const struct ks_key *k, enum kv_type want,
-		     struct buf *raw, struct enc_meta *m, uint64_t *vlen)
+static int meta_read(struct keyspace *ks, struct ks_track *w, const struct ks_key *k,
+		     enum kv_type want, struct buf *raw, struct enc_meta *m, uint64_t *vlen)
 {
 	struct buf key = BUF_INIT;
 	size_t full = 0;
@@ -497,7 +494,7 @@ static int meta_read(struct keyspace *ks, const struct ks_key *k, enum kv_type w
 		goto out;
 	if (vlen)
 		*vlen = full;
-	rc = meta_check(k, want, raw->data, raw->len, m);
+	rc = meta_check(w, k, want, raw->data, raw->len, m);
 out:
 	buf_release(&key);
 	return rc;
@@ -515,6 +512,13 @@ static bool meta_value_live(const void *v, size_t n, uint64_t now, struct enc_me
 int ks_batch_put_meta(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
 		      const struct enc_meta *m, const void *tail, size_t tlen)
 {
+	return ks_track_put_meta(ks, b, wctx_find(k), k, m, tail, tlen);
+}
+
+int ks_track_put_meta(struct keyspace *ks, struct store_batch *b, struct ks_track *w,
+		      const struct ks_key *k, const struct enc_meta *m, const void *tail,
+		      size_t tlen)
+{
 	struct buf key = BUF_INIT, hdr = BUF_INIT;
 	int rc = ks_meta_key(ks, k, &key);
 	if (!rc)
@@ -526,8 +530,7 @@ int ks_batch_put_meta(struct keyspace *ks, struct store_batch *b, const struct k
 		size_t lens[2] = {hdr.len, tlen};
 		store_batch_putv(b, STORE_CF_METADATA, key.data, key.len, parts, lens, 2);
 	}
-	struct wctx_key *w = !rc && wctx.n ? wctx_find(k) : NULL;
-	if (w) {
+	if (!rc && w) {
 		w->version = enc_type_is_inline(m->type) ? 0 : m->version;
 		w->live = true;
 		/* A collection's header, kept in case a pending expiry must be
@@ -548,12 +551,17 @@ int ks_batch_put_meta(struct keyspace *ks, struct store_batch *b, const struct k
 
 int ks_batch_del_meta(struct keyspace *ks, struct store_batch *b, const struct ks_key *k)
 {
+	return ks_track_del_meta(ks, b, wctx_find(k), k);
+}
+
+int ks_track_del_meta(struct keyspace *ks, struct store_batch *b, struct ks_track *w,
+		      const struct ks_key *k)
+{
 	struct buf key = BUF_INIT;
 	int rc = ks_meta_key(ks, k, &key);
 	if (!rc)
 		store_batch_delete(b, STORE_CF_METADATA, key.data, key.len);
-	struct wctx_key *w = !rc && wctx.n ? wctx_find(k) : NULL;
-	if (w) {
+	if (!rc && w) {
 		w->live = false;
 		w->has_meta = false;
 	}
@@ -561,8 +569,18 @@ int ks_batch_del_meta(struct keyspace *ks, struct store_batch *b, const struct k
 	return rc;
 }
 
-/* What the write context adds to a verb's batch for one key. */
-static int wctx_apply(struct keyspace *ks, struct store_batch *b, struct wctx_key *w)
+/* The tracked key of k among w[0..n). */
+static struct ks_track *track_find(struct ks_track *w, size_t n, const struct ks_key *k)
+{
+	for (size_t i = 0; i < n; i++)
+		if (w[i].k == k || key_eq(w[i].k, k))
+			return &w[i];
+	return NULL;
+}
+
+/* What a write adds to its batch for one key w of the tracked all[0..n). */
+static int track_apply(struct keyspace *ks, struct store_batch *b, struct ks_track *w,
+		       struct ks_track *all, size_t n)
 {
 	const struct ks_attr_change *c = w->attr;
 	int rc = 0;
@@ -590,7 +608,7 @@ static int wctx_apply(struct keyspace *ks, struct store_batch *b, struct wctx_ke
 	if (!rc && c)
 		rc = ks_attr_batch_change(ks, b, w->k, w->version, w->live, c);
 	if (!rc && c && (c->flags & KS_ATTR_MOVE) && c->from && c->entry) {
-		struct wctx_key *f = wctx_find(c->from);
+		struct ks_track *f = track_find(all, n, c->from);
 		if (f)
 			rc = ks_attr_batch_move(ks, b, c->from, f->version, c->fentry, c->flen,
 						w->k, w->version, c->entry, c->elen);
@@ -598,14 +616,20 @@ static int wctx_apply(struct keyspace *ks, struct store_batch *b, struct wctx_ke
 	return rc;
 }
 
-int ks_write(struct keyspace *ks, struct store_batch *b)
+int ks_track_apply(struct keyspace *ks, struct store_batch *b, struct ks_track *w, size_t n)
 {
-	for (int i = 0; i < wctx.n; i++) {
-		int rc = wctx_apply(ks, b, &wctx.keys[i]);
+	for (size_t i = 0; i < n; i++) {
+		int rc = track_apply(ks, b, &w[i], w, n);
 		if (rc)
 			return rc;
 	}
-	return store_write(ks->st, b, false);
+	return 0;
+}
+
+int ks_write(struct keyspace *ks, struct store_batch *b)
+{
+	int rc = ks_track_apply(ks, b, wctx.keys, (size_t)wctx.n);
+	return rc ? rc : store_write(ks->st, b, false);
 }
 
 /* ---- The reserved namespace ---------------------------------------- */
@@ -719,7 +743,7 @@ static int empty_get_exp(struct keyspace *ks, const struct ks_key *k, enum kv_ty
 		rc = res_get(ks, &key, &raw, &m);
 	if (!rc && empty_expired(&m, now_ms()))
 		rc = -ENOENT;
-	struct wctx_key *w = !rc && wctx.n ? wctx_find(k) : NULL;
+	struct ks_track *w = !rc ? wctx_find(k) : NULL;
 	if (w)
 		w->empty_seen = true;
 	if (!rc && expire)
@@ -743,13 +767,19 @@ static int empty_get(struct keyspace *ks, const struct ks_key *k, enum kv_type *
 	return empty_get_exp(ks, k, t, NULL);
 }
 
-static int empty_put(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
-		     enum kv_type t, uint64_t expire);
+static int empty_put(struct keyspace *ks, struct store_batch *b, struct ks_track *w,
+		     const struct ks_key *k, enum kv_type t, uint64_t expire);
 
 int ks_batch_empty_put(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
 		       enum kv_type t)
 {
-	return empty_put(ks, b, k, t, 0);
+	return empty_put(ks, b, wctx_find(k), k, t, 0);
+}
+
+int ks_track_empty_put(struct keyspace *ks, struct store_batch *b, struct ks_track *w,
+		       const struct ks_key *k, enum kv_type t)
+{
+	return empty_put(ks, b, w, k, t, 0);
 }
 
 /*
@@ -757,8 +787,8 @@ int ks_batch_empty_put(struct keyspace *ks, struct store_batch *b, const struct 
  * collection must exist (be listed, and refuse rmdir) even when it has no
  * live key, and the namespace stream of ks_ns_iter then covers it.
  */
-static int empty_put(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
-		     enum kv_type t, uint64_t expire)
+static int empty_put(struct keyspace *ks, struct store_batch *b, struct ks_track *w,
+		     const struct ks_key *k, enum kv_type t, uint64_t expire)
 {
 	struct buf key = BUF_INIT, val = BUF_INIT;
 	const char *name = enc_type_name(t);
@@ -772,8 +802,7 @@ static int empty_put(struct keyspace *ks, struct store_batch *b, const struct ks
 	}
 	if (!rc)
 		store_batch_put(b, STORE_CF_METADATA, key.data, key.len, val.data, val.len);
-	struct wctx_key *w = !rc && wctx.n ? wctx_find(k) : NULL;
-	if (w)
+	if (!rc && w)
 		w->empty_made = true;
 	if (!rc && !is_reserved_ns(k->ns, k->nslen)) {
 		rc = ns_record_key(k->ns, k->nslen, &key);
@@ -794,6 +823,12 @@ static int empty_put(struct keyspace *ks, struct store_batch *b, const struct ks
  */
 int ks_batch_empty_del(struct keyspace *ks, struct store_batch *b, const struct ks_key *k)
 {
+	return ks_track_empty_del(ks, b, wctx_find(k), k);
+}
+
+int ks_track_empty_del(struct keyspace *ks, struct store_batch *b, struct ks_track *w,
+		       const struct ks_key *k)
+{
 	struct buf key = BUF_INIT, raw = BUF_INIT;
 	int rc = empty_key(ks, k, &key);
 	if (!rc) {
@@ -802,7 +837,6 @@ int ks_batch_empty_del(struct keyspace *ks, struct store_batch *b, const struct 
 			store_batch_delete(b, STORE_CF_METADATA, key.data, key.len);
 			/* Its pending expiry goes to the key its first entry makes. */
 			struct enc_meta m;
-			struct wctx_key *w = wctx.n ? wctx_find(k) : NULL;
 			if (w)
 				w->was_empty = w->empty_seen = true;
 			if (w && meta_value_live(raw.data, raw.len, now_ms(), &m) &&
@@ -1017,7 +1051,7 @@ int ks_rename(struct keyspace *ks, const struct ks_key *from, const struct ks_ke
 		if (!rc)
 			rc = ks_batch_empty_del(ks, b, to);
 		if (!rc)
-			rc = empty_put(ks, b, to, t, exp);
+			rc = empty_put(ks, b, wctx_find(to), to, t, exp);
 		if (!rc)
 			rc = ks_attr_batch_rename(ks, b, from, to, 0);
 		goto write;
@@ -1078,7 +1112,7 @@ int ks_expire(struct keyspace *ks, const struct ks_key *k, uint64_t expire_ms)
 			if (!rc)
 				rc = ks_attr_batch_drop_key(ks, b, k);
 		} else if (!rc) {
-			rc = empty_put(ks, b, k, t, expire_ms);
+			rc = empty_put(ks, b, wctx_find(k), k, t, expire_ms);
 		}
 		if (!rc)
 			rc = ks_write(ks, b);
@@ -1155,7 +1189,7 @@ static int empty_change(struct keyspace *ks, const struct ks_key *k, enum kv_typ
 	} else {
 		/* A new empty collection starts without attributes of an old
 		 * key of that name; a retyped one keeps its pending expiry. */
-		rc = empty_put(ks, b, k, t, want_record ? exp : 0);
+		rc = empty_put(ks, b, wctx_find(k), k, t, want_record ? exp : 0);
 		if (!rc && !want_record)
 			rc = ks_attr_batch_drop_key(ks, b, k);
 	}
@@ -1286,9 +1320,10 @@ static void ns_lock_key(struct ks_key *lk, const struct buf *name)
 	lk->nslen = RES_NSLEN;
 	lk->key = name->data + 1 + RES_NSLEN;
 	lk->klen = name->len - 1 - RES_NSLEN;
+	lk->attr = NULL;
 }
 
-int ks_ns_create(struct keyspace *ks, const char *ns, size_t n)
+int ks_ns_create(struct keyspace *ks, const char *ns, size_t n, const struct ks_attr_change *c)
 {
 	struct buf key = BUF_INIT, val = BUF_INIT;
 	struct store_batch *b = NULL;
@@ -1311,11 +1346,10 @@ int ks_ns_create(struct keyspace *ks, const char *ns, size_t n)
 	} else if (rc == 0) {
 		/* The directory's own records start anew (a namespace that
 		 * vanished with its last key may have left some), with its
-		 * creation time and what the caller staged for it (mkdir's
+		 * creation time and what the caller asked for it (mkdir's
 		 * mode and owner). */
 		struct ks_key nk;
 		ks_attr_ns_key(&nk, ns, n);
-		const struct ks_attr_change *c = ks_attr_staged(&nk);
 		store_batch_put(b, STORE_CF_METADATA, key.data, key.len, val.data, val.len);
 		rc = ks_attr_batch_drop_key(ks, b, &nk);
 		if (!rc)
@@ -1680,7 +1714,7 @@ static void key_iter_settle_live(struct ks_key_iter *it, uint64_t now)
 			continue;
 		struct enc_meta m;
 		if (enc_meta_decode(v, vn, &m) != 0) {
-			struct ks_key k = {key + 1, (uint8_t)key[0], key + min, kn - min};
+			struct ks_key k = {key + 1, (uint8_t)key[0], key + min, kn - min, NULL};
 			ks_corrupt(&k, "metadata of %zu bytes, flags 0x%02x: %s; not listed", vn,
 				   vn ? *(const uint8_t *)v : 0, enc_meta_why(v, vn));
 			continue;

@@ -73,49 +73,12 @@ void ks_attr_ns_key(struct ks_key *k, const char *ns, size_t n)
 	k->nslen = n;
 	k->key = ns_self;
 	k->klen = 0;
+	k->attr = NULL;
 }
 
 bool ks_attr_is_ns_key(const struct ks_key *k)
 {
 	return k->key == ns_self;
-}
-
-/* ---- Staging --------------------------------------------------------- */
-
-static _Thread_local struct {
-	int n;
-	const struct ks_key *k[2];
-	const struct ks_attr_change *c[2];
-} staged;
-
-void ks_attr_stage(const struct ks_key *k, const struct ks_attr_change *c)
-{
-	if (staged.n < 2) {
-		staged.k[staged.n] = k;
-		staged.c[staged.n] = c;
-		staged.n++;
-	}
-}
-
-void ks_attr_unstage(void)
-{
-	staged.n = 0;
-}
-
-static bool same_key(const struct ks_key *a, const struct ks_key *b)
-{
-	return a == b ||
-	       (a->nslen == b->nslen && a->klen == b->klen && memcmp(a->ns, b->ns, a->nslen) == 0 &&
-		ks_attr_is_ns_key(a) == ks_attr_is_ns_key(b) &&
-		(!a->klen || memcmp(a->key, b->key, a->klen) == 0));
-}
-
-const struct ks_attr_change *ks_attr_staged(const struct ks_key *k)
-{
-	for (int i = 0; i < staged.n; i++)
-		if (same_key(staged.k[i], k))
-			return staged.c[i];
-	return NULL;
 }
 
 /* ---- Record keys and values ---------------------------------------- */

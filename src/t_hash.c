@@ -14,6 +14,7 @@
  */
 #include "t_hash.h"
 
+#include "ks_txn.h"
 #include "store.h"
 
 #include <errno.h>
@@ -72,47 +73,6 @@ static int field_exists(struct keyspace *ks, const struct ks_key *k, uint64_t ve
 	return rc ? rc : 1;
 }
 
-static void batch_put_field(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
-			    uint64_t version, const void *f, size_t fn, const void *v, size_t vn,
-			    int *rc)
-{
-	struct buf sk = BUF_INIT;
-	if (*rc)
-		return;
-	*rc = ks_sub_key(ks, k, version, f, fn, &sk);
-	if (!*rc)
-		store_batch_put(b, STORE_CF_DEFAULT, sk.data, sk.len, v, vn);
-	buf_release(&sk);
-}
-
-static void batch_del_field(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
-			    uint64_t version, const void *f, size_t fn, int *rc)
-{
-	struct buf sk = BUF_INIT;
-	if (*rc)
-		return;
-	*rc = ks_sub_key(ks, k, version, f, fn, &sk);
-	if (!*rc)
-		store_batch_delete(b, STORE_CF_DEFAULT, sk.data, sk.len);
-	buf_release(&sk);
-}
-
-/* Metadata after one field went away: rewrite it, or delete the key
- * (remembering it as an empty hash if asked). */
-static int batch_shrink(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
-			struct enc_meta *m, unsigned flags)
-{
-	int rc;
-	if (m->size > 1) {
-		m->size--;
-		return ks_batch_put_meta(ks, b, k, m, m->tail, m->tail_len);
-	}
-	rc = ks_batch_del_meta(ks, b, k);
-	if (!rc && (flags & HASH_KEEP_EMPTY))
-		rc = ks_batch_empty_put(ks, b, k, KV_TYPE_HASH);
-	return rc;
-}
-
 int hash_get(struct keyspace *ks, const struct ks_key *k, const void *f, size_t fn, struct buf *out)
 {
 	struct buf raw = BUF_INIT;
@@ -128,52 +88,27 @@ int hash_get(struct keyspace *ks, const struct ks_key *k, const void *f, size_t 
 static int hash_put(struct keyspace *ks, const struct ks_key *k, const void *f, size_t fn,
 		    const void *v, size_t vn, bool nx, bool *created)
 {
-	struct buf raw = BUF_INIT;
-	struct store_batch *b = NULL;
-	struct enc_meta m;
-	bool fresh = false;
-	int rc, exists = 0;
+	struct ks_txn t;
+	struct enc_meta *m;
+	int exists = 0;
 
 	if (vn > HASH_VALUE_MAX)
 		return -EFBIG;
-	if (!(b = store_batch_new(ks_store(ks))))
-		return -ENOMEM;
-	ks_lock(ks, k);
-	rc = ks_meta_get(ks, k, KV_TYPE_HASH, &raw, &m);
-	if (rc == -ENOENT) {
-		ks_meta_new(ks, &m, KV_TYPE_HASH);
-		fresh = true;
-		rc = 0;
-	}
-	if (rc)
-		goto out;
-	if (!fresh) {
-		exists = field_exists(ks, k, m.version, f, fn);
-		if (exists < 0) {
-			rc = exists;
-			goto out;
-		}
-	}
-	if (nx && exists) {
-		rc = -EEXIST;
-		goto out;
-	}
-	batch_put_field(ks, b, k, m.version, f, fn, v, vn, &rc);
-	if (!rc && !exists) {
-		m.size++;
-		rc = ks_batch_put_meta(ks, b, k, &m, m.tail, m.tail_len);
-	}
-	if (!rc && fresh)
-		rc = ks_batch_empty_del(ks, b, k);
-	if (!rc)
-		rc = ks_write(ks, b);
+	ks_txn_begin(&t, ks, k);
+	int rc = ks_txn_open(&t, k, KV_TYPE_HASH, &m);
+	if (!rc && !ks_txn_is_new(&t, k))
+		rc = exists = field_exists(ks, k, m->version, f, fn);
+	if (rc < 0)
+		return ks_txn_end(&t, rc);
+	if (nx && exists)
+		return ks_txn_end(&t, -EEXIST);
+	ks_txn_sub_put(&t, k, STORE_CF_DEFAULT, f, fn, v, vn);
+	if (!exists)
+		ks_txn_resize(&t, k, +1, 0);
+	rc = ks_txn_commit(&t);
 	if (!rc && created)
 		*created = !exists;
-out:
-	ks_unlock(ks, k);
-	store_batch_free(b);
-	buf_release(&raw);
-	return rc;
+	return ks_txn_end(&t, rc);
 }
 
 int hash_set(struct keyspace *ks, const struct ks_key *k, const void *f, size_t fn, const void *v,
@@ -190,33 +125,18 @@ int hash_setnx(struct keyspace *ks, const struct ks_key *k, const void *f, size_
 
 int hash_del(struct keyspace *ks, const struct ks_key *k, const void *f, size_t fn, unsigned flags)
 {
-	struct buf raw = BUF_INIT;
-	struct store_batch *b = NULL;
-	struct enc_meta m;
-	int rc;
+	struct ks_txn t;
+	struct enc_meta *m;
 
-	if (!(b = store_batch_new(ks_store(ks))))
-		return -ENOMEM;
-	ks_lock(ks, k);
-	rc = ks_meta_get(ks, k, KV_TYPE_HASH, &raw, &m);
-	if (rc)
-		goto out;
-	rc = field_exists(ks, k, m.version, f, fn);
-	if (rc <= 0) {
-		rc = rc ? rc : -ENOENT;
-		goto out;
-	}
-	rc = 0;
-	batch_del_field(ks, b, k, m.version, f, fn, &rc);
+	ks_txn_begin(&t, ks, k);
+	int rc = ks_txn_get(&t, k, KV_TYPE_HASH, &m);
 	if (!rc)
-		rc = batch_shrink(ks, b, k, &m, flags);
-	if (!rc)
-		rc = ks_write(ks, b);
-out:
-	ks_unlock(ks, k);
-	store_batch_free(b);
-	buf_release(&raw);
-	return rc;
+		rc = field_exists(ks, k, m->version, f, fn);
+	if (rc <= 0)
+		return ks_txn_end(&t, rc ? rc : -ENOENT);
+	ks_txn_sub_del(&t, k, STORE_CF_DEFAULT, f, fn);
+	ks_txn_resize(&t, k, -1, (flags & HASH_KEEP_EMPTY) ? KS_TXN_KEEP_EMPTY : 0);
+	return ks_txn_end(&t, ks_txn_commit(&t));
 }
 
 int hash_len(struct keyspace *ks, const struct ks_key *k, uint64_t *n)
@@ -272,96 +192,60 @@ int hash_strlen_in(struct keyspace *ks, const struct ks_key *k, const struct ks_
 int hash_rename_field(struct keyspace *ks, const struct ks_key *k, const void *from, size_t fromn,
 		      const void *to, size_t ton)
 {
-	struct buf raw = BUF_INIT, val = BUF_INIT;
-	struct store_batch *b = NULL;
-	struct enc_meta m;
-	int rc, exists;
+	struct buf val = BUF_INIT;
+	struct ks_txn t;
+	struct enc_meta *m;
 
-	if (!(b = store_batch_new(ks_store(ks))))
-		return -ENOMEM;
-	ks_lock(ks, k);
-	rc = ks_meta_get(ks, k, KV_TYPE_HASH, &raw, &m);
+	ks_txn_begin(&t, ks, k);
+	int rc = ks_txn_get(&t, k, KV_TYPE_HASH, &m);
 	if (!rc)
-		rc = field_get(ks, k, m.version, from, fromn, &val);
-	if (rc)
-		goto out;
-	if (fromn == ton && (!fromn || memcmp(from, to, fromn) == 0))
-		goto out; /* onto itself: nothing to do */
-	exists = field_exists(ks, k, m.version, to, ton);
+		rc = field_get(ks, k, m->version, from, fromn, &val);
+	if (rc || (fromn == ton && (!fromn || memcmp(from, to, fromn) == 0)))
+		goto out; /* an error, or onto itself: nothing to do */
+	int exists = field_exists(ks, k, m->version, to, ton);
 	if (exists < 0) {
 		rc = exists;
 		goto out;
 	}
-	batch_del_field(ks, b, k, m.version, from, fromn, &rc);
-	batch_put_field(ks, b, k, m.version, to, ton, val.data, val.len, &rc);
-	/* Replacing `to` removes one field; size stays >= 1. */
-	if (!rc && exists) {
-		m.size--;
-		rc = ks_batch_put_meta(ks, b, k, &m, m.tail, m.tail_len);
-	}
-	if (!rc)
-		rc = ks_write(ks, b);
+	ks_txn_sub_del(&t, k, STORE_CF_DEFAULT, from, fromn);
+	ks_txn_sub_put(&t, k, STORE_CF_DEFAULT, to, ton, val.data, val.len);
+	if (exists)
+		ks_txn_resize(&t, k, -1, 0); /* replacing `to`: size stays >= 1 */
+	rc = ks_txn_commit(&t);
 out:
-	ks_unlock(ks, k);
-	store_batch_free(b);
-	buf_release(&raw);
 	buf_release(&val);
-	return rc;
+	return ks_txn_end(&t, rc);
 }
 
 int hash_move_field(struct keyspace *ks, const struct ks_key *src, const void *f, size_t fn,
 		    const struct ks_key *dst, const void *t, size_t tn, unsigned flags)
 {
-	struct buf sraw = BUF_INIT, draw = BUF_INIT, val = BUF_INIT;
-	struct store_batch *b = NULL;
-	struct enc_meta sm, dm;
-	bool fresh = false;
-	int rc, exists = 0;
+	struct buf val = BUF_INIT;
+	struct ks_txn tx;
+	struct enc_meta *sm, *dm;
+	int exists = 0;
 
 	if (key_eq(src, dst))
 		return hash_rename_field(ks, src, f, fn, t, tn);
-	if (!(b = store_batch_new(ks_store(ks))))
-		return -ENOMEM;
-	ks_lock2(ks, src, dst);
-	rc = ks_meta_get(ks, src, KV_TYPE_HASH, &sraw, &sm);
+	ks_txn_begin2(&tx, ks, src, dst);
+	int rc = ks_txn_get(&tx, src, KV_TYPE_HASH, &sm);
 	if (!rc)
-		rc = field_get(ks, src, sm.version, f, fn, &val);
-	if (rc)
+		rc = field_get(ks, src, sm->version, f, fn, &val);
+	if (!rc)
+		rc = ks_txn_open(&tx, dst, KV_TYPE_HASH, &dm);
+	if (!rc && !ks_txn_is_new(&tx, dst))
+		rc = exists = field_exists(ks, dst, dm->version, t, tn);
+	if (rc < 0)
 		goto out;
-	rc = ks_meta_get(ks, dst, KV_TYPE_HASH, &draw, &dm);
-	if (rc == -ENOENT) {
-		ks_meta_new(ks, &dm, KV_TYPE_HASH);
-		fresh = true;
-		rc = 0;
-	}
-	if (rc)
-		goto out;
-	if (!fresh) {
-		exists = field_exists(ks, dst, dm.version, t, tn);
-		if (exists < 0) {
-			rc = exists;
-			goto out;
-		}
-	}
-	batch_del_field(ks, b, src, sm.version, f, fn, &rc);
-	if (!rc)
-		rc = batch_shrink(ks, b, src, &sm, flags);
-	batch_put_field(ks, b, dst, dm.version, t, tn, val.data, val.len, &rc);
-	if (!rc && !exists) {
-		dm.size++;
-		rc = ks_batch_put_meta(ks, b, dst, &dm, dm.tail, dm.tail_len);
-	}
-	if (!rc && fresh)
-		rc = ks_batch_empty_del(ks, b, dst);
-	if (!rc)
-		rc = ks_write(ks, b);
+	ks_txn_sub_del(&tx, src, STORE_CF_DEFAULT, f, fn);
+	ks_txn_resize(&tx, src, -1, (flags & HASH_KEEP_EMPTY) ? KS_TXN_KEEP_EMPTY : 0);
+	ks_txn_sub_put(&tx, dst, STORE_CF_DEFAULT, t, tn, val.data, val.len);
+	if (!exists)
+		ks_txn_resize(&tx, dst, +1, 0);
+	rc = ks_txn_commit(&tx);
 out:
-	ks_unlock2(ks, src, dst);
-	store_batch_free(b);
-	buf_release(&sraw);
-	buf_release(&draw);
 	buf_release(&val);
-	return rc;
+	return ks_txn_end(&tx, rc);
 }
 
 /* ---- Iteration ----------------------------------------------------- */

@@ -1248,6 +1248,7 @@ static int lock_with_rules(struct keyspace *ks, const struct ks_key *k, struct k
 			v[i + 1] = *k;
 			v[i + 1].key = rs->e[i].dst.data;
 			v[i + 1].klen = rs->e[i].dst.len;
+			v[i + 1].attr = NULL;
 		}
 		size_t locked = rs->n + 1;
 		ks_lockv(ks, v, locked);
@@ -1360,6 +1361,7 @@ static int madd_locked(struct keyspace *ks, const struct ks_key *k, struct ssamp
 			struct ks_key dk = *k;
 			dk.key = rs->e[i].dst.data;
 			dk.klen = rs->e[i].dst.len;
+			dk.attr = NULL;
 			rc = dst_write(ks, &dk, &u[i], b);
 		}
 	}
@@ -1532,6 +1534,7 @@ int ts_del(struct keyspace *ks, const struct ks_key *k, uint64_t from, uint64_t 
 			struct ks_key dk = *k;
 			dk.key = rs.e[i].dst.data;
 			dk.klen = rs.e[i].dst.len;
+			dk.attr = NULL;
 			if (!rc)
 				rc = dst_write(ks, &dk, &u[i], b);
 		}
@@ -2064,7 +2067,7 @@ static int each_series(struct keyspace *ks, const char *ns, size_t nslen, const 
 		rc = 0;
 		if (info.type != KV_TYPE_TIMESERIES || info.empty)
 			continue;
-		struct ks_key k = {ns, nslen, key, klen};
+		struct ks_key k = {ns, nslen, key, klen, NULL};
 		struct series s;
 		struct lab l = {0};
 		rc = series_open(&s, ks, &k, false, NULL);

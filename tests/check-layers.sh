@@ -17,7 +17,7 @@
 #   keyspace.c/h         keyspace  store.h encoding.h names.h util.h
 #   ks_*.c/h             keyspace  (the same, and keyspace.h ks_*.h)
 #   alg_*.c/h            algorithms util.h alg_*.h (pure cores: HLL, bloom, ...)
-#   t_*.c/h              types     keyspace.h store.h encoding.h util.h t_*.h alg_*.h
+#   t_*.c/h              types     keyspace.h ks_txn.h store.h encoding.h util.h t_*.h alg_*.h
 #   fs*.c/h              fs        t_*.h keyspace.h ks_attr.h names.h util.h fs*.h
 #                                  (never store.h or encoding.h)
 #   main.c               main      anything
@@ -75,7 +75,7 @@ allowed() {
 		;;
 	types)
 		case $h in
-		keyspace.h | store.h | encoding.h | util.h | t_*.h | alg_*.h) return 0 ;;
+		keyspace.h | ks_txn.h | store.h | encoding.h | util.h | t_*.h | alg_*.h) return 0 ;;
 		esac
 		return 1
 		;;

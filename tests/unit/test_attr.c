@@ -17,8 +17,10 @@
 
 #include <errno.h>
 
-#define KEY(n, k) (&(struct ks_key){(n), strlen(n), (k), strlen(k)})
-#define DEFNS	  KS_DEFAULT_NS
+#define KEY(n, k) (&(struct ks_key){(n), strlen(n), (k), strlen(k), NULL})
+/* A key with the attribute change its write makes (ks_key.attr). */
+#define KEYA(n, k, ch) (&(struct ks_key){(n), strlen(n), (k), strlen(k), (ch)})
+#define DEFNS	       KS_DEFAULT_NS
 
 /* 06 "__kvfs" "@" 0B "__namespace": the start of every attribute record of
  * a key of the default namespace. */
@@ -81,9 +83,7 @@ static void test_record_bytes(void)
 	struct timespec before;
 	clock_gettime(CLOCK_REALTIME, &before);
 
-	ks_attr_stage(KEY(DEFNS, "s"), &ch);
-	CHECK_INT(string_set(ks, KEY(DEFNS, "s"), "v", 1, 0), 0);
-	ks_attr_unstage();
+	CHECK_INT(string_set(ks, KEYA(DEFNS, "s", &ch), "v", 1, 0), 0);
 	/* "@" | 0B __namespace | key_len 00000001 | "s" | "T" */
 	CHECK_INT(raw_get_hex(ks, ATTR_HEX " 00 00 00 01 73 54", &raw), 0);
 	/* v1 string header, ver 0, then three times of 12 bytes. */
@@ -98,9 +98,7 @@ static void test_record_bytes(void)
 	CHECK_INT(ks_attr_get(ks, KEY(DEFNS, "t"), 0, NULL, 0, &a), 0);
 	CHECK(a.has == 0);
 	/* A verb that fails writes no record. */
-	ks_attr_stage(KEY(DEFNS, "s"), &ch);
-	CHECK_INT(hash_set(ks, KEY(DEFNS, "s"), "f", 1, "v", 1, NULL), -KV_EWRONGTYPE);
-	ks_attr_unstage();
+	CHECK_INT(hash_set(ks, KEYA(DEFNS, "s", &ch), "f", 1, "v", 1, NULL), -KV_EWRONGTYPE);
 	CHECK_INT(count_prefix(ks, ATTR_HEX " 00 00 00 01 73"), 1);
 	buf_release(&raw);
 	ks_close(ks);
@@ -115,9 +113,7 @@ static void test_entry_same_batch(void)
 	char hex[512];
 	struct ks_attr a;
 
-	ks_attr_stage(KEY(DEFNS, "h"), &ch);
-	CHECK_INT(hash_set(ks, KEY(DEFNS, "h"), "f", 1, "v", 1, NULL), 0);
-	ks_attr_unstage();
+	CHECK_INT(hash_set(ks, KEYA(DEFNS, "h", &ch), "f", 1, "v", 1, NULL), 0);
 	uint64_t v = version_of(ks, KEY(DEFNS, "h"));
 	snprintf(hex, sizeof(hex), ATTR_HEX " 00 00 00 01 68 74 %016llx 66", (unsigned long long)v);
 	CHECK_INT(raw_get_hex(ks, hex, &raw), 0);
@@ -337,9 +333,7 @@ static void test_rename(void)
 				    .from = KEY(DEFNS, "b"),
 				    .fentry = "f",
 				    .flen = 1};
-	ks_attr_stage(KEY(DEFNS, "b"), &ch);
-	CHECK_INT(hash_rename_field(ks, KEY(DEFNS, "b"), "f", 1, "g", 1), 0);
-	ks_attr_unstage();
+	CHECK_INT(hash_rename_field(ks, KEYA(DEFNS, "b", &ch), "f", 1, "g", 1), 0);
 	CHECK_INT(ks_xattr_get(ks, KEY(DEFNS, "b"), v, "g", 1, "user.x", 6, &out), 0);
 	CHECK_INT(ks_xattr_get(ks, KEY(DEFNS, "b"), v, "g", 1, "user.g", 6, &out), -ENODATA);
 	CHECK_INT(ks_xattr_get(ks, KEY(DEFNS, "b"), v, "f", 1, "user.x", 6, &out), -ENODATA);
@@ -351,10 +345,9 @@ static void test_rename(void)
 	cm.from = KEY(DEFNS, "b");
 	cm.fentry = "g";
 	cm.entry = "h";
-	ks_attr_stage(KEY(DEFNS, "c"), &cm);
-	ks_attr_stage(KEY(DEFNS, "b"), &ct);
-	CHECK_INT(hash_move_field(ks, KEY(DEFNS, "b"), "g", 1, KEY(DEFNS, "c"), "h", 1, 0), 0);
-	ks_attr_unstage();
+	CHECK_INT(
+	    hash_move_field(ks, KEYA(DEFNS, "b", &ct), "g", 1, KEYA(DEFNS, "c", &cm), "h", 1, 0),
+	    0);
 	uint64_t vc = version_of(ks, KEY(DEFNS, "c"));
 	CHECK_INT(ks_xattr_get(ks, KEY(DEFNS, "c"), vc, "h", 1, "user.x", 6, &out), 0);
 	CHECK_MEM(out.data, out.len, "y", 1);
@@ -378,9 +371,7 @@ static void test_renumber(void)
 	CHECK_INT(ks_attr_set(ks, KEY(DEFNS, "l"), "2", 1, &s), 0);
 	struct ks_attr_change ch = {
 	    .flags = KS_ATTR_TOUCH | KS_ATTR_DROP | KS_ATTR_RENUMBER, .entry = "0", .elen = 1};
-	ks_attr_stage(KEY(DEFNS, "l"), &ch);
-	CHECK_INT(list_pop(ks, KEY(DEFNS, "l"), LIST_HEAD, 0, NULL), 0);
-	ks_attr_unstage();
+	CHECK_INT(list_pop(ks, KEYA(DEFNS, "l", &ch), LIST_HEAD, 0, NULL), 0);
 	CHECK_INT(ks_attr_get(ks, KEY(DEFNS, "l"), v, "2", 1, &a), 0);
 	CHECK(a.has == 0);
 	CHECK_INT(ks_attr_get(ks, KEY(DEFNS, "l"), v, NULL, 0, &a), 0);

@@ -21,9 +21,9 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#define KEY(n, k) (&(struct ks_key){(n), strlen(n), (k), strlen(k)})
+#define KEY(n, k) (&(struct ks_key){(n), strlen(n), (k), strlen(k), NULL})
 #define DEFNS	  KS_DEFAULT_NS
-#define BADKEY	  (&(struct ks_key){"", 0, "h", 1})
+#define BADKEY	  (&(struct ks_key){"", 0, "h", 1, NULL})
 
 static struct keyspace *ks;
 static struct buf v = BUF_INIT;

@@ -25,7 +25,7 @@
 #include <pthread.h>
 #include <stdio.h>
 
-#define KEY(n, k) (&(struct ks_key){(n), strlen(n), (k), strlen(k)})
+#define KEY(n, k) (&(struct ks_key){(n), strlen(n), (k), strlen(k), NULL})
 #define DEFNS	  KS_DEFAULT_NS
 #define NOW	  1700000000000ull
 
@@ -301,7 +301,7 @@ static void test_compact(void)
 		4, "v", 1);
 	/* kvfs's own namespace: an empty collection and a namespace. */
 	CHECK_INT(ks_empty_create(ks, KEY(DEFNS, "empty"), KV_TYPE_SET), 0);
-	CHECK_INT(ks_ns_create(ks, "other", 5), 0);
+	CHECK_INT(ks_ns_create(ks, "other", 5, NULL), 0);
 	long reserved = count_meta_ns(KS_RESERVED_NS);
 	CHECK(reserved >= 2);
 	/* Kvrocks's other column families. */

@@ -13,7 +13,7 @@
 
 #include <errno.h>
 
-#define KEY(n, k) (&(struct ks_key){(n), strlen(n), (k), strlen(k)})
+#define KEY(n, k) (&(struct ks_key){(n), strlen(n), (k), strlen(k), NULL})
 #define DEFNS	  KS_DEFAULT_NS
 #define NS_HEX	  "0B 5F 5F 6E 61 6D 65 73 70 61 63 65"
 #define RES_HEX	  "06 5F 5F 6B 76 66 73"
@@ -134,7 +134,8 @@ static void test_set_get(void)
 	CHECK_INT(string_get(ks, KEY(DEFNS, "s"), &v), 0);
 	CHECK_MEM(v.data, v.len, "str", 3);
 	/* Bad input. */
-	CHECK_INT(hash_set(ks, &(struct ks_key){"", 0, "k", 1}, "f", 1, "v", 1, NULL), -EINVAL);
+	CHECK_INT(hash_set(ks, &(struct ks_key){"", 0, "k", 1, NULL}, "f", 1, "v", 1, NULL),
+		  -EINVAL);
 	CHECK_INT(hash_set(ks, KEY(DEFNS, "h"), "f", 1, "x", (size_t)(512ull << 20) + 1, NULL),
 		  -EFBIG);
 	CHECK_INT(hash_set(ks, KEY(DEFNS, "big"), "f", 1, "x", (size_t)(512ull << 20) + 1, NULL),
@@ -170,7 +171,7 @@ static void test_del(void)
 	check_meta("d", 1);
 	CHECK_INT(hash_del(ks, KEY(DEFNS, "nope"), "a", 1, 0), -ENOENT);
 	CHECK_INT(hash_del(ks, KEY(DEFNS, "s"), "a", 1, 0), -KV_EWRONGTYPE);
-	CHECK_INT(hash_del(ks, &(struct ks_key){"", 0, "d", 1}, "b", 1, 0), -EINVAL);
+	CHECK_INT(hash_del(ks, &(struct ks_key){"", 0, "d", 1, NULL}, "b", 1, 0), -EINVAL);
 	/* The last field: the metadata goes. */
 	unsigned char k[64];
 	size_t kn = unhex(NS_HEX " 64", k);
@@ -207,13 +208,13 @@ static void test_len_exists_strlen(void)
 	CHECK_INT(hash_len(ks, KEY(DEFNS, "nope"), &n), 0);
 	CHECK_INT(n, 0);
 	CHECK_INT(hash_len(ks, KEY(DEFNS, "s"), &n), -KV_EWRONGTYPE);
-	CHECK_INT(hash_len(ks, &(struct ks_key){"", 0, "h", 1}, &n), -EINVAL);
+	CHECK_INT(hash_len(ks, &(struct ks_key){"", 0, "h", 1, NULL}, &n), -EINVAL);
 
 	CHECK_INT(hash_exists(ks, KEY(DEFNS, "h"), "f", 1), 1);
 	CHECK_INT(hash_exists(ks, KEY(DEFNS, "h"), "nope", 4), 0);
 	CHECK_INT(hash_exists(ks, KEY(DEFNS, "nope"), "f", 1), 0);
 	CHECK_INT(hash_exists(ks, KEY(DEFNS, "s"), "f", 1), -KV_EWRONGTYPE);
-	CHECK_INT(hash_exists(ks, &(struct ks_key){"", 0, "h", 1}, "f", 1), -EINVAL);
+	CHECK_INT(hash_exists(ks, &(struct ks_key){"", 0, "h", 1, NULL}, "f", 1), -EINVAL);
 
 	CHECK_INT(hash_strlen(ks, KEY(DEFNS, "h"), "f", 1, &n), 0);
 	CHECK_INT(n, 2);
@@ -262,7 +263,8 @@ static void test_rename_field(void)
 	CHECK_INT(hash_rename_field(ks, KEY(DEFNS, "r"), "zz", 2, "y", 1), -ENOENT);
 	CHECK_INT(hash_rename_field(ks, KEY(DEFNS, "nope"), "a", 1, "y", 1), -ENOENT);
 	CHECK_INT(hash_rename_field(ks, KEY(DEFNS, "s"), "a", 1, "y", 1), -KV_EWRONGTYPE);
-	CHECK_INT(hash_rename_field(ks, &(struct ks_key){"", 0, "r", 1}, "b", 1, "y", 1), -EINVAL);
+	CHECK_INT(hash_rename_field(ks, &(struct ks_key){"", 0, "r", 1, NULL}, "b", 1, "y", 1),
+		  -EINVAL);
 	check_meta("r", 1);
 }
 
@@ -314,8 +316,8 @@ static void test_move_field(void)
 		  -KV_EWRONGTYPE);
 	CHECK_INT(hash_move_field(ks, KEY(DEFNS, "s"), "w", 1, KEY(DEFNS, "m9"), "a", 1, 0),
 		  -KV_EWRONGTYPE);
-	CHECK_INT(hash_move_field(ks, KEY("other", "m3"), "w", 1, &(struct ks_key){"", 0, "x", 1},
-				  "a", 1, 0),
+	CHECK_INT(hash_move_field(ks, KEY("other", "m3"), "w", 1,
+				  &(struct ks_key){"", 0, "x", 1, NULL}, "a", 1, 0),
 		  -EINVAL);
 	CHECK_INT(hash_len(ks, KEY("other", "m3"), &n), 0);
 	CHECK_INT(n, 1);
@@ -375,7 +377,8 @@ static void test_iter(void)
 	CHECK_INT(list_fields(KEY(DEFNS, "nope"), NULL, got, sizeof(got)), 0);
 	CHECK(strcmp(got, "") == 0);
 	CHECK_INT(list_fields(KEY(DEFNS, "s"), NULL, got, sizeof(got)), -KV_EWRONGTYPE);
-	CHECK_INT(list_fields(&(struct ks_key){"", 0, "x", 1}, NULL, got, sizeof(got)), -EINVAL);
+	CHECK_INT(list_fields(&(struct ks_key){"", 0, "x", 1, NULL}, NULL, got, sizeof(got)),
+		  -EINVAL);
 	/* After DEL and re-creation, old fields are not iterated. */
 	CHECK_INT(ks_del(ks, KEY(DEFNS, "it")), 0);
 	CHECK_INT(hash_set(ks, KEY(DEFNS, "it"), "new", 3, "n", 1, NULL), 0);

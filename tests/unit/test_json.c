@@ -15,7 +15,7 @@
 
 #include <errno.h>
 
-#define KEY(k)		(&(struct ks_key){KS_DEFAULT_NS, sizeof(KS_DEFAULT_NS) - 1, (k), strlen(k)})
+#define KEY(k)		(&(struct ks_key){KS_DEFAULT_NS, sizeof(KS_DEFAULT_NS) - 1, (k), strlen(k), NULL})
 #define P(s)		(s), strlen(s)
 #define CHECK_STR(b, s) CHECK_MEM((b).data, (b).len, (s), strlen(s))
 

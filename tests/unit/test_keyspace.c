@@ -16,7 +16,7 @@
 #include <pthread.h>
 #include <time.h>
 
-#define KEY(n, k) (&(struct ks_key){(n), strlen(n), (k), strlen(k)})
+#define KEY(n, k) (&(struct ks_key){(n), strlen(n), (k), strlen(k), NULL})
 #define DEFNS	  KS_DEFAULT_NS
 
 /* "0B 5F 5F 6E 61 6D 65 73 70 61 63 65": ns_len | "__namespace" */
@@ -352,7 +352,8 @@ static void test_empty_records(void)
 	CHECK(!info.empty);
 	CHECK_INT(raw_get_hex(ks, STORE_CF_METADATA, RES_HEX " 45 01 6E 65", &v), -ENOENT);
 	/* A bad namespace length. */
-	CHECK_INT(ks_empty_create(ks, &(struct ks_key){"", 0, "k", 1}, KV_TYPE_HASH), -EINVAL);
+	CHECK_INT(ks_empty_create(ks, &(struct ks_key){"", 0, "k", 1, NULL}, KV_TYPE_HASH),
+		  -EINVAL);
 	buf_release(&v);
 	ks_close(ks);
 }
@@ -403,17 +404,17 @@ static void test_namespaces(void)
 	CHECK_INT(ks_ns_exists(ks, "dead", 4), 0);
 	CHECK_INT(ks_ns_exists(ks, "mix", 3), 1);
 	/* Namespace records, one of them for a namespace with keys too. */
-	CHECK_INT(ks_ns_create(ks, "ab", 2), 0);
-	CHECK_INT(ks_ns_create(ks, "zz", 2), 0);
-	CHECK_INT(ks_ns_create(ks, "ab", 2), -EEXIST);
-	CHECK_INT(ks_ns_create(ks, "a", 1), -EEXIST); /* it has keys */
-	CHECK_INT(ks_ns_create(ks, "b\xff", 2), 0);
-	CHECK_INT(ks_ns_create(ks, KS_RESERVED_NS, strlen(KS_RESERVED_NS)), -EPERM);
-	CHECK_INT(ks_ns_create(ks, "", 0), -EINVAL);
+	CHECK_INT(ks_ns_create(ks, "ab", 2, NULL), 0);
+	CHECK_INT(ks_ns_create(ks, "zz", 2, NULL), 0);
+	CHECK_INT(ks_ns_create(ks, "ab", 2, NULL), -EEXIST);
+	CHECK_INT(ks_ns_create(ks, "a", 1, NULL), -EEXIST); /* it has keys */
+	CHECK_INT(ks_ns_create(ks, "b\xff", 2, NULL), 0);
+	CHECK_INT(ks_ns_create(ks, KS_RESERVED_NS, strlen(KS_RESERVED_NS), NULL), -EPERM);
+	CHECK_INT(ks_ns_create(ks, "", 0, NULL), -EINVAL);
 	char big[257];
 	memset(big, 'x', sizeof(big));
-	CHECK_INT(ks_ns_create(ks, big, 256), -EINVAL);
-	CHECK_INT(ks_ns_create(ks, big, 255), 0);
+	CHECK_INT(ks_ns_create(ks, big, 256, NULL), -EINVAL);
+	CHECK_INT(ks_ns_create(ks, big, 255, NULL), 0);
 	/* The reserved namespace holds records now, but is never listed. */
 	CHECK_INT(ks_ns_exists(ks, KS_RESERVED_NS, strlen(KS_RESERVED_NS)), 0);
 	put_string_meta(ks, KEY(KS_RESERVED_NS, "Aother"), 0, "v");
@@ -859,7 +860,7 @@ static void test_locks(void)
 	/* Long keys hash too. */
 	char big[5000];
 	memset(big, 'k', sizeof(big));
-	struct ks_key lk = {DEFNS, strlen(DEFNS), big, sizeof(big)};
+	struct ks_key lk = {DEFNS, strlen(DEFNS), big, sizeof(big), NULL};
 	ks_lock(ks, &lk);
 	ks_unlock(ks, &lk);
 	CHECK(1);
@@ -881,7 +882,7 @@ static void test_read_only(void)
 	CHECK_INT(ks_lookup(ks, KEY(DEFNS, "k"), &info), 0);
 	CHECK_INT(ks_del(ks, KEY(DEFNS, "k")), -EROFS);
 	CHECK_INT(string_set(ks, KEY(DEFNS, "k"), "w", 1, 0), -EROFS);
-	CHECK_INT(ks_ns_create(ks, "n", 1), -EROFS);
+	CHECK_INT(ks_ns_create(ks, "n", 1, NULL), -EROFS);
 	CHECK_INT(ks_lookup(ks, KEY(DEFNS, "k"), &info), 0);
 	ks_close(ks);
 }

@@ -16,10 +16,10 @@
 #include <errno.h>
 #include <pthread.h>
 
-#define KEY(n, k) (&(struct ks_key){(n), strlen(n), (k), strlen(k)})
+#define KEY(n, k) (&(struct ks_key){(n), strlen(n), (k), strlen(k), NULL})
 #define DEFNS	  KS_DEFAULT_NS
 #define NS_HEX	  "0B 5F 5F 6E 61 6D 65 73 70 61 63 65"
-#define BADKEY	  (&(struct ks_key){"", 0, "l", 1})
+#define BADKEY	  (&(struct ks_key){"", 0, "l", 1, NULL})
 #define INIT	  LIST_INITIAL_INDEX
 
 static struct keyspace *ks;

@@ -19,7 +19,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#define KEY(n, k) (&(struct ks_key){(n), strlen(n), (k), strlen(k)})
+#define KEY(n, k) (&(struct ks_key){(n), strlen(n), (k), strlen(k), NULL})
 #define DEFNS	  KS_DEFAULT_NS
 
 static struct keyspace *ks;

@@ -17,7 +17,7 @@
 #include <errno.h>
 #include <math.h>
 
-#define KEY(k)	 (&(struct ks_key){KS_DEFAULT_NS, strlen(KS_DEFAULT_NS), (k), strlen(k)})
+#define KEY(k)	 (&(struct ks_key){KS_DEFAULT_NS, strlen(KS_DEFAULT_NS), (k), strlen(k), NULL})
 #define NS_HEX	 "0B 5F 5F 6E 61 6D 65 73 70 61 63 65"
 #define NOW_OPTS NULL
 

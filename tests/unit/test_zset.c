@@ -19,10 +19,10 @@
 #include <math.h>
 #include <stdlib.h>
 
-#define KEY(n, k) (&(struct ks_key){(n), strlen(n), (k), strlen(k)})
+#define KEY(n, k) (&(struct ks_key){(n), strlen(n), (k), strlen(k), NULL})
 #define DEFNS	  KS_DEFAULT_NS
 #define NS_HEX	  "0B 5F 5F 6E 61 6D 65 73 70 61 63 65"
-#define BADKEY	  (&(struct ks_key){"", 0, "z", 1})
+#define BADKEY	  (&(struct ks_key){"", 0, "z", 1, NULL})
 
 static struct keyspace *ks;
 static struct buf v = BUF_INIT;

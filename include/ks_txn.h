@@ -1,0 +1,151 @@
+/*
+ * ks_txn: the one way a type verb writes. A transaction holds the lock of
+ * one key (or of two, for a move), reads and creates their metadata,
+ * collects sub-key changes in one batch, and commits everything a write
+ * of kvfs means (metadata, empty-collection record, attribute records,
+ * expiry) with one rocksdb_write. In C what Kvrocks does with LockGuard +
+ * GetMetadata + engine::Context, and Redis with lookupKeyWrite +
+ * checkType + create.
+ * Layer: keyspace (keyspace.h, ks_attr.h, store, encoding, util).
+ *
+ * A verb reads:
+ *
+ *	struct ks_txn t;
+ *	struct enc_meta *m;
+ *	ks_txn_begin(&t, ks, k);
+ *	int rc = ks_txn_open(&t, k, KV_TYPE_HASH, &m);   (or ks_txn_get)
+ *	if (!rc && ...)
+ *		rc = ...;   (reads under the lock, decisions)
+ *	ks_txn_sub_put(&t, k, STORE_CF_DEFAULT, field, fn, value, vn);
+ *	ks_txn_resize(&t, k, +1);
+ *	if (!rc)
+ *		rc = ks_txn_commit(&t);
+ *	return ks_txn_end(&t, rc);
+ *
+ * Lock scope: from ks_txn_begin to ks_txn_end. Every read a verb makes to
+ * decide what to write (ks_txn_get/ks_txn_open, sub-key reads) happens in
+ * that scope, so what it read is what it changes. Two keys are locked in
+ * the stripe order of ks_lock2 (no deadlock between two movers).
+ *
+ * Errors: the step functions that only stage (sub_put, sub_del, resize,
+ * meta_put) return nothing; their first failure is kept (sticky) and
+ * ks_txn_commit returns it without writing. ks_txn_get/ks_txn_open return
+ * their result and do not make it sticky (-ENOENT is an answer).
+ *
+ * What commit writes, per key, after the verb's sub-key changes:
+ *   - a key that resize took to size 0: its metadata deleted, and, with
+ *     KS_TXN_KEEP_EMPTY, an empty-collection record of its type;
+ *   - otherwise, when its metadata changed (open made it, resize or
+ *     meta_put changed it): the metadata, header and tail; a new key also
+ *     loses its empty-collection record, and takes over the expiry that
+ *     record carried;
+ *   - the attribute records the key's change asks for (ks_key.attr: its
+ *     times, mode and owner, entry records moved or dropped), for the
+ *     version read or written, and its namespace's times when the key
+ *     appeared or went;
+ * then the batch, with one write (WAL on, not synced).
+ *
+ * Ownership: struct ks_txn is the caller's (on its stack); everything it
+ * holds (the batch, metadata copies) is freed by ks_txn_end, which always
+ * runs and unlocks. The struct enc_meta pointers it hands out point into
+ * it and are valid until ks_txn_end; keys and tails are borrowed until
+ * then too.
+ */
+#ifndef KVFS_KS_TXN_H
+#define KVFS_KS_TXN_H
+
+#include "keyspace.h"
+#include "store.h"
+
+/* One key of a transaction. Private: use the functions below. */
+struct ks_txn_key {
+	const struct ks_key *k;
+	struct buf raw; /* the metadata record read; m.tail points into it */
+	struct enc_meta m;
+	const void *tail; /* meta_put's new tail (borrowed), when tail_set */
+	size_t tail_len;
+	bool tail_set;
+	bool read;  /* ks_txn_get/open ran */
+	bool fresh; /* made by ks_txn_open */
+	bool dirty; /* m changed: commit writes it */
+	bool gone;  /* resize took it to 0: commit deletes it */
+	unsigned flags;
+};
+
+#define KS_TXN_SMALL 2
+struct ks_txn {
+	struct keyspace *ks;
+	struct store_batch *b;
+	int rc;	  /* the first failure of a staging step */
+	size_t n; /* keys */
+	bool locked;
+	const struct ks_key *keys; /* ks_txn_beginv's (locked by ks_lockv) */
+	struct ks_txn_key *key;	   /* n of them: small[] or allocated */
+	struct ks_track *track;	   /* n, what the attribute records need */
+	struct ks_txn_key key_small[KS_TXN_SMALL];
+	struct ks_track track_small[KS_TXN_SMALL];
+};
+
+/* ks_txn_resize: a key taken to size 0 is remembered as an empty
+ * collection of its type (a directory that stays, rmdir removes it). */
+#define KS_TXN_KEEP_EMPTY 1u
+
+/*
+ * Begin a transaction on k (ks_txn_begin2: on a and b; the same key twice
+ * is one key), taking the lock(s). Never fails: an allocation failure is
+ * kept and returned by ks_txn_commit. k (a, b) must outlive the
+ * transaction; the verb passes these very pointers to the calls below.
+ */
+void ks_txn_begin(struct ks_txn *t, struct keyspace *ks, const struct ks_key *k);
+void ks_txn_begin2(struct ks_txn *t, struct keyspace *ks, const struct ks_key *a,
+		   const struct ks_key *b);
+/* On n keys (n <= KS_LOCKV_MAX; a time series and its rules'
+ * destinations), locked as ks_lockv locks them. keys[] is borrowed, and a
+ * verb passes &keys[i] to the calls below. */
+void ks_txn_beginv(struct ks_txn *t, struct keyspace *ks, const struct ks_key *keys, size_t n);
+
+/*
+ * The live metadata of k, of type `want` (KV_TYPE_NONE: any). 0 with *m
+ * (owned by t; the verb may change it, then mark it with ks_txn_touch),
+ * -ENOENT (absent, expired, or an empty collection), -KV_EWRONGTYPE,
+ * -EUCLEAN (logged), -EIO.
+ */
+int ks_txn_get(struct ks_txn *t, const struct ks_key *k, enum kv_type want, struct enc_meta **m);
+/* The same, creating what is absent: a new key of type `want` (fresh v1
+ * metadata, size 0, a new version) that commit writes. 0 (and
+ * ks_txn_is_new says which), -KV_EWRONGTYPE, -EUCLEAN, -EIO. */
+int ks_txn_open(struct ks_txn *t, const struct ks_key *k, enum kv_type want, struct enc_meta **m);
+/* Did ks_txn_open make k? */
+bool ks_txn_is_new(const struct ks_txn *t, const struct ks_key *k);
+
+/* Stage a sub-key put / delete under k's current version (the version of
+ * the metadata got or opened; sub is the part after it). */
+void ks_txn_sub_put(struct ks_txn *t, const struct ks_key *k, enum store_cf cf, const void *sub,
+		    size_t sn, const void *v, size_t vn);
+void ks_txn_sub_del(struct ks_txn *t, const struct ks_key *k, enum store_cf cf, const void *sub,
+		    size_t sn);
+
+/* The number of members of k changes by delta: commit writes the new
+ * size, or, at 0, deletes the key (flags: KS_TXN_KEEP_EMPTY). A size
+ * that would go below 0 or past UINT64_MAX is an error (-EUCLEAN). */
+void ks_txn_resize(struct ks_txn *t, const struct ks_key *k, int64_t delta, unsigned flags);
+/* The verb changed *m (its expiry, a type's own fields): commit writes it. */
+void ks_txn_touch(struct ks_txn *t, const struct ks_key *k);
+/* The same, with a new tail (a string's value, a type's own fields after
+ * the common header); tail is borrowed until commit. */
+void ks_txn_meta_put(struct ks_txn *t, const struct ks_key *k, const void *tail, size_t tlen);
+
+/* The batch, for what the steps above do not cover (a range deletion):
+ * changes through it are the verb's. */
+struct store_batch *ks_txn_batch(struct ks_txn *t);
+/* Keep the first failure of a step the verb made itself. */
+void ks_txn_fail(struct ks_txn *t, int rc);
+
+/* Write everything (see the top). 0, the sticky error, -ENOMEM, -EROFS,
+ * -ENOSPC, -EIO; nothing is written unless 0. */
+int ks_txn_commit(struct ks_txn *t);
+/* Unlock and free; returns rc, so a verb ends with `return
+ * ks_txn_end(&t, rc);`. */
+int ks_txn_end(struct ks_txn *t, int rc);
+
+#endif

@@ -1,0 +1,298 @@
+/*
+ * ks_txn: the write transaction of every type verb (include/ks_txn.h):
+ * lock, typed metadata lookup or creation, staged sub-key changes with a
+ * sticky error, the size step, and one commit that adds what kvfs keeps
+ * beside the data (empty-collection records, attributes, expiry).
+ * Layer: keyspace (keyspace.h, store, encoding, util).
+ */
+#include "ks_txn.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool same_key(const struct ks_key *a, const struct ks_key *b)
+{
+	return a == b ||
+	       (a->nslen == b->nslen && a->klen == b->klen && memcmp(a->ns, b->ns, a->nslen) == 0 &&
+		(!a->klen || memcmp(a->key, b->key, a->klen) == 0));
+}
+
+/* Set up t for n keys. false (t->rc set) when it cannot hold them. */
+static bool txn_init(struct ks_txn *t, struct keyspace *ks, size_t n)
+{
+	memset(t, 0, sizeof(*t));
+	t->ks = ks;
+	t->key = t->key_small;
+	t->track = t->track_small;
+	if (n > KS_TXN_SMALL) {
+		t->key = calloc(n, sizeof(*t->key));
+		t->track = calloc(n, sizeof(*t->track));
+		if (!t->key || !t->track) {
+			free(t->key);
+			free(t->track);
+			t->key = t->key_small;
+			t->track = t->track_small;
+			t->rc = -ENOMEM;
+			return false;
+		}
+	}
+	t->b = store_batch_new(ks_store(ks));
+	if (!t->b)
+		t->rc = -ENOMEM;
+	return true;
+}
+
+static void txn_add(struct ks_txn *t, const struct ks_key *k)
+{
+	struct ks_txn_key *x = &t->key[t->n];
+	memset(x, 0, sizeof(*x));
+	x->k = k;
+	buf_init(&x->raw);
+	ks_track_init(&t->track[t->n], k);
+	t->n++;
+}
+
+void ks_txn_begin(struct ks_txn *t, struct keyspace *ks, const struct ks_key *k)
+{
+	txn_init(t, ks, 1);
+	txn_add(t, k);
+	ks_lock_pair(ks, k, NULL);
+	t->locked = true;
+}
+
+void ks_txn_begin2(struct ks_txn *t, struct keyspace *ks, const struct ks_key *a,
+		   const struct ks_key *b)
+{
+	txn_init(t, ks, 2);
+	txn_add(t, a);
+	if (!same_key(a, b))
+		txn_add(t, b);
+	ks_lock_pair(ks, a, t->n == 2 ? b : NULL);
+	t->locked = true;
+}
+
+void ks_txn_beginv(struct ks_txn *t, struct keyspace *ks, const struct ks_key *keys, size_t n)
+{
+	if (n > KS_LOCKV_MAX) {
+		txn_init(t, ks, 0);
+		t->rc = -E2BIG;
+		return;
+	}
+	if (!txn_init(t, ks, n))
+		return;
+	for (size_t i = 0; i < n; i++)
+		txn_add(t, &keys[i]);
+	t->keys = keys;
+	ks_lockv(ks, keys, n);
+	t->locked = true;
+}
+
+/* The transaction's entry of k (by pointer, else by name), or NULL. */
+static struct ks_txn_key *txn_find(struct ks_txn *t, const struct ks_key *k, size_t *at)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->key[i].k == k) {
+			*at = i;
+			return &t->key[i];
+		}
+	for (size_t i = 0; i < t->n; i++)
+		if (same_key(t->key[i].k, k)) {
+			*at = i;
+			return &t->key[i];
+		}
+	return NULL;
+}
+
+/* The entry of k whose metadata was got or opened; else a sticky error
+ * (a verb that stages for a key it never read is a bug). */
+static struct ks_txn_key *txn_ready(struct ks_txn *t, const struct ks_key *k)
+{
+	size_t at;
+	struct ks_txn_key *x = txn_find(t, k, &at);
+	if (!x || !x->read) {
+		LOG_ERR("ks_txn: a change staged for a key the transaction did not read");
+		ks_txn_fail(t, -EINVAL);
+		return NULL;
+	}
+	return x;
+}
+
+int ks_txn_get(struct ks_txn *t, const struct ks_key *k, enum kv_type want, struct enc_meta **m)
+{
+	size_t at;
+	struct ks_txn_key *x = txn_find(t, k, &at);
+	*m = NULL;
+	if (!x)
+		return -EINVAL;
+	buf_reset(&x->raw);
+	x->read = false;
+	int rc = ks_track_meta_get(t->ks, &t->track[at], k, want, &x->raw, &x->m);
+	if (rc)
+		return rc;
+	x->read = true;
+	*m = &x->m;
+	return 0;
+}
+
+int ks_txn_open(struct ks_txn *t, const struct ks_key *k, enum kv_type want, struct enc_meta **m)
+{
+	int rc = ks_txn_get(t, k, want, m);
+	if (rc != -ENOENT)
+		return rc;
+	size_t at;
+	struct ks_txn_key *x = txn_find(t, k, &at);
+	ks_meta_new(t->ks, &x->m, want);
+	x->read = x->fresh = true;
+	*m = &x->m;
+	return 0;
+}
+
+bool ks_txn_is_new(const struct ks_txn *t, const struct ks_key *k)
+{
+	size_t at;
+	struct ks_txn_key *x = txn_find((struct ks_txn *)t, k, &at);
+	return x && x->fresh;
+}
+
+static void sub_change(struct ks_txn *t, const struct ks_key *k, enum store_cf cf, const void *sub,
+		       size_t sn, const void *v, size_t vn, bool put)
+{
+	struct buf sk = BUF_INIT;
+	struct ks_txn_key *x;
+	if (t->rc || !(x = txn_ready(t, k)))
+		return;
+	int rc = ks_sub_key(t->ks, k, x->m.version, sub, sn, &sk);
+	if (rc)
+		ks_txn_fail(t, rc);
+	else if (put)
+		store_batch_put(t->b, cf, sk.data, sk.len, v, vn);
+	else
+		store_batch_delete(t->b, cf, sk.data, sk.len);
+	buf_release(&sk);
+}
+
+void ks_txn_sub_put(struct ks_txn *t, const struct ks_key *k, enum store_cf cf, const void *sub,
+		    size_t sn, const void *v, size_t vn)
+{
+	sub_change(t, k, cf, sub, sn, v, vn, true);
+}
+
+void ks_txn_sub_del(struct ks_txn *t, const struct ks_key *k, enum store_cf cf, const void *sub,
+		    size_t sn)
+{
+	sub_change(t, k, cf, sub, sn, NULL, 0, false);
+}
+
+void ks_txn_resize(struct ks_txn *t, const struct ks_key *k, int64_t delta, unsigned flags)
+{
+	struct ks_txn_key *x;
+	if (t->rc || !(x = txn_ready(t, k)))
+		return;
+	uint64_t size = x->m.size;
+	if (delta < 0) {
+		/* A size smaller than what went is a count gone wrong on disk:
+		 * the key goes, as its last member did. */
+		uint64_t d = (uint64_t)(-(delta + 1)) + 1;
+		size = size > d ? size - d : 0;
+	} else if (UINT64_MAX - size < (uint64_t)delta) {
+		ks_txn_fail(t, ks_corrupt(k, "size %llu cannot grow by %lld",
+					  (unsigned long long)size, (long long)delta));
+		return;
+	} else {
+		size += (uint64_t)delta;
+	}
+	x->m.size = size;
+	x->gone = size == 0;
+	x->dirty = true;
+	x->flags = flags;
+}
+
+void ks_txn_touch(struct ks_txn *t, const struct ks_key *k)
+{
+	struct ks_txn_key *x;
+	if (!t->rc && (x = txn_ready(t, k)))
+		x->dirty = true;
+}
+
+void ks_txn_meta_put(struct ks_txn *t, const struct ks_key *k, const void *tail, size_t tlen)
+{
+	struct ks_txn_key *x;
+	if (t->rc || !(x = txn_ready(t, k)))
+		return;
+	x->tail = tail;
+	x->tail_len = tlen;
+	x->tail_set = x->dirty = true;
+	x->gone = false;
+}
+
+struct store_batch *ks_txn_batch(struct ks_txn *t)
+{
+	return t->b;
+}
+
+void ks_txn_fail(struct ks_txn *t, int rc)
+{
+	if (!t->rc && rc)
+		t->rc = rc;
+}
+
+/* What commit writes of one key's metadata (see ks_txn.h). */
+static int commit_meta(struct ks_txn *t, struct ks_txn_key *x, struct ks_track *w)
+{
+	int rc = 0;
+	if (x->gone) {
+		if (!x->fresh)
+			rc = ks_track_del_meta(t->ks, t->b, w, x->k);
+		if (!rc && (x->flags & KS_TXN_KEEP_EMPTY))
+			rc = ks_track_empty_put(t->ks, t->b, w, x->k, x->m.type);
+		return rc;
+	}
+	if (!x->dirty)
+		return 0;
+	if (x->fresh) {
+		/* A new key replaces its empty-collection record and takes
+		 * over the expiry that record was keeping for it. */
+		rc = ks_track_empty_del(t->ks, t->b, w, x->k);
+		if (!rc && w->pending_expire && !x->m.expire_ms && !enc_type_is_inline(x->m.type))
+			x->m.expire_ms = w->pending_expire;
+		w->pending_expire = 0;
+	}
+	if (!rc)
+		rc = ks_track_put_meta(t->ks, t->b, w, x->k, &x->m,
+				       x->tail_set ? x->tail : x->m.tail,
+				       x->tail_set ? x->tail_len : x->m.tail_len);
+	return rc;
+}
+
+int ks_txn_commit(struct ks_txn *t)
+{
+	int rc = t->rc;
+	for (size_t i = 0; i < t->n && !rc; i++)
+		if (t->key[i].read)
+			rc = commit_meta(t, &t->key[i], &t->track[i]);
+	if (!rc)
+		rc = ks_track_apply(t->ks, t->b, t->track, t->n);
+	if (!rc)
+		rc = store_write(ks_store(t->ks), t->b, false);
+	return rc;
+}
+
+int ks_txn_end(struct ks_txn *t, int rc)
+{
+	if (t->locked) {
+		if (t->keys)
+			ks_unlockv(t->ks, t->keys, t->n);
+		else
+			ks_unlock_pair(t->ks, t->key[0].k, t->n == 2 ? t->key[1].k : NULL);
+	}
+	for (size_t i = 0; i < t->n; i++)
+		buf_release(&t->key[i].raw);
+	if (t->key != t->key_small) {
+		free(t->key);
+		free(t->track);
+	}
+	store_batch_free(t->b);
+	memset(t, 0, sizeof(*t));
+	return rc;
+}
