@@ -46,6 +46,9 @@ struct ks_key {
 	const struct ks_attr_change *attr;
 };
 
+/* Do a and b name the same key (namespace and name; attr aside)? */
+bool ks_key_eq(const struct ks_key *a, const struct ks_key *b);
+
 struct ks_options {
 	bool cluster;		  /* slot-encoded keys (Kvrocks cluster mode) */
 	bool read_only;		  /* open RocksDB read-only */

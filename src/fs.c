@@ -1897,11 +1897,6 @@ static bool is_json_path(struct fs *fs, const struct ks_key *k)
  * list position or a sortedint id). Anything else is EXDEV, so mv falls
  * back to copy and delete, which gives the documented result.
  */
-static bool key_eq(const struct ks_key *a, const struct ks_key *b)
-{
-	return bytes_cmp(a->ns, a->nslen, b->ns, b->nslen) == 0 &&
-	       bytes_cmp(a->key, a->klen, b->key, b->klen) == 0;
-}
 
 /*
  * The string key a, about to replace key b of file type `to`, takes that
@@ -1946,7 +1941,7 @@ static int rename_keys(struct fs *fs, struct fs_node *parent, const struct buf *
 	rc = ks_lookup(fs->ks, &b, &ib);
 	if (rc && rc != -ENOENT)
 		return rc;
-	if (rc == 0 && key_eq(&a, &b))
+	if (rc == 0 && ks_key_eq(&a, &b))
 		return 0; /* rename(x, x) does nothing */
 	if (rc == -ENOENT && is_json_path(fs, &b)) {
 		/* mv copies into the path name: a JSON.SET. */
@@ -2110,7 +2105,7 @@ static int rename_entries(struct fs *fs, struct fs_node *parent, struct fs_node 
 			goto out;
 		rc = 0;
 	}
-	bool same_key = sa == sb && key_eq(&a.k, &b.k);
+	bool same_key = sa == sb && ks_key_eq(&a.k, &b.k);
 	if (!same_key && !lto && sb->is_scratch && sb->is_scratch(tname->data, tname->len)) {
 		LOG_ERR("rename '%s' -> '%s': '%s' would be a scratch file in the %s, and a copy "
 			"there would be lost",
@@ -2139,7 +2134,7 @@ static int rename_entries(struct fs *fs, struct fs_node *parent, struct fs_node 
 		fs_attr_entry(sb, tname->data, tname->len, &cb.entry, &cb.elen);
 		fs_attr_entry(sa, fname->data, fname->len, &cb.fentry, &cb.flen);
 		b.k.attr = &cb;
-		a.k.attr = key_eq(&a.k, &b.k) ? &cb : &ca; /* one key: the move is its change */
+		a.k.attr = ks_key_eq(&a.k, &b.k) ? &cb : &ca; /* one key: the move is its change */
 		rc = sa->rename(&a, fname->data, fname->len, &b, tname->data, tname->len, flags);
 		a.k.attr = b.k.attr = NULL;
 		if (!rc)

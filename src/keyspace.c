@@ -310,10 +310,11 @@ int ks_sub_key(struct keyspace *ks, const struct ks_key *k, uint64_t version, co
 			   sublen);
 }
 
-static bool key_eq(const struct ks_key *a, const struct ks_key *b)
+bool ks_key_eq(const struct ks_key *a, const struct ks_key *b)
 {
-	return a->nslen == b->nslen && a->klen == b->klen && memcmp(a->ns, b->ns, a->nslen) == 0 &&
-	       (!a->klen || memcmp(a->key, b->key, a->klen) == 0);
+	return a == b ||
+	       (a->nslen == b->nslen && a->klen == b->klen && memcmp(a->ns, b->ns, a->nslen) == 0 &&
+		(!a->klen || memcmp(a->key, b->key, a->klen) == 0));
 }
 
 static bool is_reserved_ns(const void *ns, size_t n)
@@ -327,7 +328,7 @@ static struct ks_track *wctx_find(const struct ks_key *k)
 	if (!wctx.n)
 		return NULL;
 	for (int i = 0; i < wctx.n; i++)
-		if (wctx.keys[i].k == k || key_eq(wctx.keys[i].k, k))
+		if (wctx.keys[i].k == k || ks_key_eq(wctx.keys[i].k, k))
 			return &wctx.keys[i];
 	return NULL;
 }
@@ -573,7 +574,7 @@ int ks_track_del_meta(struct keyspace *ks, struct store_batch *b, struct ks_trac
 static struct ks_track *track_find(struct ks_track *w, size_t n, const struct ks_key *k)
 {
 	for (size_t i = 0; i < n; i++)
-		if (w[i].k == k || key_eq(w[i].k, k))
+		if (w[i].k == k || ks_key_eq(w[i].k, k))
 			return &w[i];
 	return NULL;
 }
@@ -1030,7 +1031,7 @@ int ks_rename(struct keyspace *ks, const struct ks_key *from, const struct ks_ke
 	enum kv_type t;
 	int rc, ncf;
 
-	if (key_eq(from, to)) {
+	if (ks_key_eq(from, to)) {
 		struct ks_info info;
 		return ks_lookup(ks, from, &info);
 	}

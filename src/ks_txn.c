@@ -11,13 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool same_key(const struct ks_key *a, const struct ks_key *b)
-{
-	return a == b ||
-	       (a->nslen == b->nslen && a->klen == b->klen && memcmp(a->ns, b->ns, a->nslen) == 0 &&
-		(!a->klen || memcmp(a->key, b->key, a->klen) == 0));
-}
-
 /* Set up t for n keys. false (t->rc set) when it cannot hold them. */
 static bool txn_init(struct ks_txn *t, struct keyspace *ks, size_t n)
 {
@@ -66,7 +59,7 @@ void ks_txn_begin2(struct ks_txn *t, struct keyspace *ks, const struct ks_key *a
 {
 	txn_init(t, ks, 2);
 	txn_add(t, a);
-	if (!same_key(a, b))
+	if (!ks_key_eq(a, b))
 		txn_add(t, b);
 	ks_lock_pair(ks, a, t->n == 2 ? b : NULL);
 	t->locked = true;
@@ -97,7 +90,7 @@ static struct ks_txn_key *txn_find(struct ks_txn *t, const struct ks_key *k, siz
 			return &t->key[i];
 		}
 	for (size_t i = 0; i < t->n; i++)
-		if (same_key(t->key[i].k, k)) {
+		if (ks_key_eq(t->key[i].k, k)) {
 			*at = i;
 			return &t->key[i];
 		}

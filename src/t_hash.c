@@ -27,12 +27,6 @@
  * after `size`, values prefixed with an expiry in mode 1) are not
  * understood; their tail is carried along unchanged. */
 
-static bool key_eq(const struct ks_key *a, const struct ks_key *b)
-{
-	return a->nslen == b->nslen && a->klen == b->klen && memcmp(a->ns, b->ns, a->nslen) == 0 &&
-	       (!a->klen || memcmp(a->key, b->key, a->klen) == 0);
-}
-
 /* Read field f of version `version`. 0 and out, -ENOENT, -EIO. */
 static int field_get(struct keyspace *ks, const struct ks_key *k, uint64_t version, const void *f,
 		     size_t fn, struct buf *out)
@@ -225,7 +219,7 @@ int hash_move_field(struct keyspace *ks, const struct ks_key *src, const void *f
 	struct enc_meta *sm, *dm;
 	int exists = 0;
 
-	if (key_eq(src, dst))
+	if (ks_key_eq(src, dst))
 		return hash_rename_field(ks, src, f, fn, t, tn);
 	ks_txn_begin2(&tx, ks, src, dst);
 	int rc = ks_txn_get(&tx, src, KV_TYPE_HASH, &sm);
