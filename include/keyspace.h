@@ -183,6 +183,10 @@ void ks_unlockv(struct keyspace *ks, const struct ks_key *keys, size_t n);
  */
 int ks_meta_get(struct keyspace *ks, const struct ks_key *k, enum kv_type want, struct buf *raw,
 		struct enc_meta *m);
+/* The size field of k's metadata (HLEN, SCARD, ZCARD, ...): a key of
+ * type `want`. 0 with *n (0 for an absent key), -KV_EWRONGTYPE,
+ * -EUCLEAN, -EIO. */
+int ks_card(struct keyspace *ks, const struct ks_key *k, enum kv_type want, uint64_t *n);
 /* Like ks_meta_get, without copying the record: *v holds it (pinned) and
  * m->tail points into it until store_value_free(*v). *v is NULL unless 0
  * is returned. */

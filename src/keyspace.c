@@ -370,6 +370,16 @@ int ks_track_meta_get(struct keyspace *ks, struct ks_track *w, const struct ks_k
 	return meta_read(ks, w, k, want, raw, m, NULL);
 }
 
+int ks_card(struct keyspace *ks, const struct ks_key *k, enum kv_type want, uint64_t *n)
+{
+	struct buf raw = BUF_INIT;
+	struct enc_meta m;
+	int rc = ks_meta_get(ks, k, want, &raw, &m);
+	*n = rc ? 0 : m.size;
+	buf_release(&raw);
+	return rc == -ENOENT ? 0 : rc;
+}
+
 /* The line of ks_corrupt and ks_corrupt_entry; entry NULL: none. */
 static int corrupt_log(const struct ks_key *k, const void *entry, size_t en, const char *fmt,
 		       va_list ap)

@@ -135,17 +135,7 @@ int hash_del(struct keyspace *ks, const struct ks_key *k, const void *f, size_t 
 
 int hash_len(struct keyspace *ks, const struct ks_key *k, uint64_t *n)
 {
-	struct buf raw = BUF_INIT;
-	struct enc_meta m;
-	int rc = ks_meta_get(ks, k, KV_TYPE_HASH, &raw, &m);
-	if (rc == 0) {
-		*n = m.size;
-	} else if (rc == -ENOENT) {
-		*n = 0;
-		rc = 0;
-	}
-	buf_release(&raw);
-	return rc;
+	return ks_card(ks, k, KV_TYPE_HASH, n);
 }
 
 int hash_exists(struct keyspace *ks, const struct ks_key *k, const void *f, size_t fn)
