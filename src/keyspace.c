@@ -692,10 +692,9 @@ int ks_empty_get(struct keyspace *ks, struct ks_track *w, const struct ks_key *k
 	if (!rc) {
 		*t = ks_empty_type(&m);
 		if (*t == KV_TYPE_NONE) {
-			LOG_ERR("%.*s/%.*s: empty-collection record with unknown type \"%.*s\"",
-				(int)k->nslen, k->ns, (int)k->klen, k->key, (int)m.tail_len,
-				(const char *)m.tail);
-			rc = -EUCLEAN;
+			rc = ks_corrupt(k,
+					"an empty-collection record of an unknown type (%zu bytes)",
+					m.tail_len);
 		}
 	}
 	buf_release(&key);
