@@ -13,6 +13,16 @@
 
 #include <errno.h>
 
+/* Begin a transaction on k for a verb that writes reserved records
+ * itself: its batch (NULL on ENOMEM) and k's tracked state. */
+static struct store_batch *begin_one(struct ks_txn *tx, struct keyspace *ks, const struct ks_key *k,
+				     struct ks_track **w)
+{
+	ks_txn_begin(tx, ks, k);
+	*w = ks_txn_track(tx, k);
+	return ks_txn_batch(tx);
+}
+
 int ks_del(struct keyspace *ks, const struct ks_key *k)
 {
 	struct buf raw = BUF_INIT;
@@ -21,9 +31,8 @@ int ks_del(struct keyspace *ks, const struct ks_key *k)
 	struct ks_txn tx;
 	bool live, empty;
 
-	ks_txn_begin(&tx, ks, k);
-	struct store_batch *b = ks_txn_batch(&tx);
-	struct ks_track *w = ks_txn_track(&tx, k);
+	struct ks_track *w;
+	struct store_batch *b = begin_one(&tx, ks, k, &w);
 	if (!b)
 		return ks_txn_end(&tx, -ENOMEM);
 	int rc = ks_track_meta_get(ks, w, k, KV_TYPE_NONE, &raw, &m);
@@ -191,9 +200,8 @@ int ks_expire(struct keyspace *ks, const struct ks_key *k, uint64_t expire_ms)
 	struct enc_meta m;
 	struct ks_txn tx;
 
-	ks_txn_begin(&tx, ks, k);
-	struct store_batch *b = ks_txn_batch(&tx);
-	struct ks_track *w = ks_txn_track(&tx, k);
+	struct ks_track *w;
+	struct store_batch *b = begin_one(&tx, ks, k, &w);
 	if (!b)
 		return ks_txn_end(&tx, -ENOMEM);
 	int rc = ks_track_meta_get(ks, w, k, KV_TYPE_NONE, &raw, &m);
@@ -252,9 +260,8 @@ static int empty_change(struct keyspace *ks, const struct ks_key *k, enum kv_typ
 	enum kv_type cur;
 	struct ks_txn tx;
 
-	ks_txn_begin(&tx, ks, k);
-	struct store_batch *b = ks_txn_batch(&tx);
-	struct ks_track *w = ks_txn_track(&tx, k);
+	struct ks_track *w;
+	struct store_batch *b = begin_one(&tx, ks, k, &w);
 	if (!b)
 		return ks_txn_end(&tx, -ENOMEM);
 	int rc = key_live(ks, w, k);
