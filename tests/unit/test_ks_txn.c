@@ -7,52 +7,29 @@
  * commit writes, read back byte for byte.
  */
 #include "check.h"
-#include "keyspace.h"
+#include "fixture.h"
 #include "ks_attr.h"
 #include "ks_txn.h"
-#include "store.h"
 #include "t_string.h"
-#include "tmpdir.h"
-
-#include <errno.h>
-
-#define DEFNS  KS_DEFAULT_NS
-#define KEY(k) (&(struct ks_key){DEFNS, strlen(DEFNS), (k), strlen(k), NULL})
-#define NS_HEX "0B 5F 5F 6E 61 6D 65 73 70 61 63 65"
 
 static struct keyspace *ks;
-static char *dir;
 
 static void fresh(void)
 {
-	ks_close(ks);
-	tmpdir_remove(dir);
-	dir = tmpdir_new();
-	CHECK(dir != NULL);
-	CHECK_INT(ks_open(dir, NULL, &ks), 0);
+	ks = fixture_fresh(ks, false);
 }
 
 /* The stored metadata record of key k in the default namespace. */
 static int meta_raw(const char *k, struct buf *out)
 {
-	struct buf mk = BUF_INIT;
-	int rc = ks_meta_key(ks, KEY(k), &mk);
-	if (!rc)
-		rc = store_get(ks_store(ks), STORE_CF_METADATA, mk.data, mk.len, out);
-	buf_release(&mk);
-	return rc;
+	return fixture_meta_raw(ks, KEY(DEFNS, k), out);
 }
 
 /* Sub-key `sub` of key k at `version` in cf: 0 and its value, -ENOENT. */
 static int sub_raw(enum store_cf cf, const char *k, uint64_t version, const char *sub,
 		   struct buf *out)
 {
-	struct buf sk = BUF_INIT;
-	int rc = ks_sub_key(ks, KEY(k), version, sub, strlen(sub), &sk);
-	if (!rc)
-		rc = store_get(ks_store(ks), cf, sk.data, sk.len, out);
-	buf_release(&sk);
-	return rc;
+	return fixture_sub_raw(ks, cf, KEY(DEFNS, k), version, sub, strlen(sub), out);
 }
 
 /* Add field f = v to hash k in one transaction, as HSET does. */
@@ -78,15 +55,15 @@ static void test_open_creates_what_commit_marks(void)
 	fresh();
 
 	/* Opened, nothing marked: nothing written (no key of size 0). */
-	ks_txn_begin(&t, ks, KEY("h"));
-	CHECK_INT(ks_txn_open(&t, KEY("h"), KV_TYPE_HASH, &m), 0);
-	CHECK(ks_txn_is_new(&t, KEY("h")));
+	ks_txn_begin(&t, ks, KEY(DEFNS, "h"));
+	CHECK_INT(ks_txn_open(&t, KEY(DEFNS, "h"), KV_TYPE_HASH, &m), 0);
+	CHECK(ks_txn_is_new(&t, KEY(DEFNS, "h")));
 	CHECK_INT(m->size, 0);
 	CHECK_INT(ks_txn_end(&t, ks_txn_commit(&t)), 0);
 	CHECK_INT(meta_raw("h", &raw), -ENOENT);
 
 	/* One field: 82 | expire 0 | version | size 1, and the sub-key. */
-	CHECK_INT(hset(KEY("h"), "f", "v"), 0);
+	CHECK_INT(hset(KEY(DEFNS, "h"), "f", "v"), 0);
 	CHECK_INT(meta_raw("h", &raw), 0);
 	CHECK_INT(raw.len, 25);
 	CHECK_INT((unsigned char)raw.data[0], 0x82);
@@ -98,12 +75,12 @@ static void test_open_creates_what_commit_marks(void)
 	CHECK_MEM(raw.data, raw.len, "v", 1);
 
 	/* Open again: found, not new, same version; size grows in place. */
-	ks_txn_begin(&t, ks, KEY("h"));
-	CHECK_INT(ks_txn_open(&t, KEY("h"), KV_TYPE_HASH, &m), 0);
-	CHECK(!ks_txn_is_new(&t, KEY("h")));
+	ks_txn_begin(&t, ks, KEY(DEFNS, "h"));
+	CHECK_INT(ks_txn_open(&t, KEY(DEFNS, "h"), KV_TYPE_HASH, &m), 0);
+	CHECK(!ks_txn_is_new(&t, KEY(DEFNS, "h")));
 	CHECK_INT(m->version, ver);
-	ks_txn_sub_put(&t, KEY("h"), STORE_CF_DEFAULT, "g", 1, "w", 1);
-	ks_txn_resize(&t, KEY("h"), +1, 0);
+	ks_txn_sub_put(&t, KEY(DEFNS, "h"), STORE_CF_DEFAULT, "g", 1, "w", 1);
+	ks_txn_resize(&t, KEY(DEFNS, "h"), +1, 0);
 	CHECK_INT(ks_txn_end(&t, ks_txn_commit(&t)), 0);
 	CHECK_INT(meta_raw("h", &raw), 0);
 	CHECK_INT(get_be64(raw.data + 9), ver);
@@ -116,19 +93,19 @@ static void test_type_checked_once(void)
 	struct ks_txn t;
 	struct enc_meta *m;
 	fresh();
-	CHECK_INT(string_set(ks, KEY("s"), "x", 1, 0), 0);
+	CHECK_INT(string_set(ks, KEY(DEFNS, "s"), "x", 1, 0), 0);
 
-	ks_txn_begin(&t, ks, KEY("s"));
-	CHECK_INT(ks_txn_get(&t, KEY("s"), KV_TYPE_HASH, &m), -KV_EWRONGTYPE);
+	ks_txn_begin(&t, ks, KEY(DEFNS, "s"));
+	CHECK_INT(ks_txn_get(&t, KEY(DEFNS, "s"), KV_TYPE_HASH, &m), -KV_EWRONGTYPE);
 	CHECK(m == NULL);
-	CHECK_INT(ks_txn_open(&t, KEY("s"), KV_TYPE_HASH, &m), -KV_EWRONGTYPE);
-	CHECK_INT(ks_txn_get(&t, KEY("s"), KV_TYPE_NONE, &m), 0);
+	CHECK_INT(ks_txn_open(&t, KEY(DEFNS, "s"), KV_TYPE_HASH, &m), -KV_EWRONGTYPE);
+	CHECK_INT(ks_txn_get(&t, KEY(DEFNS, "s"), KV_TYPE_NONE, &m), 0);
 	CHECK_INT(m->type, KV_TYPE_STRING);
-	CHECK_INT(ks_txn_get(&t, KEY("absent"), KV_TYPE_HASH, &m), -EINVAL); /* not locked */
+	CHECK_INT(ks_txn_get(&t, KEY(DEFNS, "absent"), KV_TYPE_HASH, &m), -EINVAL); /* not locked */
 	CHECK_INT(ks_txn_end(&t, 0), 0);
 
-	ks_txn_begin(&t, ks, KEY("none"));
-	CHECK_INT(ks_txn_get(&t, KEY("none"), KV_TYPE_HASH, &m), -ENOENT);
+	ks_txn_begin(&t, ks, KEY(DEFNS, "none"));
+	CHECK_INT(ks_txn_get(&t, KEY(DEFNS, "none"), KV_TYPE_HASH, &m), -ENOENT);
 	CHECK_INT(ks_txn_end(&t, -ENOENT), -ENOENT);
 }
 
@@ -141,48 +118,48 @@ static void test_resize_to_zero(void)
 	fresh();
 
 	/* Delete when empty. */
-	CHECK_INT(hset(KEY("a"), "f", "v"), 0);
-	ks_txn_begin(&t, ks, KEY("a"));
-	CHECK_INT(ks_txn_get(&t, KEY("a"), KV_TYPE_HASH, &m), 0);
-	ks_txn_sub_del(&t, KEY("a"), STORE_CF_DEFAULT, "f", 1);
-	ks_txn_resize(&t, KEY("a"), -1, 0);
+	CHECK_INT(hset(KEY(DEFNS, "a"), "f", "v"), 0);
+	ks_txn_begin(&t, ks, KEY(DEFNS, "a"));
+	CHECK_INT(ks_txn_get(&t, KEY(DEFNS, "a"), KV_TYPE_HASH, &m), 0);
+	ks_txn_sub_del(&t, KEY(DEFNS, "a"), STORE_CF_DEFAULT, "f", 1);
+	ks_txn_resize(&t, KEY(DEFNS, "a"), -1, 0);
 	CHECK_INT(ks_txn_end(&t, ks_txn_commit(&t)), 0);
 	CHECK_INT(meta_raw("a", &raw), -ENOENT);
-	CHECK_INT(ks_lookup(ks, KEY("a"), &info), -ENOENT);
+	CHECK_INT(ks_lookup(ks, KEY(DEFNS, "a"), &info), -ENOENT);
 
 	/* Keep empty: the key stays as a remembered empty hash. */
-	CHECK_INT(hset(KEY("b"), "f", "v"), 0);
-	ks_txn_begin(&t, ks, KEY("b"));
-	CHECK_INT(ks_txn_get(&t, KEY("b"), KV_TYPE_HASH, &m), 0);
-	ks_txn_sub_del(&t, KEY("b"), STORE_CF_DEFAULT, "f", 1);
-	ks_txn_resize(&t, KEY("b"), -1, KS_TXN_KEEP_EMPTY);
+	CHECK_INT(hset(KEY(DEFNS, "b"), "f", "v"), 0);
+	ks_txn_begin(&t, ks, KEY(DEFNS, "b"));
+	CHECK_INT(ks_txn_get(&t, KEY(DEFNS, "b"), KV_TYPE_HASH, &m), 0);
+	ks_txn_sub_del(&t, KEY(DEFNS, "b"), STORE_CF_DEFAULT, "f", 1);
+	ks_txn_resize(&t, KEY(DEFNS, "b"), -1, KS_TXN_KEEP_EMPTY);
 	CHECK_INT(ks_txn_end(&t, ks_txn_commit(&t)), 0);
 	CHECK_INT(meta_raw("b", &raw), -ENOENT);
-	CHECK_INT(ks_lookup(ks, KEY("b"), &info), 0);
+	CHECK_INT(ks_lookup(ks, KEY(DEFNS, "b"), &info), 0);
 	CHECK(info.empty && info.type == KV_TYPE_HASH);
 
 	/* The first entry of a remembered empty hash drops the record. */
-	CHECK_INT(hset(KEY("b"), "g", "w"), 0);
-	CHECK_INT(ks_lookup(ks, KEY("b"), &info), 0);
+	CHECK_INT(hset(KEY(DEFNS, "b"), "g", "w"), 0);
+	CHECK_INT(ks_lookup(ks, KEY(DEFNS, "b"), &info), 0);
 	CHECK(!info.empty && info.size == 1);
-	CHECK_INT(ks_del(ks, KEY("b")), 0);
-	CHECK_INT(ks_lookup(ks, KEY("b"), &info), -ENOENT);
+	CHECK_INT(ks_del(ks, KEY(DEFNS, "b")), 0);
+	CHECK_INT(ks_lookup(ks, KEY(DEFNS, "b"), &info), -ENOENT);
 
 	/* A size below what goes is a count gone wrong: the key goes. */
-	CHECK_INT(hset(KEY("c"), "f", "v"), 0);
-	ks_txn_begin(&t, ks, KEY("c"));
-	CHECK_INT(ks_txn_get(&t, KEY("c"), KV_TYPE_HASH, &m), 0);
-	ks_txn_resize(&t, KEY("c"), -5, 0);
+	CHECK_INT(hset(KEY(DEFNS, "c"), "f", "v"), 0);
+	ks_txn_begin(&t, ks, KEY(DEFNS, "c"));
+	CHECK_INT(ks_txn_get(&t, KEY(DEFNS, "c"), KV_TYPE_HASH, &m), 0);
+	ks_txn_resize(&t, KEY(DEFNS, "c"), -5, 0);
 	CHECK_INT(ks_txn_end(&t, ks_txn_commit(&t)), 0);
 	CHECK_INT(meta_raw("c", &raw), -ENOENT);
 
 	/* A size that would pass 2^64 - 1 is corrupt: nothing is written. */
-	CHECK_INT(hset(KEY("d"), "f", "v"), 0);
-	ks_txn_begin(&t, ks, KEY("d"));
-	CHECK_INT(ks_txn_get(&t, KEY("d"), KV_TYPE_HASH, &m), 0);
+	CHECK_INT(hset(KEY(DEFNS, "d"), "f", "v"), 0);
+	ks_txn_begin(&t, ks, KEY(DEFNS, "d"));
+	CHECK_INT(ks_txn_get(&t, KEY(DEFNS, "d"), KV_TYPE_HASH, &m), 0);
 	m->size = UINT64_MAX;
-	ks_txn_sub_put(&t, KEY("d"), STORE_CF_DEFAULT, "g", 1, "w", 1);
-	ks_txn_resize(&t, KEY("d"), +1, 0);
+	ks_txn_sub_put(&t, KEY(DEFNS, "d"), STORE_CF_DEFAULT, "g", 1, "w", 1);
+	ks_txn_resize(&t, KEY(DEFNS, "d"), +1, 0);
 	CHECK_INT(ks_txn_end(&t, ks_txn_commit(&t)), -EUCLEAN);
 	CHECK_INT(meta_raw("d", &raw), 0);
 	CHECK_INT(get_be64(raw.data + 17), 1);
@@ -199,21 +176,21 @@ static void test_sticky_error(void)
 
 	/* A change staged for a key the transaction never read fails the
 	 * whole transaction, and the good change before it is not written. */
-	ks_txn_begin(&t, ks, KEY("h"));
-	CHECK_INT(ks_txn_open(&t, KEY("h"), KV_TYPE_HASH, &m), 0);
-	ks_txn_sub_put(&t, KEY("h"), STORE_CF_DEFAULT, "f", 1, "v", 1);
-	ks_txn_resize(&t, KEY("h"), +1, 0);
-	ks_txn_sub_put(&t, KEY("other"), STORE_CF_DEFAULT, "f", 1, "v", 1);
-	ks_txn_resize(&t, KEY("h"), +1, 0); /* no-op after the failure */
+	ks_txn_begin(&t, ks, KEY(DEFNS, "h"));
+	CHECK_INT(ks_txn_open(&t, KEY(DEFNS, "h"), KV_TYPE_HASH, &m), 0);
+	ks_txn_sub_put(&t, KEY(DEFNS, "h"), STORE_CF_DEFAULT, "f", 1, "v", 1);
+	ks_txn_resize(&t, KEY(DEFNS, "h"), +1, 0);
+	ks_txn_sub_put(&t, KEY(DEFNS, "other"), STORE_CF_DEFAULT, "f", 1, "v", 1);
+	ks_txn_resize(&t, KEY(DEFNS, "h"), +1, 0); /* no-op after the failure */
 	CHECK_INT(ks_txn_end(&t, ks_txn_commit(&t)), -EINVAL);
 	CHECK_INT(meta_raw("h", &raw), -ENOENT);
 
 	/* ks_txn_fail: the verb's own failure, first one kept. */
-	ks_txn_begin(&t, ks, KEY("h"));
-	CHECK_INT(ks_txn_open(&t, KEY("h"), KV_TYPE_HASH, &m), 0);
+	ks_txn_begin(&t, ks, KEY(DEFNS, "h"));
+	CHECK_INT(ks_txn_open(&t, KEY(DEFNS, "h"), KV_TYPE_HASH, &m), 0);
 	ks_txn_fail(&t, -ERANGE);
 	ks_txn_fail(&t, -EIO);
-	ks_txn_resize(&t, KEY("h"), +1, 0);
+	ks_txn_resize(&t, KEY(DEFNS, "h"), +1, 0);
 	CHECK_INT(ks_txn_end(&t, ks_txn_commit(&t)), -ERANGE);
 	CHECK_INT(meta_raw("h", &raw), -ENOENT);
 	buf_release(&raw);
@@ -225,31 +202,31 @@ static void test_two_and_n_keys(void)
 	struct ks_txn t;
 	struct enc_meta *ma, *mb;
 	fresh();
-	CHECK_INT(hset(KEY("a"), "f", "v"), 0);
+	CHECK_INT(hset(KEY(DEFNS, "a"), "f", "v"), 0);
 
 	/* A move: one field out of a, into a new b, in one write. */
-	ks_txn_begin2(&t, ks, KEY("a"), KEY("b"));
-	CHECK_INT(ks_txn_get(&t, KEY("a"), KV_TYPE_HASH, &ma), 0);
-	CHECK_INT(ks_txn_open(&t, KEY("b"), KV_TYPE_HASH, &mb), 0);
+	ks_txn_begin2(&t, ks, KEY(DEFNS, "a"), KEY(DEFNS, "b"));
+	CHECK_INT(ks_txn_get(&t, KEY(DEFNS, "a"), KV_TYPE_HASH, &ma), 0);
+	CHECK_INT(ks_txn_open(&t, KEY(DEFNS, "b"), KV_TYPE_HASH, &mb), 0);
 	CHECK(ma != mb && ma->version != mb->version);
-	ks_txn_sub_del(&t, KEY("a"), STORE_CF_DEFAULT, "f", 1);
-	ks_txn_resize(&t, KEY("a"), -1, 0);
-	ks_txn_sub_put(&t, KEY("b"), STORE_CF_DEFAULT, "f", 1, "v", 1);
-	ks_txn_resize(&t, KEY("b"), +1, 0);
+	ks_txn_sub_del(&t, KEY(DEFNS, "a"), STORE_CF_DEFAULT, "f", 1);
+	ks_txn_resize(&t, KEY(DEFNS, "a"), -1, 0);
+	ks_txn_sub_put(&t, KEY(DEFNS, "b"), STORE_CF_DEFAULT, "f", 1, "v", 1);
+	ks_txn_resize(&t, KEY(DEFNS, "b"), +1, 0);
 	CHECK_INT(ks_txn_end(&t, ks_txn_commit(&t)), 0);
 	CHECK_INT(meta_raw("a", &raw), -ENOENT);
 	CHECK_INT(meta_raw("b", &raw), 0);
 	CHECK_INT(get_be64(raw.data + 17), 1);
 
 	/* The same key twice is one key (one lock, one metadata). */
-	ks_txn_begin2(&t, ks, KEY("b"), KEY("b"));
-	CHECK_INT(ks_txn_get(&t, KEY("b"), KV_TYPE_HASH, &ma), 0);
-	CHECK_INT(ks_txn_get(&t, KEY("b"), KV_TYPE_HASH, &mb), 0);
+	ks_txn_begin2(&t, ks, KEY(DEFNS, "b"), KEY(DEFNS, "b"));
+	CHECK_INT(ks_txn_get(&t, KEY(DEFNS, "b"), KV_TYPE_HASH, &ma), 0);
+	CHECK_INT(ks_txn_get(&t, KEY(DEFNS, "b"), KV_TYPE_HASH, &mb), 0);
 	CHECK(ma == mb);
 	CHECK_INT(ks_txn_end(&t, 0), 0);
 
 	/* n keys: each written, in one batch. */
-	struct ks_key keys[3] = {*KEY("x"), *KEY("y"), *KEY("z")};
+	struct ks_key keys[3] = {*KEY(DEFNS, "x"), *KEY(DEFNS, "y"), *KEY(DEFNS, "z")};
 	ks_txn_beginv(&t, ks, keys, 3);
 	for (int i = 0; i < 3; i++) {
 		CHECK_INT(ks_txn_open(&t, &keys[i], KV_TYPE_HASH, &ma), 0);
@@ -264,7 +241,7 @@ static void test_two_and_n_keys(void)
 	/* More keys than can be locked at once: refused, nothing held. */
 	static struct ks_key many[KS_LOCKV_MAX + 1];
 	for (size_t i = 0; i <= KS_LOCKV_MAX; i++)
-		many[i] = *KEY("m");
+		many[i] = *KEY(DEFNS, "m");
 	ks_txn_beginv(&t, ks, many, KS_LOCKV_MAX + 1);
 	CHECK_INT(ks_txn_end(&t, ks_txn_commit(&t)), -E2BIG);
 	buf_release(&raw);
@@ -280,32 +257,32 @@ static void test_pending_expiry_and_attrs(void)
 
 	/* mkdir, then a TTL: the record keeps it until the first entry. */
 	uint64_t when = now_ms() + 3600 * 1000;
-	CHECK_INT(ks_empty_create(ks, KEY("e"), KV_TYPE_HASH), 0);
-	CHECK_INT(ks_expire(ks, KEY("e"), when), 0);
-	CHECK_INT(hset(KEY("e"), "f", "v"), 0);
+	CHECK_INT(ks_empty_create(ks, KEY(DEFNS, "e"), KV_TYPE_HASH), 0);
+	CHECK_INT(ks_expire(ks, KEY(DEFNS, "e"), when), 0);
+	CHECK_INT(hset(KEY(DEFNS, "e"), "f", "v"), 0);
 	CHECK_INT(meta_raw("e", &raw), 0);
 	CHECK_INT(get_be64(raw.data + 1), when);
 
 	/* The key's attribute change rides on it and is written with it. */
 	struct ks_attr_change ch = {.flags = KS_ATTR_TOUCH, .entry = "f", .elen = 1};
-	struct ks_key k = *KEY("t");
+	struct ks_key k = *KEY(DEFNS, "t");
 	k.attr = &ch;
 	CHECK_INT(hset(&k, "f", "v"), 0);
 	CHECK_INT(meta_raw("t", &raw), 0);
 	uint64_t ver = get_be64(raw.data + 9);
-	CHECK_INT(ks_attr_get(ks, KEY("t"), ver, NULL, 0, &a), 0);
+	CHECK_INT(ks_attr_get(ks, KEY(DEFNS, "t"), ver, NULL, 0, &a), 0);
 	CHECK(a.has & KS_ATTR_HAS_TIMES);
-	CHECK_INT(ks_attr_get(ks, KEY("t"), ver, "f", 1, &a), 0);
+	CHECK_INT(ks_attr_get(ks, KEY(DEFNS, "t"), ver, "f", 1, &a), 0);
 	CHECK(a.has & KS_ATTR_HAS_TIMES);
 	/* A failing transaction writes no attribute record either. */
-	struct ks_key k2 = *KEY("u");
+	struct ks_key k2 = *KEY(DEFNS, "u");
 	k2.attr = &ch;
 	ks_txn_begin(&t, ks, &k2);
 	CHECK_INT(ks_txn_open(&t, &k2, KV_TYPE_HASH, &m), 0);
 	ks_txn_resize(&t, &k2, +1, 0);
 	ks_txn_fail(&t, -EIO);
 	CHECK_INT(ks_txn_end(&t, ks_txn_commit(&t)), -EIO);
-	CHECK_INT(ks_attr_get(ks, KEY("u"), 0, NULL, 0, &a), 0);
+	CHECK_INT(ks_attr_get(ks, KEY(DEFNS, "u"), 0, NULL, 0, &a), 0);
 	CHECK_INT(a.has, 0);
 	buf_release(&raw);
 }
@@ -318,18 +295,18 @@ static void test_meta_put(void)
 	fresh();
 
 	/* An inline value: the tail is the value. 81 | expire 0 | "abc". */
-	ks_txn_begin(&t, ks, KEY("s"));
-	CHECK_INT(ks_txn_open(&t, KEY("s"), KV_TYPE_STRING, &m), 0);
-	ks_txn_meta_put(&t, KEY("s"), "abc", 3);
+	ks_txn_begin(&t, ks, KEY(DEFNS, "s"));
+	CHECK_INT(ks_txn_open(&t, KEY(DEFNS, "s"), KV_TYPE_STRING, &m), 0);
+	ks_txn_meta_put(&t, KEY(DEFNS, "s"), "abc", 3);
 	CHECK_INT(ks_txn_end(&t, ks_txn_commit(&t)), 0);
 	CHECK_INT(meta_raw("s", &raw), 0);
 	CHECK_MEM(raw.data, raw.len, "\x81\0\0\0\0\0\0\0\0abc", 12);
 
 	/* ks_txn_touch: a field of *m changed in place (the expiry). */
-	ks_txn_begin(&t, ks, KEY("s"));
-	CHECK_INT(ks_txn_get(&t, KEY("s"), KV_TYPE_STRING, &m), 0);
+	ks_txn_begin(&t, ks, KEY(DEFNS, "s"));
+	CHECK_INT(ks_txn_get(&t, KEY(DEFNS, "s"), KV_TYPE_STRING, &m), 0);
 	m->expire_ms = 4102444800000ull;
-	ks_txn_touch(&t, KEY("s"));
+	ks_txn_touch(&t, KEY(DEFNS, "s"));
 	CHECK_INT(ks_txn_end(&t, ks_txn_commit(&t)), 0);
 	CHECK_INT(meta_raw("s", &raw), 0);
 	CHECK_INT(raw.len, 12);
@@ -347,7 +324,6 @@ int main(void)
 	test_two_and_n_keys();
 	test_pending_expiry_and_attrs();
 	test_meta_put();
-	ks_close(ks);
-	tmpdir_remove(dir);
+	fixture_done(ks);
 	return check_done("ks_txn");
 }
