@@ -1825,8 +1825,8 @@ struct ks_sub_iter {
 /* Position it->si at the first sub-key of its direction, or at the
  * first strictly after (inclusive: at or after) prefix|after. prefix
  * is the version's sub-key prefix; it is extended. */
-static int sub_iter_seek(struct ks_sub_iter *it, struct buf *prefix, const void *after,
-			 size_t alen, bool inclusive)
+static int sub_iter_seek(struct ks_sub_iter *it, struct buf *prefix, const void *after, size_t alen,
+			 bool inclusive)
 {
 	if (!after) {
 		if (it->reverse)
