@@ -764,7 +764,7 @@ static void list_plant(const char *key, uint64_t head, uint64_t tail, const uint
 	struct store_batch *b = store_batch_new(ks_store(ks));
 	store_batch_put(b, STORE_CF_METADATA, mk.data, mk.len, val, sizeof(val));
 	for (size_t i = 0; i < n; i++) {
-		char e[8];
+		char e[24];
 		snprintf(e, sizeof(e), "e%zu", i);
 		size_t kn = sub_key(key, ver, idx[i], k);
 		store_batch_put(b, STORE_CF_DEFAULT, k, kn, e, strlen(e));
@@ -915,7 +915,7 @@ static void test_hole_model(void)
 {
 	int fails = 0;
 	for (int round = 0; round < 300; round++) {
-		char key[16], vals[16][4];
+		char key[16], vals[16][24];
 		bool present[16];
 		size_t n = 2 + rnd(12);
 		snprintf(key, sizeof(key), "hm%d", round);
