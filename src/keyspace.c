@@ -853,11 +853,47 @@ int ks_lookup(struct keyspace *ks, const struct ks_key *k, struct ks_info *out)
 struct ks_sub_iter {
 	struct store_iter *si; /* NULL: nothing to iterate */
 	size_t plen;	       /* sub-key prefix length */
+	bool reverse;
 	bool started;
+	struct buf name; /* ns | key: k points into it */
+	struct ks_key k;
 };
 
-struct ks_sub_iter *ks_sub_iter_new(struct keyspace *ks, const struct ks_key *k, enum kv_type want,
-				    const void *after, size_t alen, int *err)
+/* Position it->si at the first sub-key of its direction, or at the
+ * first strictly after (inclusive: at or after) prefix|after. prefix
+ * is the version's sub-key prefix; it is extended. */
+static int sub_iter_seek(struct ks_sub_iter *it, struct buf *prefix, const void *after, size_t alen,
+			 bool inclusive)
+{
+	if (!after) {
+		if (it->reverse)
+			store_iter_seek_last(it->si);
+		else
+			store_iter_seek_first(it->si);
+		return 0;
+	}
+	int rc = buf_add(prefix, after, alen);
+	if (rc)
+		return rc;
+	if (it->reverse)
+		store_iter_seek_for_prev(it->si, prefix->data, prefix->len);
+	else
+		store_iter_seek(it->si, prefix->data, prefix->len);
+	if (!inclusive && store_iter_valid(it->si)) {
+		size_t kn;
+		const char *key = store_iter_key(it->si, &kn);
+		if (kn == prefix->len && memcmp(key, prefix->data, kn) == 0) {
+			if (it->reverse)
+				store_iter_prev(it->si);
+			else
+				store_iter_next(it->si);
+		}
+	}
+	return 0;
+}
+
+struct ks_sub_iter *ks_sub_iter_open(struct keyspace *ks, const struct ks_key *k, enum kv_type want,
+				     const struct ks_sub_iter_opts *o, int *err)
 {
 	struct buf raw = BUF_INIT, prefix = BUF_INIT, upper = BUF_INIT;
 	struct ks_sub_iter *it = calloc(1, sizeof(*it));
@@ -865,10 +901,16 @@ struct ks_sub_iter *ks_sub_iter_new(struct keyspace *ks, const struct ks_key *k,
 	bool bounded;
 	int rc;
 
+	if (o->meta)
+		memset(o->meta, 0, sizeof(*o->meta));
 	if (!it) {
 		rc = -ENOMEM;
 		goto out;
 	}
+	it->reverse = o->reverse;
+	buf_init(&it->name);
+	if ((rc = ks_key_dup(k, &it->name, &it->k)))
+		goto out;
 	rc = ks_meta_get(ks, k, want, &raw, &m);
 	if (rc == -ENOENT) {
 		rc = 0; /* a missing key iterates nothing */
@@ -876,6 +918,11 @@ struct ks_sub_iter *ks_sub_iter_new(struct keyspace *ks, const struct ks_key *k,
 	}
 	if (rc)
 		goto out;
+	if (o->meta) {
+		*o->meta = m;
+		o->meta->tail = NULL;
+		o->meta->tail_len = 0;
+	}
 	rc = ks_sub_key(ks, k, m.version, NULL, 0, &prefix);
 	if (!rc)
 		rc = buf_set(&upper, prefix.data, prefix.len);
@@ -883,25 +930,13 @@ struct ks_sub_iter *ks_sub_iter_new(struct keyspace *ks, const struct ks_key *k,
 		goto out;
 	it->plen = prefix.len;
 	bounded = enc_prefix_successor(&upper);
-	it->si = store_iter_new(ks->st, STORE_CF_DEFAULT, prefix.data, prefix.len,
+	it->si = store_iter_new(ks->st, (enum store_cf)o->cf, prefix.data, prefix.len,
 				bounded ? upper.data : NULL, bounded ? upper.len : 0);
 	if (!it->si) {
 		rc = -ENOMEM;
 		goto out;
 	}
-	if (after) {
-		if ((rc = buf_add(&prefix, after, alen)))
-			goto out;
-		store_iter_seek(it->si, prefix.data, prefix.len);
-		if (store_iter_valid(it->si)) {
-			size_t kn;
-			const char *key = store_iter_key(it->si, &kn);
-			if (kn == prefix.len && memcmp(key, prefix.data, kn) == 0)
-				store_iter_next(it->si);
-		}
-	} else {
-		store_iter_seek(it->si, prefix.data, prefix.len);
-	}
+	rc = sub_iter_seek(it, &prefix, o->after, o->alen, o->inclusive);
 out:
 	if (rc) {
 		ks_sub_iter_free(it);
@@ -914,15 +949,19 @@ out:
 	return it;
 }
 
+struct ks_sub_iter *ks_sub_iter_new(struct keyspace *ks, const struct ks_key *k, enum kv_type want,
+				    const void *after, size_t alen, int *err)
+{
+	struct ks_sub_iter_opts o = {.after = after, .alen = alen};
+	return ks_sub_iter_open(ks, k, want, &o, err);
+}
+
 int ks_sub_iter_next(struct ks_sub_iter *it, const char **f, size_t *fn, const char **v, size_t *vn)
 {
 	if (!it->si)
 		return 0;
 	/* The slices handed out last time stay valid until this move. */
-	if (it->started && store_iter_valid(it->si))
-		store_iter_next(it->si);
-	it->started = true;
-	if (!store_iter_valid(it->si))
+	if (!store_iter_step(it->si, it->reverse, &it->started))
 		return store_iter_status(it->si);
 	size_t kn;
 	const char *key = store_iter_key(it->si, &kn);
@@ -932,10 +971,16 @@ int ks_sub_iter_next(struct ks_sub_iter *it, const char **f, size_t *fn, const c
 	return 1;
 }
 
+const struct ks_key *ks_sub_iter_key(const struct ks_sub_iter *it)
+{
+	return &it->k;
+}
+
 void ks_sub_iter_free(struct ks_sub_iter *it)
 {
 	if (!it)
 		return;
 	store_iter_free(it->si);
+	buf_release(&it->name);
 	free(it);
 }

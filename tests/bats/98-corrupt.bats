@@ -363,7 +363,7 @@ li_meta() {
 	stat_listed "$NS/l"
 	assert_size "$NS/l/1" 0
 	assert_eq "$(errno_of 'open(a[0], "rb").read()' "$NS/l/1")" EIO "cat 1"
-	grep -q "corrupt record of '__namespace/l': list element 9223372036854775808 is missing" "$KVFS_LOG"
+	grep -q "corrupt record of '__namespace/l/1': list element 9223372036854775808 is missing" "$KVFS_LOG"
 	rm "$NS/l/0"
 	kvfs_remount
 	assert_eq "$(ls "$NS/l" | tr '\n' ' ')" "0 1 2 " "listing after rm 0"

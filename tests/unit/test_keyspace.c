@@ -838,6 +838,87 @@ static void test_read_only(void)
 	ks_close(ks);
 }
 
+/* The sub-keys ks_sub_iter_open hands out, joined with ',' into out. */
+static int sub_walk(struct keyspace *ks, const struct ks_key *k, const struct ks_sub_iter_opts *o,
+		    struct buf *out)
+{
+	const char *sub, *v;
+	size_t sn, vn;
+	int rc;
+	struct ks_sub_iter *it = ks_sub_iter_open(ks, k, KV_TYPE_HASH, o, &rc);
+	buf_reset(out);
+	buf_add(out, "", 0);
+	while (it && (rc = ks_sub_iter_next(it, &sub, &sn, &v, &vn)) == 1) {
+		if (out->len)
+			buf_add(out, ",", 1);
+		buf_add(out, sub, sn);
+	}
+	ks_sub_iter_free(it);
+	return rc;
+}
+
+/* ks_sub_iter's options: direction, start, column family, metadata. */
+static void test_sub_iter(void)
+{
+	struct keyspace *ks = fresh_ks(false);
+	struct buf out = BUF_INIT, raw = BUF_INIT, sk = BUF_INIT;
+	struct enc_meta m;
+	int rc;
+	for (const char *f = "abc"; *f; f++)
+		CHECK_INT(hash_set(ks, KEY(DEFNS, "h"), f, 1, "v", 1, NULL), 0);
+	struct ks_sub_iter_opts o = {0};
+	CHECK_INT(sub_walk(ks, KEY(DEFNS, "h"), &o, &out), 0);
+	CHECK(strcmp(out.data, "a,b,c") == 0);
+	o.reverse = true;
+	CHECK_INT(sub_walk(ks, KEY(DEFNS, "h"), &o, &out), 0);
+	CHECK(strcmp(out.data, "c,b,a") == 0);
+	o.after = "b";
+	o.alen = 1;
+	CHECK_INT(sub_walk(ks, KEY(DEFNS, "h"), &o, &out), 0);
+	CHECK(strcmp(out.data, "a") == 0);
+	o.inclusive = true;
+	CHECK_INT(sub_walk(ks, KEY(DEFNS, "h"), &o, &out), 0);
+	CHECK(strcmp(out.data, "b,a") == 0);
+	o.reverse = false;
+	CHECK_INT(sub_walk(ks, KEY(DEFNS, "h"), &o, &out), 0);
+	CHECK(strcmp(out.data, "b,c") == 0);
+	o.after = "bb"; /* not there: inclusive or not, the next one */
+	o.alen = 2;
+	CHECK_INT(sub_walk(ks, KEY(DEFNS, "h"), &o, &out), 0);
+	CHECK(strcmp(out.data, "c") == 0);
+	o.reverse = true;
+	o.inclusive = false;
+	CHECK_INT(sub_walk(ks, KEY(DEFNS, "h"), &o, &out), 0);
+	CHECK(strcmp(out.data, "b,a") == 0);
+	/* The metadata read, and the iterator's own key. */
+	o = (struct ks_sub_iter_opts){.meta = &m};
+	struct ks_sub_iter *it = ks_sub_iter_open(ks, KEY(DEFNS, "h"), KV_TYPE_HASH, &o, &rc);
+	CHECK(it && rc == 0 && m.size == 3 && m.type == KV_TYPE_HASH && m.tail == NULL);
+	CHECK(it && ks_key_eq(ks_sub_iter_key(it), KEY(DEFNS, "h")));
+	CHECK(it && ks_sub_iter_key(it)->attr == NULL);
+	ks_sub_iter_free(it);
+	CHECK_INT(ks_meta_get(ks, KEY(DEFNS, "h"), KV_TYPE_HASH, &raw, &m), 0);
+	uint64_t ver = m.version;
+	/* Another column family: records of the same version there. */
+	CHECK_INT(ks_sub_key(ks, KEY(DEFNS, "h"), ver, "z", 1, &sk), 0);
+	fixture_put(ks, STORE_CF_ZSET_SCORE, sk.data, sk.len, "", 0);
+	o = (struct ks_sub_iter_opts){.cf = STORE_CF_ZSET_SCORE};
+	CHECK_INT(sub_walk(ks, KEY(DEFNS, "h"), &o, &out), 0);
+	CHECK(strcmp(out.data, "z") == 0);
+	/* A missing key: nothing, and zero metadata; another type: NULL. */
+	memset(&m, 0xff, sizeof(m));
+	o = (struct ks_sub_iter_opts){.meta = &m, .reverse = true};
+	CHECK_INT(sub_walk(ks, KEY(DEFNS, "nope"), &o, &out), 0);
+	CHECK(strcmp(out.data, "") == 0 && m.size == 0 && m.version == 0);
+	put_string_meta(ks, KEY(DEFNS, "s"), 0, "x");
+	CHECK(ks_sub_iter_open(ks, KEY(DEFNS, "s"), KV_TYPE_HASH, &o, &rc) == NULL);
+	CHECK_INT(rc, -KV_EWRONGTYPE);
+	buf_release(&out);
+	buf_release(&raw);
+	buf_release(&sk);
+	ks_close(ks);
+}
+
 int main(void)
 {
 	log_level_current = -1; /* expected errors stay quiet */
@@ -855,6 +936,7 @@ int main(void)
 	test_concurrent();
 	test_locks();
 	test_read_only();
+	test_sub_iter();
 	fixture_done(NULL);
 	return check_done("test_keyspace");
 }
