@@ -593,13 +593,14 @@ static int chunk_replace(struct ts_series *s, bool had_old, uint64_t old, const 
 }
 
 /* Kvrocks's split sizes. fixed: pieces of cs; else equal pieces when the
- * chunk holds more than 2 x cs. */
+ * chunk holds more than 2 x cs. cs is the stored chunk_size, any number
+ * from 1 up: nothing here may overflow (there are at most total pieces). */
 static size_t split_sizes(size_t total, uint64_t cs, bool fixed, size_t **out)
 {
 	size_t np = 1;
 	if (fixed)
-		np = total ? (size_t)((total + cs - 1) / cs) : 0;
-	else if (total > 2 * cs)
+		np = (size_t)(total / cs + (total % cs != 0));
+	else if (total > cs && total - cs > cs)
 		np = (size_t)(total / cs);
 	size_t *sz = calloc(np ? np : 1, sizeof(*sz));
 	if (!sz)

@@ -20,9 +20,10 @@
  * A source has at most TS_RULES_MAX rules: an add or a delete locks it
  * and every destination in one transaction (ts_rule_set_begin). A rule
  * record that does not decode is logged with the source and the
- * destination (ks_corrupt_entry); an add or a delete, which would have
- * to maintain it, fails with -EUCLEAN and changes nothing; TS.DELETERULE
- * and the key's deletion remove it.
+ * destination (ks_corrupt_entry); ts_rules skips it, so the other rules
+ * and the series read; an add or a delete, which would have to maintain
+ * it, fails with -EUCLEAN and changes nothing; TS.DELETERULE and the
+ * key's deletion remove it.
  */
 #include "t_timeseries_int.h"
 
@@ -555,9 +556,13 @@ static int rules_user_cb(void *arg, const char *name, size_t nn, const char *v, 
 {
 	struct rules_user *u = arg;
 	struct ts_rule r;
-	if (rule_decode(v, vn, &r))
-		return ks_corrupt_entry(u->k, name, nn,
-					"time-series rule record of %zu bytes does not decode", vn);
+	if (rule_decode(v, vn, &r)) {
+		/* One broken rule hides none of the others. */
+		ks_corrupt_entry(u->k, name, nn,
+				 "time-series rule record of %zu bytes does not decode; skipped",
+				 vn);
+		return 0;
+	}
 	return u->cb(u->arg, name, nn, &r);
 }
 
