@@ -842,6 +842,16 @@ void ts_series_flush(struct ts_series *s)
 	buf_release(&val);
 }
 
+int ts_series_end(struct ks_txn *t, struct ts_series *s, int rc)
+{
+	if (!rc) {
+		ts_series_flush(s);
+		rc = ks_txn_commit(t);
+	}
+	ts_series_release(s);
+	return ks_txn_end(t, rc);
+}
+
 /* ---- creating and altering -------------------------------------------------- */
 
 static int check_options(const struct ts_options *o)
@@ -883,12 +893,7 @@ int ts_create(struct keyspace *ks, const struct ks_key *k, const struct ts_optio
 		rc = ts_series_open(&s, ks, &t, k, true, o);
 	if (!rc)
 		rc = ts_labels_write(&s, o);
-	if (!rc) {
-		ts_series_flush(&s);
-		rc = ks_txn_commit(&t);
-	}
-	ts_series_release(&s);
-	return ks_txn_end(&t, rc);
+	return ts_series_end(&t, &s, rc);
 }
 
 int ts_alter(struct keyspace *ks, const struct ks_key *k, const struct ts_options *o)
@@ -910,12 +915,7 @@ int ts_alter(struct keyspace *ks, const struct ks_key *k, const struct ts_option
 		s.dirty = true;
 		rc = ts_labels_write(&s, o);
 	}
-	if (!rc) {
-		ts_series_flush(&s);
-		rc = ks_txn_commit(&t);
-	}
-	ts_series_release(&s);
-	return ks_txn_end(&t, rc);
+	return ts_series_end(&t, &s, rc);
 }
 
 /* ---- adding and deleting ------------------------------------------------------ */
@@ -979,8 +979,6 @@ static int madd_series(struct ts_series *s, struct ts_ssamp *v, size_t n, unsign
 		if (nc)
 			rc = ts_rule_set_added(rs, s, c, nc);
 	}
-	if (!rc)
-		ts_series_flush(s);
 	free(c);
 	return rc;
 }
@@ -1019,10 +1017,7 @@ static int madd(struct keyspace *ks, const struct ks_key *k, const struct ts_sam
 		rc = ts_series_open(&s, ks, &t, &rs.keys[0], (flags & TS_MADD_CREATE) != 0, create);
 		if (!rc)
 			rc = madd_series(&s, v, n, flags, on_dup, create, &rs, bad);
-		if (!rc)
-			rc = ks_txn_commit(&t);
-		ts_series_release(&s);
-		rc = ks_txn_end(&t, rc);
+		rc = ts_series_end(&t, &s, rc);
 	}
 	if (!rc && res)
 		for (size_t i = 0; i < n; i++)
@@ -1390,9 +1385,6 @@ int ts_set_last_timestamp(struct keyspace *ks, const struct ks_key *k, uint64_t 
 	if (!rc) {
 		s.tm.last_ts = ts;
 		s.dirty = true;
-		ts_series_flush(&s);
-		rc = ks_txn_commit(&t);
 	}
-	ts_series_release(&s);
-	return ks_txn_end(&t, rc);
+	return ts_series_end(&t, &s, rc);
 }

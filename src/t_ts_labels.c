@@ -71,12 +71,9 @@ int ts_label_set(struct keyspace *ks, const struct ks_key *k, const char *name, 
 		rc = ts_series_subs(&s, TS_SUB_LABEL, label_find_cb, &l);
 		rc = rc == 1 ? 0 : (rc ? rc : -ENODATA);
 	}
-	if (!rc) {
+	if (!rc)
 		ts_series_sub_put(&s, TS_SUB_LABEL, name, nn, v, vn);
-		rc = ks_txn_commit(&t);
-	}
-	ts_series_release(&s);
-	return ks_txn_end(&t, rc);
+	return ts_series_end(&t, &s, rc);
 }
 
 /* ---- label filters (alg_tsagg.c matches) ----------------------------------- */
