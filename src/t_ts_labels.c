@@ -148,13 +148,14 @@ static int each_series(struct keyspace *ks, const char *ns, size_t nslen, const 
 		struct ks_key k = {ns, nslen, key, klen, NULL};
 		struct ts_series s;
 		struct lab l = {0};
-		rc = ts_series_open(&s, ks, NULL, &k, false, NULL);
-		if (!rc)
+		int open = ts_series_open(&s, ks, NULL, &k, false, NULL);
+		/* Gone meanwhile, or its metadata does not decode (logged): not
+		 * one of them, and no reason to fail the others. */
+		rc = open == -ENOENT || open == -EUCLEAN ? 0 : open;
+		if (!open)
 			rc = ts_series_subs(&s, TS_SUB_LABEL, lab_cb, &l);
-		if (!rc && lab_match(f, &l))
+		if (!open && !rc && lab_match(f, &l))
 			rc = fn(arg, &s);
-		else if (rc == -ENOENT)
-			rc = 0; /* gone meanwhile */
 		lab_release(&l);
 		ts_series_release(&s);
 	}

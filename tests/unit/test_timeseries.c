@@ -642,6 +642,17 @@ static void test_filters(void)
 	CHECK_INT(ts_label_set(ks, KEY("m1"), "x", 1, NULL, 0), 0);
 	CHECK_INT(ts_label_set(ks, KEY("m1"), "x", 1, NULL, 0), -ENODATA);
 	CHECK(strcmp(mq((const char *[]){"x=y"}, 1, true), "") == 0);
+	/* A series whose metadata does not decode (a tail of 3 bytes) is
+	 * skipped, logged: the others answer. */
+	struct buf mk = BUF_INIT;
+	unsigned char v[64];
+	size_t n = unhex("8D 0000000000000000 0000000000001000 0000000000000001 000000", v);
+	CHECK_INT(ks_meta_key(ks, KEY("m15"), &mk), 0);
+	put_raw(STORE_CF_METADATA, mk.data, mk.len, v, n);
+	buf_release(&mk);
+	CHECK_INT(ts_get(ks, KEY("m15"), &(struct ts_sample){0}), -EUCLEAN);
+	CHECK(strcmp(mq((const char *[]){"sensor=temp"}, 1, true), "m2:3;") == 0);
+	CHECK(strcmp(mq((const char *[]){"sensor=temp"}, 1, false), "m2:3;") == 0);
 }
 
 static void test_wrongtype_missing_bad(void)
