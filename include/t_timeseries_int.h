@@ -100,11 +100,11 @@ int ts_series_delete(struct ts_series *s, uint64_t from, uint64_t to, uint64_t *
 		     struct ts_sarr *gone);
 /* Stage the pending chunk changes, and the metadata if dirty, in s->t. */
 void ts_series_flush(struct ts_series *s);
-/* The end of a write verb on s in t: with rc 0, stage s (ts_series_flush)
- * and commit t; then release s and end t. rc, or the commit's error.
- * Another series staged in t stays open until then: t borrows its
- * metadata tail (ts_series_flush: ks_txn_meta_put). */
-int ts_series_end(struct ks_txn *t, struct ts_series *s, int rc);
+/* The end of a write verb on s (and also, another series of t, or NULL)
+ * in t: with rc 0, stage them (ts_series_flush) and commit t; then
+ * release them and end t. rc, or the commit's error. A series staged in
+ * t stays open until the commit: t borrows its metadata tail. */
+int ts_series_end(struct ks_txn *t, struct ts_series *s, struct ts_series *also, int rc);
 
 /* ---- ranges (t_ts_range.c) ----------------------------------------- */
 

@@ -842,13 +842,17 @@ void ts_series_flush(struct ts_series *s)
 	buf_release(&val);
 }
 
-int ts_series_end(struct ks_txn *t, struct ts_series *s, int rc)
+int ts_series_end(struct ks_txn *t, struct ts_series *s, struct ts_series *also, int rc)
 {
 	if (!rc) {
 		ts_series_flush(s);
+		if (also)
+			ts_series_flush(also);
 		rc = ks_txn_commit(t);
 	}
 	ts_series_release(s);
+	if (also)
+		ts_series_release(also);
 	return ks_txn_end(t, rc);
 }
 
@@ -893,7 +897,7 @@ int ts_create(struct keyspace *ks, const struct ks_key *k, const struct ts_optio
 		rc = ts_series_open(&s, ks, &t, k, true, o);
 	if (!rc)
 		rc = ts_labels_write(&s, o);
-	return ts_series_end(&t, &s, rc);
+	return ts_series_end(&t, &s, NULL, rc);
 }
 
 int ts_alter(struct keyspace *ks, const struct ks_key *k, const struct ts_options *o)
@@ -915,7 +919,7 @@ int ts_alter(struct keyspace *ks, const struct ks_key *k, const struct ts_option
 		s.dirty = true;
 		rc = ts_labels_write(&s, o);
 	}
-	return ts_series_end(&t, &s, rc);
+	return ts_series_end(&t, &s, NULL, rc);
 }
 
 /* ---- adding and deleting ------------------------------------------------------ */
@@ -1017,7 +1021,7 @@ static int madd(struct keyspace *ks, const struct ks_key *k, const struct ts_sam
 		rc = ts_series_open(&s, ks, &t, &rs.keys[0], (flags & TS_MADD_CREATE) != 0, create);
 		if (!rc)
 			rc = madd_series(&s, v, n, flags, on_dup, create, &rs, bad);
-		rc = ts_series_end(&t, &s, rc);
+		rc = ts_series_end(&t, &s, NULL, rc);
 	}
 	if (!rc && res)
 		for (size_t i = 0; i < n; i++)
@@ -1386,5 +1390,5 @@ int ts_set_last_timestamp(struct keyspace *ks, const struct ks_key *k, uint64_t 
 		s.tm.last_ts = ts;
 		s.dirty = true;
 	}
-	return ts_series_end(&t, &s, rc);
+	return ts_series_end(&t, &s, NULL, rc);
 }

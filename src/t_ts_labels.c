@@ -73,7 +73,7 @@ int ts_label_set(struct keyspace *ks, const struct ks_key *k, const char *name, 
 	}
 	if (!rc)
 		ts_series_sub_put(&s, TS_SUB_LABEL, name, nn, v, vn);
-	return ts_series_end(&t, &s, rc);
+	return ts_series_end(&t, &s, NULL, rc);
 }
 
 /* ---- label filters (alg_tsagg.c matches) ----------------------------------- */

@@ -504,17 +504,11 @@ int ts_createrule(struct keyspace *ks, const struct ks_key *src, const struct ks
 		rc = createrule_check(&s, &d, src, dst, state != NULL);
 	if (!rc) {
 		rule_put(&s, dst->key, dst->klen, &r);
-		if (s.fresh)
-			ts_series_flush(&s);
 		d.tm.source = src->key;
 		d.tm.source_len = src->klen;
 		d.dirty = true;
-		ts_series_flush(&d);
-		rc = ks_txn_commit(&t);
 	}
-	ts_series_release(&s);
-	ts_series_release(&d);
-	return ks_txn_end(&t, rc);
+	return ts_series_end(&t, &s, &d, rc); /* s is written if new */
 }
 
 int ts_deleterule(struct keyspace *ks, const struct ks_key *src, const struct ks_key *dst)
@@ -537,13 +531,9 @@ int ts_deleterule(struct keyspace *ks, const struct ks_key *src, const struct ks
 			d.tm.source = "";
 			d.tm.source_len = 0;
 			d.dirty = true;
-			ts_series_flush(&d);
 		}
-		rc = ks_txn_commit(&t);
 	}
-	ts_series_release(&s);
-	ts_series_release(&d);
-	return ks_txn_end(&t, rc);
+	return ts_series_end(&t, &s, &d, rc);
 }
 
 struct rules_user {
