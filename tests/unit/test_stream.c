@@ -69,10 +69,10 @@ static void check_meta(const char *key, uint64_t size, const char *tail_hex)
 	CHECK_MEM(v.data, v.len, want, n);
 }
 
-/* The stream-CF record NS | len | key | version | sub(hex): value. */
-static int sub_raw(const char *key, const char *sub_hex, struct buf *out)
+/* The stream-CF key NS | len | key | version | sub(hex) into k; its
+ * length. */
+static size_t sub_key(const char *key, const char *sub_hex, unsigned char *k)
 {
-	unsigned char k[512];
 	size_t kn = unhex(NS_HEX, k);
 	put_be32(k + kn, (uint32_t)strlen(key));
 	kn += 4;
@@ -80,7 +80,13 @@ static int sub_raw(const char *key, const char *sub_hex, struct buf *out)
 	kn += strlen(key);
 	put_be64(k + kn, version_of(key));
 	kn += 8;
-	kn += unhex(sub_hex, k + kn);
+	return kn + unhex(sub_hex, k + kn);
+}
+
+static int sub_raw(const char *key, const char *sub_hex, struct buf *out)
+{
+	unsigned char k[512];
+	size_t kn = sub_key(key, sub_hex, k);
 	return store_get(ks_store(ks), STORE_CF_STREAM, k, kn, out);
 }
 
@@ -719,6 +725,163 @@ static void test_convert(void)
 	buf_release(&e);
 }
 
+/* ---- Stored counts and lengths (issue 15 item 4) ------------------- */
+
+static void put_raw(enum store_cf cf, const void *k, size_t kn, const void *val, size_t vn)
+{
+	struct store_batch *b = store_batch_new(ks_store(ks));
+	store_batch_put(b, cf, k, kn, val, vn);
+	CHECK_INT(store_write(ks_store(ks), b, false), 0);
+	store_batch_free(b);
+}
+
+/* Plant the metadata of stream `key` (version 4096) with this size and
+ * 96-byte tail. */
+static void plant_meta(const char *key, const char *size_hex, const char *tail_hex)
+{
+	unsigned char val[256];
+	struct buf mk = BUF_INIT;
+	size_t n = unhex("88 0000000000000000 0000000000001000", val);
+	n += unhex(size_hex, val + n);
+	n += unhex(tail_hex, val + n);
+	CHECK_INT(n, 121);
+	CHECK_INT(ks_meta_key(ks, KEY(key), &mk), 0);
+	put_raw(STORE_CF_METADATA, mk.data, mk.len, val, n);
+	buf_release(&mk);
+}
+
+/* Plant the stream-CF record sub(hex) -> val(hex) of stream `key`. */
+static void plant_sub(const char *key, const char *sub_hex, const char *val_hex)
+{
+	unsigned char k[512], val[512];
+	size_t kn = sub_key(key, sub_hex, k);
+	put_raw(STORE_CF_STREAM, k, kn, val, unhex(val_hex, val));
+}
+
+/* The log lines written between log_begin and log_count, which returns
+ * how many of them contain `what`. */
+static FILE *log_tmp;
+static int log_saved = -1;
+
+static void log_begin(void)
+{
+	fflush(stderr);
+	log_tmp = tmpfile();
+	log_saved = dup(2);
+	if (log_tmp)
+		dup2(fileno(log_tmp), 2);
+	log_level_current = LOG_LEVEL_ERR;
+}
+
+static int log_count(const char *what)
+{
+	char line[1024];
+	int n = 0;
+	fflush(stderr);
+	dup2(log_saved, 2);
+	close(log_saved);
+	log_level_current = -1;
+	if (!log_tmp)
+		return -1;
+	rewind(log_tmp);
+	while (fgets(line, sizeof(line), log_tmp))
+		n += strstr(line, what) != NULL;
+	fclose(log_tmp);
+	return n;
+}
+
+#define ONE16 "0000000000000001 0000000000000001" /* the ID 1-1 */
+#define ONE2  "0000000000000001 0000000000000002" /* the ID 1-2 */
+#define FF8   "FFFFFFFFFFFFFFFF"
+#define PEL1  "FFFFFFFFFFFFFFFF 03 0000000000000001 67" ONE16 /* 1-1 of g */
+
+/* Counts and lengths read from the store size nothing: a corrupt one is
+ * -EUCLEAN with one log line naming the key, or is only reported, never
+ * an allocation or a walk of its size. With the address space capped at
+ * 256 MiB over what the process has, allocating a length of 2^32 or
+ * 2^64 fails the test. */
+static void test_corrupt_counts(void)
+{
+	struct rlimit old = check_limit_as(256u << 20);
+	struct collect c = {0};
+	uint64_t n;
+	char s[128];
+
+	/* a size of 2^63-1 (the largest that decodes) over two entries:
+	 * reported as stored; XTRIM walks the two entries there are, and
+	 * stops */
+	plant_meta("c1", "7FFFFFFFFFFFFFFF",
+		   ONE2 ONE16 Z16 ONE16 ONE2 "0000000000000002"
+					     "0000000000000000");
+	plant_sub("c1", ONE16, "01 61 01 62");
+	plant_sub("c1", ONE2, "01 63 01 64");
+	CHECK_INT(stream_len(ks, KEY("c1"), &n), 0);
+	CHECK(n == INT64_MAX);
+	CHECK_INT(range_str("c1", false, NULL, false, NULL, false, 0, s), 0);
+	CHECK(strcmp(s, "1-1,1-2") == 0);
+	CHECK_INT(stream_trim(ks, KEY("c1"), STREAM_TRIM_MAXLEN, 0, NULL, &n), 0);
+	CHECK_INT(n, 2);
+	CHECK_INT(range_str("c1", false, NULL, false, NULL, false, 0, s), 0);
+	CHECK(strcmp(s, "") == 0);
+
+	/* entry values whose varint announces 2^32-1 bytes, or runs past
+	 * five bytes: -EUCLEAN, one line naming the key and the entry */
+	plant_meta("c2", "0000000000000002",
+		   ONE2 ONE16 Z16 ONE16 ONE2 "0000000000000002"
+					     "0000000000000000");
+	plant_sub("c2", ONE16, "FF FF FF FF 0F 61");
+	plant_sub("c2", ONE2, "80 80 80 80 80 00");
+	CHECK_INT(stream_get(ks, KEY("c2"), ID(1, 1), &v), 0);
+	log_begin();
+	CHECK_INT(stream_value_check(KEY("c2"), ID(1, 1), v.data, v.len), -EUCLEAN);
+	CHECK_INT(log_count("corrupt record of '__namespace/c2/1-1': a stream entry value of 6 "
+			    "bytes that does not decode"),
+		  1);
+	CHECK_INT(stream_get(ks, KEY("c2"), ID(1, 2), &v), 0);
+	CHECK_INT(stream_value_check(KEY("c2"), ID(1, 2), v.data, v.len), -EUCLEAN);
+
+	/* a group counting 2^64-1 consumers and pending entries, a pending
+	 * entry whose consumer name is 2^64-1 bytes long, a consumer sub-key
+	 * whose name length says 2^64-1 */
+	plant_meta("c3", "0000000000000001",
+		   ONE16 ONE16 Z16 ONE16 ONE16 "0000000000000001"
+					       "0000000000000001");
+	plant_sub("c3", ONE16, "01 61 01 62");
+	plant_sub("c3", GROUP_G, FF8 FF8 ONE16 "0000000000000001 0000000000000000");
+	plant_sub("c3", PEL1, "0000000000000000" FF8 FF8 "61");
+	plant_sub("c3", "FFFFFFFFFFFFFFFF 02 0000000000000001 67" FF8 "61", Z16 "0000000000000000");
+	CHECK_INT(stream_groups(ks, KEY("c3"), collect_group, &c), 0);
+	CHECK(strcmp(c.s, "g:18446744073709551615:18446744073709551615:1-1:1:0") == 0);
+	memset(&c, 0, sizeof(c));
+	log_begin();
+	CHECK_INT(stream_pending(ks, KEY("c3"), "g", 1, NULL, NULL, 0, NULL, 0, 0, collect_pel, &c),
+		  0);
+	CHECK_INT(log_count("corrupt record of '__namespace/c3/g': pending entry 1-1 of 25 bytes "
+			    "does not decode; skipped"),
+		  1);
+	CHECK_INT(c.n, 0);
+	log_begin();
+	CHECK_INT(stream_consumers(ks, KEY("c3"), "g", 1, collect_consumer, &c), 0);
+	CHECK_INT(log_count("whose length prefix disagrees; skipped"), 1);
+	CHECK_INT(c.n, 0);
+	CHECK_INT(stream_claim(ks, KEY("c3"), "g", 1, "bob", 3, 0, ID(1, 1), 1, 0, NULL, NULL),
+		  -EUCLEAN);
+	CHECK_INT(
+	    stream_readgroup(ks, KEY("c3"), "g", 1, "bob", 3, ID(0, 0), 0, 0, collect_entry, &c),
+	    0);
+	CHECK_INT(c.n, 0);
+	/* XACK needs only the ID: the broken entry goes */
+	CHECK_INT(stream_ack(ks, KEY("c3"), "g", 1, ID(1, 1), 1, &n), 0);
+	CHECK_INT(n, 1);
+	CHECK_INT(sub_raw("c3", PEL1, &v), -ENOENT);
+
+	/* DEL needs only the metadata */
+	CHECK_INT(ks_del(ks, KEY("c1")), 0);
+	CHECK_INT(ks_del(ks, KEY("c2")), 0);
+	CHECK_INT(ks_del(ks, KEY("c3")), 0);
+	check_unlimit_as(old);
+}
+
 /* The verbs not covered above on another type and on a missing key. */
 static void test_wrongtype_missing(void)
 {
@@ -771,6 +934,7 @@ int main(void)
 	test_info_rename();
 	test_wrongtype_missing();
 	test_convert();
+	test_corrupt_counts();
 	ks_close(ks);
 	buf_release(&v);
 	tmpdir_remove(dir);
