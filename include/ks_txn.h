@@ -99,6 +99,11 @@ struct ks_txn {
 void ks_txn_begin(struct ks_txn *t, struct keyspace *ks, const struct ks_key *k);
 void ks_txn_begin2(struct ks_txn *t, struct keyspace *ks, const struct ks_key *a,
 		   const struct ks_key *b);
+/* A transaction that only reads under k's lock (a read that must see no
+ * writer halfway: an index and its element, a snapshot and the present):
+ * no batch is made; ks_txn_get/open work, a staged change or a commit is
+ * -EINVAL. End it with ks_txn_end like any other. */
+void ks_txn_begin_read(struct ks_txn *t, struct keyspace *ks, const struct ks_key *k);
 /* On n keys (n <= KS_LOCKV_MAX; a time series and its rules'
  * destinations), locked as ks_lockv locks them. keys[] is borrowed, and a
  * verb passes &keys[i] to the calls below. */

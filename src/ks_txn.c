@@ -11,8 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Set up t for n keys. false (t->rc set) when it cannot hold them. */
-static bool txn_init(struct ks_txn *t, struct keyspace *ks, size_t n)
+/* Set up t for n keys, with a batch unless it only reads. false (t->rc
+ * set) when it cannot hold them. */
+static bool txn_init_as(struct ks_txn *t, struct keyspace *ks, size_t n, bool write)
 {
 	memset(t, 0, sizeof(*t));
 	t->ks = ks;
@@ -30,10 +31,19 @@ static bool txn_init(struct ks_txn *t, struct keyspace *ks, size_t n)
 			return false;
 		}
 	}
+	if (!write) {
+		t->rc = -EINVAL; /* sticky: a read transaction writes nothing */
+		return true;
+	}
 	t->b = store_batch_new(ks_store(ks));
 	if (!t->b)
 		t->rc = -ENOMEM;
 	return true;
+}
+
+static bool txn_init(struct ks_txn *t, struct keyspace *ks, size_t n)
+{
+	return txn_init_as(t, ks, n, true);
 }
 
 static void txn_add(struct ks_txn *t, const struct ks_key *k)
@@ -49,6 +59,14 @@ static void txn_add(struct ks_txn *t, const struct ks_key *k)
 void ks_txn_begin(struct ks_txn *t, struct keyspace *ks, const struct ks_key *k)
 {
 	txn_init(t, ks, 1);
+	txn_add(t, k);
+	ks_lock_pair(ks, k, NULL);
+	t->locked = true;
+}
+
+void ks_txn_begin_read(struct ks_txn *t, struct keyspace *ks, const struct ks_key *k)
+{
+	txn_init_as(t, ks, 1, false);
 	txn_add(t, k);
 	ks_lock_pair(ks, k, NULL);
 	t->locked = true;
@@ -116,8 +134,8 @@ int ks_txn_get(struct ks_txn *t, const struct ks_key *k, enum kv_type want, stru
 	size_t at;
 	struct ks_txn_key *x = txn_find(t, k, &at);
 	*m = NULL;
-	if (!x)
-		return -EINVAL;
+	if (!x) /* a key it did not lock, or a begin that failed */
+		return t->rc && t->rc != -EINVAL ? t->rc : -EINVAL;
 	buf_reset(&x->raw);
 	x->read = false;
 	int rc = ks_track_meta_get(t->ks, &t->track[at], k, want, &x->raw, &x->m);

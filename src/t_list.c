@@ -459,12 +459,12 @@ int list_pop(struct keyspace *ks, const struct ks_key *k, enum list_where where,
 
 int list_index(struct keyspace *ks, const struct ks_key *k, int64_t index, struct buf *out)
 {
-	struct ks_txn t; /* for the lock (nothing is written): a concurrent pop
+	struct ks_txn t; /* a read under the lock: a concurrent pop
 			  * cannot look like a missing element */
 	struct list_meta lm;
 	uint64_t pos = 0;
 
-	ks_txn_begin(&t, ks, k);
+	ks_txn_begin_read(&t, ks, k);
 	int rc = lm_open(&t, k, false, &lm, NULL);
 	if (!rc)
 		rc = pos_of(index, lm_size(&lm), &pos);
@@ -809,7 +809,7 @@ static struct list_iter *iter_open(struct keyspace *ks, const struct ks_key *k, 
 		*err = -ENOMEM;
 		return NULL;
 	}
-	ks_txn_begin(&t, ks, k);
+	ks_txn_begin_read(&t, ks, k);
 	rc = lm_open(&t, k, false, &lm, NULL);
 	if (rc == -ENOENT) {
 		rc = 0; /* a missing key iterates nothing */

@@ -339,7 +339,7 @@ static struct zset_score_iter *score_iter_open(struct keyspace *ks, const struct
 					       bool inclusive, int *err)
 {
 	struct ks_txn t; /* for the lock: nothing is written */
-	ks_txn_begin(&t, ks, k);
+	ks_txn_begin_read(&t, ks, k);
 	struct zset_score_iter *it =
 	    score_iter_open_locked(ks, k, reverse, after, alen, inclusive, err);
 	ks_txn_end(&t, 0);
@@ -390,7 +390,7 @@ static int index_check(struct zset_score_iter *it, const char *m, size_t mn)
 	 * writer holds, both records are current. */
 	if ((rc = ks_sub_key(it->ks, k, it->version, it->sub, it->sn, &key)))
 		return rc;
-	ks_txn_begin(&t, it->ks, k);
+	ks_txn_begin_read(&t, it->ks, k);
 	rc = store_get(ks_store(it->ks), STORE_CF_ZSET_SCORE, key.data, key.len, &v);
 	int mrc = rc ? rc : score_get(it->ks, k, it->version, m, mn, &now);
 	ks_txn_end(&t, 0);
@@ -465,7 +465,7 @@ int zset_rank(struct keyspace *ks, const struct ks_key *k, const void *m, size_t
 	int rc;
 
 	/* The score and the iterator's snapshot agree: both under the lock. */
-	ks_txn_begin(&t, ks, k);
+	ks_txn_begin_read(&t, ks, k);
 	it = score_iter_open_locked(ks, k, false, NULL, 0, false, &rc);
 	if (it && it->size == 0)
 		rc = -ENOENT;

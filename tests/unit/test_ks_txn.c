@@ -315,6 +315,29 @@ static void test_meta_put(void)
 	buf_release(&raw);
 }
 
+static void test_read_only_txn(void)
+{
+	struct buf raw = BUF_INIT;
+	struct ks_txn t;
+	struct enc_meta *m;
+	fresh();
+	CHECK_INT(hset(KEY(DEFNS, "h"), "f", "v"), 0);
+
+	/* Reads work; any change is refused at commit, nothing written. */
+	ks_txn_begin_read(&t, ks, KEY(DEFNS, "h"));
+	CHECK_INT(ks_txn_get(&t, KEY(DEFNS, "h"), KV_TYPE_HASH, &m), 0);
+	CHECK_INT(m->size, 1);
+	ks_txn_sub_put(&t, KEY(DEFNS, "h"), STORE_CF_DEFAULT, "g", 1, "w", 1);
+	ks_txn_resize(&t, KEY(DEFNS, "h"), +1, 0);
+	CHECK(ks_txn_batch(&t) == NULL);
+	CHECK_INT(ks_txn_end(&t, ks_txn_commit(&t)), -EINVAL);
+	CHECK_INT(meta_raw("h", &raw), 0);
+	CHECK_INT(get_be64(raw.data + 17), 1);
+	/* The lock was released: a writer gets it. */
+	CHECK_INT(hset(KEY(DEFNS, "h"), "g", "w"), 0);
+	buf_release(&raw);
+}
+
 int main(void)
 {
 	test_open_creates_what_commit_marks();
@@ -324,6 +347,7 @@ int main(void)
 	test_two_and_n_keys();
 	test_pending_expiry_and_attrs();
 	test_meta_put();
+	test_read_only_txn();
 	fixture_done(ks);
 	return check_done("ks_txn");
 }
