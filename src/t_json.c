@@ -25,6 +25,7 @@
  */
 #include "t_json.h"
 
+#include "ks_txn.h"
 #include "store.h"
 
 #include <cjson/cJSON.h>
@@ -677,18 +678,15 @@ static int doc_text(const struct ks_key *k, const struct enc_meta *m, struct buf
 	return rc;
 }
 
-/* Read and parse the document of k. raw and m as ks_meta_get's. */
-static int doc_load(struct keyspace *ks, const struct ks_key *k, struct buf *raw,
-		    struct enc_meta *m, cJSON **root)
+/* Parse the document of k, whose live record m holds. */
+static int doc_parse(const struct ks_key *k, const struct enc_meta *m, cJSON **root)
 {
 	struct buf text = BUF_INIT;
 	size_t at = 0, count;
 	const char *why = "";
 	cJSON **v;
 	*root = NULL;
-	int rc = ks_meta_get(ks, k, KV_TYPE_JSON, raw, m);
-	if (!rc)
-		rc = doc_text(k, m, &text);
+	int rc = doc_text(k, m, &text);
 	if (!rc) {
 		rc = parse_values(text.data, text.len, &v, 1, &count, &at, &why);
 		if (!rc) {
@@ -703,19 +701,24 @@ static int doc_load(struct keyspace *ks, const struct ks_key *k, struct buf *raw
 	return rc;
 }
 
-/* Put the record of document `root` with header m into b. */
-static int doc_put(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
-		   const struct enc_meta *m, cJSON *root)
+/* Read and parse the document of k. raw and m as ks_meta_get's. */
+static int doc_load(struct keyspace *ks, const struct ks_key *k, struct buf *raw,
+		    struct enc_meta *m, cJSON **root)
 {
-	struct buf payload = BUF_INIT;
-	int rc = buf_add_u8(&payload, JSON_FORMAT_TEXT);
+	*root = NULL;
+	int rc = ks_meta_get(ks, k, KV_TYPE_JSON, raw, m);
+	return rc ? rc : doc_parse(k, m, root);
+}
+
+/* The record tail of document `root`: the format byte, then its text. */
+static int doc_payload(cJSON *root, struct buf *payload)
+{
+	buf_reset(payload);
+	int rc = buf_add_u8(payload, JSON_FORMAT_TEXT);
 	if (!rc)
-		rc = print_value(root, &payload);
-	if (!rc && payload.len - 1 > JSON_MAX)
+		rc = print_value(root, payload);
+	if (!rc && payload->len - 1 > JSON_MAX)
 		rc = -EFBIG;
-	if (!rc)
-		rc = ks_batch_put_meta(ks, b, k, m, payload.data, payload.len);
-	buf_release(&payload);
 	return rc;
 }
 
@@ -1024,55 +1027,47 @@ int json_text_len(struct keyspace *ks, const struct ks_key *k, uint64_t *len)
 }
 
 /*
- * The body of every write: under k's lock, load the document (or, with
- * `create`, start from none), let `edit` change the tree, and store the
- * result with the header as read, in one batch. edit may replace *root;
- * setting *root to NULL deletes the key.
+ * The body of every write, one transaction: load the document (or, with
+ * `create` and the root path, start from none: a missing key or a
+ * remembered empty document), let `edit` change the tree, and store the
+ * result with the header as read. edit may replace *root; setting *root
+ * to NULL deletes the key.
  */
 typedef int (*edit_fn)(const struct ks_key *k, cJSON **root, const struct path *p, void *arg);
 
 static int doc_edit(struct keyspace *ks, const struct ks_key *k, const char *verb, const char *path,
 		    size_t plen, bool create, edit_fn edit, void *arg)
 {
-	struct buf raw = BUF_INIT;
-	struct store_batch *b = NULL;
-	struct enc_meta m;
+	struct buf payload = BUF_INIT;
+	struct ks_txn t;
+	struct enc_meta *m;
 	struct path p;
 	cJSON *root = NULL;
-	bool fresh = false;
 	int rc = path_get(verb, path, plen, &p);
 	if (rc)
 		return rc;
-	if (!(b = store_batch_new(ks_store(ks)))) {
-		path_free(&p);
-		return -ENOMEM;
-	}
-	ks_lock(ks, k);
-	rc = doc_load(ks, k, &raw, &m, &root);
-	if (rc == -ENOENT && create && p.n == 0) {
-		ks_meta_new(ks, &m, KV_TYPE_JSON);
-		fresh = true;
-		rc = 0;
-	}
-	if (rc)
-		goto out;
-	rc = edit(k, &root, &p, arg);
-	if (!rc && root)
-		rc = doc_put(ks, b, k, &m, root);
-	else if (!rc)
-		rc = ks_batch_del_meta(ks, b, k);
-	/* A remembered empty document is replaced. */
-	if (!rc && fresh)
-		rc = ks_batch_empty_del(ks, b, k);
+	ks_txn_begin(&t, ks, k);
+	if (create && p.n == 0)
+		rc = ks_txn_open(&t, k, KV_TYPE_JSON, &m);
+	else
+		rc = ks_txn_get(&t, k, KV_TYPE_JSON, &m);
+	if (!rc && !ks_txn_is_new(&t, k))
+		rc = doc_parse(k, m, &root);
 	if (!rc)
-		rc = ks_write(ks, b);
-out:
-	ks_unlock(ks, k);
+		rc = edit(k, &root, &p, arg);
+	if (!rc && root)
+		rc = doc_payload(root, &payload);
+	if (!rc) {
+		if (root)
+			ks_txn_meta_put(&t, k, payload.data, payload.len);
+		else
+			ks_txn_delete(&t, k, 0);
+		rc = ks_txn_commit(&t);
+	}
 	cJSON_Delete(root);
-	store_batch_free(b);
+	buf_release(&payload);
 	path_free(&p);
-	buf_release(&raw);
-	return rc;
+	return ks_txn_end(&t, rc);
 }
 
 struct set_arg {
@@ -1350,116 +1345,107 @@ int json_objkeys(struct keyspace *ks, const struct ks_key *k, const char *path, 
 
 int json_clear(struct keyspace *ks, const struct ks_key *k)
 {
-	struct buf raw = BUF_INIT;
-	struct store_batch *b = store_batch_new(ks_store(ks));
-	struct enc_meta m;
+	struct ks_txn t;
+	struct enc_meta *m;
 	struct ks_info info;
-	if (!b)
-		return -ENOMEM;
-	ks_lock(ks, k);
-	int rc = ks_meta_head(ks, k, KV_TYPE_JSON, &raw, &m, &(uint64_t){0});
+	uint64_t vlen;
+
+	ks_txn_begin(&t, ks, k);
+	int rc = ks_txn_head(&t, k, KV_TYPE_JSON, &m, &vlen);
 	if (rc == -ENOENT) {
 		/* A remembered empty document stays as it is. */
-		rc = ks_lookup(ks, k, &info);
+		rc = ks_txn_lookup(&t, k, &info);
 		if (!rc && (!info.empty || info.type != KV_TYPE_JSON))
 			rc = info.type == KV_TYPE_JSON ? -ENOENT : -KV_EWRONGTYPE;
-		goto out;
+		return ks_txn_end(&t, rc);
 	}
-	if (!rc && m.expire_ms) {
+	if (!rc && m->expire_ms) {
 		LOG_ERR("JSON key '%.*s' has an expiry: it cannot become an empty document "
 			"(an empty key has no record to carry it)",
 			(int)k->klen, k->key);
 		rc = -EINVAL;
 	}
-	if (!rc)
-		rc = ks_batch_del_meta(ks, b, k);
-	if (!rc)
-		rc = ks_batch_empty_put(ks, b, k, KV_TYPE_JSON);
-	if (!rc)
-		rc = ks_write(ks, b);
-out:
-	ks_unlock(ks, k);
-	store_batch_free(b);
-	buf_release(&raw);
-	return rc;
+	if (!rc) {
+		ks_txn_delete(&t, k, KS_TXN_KEEP_EMPTY);
+		rc = ks_txn_commit(&t);
+	}
+	return ks_txn_end(&t, rc);
 }
 
 int json_from_string(struct keyspace *ks, const struct ks_key *k)
 {
-	struct buf raw = BUF_INIT;
-	struct store_batch *b = store_batch_new(ks_store(ks));
-	struct enc_meta m, nm;
+	struct buf payload = BUF_INIT;
+	struct ks_txn t;
+	struct enc_meta *m;
 	cJSON *root = NULL;
-	if (!b)
-		return -ENOMEM;
-	ks_lock(ks, k);
-	int rc = ks_meta_get(ks, k, KV_TYPE_STRING, &raw, &m);
+
+	ks_txn_begin(&t, ks, k);
+	int rc = ks_txn_get(&t, k, KV_TYPE_STRING, &m);
 	if (rc)
-		goto out;
-	if (m.tail_len == 0) {
-		if (m.expire_ms) {
-			LOG_ERR("'%.*s' is empty and has an expiry: an empty JSON key has no "
-				"record to carry it",
-				(int)k->klen, k->key);
-			rc = -EINVAL;
-			goto out;
-		}
-		rc = ks_batch_del_meta(ks, b, k);
+		return ks_txn_end(&t, rc);
+	bool v1 = m->v1;
+	uint64_t expire = m->expire_ms;
+	if (m->tail_len == 0 && expire) {
+		LOG_ERR("'%.*s' is empty and has an expiry: an empty JSON key has no "
+			"record to carry it",
+			(int)k->klen, k->key);
+		rc = -EINVAL;
+	} else if (m->tail_len) {
+		rc = parse_one("JSON from string", k, (const char *)m->tail, m->tail_len, &root);
 		if (!rc)
-			rc = ks_batch_empty_put(ks, b, k, KV_TYPE_JSON);
-	} else {
-		rc = parse_one("JSON from string", k, (const char *)m.tail, m.tail_len, &root);
-		if (!rc) {
-			ks_meta_new(ks, &nm, KV_TYPE_JSON);
-			nm.v1 = m.v1;
-			nm.expire_ms = m.expire_ms;
-			rc = doc_put(ks, b, k, &nm, root);
-		}
+			rc = doc_payload(root, &payload);
 	}
 	if (!rc)
-		rc = ks_write(ks, b);
-out:
-	ks_unlock(ks, k);
+		rc = ks_txn_renew(&t, k, KV_TYPE_JSON, &m);
+	if (!rc) {
+		if (root) {
+			m->v1 = v1;
+			m->expire_ms = expire;
+			ks_txn_meta_put(&t, k, payload.data, payload.len);
+		} else {
+			/* An empty string: a remembered empty document. */
+			ks_txn_delete(&t, k, KS_TXN_KEEP_EMPTY);
+		}
+		rc = ks_txn_commit(&t);
+	}
 	cJSON_Delete(root);
-	store_batch_free(b);
-	buf_release(&raw);
-	return rc;
+	buf_release(&payload);
+	return ks_txn_end(&t, rc);
 }
 
 int json_to_string(struct keyspace *ks, const struct ks_key *k, unsigned flags)
 {
-	struct buf raw = BUF_INIT, text = BUF_INIT;
-	struct store_batch *b = store_batch_new(ks_store(ks));
-	struct enc_meta m, nm;
+	struct buf text = BUF_INIT;
+	struct ks_txn t;
+	struct enc_meta *m;
 	struct ks_info info;
-	if (!b)
-		return -ENOMEM;
-	ks_lock(ks, k);
-	int rc = ks_meta_get(ks, k, KV_TYPE_JSON, &raw, &m);
+	bool v1 = true;
+	uint64_t expire = 0;
+
+	ks_txn_begin(&t, ks, k);
+	int rc = ks_txn_get(&t, k, KV_TYPE_JSON, &m);
 	if (rc == -ENOENT) {
-		rc = ks_lookup(ks, k, &info);
+		/* A remembered empty document becomes an empty string. */
+		rc = ks_txn_lookup(&t, k, &info);
 		if (!rc && (!info.empty || info.type != KV_TYPE_JSON))
 			rc = -KV_EWRONGTYPE;
-		ks_meta_new(ks, &nm, KV_TYPE_STRING);
-		if (!rc)
-			rc = ks_batch_empty_del(ks, b, k);
 	} else if (!rc) {
-		rc = doc_text(k, &m, &text);
+		v1 = m->v1;
+		expire = m->expire_ms;
+		rc = doc_text(k, m, &text);
 		if (!rc && (flags & JSON_NEWLINE))
 			rc = buf_add(&text, "\n", 1);
-		ks_meta_new(ks, &nm, KV_TYPE_STRING);
-		nm.v1 = m.v1;
-		nm.expire_ms = m.expire_ms;
 	}
 	if (!rc)
-		rc = ks_batch_put_meta(ks, b, k, &nm, text.data, text.len);
-	if (!rc)
-		rc = ks_write(ks, b);
-	ks_unlock(ks, k);
-	store_batch_free(b);
-	buf_release(&raw);
+		rc = ks_txn_renew(&t, k, KV_TYPE_STRING, &m);
+	if (!rc) {
+		m->v1 = v1;
+		m->expire_ms = expire;
+		ks_txn_meta_put(&t, k, text.data, text.len);
+		rc = ks_txn_commit(&t);
+	}
 	buf_release(&text);
-	return rc;
+	return ks_txn_end(&t, rc);
 }
 
 /* ---- CBOR (RFC 8949) to JSON text ------------------------------------- */
