@@ -562,9 +562,34 @@ static int doc_load(struct keyspace *ks, const struct ks_key *k, struct buf *raw
 	return rc ? rc : doc_parse(k, m, root);
 }
 
-/* The record tail of document `root`: the format byte, then its text. */
-static int doc_payload(cJSON *root, struct buf *payload)
+/* How deep containers nest at c: 0 for a scalar, 1 for [] or {}, ... */
+static size_t tree_depth(const cJSON *c)
 {
+	size_t most = 0;
+	if (!cJSON_IsArray(c) && !cJSON_IsObject(c))
+		return 0;
+	for (const cJSON *x = c->child; x; x = x->next) {
+		size_t d = tree_depth(x);
+		if (d > most)
+			most = d;
+	}
+	return most + 1;
+}
+
+/*
+ * The record tail of document `root` of k: the format byte, then its
+ * text. A tree an edit nested deeper than cJSON parses (a deep value put
+ * at a deep path) is refused, -EINVAL: stored, it could not be read back.
+ */
+static int doc_payload(const struct ks_key *k, cJSON *root, struct buf *payload)
+{
+	size_t depth = tree_depth(root);
+	if (depth > CJSON_NESTING_LIMIT) {
+		LOG_ERR("'%.*s': the document would nest %zu levels deep, past the %d JSON "
+			"text can be read back with",
+			(int)k->klen, k->key, depth, CJSON_NESTING_LIMIT);
+		return -EINVAL;
+	}
 	buf_reset(payload);
 	int rc = buf_add_u8(payload, JSON_FORMAT_TEXT);
 	if (!rc)
@@ -722,7 +747,7 @@ static int doc_edit(struct keyspace *ks, const struct ks_key *k, const char *ver
 	if (!rc)
 		rc = edit(k, &root, &p, arg);
 	if (!rc && root)
-		rc = doc_payload(root, &payload);
+		rc = doc_payload(k, root, &payload);
 	if (!rc) {
 		if (root)
 			ks_txn_meta_put(&t, k, payload.data, payload.len);
@@ -1062,7 +1087,7 @@ int json_from_string(struct keyspace *ks, const struct ks_key *k)
 	} else if (m->tail_len) {
 		rc = parse_one("JSON from string", k, (const char *)m->tail, m->tail_len, &root);
 		if (!rc)
-			rc = doc_payload(root, &payload);
+			rc = doc_payload(k, root, &payload);
 	}
 	if (!rc)
 		rc = ks_txn_renew(&t, k, KV_TYPE_JSON, &m);
