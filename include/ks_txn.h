@@ -28,9 +28,10 @@
  * the stripe order of ks_lock2 (no deadlock between two movers).
  *
  * Errors: the step functions that only stage (sub_put, sub_del, resize,
- * delete, touch, meta_put) return nothing; their first failure is kept (sticky) and
- * ks_txn_commit returns it without writing. ks_txn_get/ks_txn_open return
- * their result and do not make it sticky (-ENOENT is an answer).
+ * delete, touch, meta_put) return nothing; their first failure is kept
+ * (sticky) and ks_txn_commit returns it without writing. The lookups
+ * (get, head, open, lookup) return their result and do not make it
+ * sticky (-ENOENT is an answer).
  *
  * What commit writes, per key, after the verb's sub-key changes:
  *   - a key that resize took to size 0, or that delete removed: its
