@@ -21,7 +21,7 @@ LDLIBS_ALL := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm $(LDL
 # Debian packages the build, the tests and the demo need.
 DEBS := gcc make pkg-config libfuse3-dev fuse3 librocksdb-dev libxxhash-dev libcjson-dev \
         bats rocksdb-tools attr rsync python3 xxd vim-tiny redis-server redis-tools xxhash \
-        clang libclang-rt-14-dev
+        clang libclang-rt-14-dev clang-format
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 SRCS     := $(wildcard src/*.c)
@@ -134,6 +134,7 @@ bats: $(BUILD)/kvfs
 test: deps
 	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS)
 	$(Q)$(MAKE) --no-print-directory check-layers
+	$(Q)$(MAKE) --no-print-directory fmt-check
 	$(Q)tests/run-all.sh $(BUILD)
 
 check: all $(UNIT_BINS) check-layers

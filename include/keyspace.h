@@ -225,14 +225,33 @@ int ks_write(struct keyspace *ks, struct store_batch *b);
  * `after` (NULL = from the first). A missing key iterates nothing; another
  * type gives NULL and *err = -KV_EWRONGTYPE. next() returns 1 with the
  * sub-key (without the prefix) and value borrowed until the next call, 0
- * at the end, or a negative errno. The shared body of hash, set, ...
- * iterators.
+ * at the end, or a negative errno. The shared body of the hash, set,
+ * sortedint, zset ... iterators.
  */
 struct ks_sub_iter;
 struct ks_sub_iter *ks_sub_iter_new(struct keyspace *ks, const struct ks_key *k, enum kv_type want,
 				    const void *after, size_t alen, int *err);
+/*
+ * The same with options; all zero is ks_sub_iter_new from the first
+ * sub-key. The metadata is read once, so a caller holding k's lock
+ * (ks_txn) gets a size and a snapshot that agree.
+ */
+struct ks_sub_iter_opts {
+	int cf;		   /* an enum store_cf (store.h): 0 is the default CF */
+	bool reverse;	   /* descending byte order */
+	const void *after; /* start strictly after this sub-key (NULL: at the first) */
+	size_t alen;
+	bool inclusive;	       /* start at `after` itself when it is there */
+	struct enc_meta *meta; /* if not NULL: the metadata read (without its
+				* tail); all zero for a missing key */
+};
+struct ks_sub_iter *ks_sub_iter_open(struct keyspace *ks, const struct ks_key *k, enum kv_type want,
+				     const struct ks_sub_iter_opts *o, int *err);
 int ks_sub_iter_next(struct ks_sub_iter *it, const char **sub, size_t *sn, const char **v,
 		     size_t *vn);
+/* The iterator's own copy of k (attr NULL), for log lines about what it
+ * meets (ks_corrupt_entry); valid until ks_sub_iter_free. */
+const struct ks_key *ks_sub_iter_key(const struct ks_sub_iter *it);
 void ks_sub_iter_free(struct ks_sub_iter *it);
 
 struct store *ks_store(struct keyspace *ks);

@@ -173,8 +173,14 @@ void ks_txn_touch(struct ks_txn *t, const struct ks_key *k);
 void ks_txn_meta_put(struct ks_txn *t, const struct ks_key *k, const void *tail, size_t tlen);
 
 /* The batch, for what the steps above do not cover (a range deletion):
- * changes through it are the verb's. */
+ * changes through it are the verb's. NULL if ks_txn_begin* failed (its
+ * error is then sticky). */
 struct store_batch *ks_txn_batch(struct ks_txn *t);
+/* For the keyspace layer's own verbs (src/ks_keys.c, src/ks_ns.c), which
+ * write reserved records through the ks_track_* and ks_empty_*
+ * primitives: the state the commit's records are made from for k, a key
+ * the transaction locked. */
+struct ks_track *ks_txn_track(struct ks_txn *t, const struct ks_key *k);
 /* Keep the first failure of a step the verb made itself. */
 void ks_txn_fail(struct ks_txn *t, int rc);
 

@@ -50,7 +50,8 @@ int list_pop(struct keyspace *ks, const struct ks_key *k, enum list_where where,
 	     struct buf *out);
 /* LINDEX. -ENOENT (no key), -ERANGE (no element at that position). */
 int list_index(struct keyspace *ks, const struct ks_key *k, int64_t index, struct buf *out);
-/* LSET. -ENOENT (no key), -ERANGE. */
+/* LSET. -ENOENT (no key), -ERANGE. It reads no element: a missing one
+ * is written anew. */
 int list_set(struct keyspace *ks, const struct ks_key *k, int64_t index, const void *v, size_t vn);
 /* LINSERT BEFORE (before = true) / AFTER the first element equal to
  * pivot. Shifts whichever side is shorter, as Kvrocks does. *newlen (may
@@ -110,8 +111,9 @@ int list_range(struct keyspace *ks, const struct ks_key *k, int64_t start, int64
  * -KV_EWRONGTYPE in *err. next() returns 1 with the position and a
  * borrowed value (valid until the next call), 0 at the end, or a
  * negative errno. A position whose element record is missing (corrupt,
- * logged) gives 1 with *v NULL and *vn 0; records whose sub-key is no
- * 8-byte index are skipped (logged). Free with list_iter_free.
+ * logged once per run of them) gives 1 with *v NULL and *vn 0; records
+ * whose sub-key is no 8-byte index are skipped (logged). Free with
+ * list_iter_free.
  */
 struct list_iter;
 struct list_iter *list_iter_new(struct keyspace *ks, const struct ks_key *k, int64_t start,

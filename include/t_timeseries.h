@@ -185,6 +185,9 @@ int ts_createrule(struct keyspace *ks, const struct ks_key *src, const struct ks
 /* TS.DELETERULE: -ENOENT if there is no such rule. */
 int ts_deleterule(struct keyspace *ks, const struct ks_key *src, const struct ks_key *dst);
 typedef int (*ts_rule_cb)(void *arg, const char *dst, size_t dn, const struct ts_rule *r);
+/* The rules of k, by destination. A rule record that does not decode is
+ * skipped with a log line naming it (ts_deleterule removes it); an add
+ * or a delete on k answers -EUCLEAN while it is there. */
 int ts_rules(struct keyspace *ks, const struct ks_key *k, ts_rule_cb cb, void *arg);
 
 /* ---- Chunks, for the file tree ------------------------------------- */

@@ -121,6 +121,11 @@ static inline uint64_t get_be64(const void *p)
 /* Compare two byte strings the way RocksDB's bytewise comparator does. */
 int bytes_cmp(const void *a, size_t an, const void *b, size_t bn);
 
+/* Redis's LRANGE / LTRIM / ZRANGE clamp of an inclusive [start, stop],
+ * negatives from the end, against len: true with the inclusive *from and
+ * *to, false for an empty range. */
+bool rank_range_clamp(int64_t start, int64_t stop, uint64_t len, uint64_t *from, uint64_t *to);
+
 /* Parse a whole decimal unsigned / signed integer (no sign for unsigned,
  * no spaces, no trailing bytes). 0 or -EINVAL / -ERANGE. */
 int parse_u64(const char *s, size_t n, uint64_t *out);

@@ -467,7 +467,7 @@ static int attrs_update(struct keyspace *ks, const struct ks_key *k, const char 
 
 	if (!b)
 		return -ENOMEM;
-	ks_lock(ks, k);
+	ks_lock_pair(ks, k, NULL);
 	rc = locked_version(ks, k, entry, &version);
 	if (rc)
 		goto out;
@@ -554,9 +554,11 @@ static int attrs_update(struct keyspace *ks, const struct ks_key *k, const char 
 			goto out;
 		store_batch_put(b, STORE_CF_METADATA, key.data, key.len, val.data, val.len);
 	}
-	rc = ks_write(ks, b);
+	/* Attributes only: nothing else to add (no ks_txn, which sits above
+	 * this module and applies attribute changes itself). */
+	rc = store_write(ks_store(ks), b, false);
 out:
-	ks_unlock(ks, k);
+	ks_unlock_pair(ks, k, NULL);
 	store_batch_free(b);
 	buf_release(&raw);
 	buf_release(&key);

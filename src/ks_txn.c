@@ -281,6 +281,12 @@ struct store_batch *ks_txn_batch(struct ks_txn *t)
 	return t->b;
 }
 
+struct ks_track *ks_txn_track(struct ks_txn *t, const struct ks_key *k)
+{
+	size_t at;
+	return txn_find(t, k, &at) ? &t->track[at] : NULL;
+}
+
 void ks_txn_fail(struct ks_txn *t, int rc)
 {
 	if (!t->rc && rc)

@@ -15,9 +15,10 @@
  * the same batch. Inserting or removing in the middle rewrites the
  * shorter side, as Kvrocks's LINSERT and LREM do.
  *
- * Readers that combine the metadata with elements take the lock while
- * they read the metadata and open their iterator: a RocksDB iterator is
- * a snapshot, so what they return is one consistent state.
+ * Every mutation is one ks_txn. Readers that combine the metadata with
+ * elements hold the lock the same way (a transaction they never commit)
+ * while they read the metadata and open their iterator: a RocksDB
+ * iterator is a snapshot, so what they return is one consistent state.
  *
  * NEEDSWORK: like Kvrocks, inserting or removing in the middle rewrites
  * up to half the list in one batch, so `rm l/3` on a list of a million
@@ -26,16 +27,20 @@
  */
 #include "t_list.h"
 
+#include "ks_txn.h"
 #include "store.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 
-/* A decoded list metadata record. m.tail points into the raw buffer it
- * was read from; bytes after head/tail (none in Kvrocks today) are kept. */
+/* A decoded list metadata record. m points into the transaction (or
+ * at a caller's struct); bytes after head/tail (none in Kvrocks today)
+ * are kept. */
 struct list_meta {
-	struct enc_meta m;
+	struct enc_meta *m;
 	uint64_t head, tail;
+	struct buf tail_rec; /* the new tail lm_stage hands to the commit */
 };
 
 static uint64_t lm_size(const struct list_meta *lm)
@@ -43,102 +48,128 @@ static uint64_t lm_size(const struct list_meta *lm)
 	return lm->tail - lm->head;
 }
 
-static int lmeta_get(struct keyspace *ks, const struct ks_key *k, struct buf *raw,
-		     struct list_meta *lm)
+/* Decode head and tail from m's tail; -EUCLEAN (logged) when they do
+ * not give its size. */
+static int lm_decode(const struct ks_key *k, struct enc_meta *m, struct list_meta *lm)
 {
-	int rc = ks_meta_get(ks, k, KV_TYPE_LIST, raw, &lm->m);
-	if (rc)
-		return rc;
-	if (lm->m.tail_len >= 16) {
-		lm->head = get_be64(lm->m.tail);
-		lm->tail = get_be64(lm->m.tail + 8);
-		if (lm->tail >= lm->head && lm->tail - lm->head == lm->m.size)
+	lm->m = m;
+	buf_init(&lm->tail_rec);
+	if (m->tail_len >= 16) {
+		lm->head = get_be64(m->tail);
+		lm->tail = get_be64(m->tail + 8);
+		if (lm->tail >= lm->head && lm->tail - lm->head == m->size)
 			return 0;
 	}
 	return ks_corrupt(
 	    k, "list metadata of size %llu, %zu tail bytes: head and tail do not give it",
-	    (unsigned long long)lm->m.size, lm->m.tail_len);
+	    (unsigned long long)m->size, m->tail_len);
 }
 
-static void lmeta_new(struct keyspace *ks, struct list_meta *lm)
+/* The list k of transaction t: 0, -ENOENT, -KV_EWRONGTYPE, -EUCLEAN,
+ * -EIO. With create, a missing list is made (empty, head = tail =
+ * LIST_INITIAL_INDEX) and *fresh says so. */
+static int lm_open(struct ks_txn *t, const struct ks_key *k, bool create, struct list_meta *lm,
+		   bool *fresh)
 {
-	ks_meta_new(ks, &lm->m, KV_TYPE_LIST);
-	lm->head = lm->tail = LIST_INITIAL_INDEX;
-}
-
-/* Put the metadata for the current head/tail, or, if the list is now
- * empty, delete it (remembering an empty list if asked). */
-static int batch_finish(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
-			struct list_meta *lm, unsigned flags)
-{
-	struct buf tail = BUF_INIT;
-	int rc;
-
-	if (lm->head == lm->tail) {
-		rc = ks_batch_del_meta(ks, b, k);
-		if (!rc && (flags & LIST_KEEP_EMPTY))
-			rc = ks_batch_empty_put(ks, b, k, KV_TYPE_LIST);
+	struct enc_meta *m;
+	int rc = create ? ks_txn_open(t, k, KV_TYPE_LIST, &m) : ks_txn_get(t, k, KV_TYPE_LIST, &m);
+	buf_init(&lm->tail_rec);
+	if (rc)
 		return rc;
+	if (fresh)
+		*fresh = ks_txn_is_new(t, k);
+	if (!ks_txn_is_new(t, k))
+		return lm_decode(k, m, lm);
+	lm->m = m;
+	lm->head = lm->tail = LIST_INITIAL_INDEX;
+	return 0;
+}
+
+/* Stage the metadata for the current head/tail, or, if the list is now
+ * empty, its deletion (remembering an empty list with LIST_KEEP_EMPTY). */
+static void lm_stage(struct ks_txn *t, const struct ks_key *k, struct list_meta *lm, unsigned flags)
+{
+	if (lm->head == lm->tail) {
+		ks_txn_resize(t, k, -(int64_t)lm->m->size,
+			      (flags & LIST_KEEP_EMPTY) ? KS_TXN_KEEP_EMPTY : 0);
+		return;
 	}
-	lm->m.size = lm_size(lm);
-	rc = buf_add_be64(&tail, lm->head);
+	lm->m->size = lm_size(lm);
+	buf_reset(&lm->tail_rec);
+	int rc = buf_add_be64(&lm->tail_rec, lm->head);
 	if (!rc)
-		rc = buf_add_be64(&tail, lm->tail);
-	if (!rc && lm->m.tail_len > 16)
-		rc = buf_add(&tail, lm->m.tail + 16, lm->m.tail_len - 16);
-	if (!rc)
-		rc = ks_batch_put_meta(ks, b, k, &lm->m, tail.data, tail.len);
-	buf_release(&tail);
-	return rc;
+		rc = buf_add_be64(&lm->tail_rec, lm->tail);
+	if (!rc && lm->m->tail_len > 16)
+		rc = buf_add(&lm->tail_rec, lm->m->tail + 16, lm->m->tail_len - 16);
+	if (rc)
+		ks_txn_fail(t, rc);
+	else
+		ks_txn_meta_put(t, k, lm->tail_rec.data, lm->tail_rec.len);
+}
+
+static void lm_release(struct list_meta *lm)
+{
+	buf_release(&lm->tail_rec);
+}
+
+/* The sub-key bytes of raw index idx, in sub[8]. */
+static const uint8_t *idx_sub(uint8_t sub[8], uint64_t idx)
+{
+	put_be64(sub, idx);
+	return sub;
+}
+
+static void elem_put(struct ks_txn *t, const struct ks_key *k, uint64_t idx, const void *v,
+		     size_t vn)
+{
+	uint8_t sub[8];
+	ks_txn_sub_put(t, k, STORE_CF_DEFAULT, idx_sub(sub, idx), sizeof(sub), v, vn);
+}
+
+static void elem_del(struct ks_txn *t, const struct ks_key *k, uint64_t idx)
+{
+	uint8_t sub[8];
+	ks_txn_sub_del(t, k, STORE_CF_DEFAULT, idx_sub(sub, idx), sizeof(sub));
+}
+
+/*
+ * Report the elements with raw indexes [idx, end) of the list with head
+ * `head` as missing: ONE line, naming the first one's position as its
+ * file name (its entry) and its index. -EUCLEAN.
+ */
+static int holes_report(const struct ks_key *k, uint64_t head, uint64_t idx, uint64_t end)
+{
+	char name[24];
+	int n = snprintf(name, sizeof(name), "%llu", (unsigned long long)(idx - head));
+	if (end - idx > 1)
+		return ks_corrupt_entry(k, name, (size_t)n,
+					"list elements %llu to %llu are missing",
+					(unsigned long long)idx, (unsigned long long)(end - 1));
+	return ks_corrupt_entry(k, name, (size_t)n, "list element %llu is missing",
+				(unsigned long long)idx);
 }
 
 static int elem_key(struct keyspace *ks, const struct ks_key *k, uint64_t version, uint64_t idx,
 		    struct buf *out)
 {
 	uint8_t sub[8];
-	put_be64(sub, idx);
 	buf_reset(out);
-	return ks_sub_key(ks, k, version, sub, sizeof(sub), out);
+	return ks_sub_key(ks, k, version, idx_sub(sub, idx), sizeof(sub), out);
 }
 
 /* Read the element at raw index idx. A live index without an element is
- * corruption. */
-static int elem_get(struct keyspace *ks, const struct ks_key *k, uint64_t version, uint64_t idx,
-		    struct buf *out)
+ * corruption (logged, -EUCLEAN). */
+static int elem_get(struct keyspace *ks, const struct ks_key *k, const struct list_meta *lm,
+		    uint64_t idx, struct buf *out)
 {
 	struct buf sk = BUF_INIT;
-	int rc = elem_key(ks, k, version, idx, &sk);
+	int rc = elem_key(ks, k, lm->m->version, idx, &sk);
 	if (!rc)
 		rc = store_get(ks_store(ks), STORE_CF_DEFAULT, sk.data, sk.len, out);
-	if (rc == -ENOENT) {
-		rc = ks_corrupt(k, "list element %llu is missing", (unsigned long long)idx);
-	}
+	if (rc == -ENOENT)
+		rc = holes_report(k, lm->head, idx, idx + 1);
 	buf_release(&sk);
 	return rc;
-}
-
-static void batch_put_elem(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
-			   uint64_t version, uint64_t idx, const void *v, size_t vn, int *rc)
-{
-	struct buf sk = BUF_INIT;
-	if (*rc)
-		return;
-	*rc = elem_key(ks, k, version, idx, &sk);
-	if (!*rc)
-		store_batch_put(b, STORE_CF_DEFAULT, sk.data, sk.len, v, vn);
-	buf_release(&sk);
-}
-
-static void batch_del_elem(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
-			   uint64_t version, uint64_t idx, int *rc)
-{
-	struct buf sk = BUF_INIT;
-	if (*rc)
-		return;
-	*rc = elem_key(ks, k, version, idx, &sk);
-	if (!*rc)
-		store_batch_delete(b, STORE_CF_DEFAULT, sk.data, sk.len);
-	buf_release(&sk);
 }
 
 /*
@@ -167,86 +198,76 @@ static struct store_iter *elem_iter(struct keyspace *ks, const struct ks_key *k,
 	return it;
 }
 
-/* The raw index of the iterator's current element, checked to be `want`
- * (the elements of [head, tail) have no gaps). */
-static int iter_index_check(const struct ks_key *k, struct store_iter *it, size_t plen,
-			    uint64_t want)
-{
-	size_t kn;
-	const char *key = store_iter_key(it, &kn);
-	if (kn != plen + 8 || get_be64(key + plen) != want)
-		return ks_corrupt(k, "list element %llu is missing or misplaced",
-				  (unsigned long long)want);
-	return 0;
-}
-
 /*
- * Bring the iterator to the element with raw index `want`, walking
- * forward (else backward) past records whose sub-key is no 8-byte index
- * (they name no position: skipped, logged). *present: it is there; if
- * not, the element is missing (logged) and the iterator stays on the
- * next record for a later index. 0 or a store error.
+ * Bring the iterator, walking forward (else backward), to the next
+ * record that names an index, skipping (and logging) records whose
+ * sub-key is no 8-byte index: they name no position. 1 with *idx, 0 at
+ * the end, or a store error.
  */
-static int iter_at(const struct ks_key *k, struct store_iter *it, size_t plen, uint64_t want,
-		   bool forward, bool *present)
+static int elem_seek(const struct ks_key *k, struct store_iter *it, size_t plen, bool forward,
+		     uint64_t *idx)
 {
-	size_t kn = 0;
-	const char *key = NULL;
-	*present = false;
 	for (; store_iter_valid(it); forward ? store_iter_next(it) : store_iter_prev(it)) {
-		key = store_iter_key(it, &kn);
-		if (kn == plen + 8)
-			break;
+		size_t kn;
+		const char *key = store_iter_key(it, &kn);
+		if (kn == plen + 8) {
+			*idx = get_be64(key + plen);
+			return 1;
+		}
 		ks_corrupt_entry(
 		    k, key + plen, kn - plen,
 		    "a list sub-key of %zu bytes where an 8-byte index belongs; skipped",
 		    kn - plen);
 	}
-	int rc = store_iter_status(it);
-	if (!rc && store_iter_valid(it) && get_be64(key + plen) == want)
-		*present = true;
-	else if (!rc)
-		ks_corrupt(k, "list element %llu is missing", (unsigned long long)want);
-	return rc;
+	return store_iter_status(it);
+}
+
+/*
+ * The iterator at the element with raw index `want` of the list with
+ * head `head`, walking forward (else backward) from where it is: 0 when
+ * it is there; else -EUCLEAN, the element missing (logged once).
+ */
+static int elem_at(const struct ks_key *k, struct store_iter *it, size_t plen, uint64_t head,
+		   uint64_t want, bool forward)
+{
+	uint64_t idx;
+	int rc = elem_seek(k, it, plen, forward, &idx);
+	if (rc == 1 && idx == want)
+		return 0;
+	return rc < 0 ? rc : holes_report(k, head, want, want + 1);
 }
 
 /* Copy the elements with raw indexes [lo, hi) to index + delta (delta is
- * +1 or -1) in batch b. Each moved element is put once; nothing is
- * deleted (the caller knows which end became free). */
-static int batch_shift(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
-		       uint64_t version, uint64_t lo, uint64_t hi, int delta)
+ * +1 or -1). Each moved element is put once; nothing is deleted (the
+ * caller knows which end became free). A missing one is -EUCLEAN. */
+static int shift_stage(struct ks_txn *t, struct keyspace *ks, const struct ks_key *k,
+		       const struct list_meta *lm, uint64_t lo, uint64_t hi, int delta)
 {
 	size_t plen;
-	int rc;
-	uint64_t want = lo;
+	int rc = 0;
 	struct store_iter *it;
 
 	if (lo >= hi)
 		return 0;
-	it = elem_iter(ks, k, version, lo, hi, &plen, &rc);
+	it = elem_iter(ks, k, lm->m->version, lo, hi, &plen, &rc);
 	if (!it)
 		return rc;
-	for (store_iter_seek_first(it); store_iter_valid(it); store_iter_next(it), want++) {
+	store_iter_seek_first(it);
+	for (uint64_t want = lo; want < hi && !rc; want++) {
 		size_t vn;
-		const void *v;
-		if ((rc = iter_index_check(k, it, plen, want)))
+		if ((rc = elem_at(k, it, plen, lm->head, want, true)))
 			break;
-		v = store_iter_value(it, &vn);
-		batch_put_elem(ks, b, k, version, delta > 0 ? want + 1 : want - 1, v, vn, &rc);
-		if (rc)
-			break;
+		const void *v = store_iter_value(it, &vn);
+		elem_put(t, k, delta > 0 ? want + 1 : want - 1, v, vn);
+		store_iter_next(it);
 	}
-	if (!rc)
-		rc = store_iter_status(it);
-	if (!rc && want != hi)
-		rc = iter_index_check(k, it, plen, want); /* ran out early: a gap */
 	store_iter_free(it);
 	return rc;
 }
 
 /* Insert v at position p (0 <= p <= size), moving the shorter side. */
-static int batch_insert_pos(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
-			    struct list_meta *lm, uint64_t p, const void *v, size_t vn)
+static int insert_stage(struct ks_txn *t, struct keyspace *ks, const struct ks_key *k,
+			struct list_meta *lm, uint64_t p, const void *v, size_t vn)
 {
 	uint64_t size = lm_size(lm), idx;
 	int rc;
@@ -255,18 +276,19 @@ static int batch_insert_pos(struct keyspace *ks, struct store_batch *b, const st
 		/* Positions [0, p) move one index down; v goes just above. */
 		if (lm->head == 0)
 			return -EOVERFLOW;
-		rc = batch_shift(ks, b, k, lm->m.version, lm->head, lm->head + p, -1);
+		rc = shift_stage(t, ks, k, lm, lm->head, lm->head + p, -1);
 		idx = lm->head + p - 1;
 		lm->head--;
 	} else {
 		/* Positions [p, size) move one index up. */
 		if (lm->tail == UINT64_MAX)
 			return -EOVERFLOW;
-		rc = batch_shift(ks, b, k, lm->m.version, lm->head + p, lm->tail, +1);
+		rc = shift_stage(t, ks, k, lm, lm->head + p, lm->tail, +1);
 		idx = lm->head + p;
 		lm->tail++;
 	}
-	batch_put_elem(ks, b, k, lm->m.version, idx, v, vn, &rc);
+	if (!rc)
+		elem_put(t, k, idx, v, vn);
 	return rc;
 }
 
@@ -276,80 +298,85 @@ static int batch_insert_pos(struct keyspace *ks, struct store_batch *b, const st
  * does: either the elements before the last removed one move towards the
  * tail and head grows, or the elements after the first removed one move
  * towards the head and tail shrinks. The freed end indexes are deleted.
+ *
+ * A missing element (logged, once per run of them) is removed like any
+ * other, and one that moves stays missing at its new index, so the list
+ * can still be emptied by name (encoding.md section 20). A run of
+ * missing elements costs one step, not one per position: the metadata's
+ * size, not the records, sets its length.
  */
-static int batch_remove_pos(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
-			    struct list_meta *lm, const uint64_t *d, size_t nd)
+static int remove_stage(struct ks_txn *t, struct keyspace *ks, const struct ks_key *k,
+			struct list_meta *lm, const uint64_t *d, size_t nd)
 {
-	uint64_t size = lm_size(lm), lo = d[0], hi = d[nd - 1], ver = lm->m.version;
-	bool to_tail = hi <= size - 1 - lo;
-	/* Walk positions hi..0 (to_tail) or lo..size-1, packing kept ones. */
-	uint64_t first = to_tail ? hi : lo, steps = to_tail ? hi + 1 : size - lo;
-	uint64_t pos = first, w = first, walked = 0;
-	size_t plen, di = to_tail ? nd : 0;
+	uint64_t size = lm_size(lm), lo = d[0], hi = d[nd - 1];
+	bool fwd = !(hi <= size - 1 - lo); /* the later elements move down */
+	/* Walk positions hi..0 (backward) or lo..size-1, packing kept ones
+	 * at w. Before pos, every slot on the far side of w has been read. */
+	uint64_t pos = fwd ? lo : hi, w = pos, left = fwd ? size - lo : hi + 1;
+	size_t plen, di = fwd ? 0 : nd;
 	struct store_iter *it;
 	int rc = 0;
 
 	if (nd == size) {
-		for (uint64_t i = lm->head; i < lm->tail && !rc; i++)
-			batch_del_elem(ks, b, k, ver, i, &rc);
+		for (uint64_t i = lm->head; i < lm->tail; i++)
+			elem_del(t, k, i);
 		lm->head = lm->tail;
-		return rc;
+		return 0;
 	}
-	it = to_tail ? elem_iter(ks, k, ver, lm->head, lm->head + hi + 1, &plen, &rc)
-		     : elem_iter(ks, k, ver, lm->head + lo, lm->tail, &plen, &rc);
+	it = fwd ? elem_iter(ks, k, lm->m->version, lm->head + lo, lm->tail, &plen, &rc)
+		 : elem_iter(ks, k, lm->m->version, lm->head, lm->head + hi + 1, &plen, &rc);
 	if (!it)
 		return rc;
-	if (to_tail)
-		store_iter_seek_last(it);
-	else
+	if (fwd)
 		store_iter_seek_first(it);
-	/* A missing element (logged) is removed like any other, and one
-	 * that moves stays missing at its new index: the list can still be
-	 * emptied by name (encoding.md section 20). */
-	while (walked < steps) {
-		bool present;
-		if ((rc = iter_at(k, it, plen, lm->head + pos, !to_tail, &present)))
-			goto out;
-		if (to_tail && di > 0 && d[di - 1] == pos) {
-			di--;
-		} else if (!to_tail && di < nd && d[di] == pos) {
-			di++;
-		} else {
-			size_t vn;
-			const void *v = present ? store_iter_value(it, &vn) : NULL;
-			if (w != pos && present)
-				batch_put_elem(ks, b, k, ver, lm->head + w, v, vn, &rc);
-			else if (w != pos)
-				batch_del_elem(ks, b, k, ver, lm->head + w, &rc);
-			if (rc)
-				goto out;
-			if (to_tail)
-				w--;
-			else
-				w++;
-		}
-		walked++;
-		if (present && to_tail)
-			store_iter_prev(it);
-		else if (present)
-			store_iter_next(it);
-		if (to_tail)
-			pos--;
-		else
-			pos++;
-	}
-	if ((rc = store_iter_status(it)))
-		goto out;
-	if (di != (to_tail ? 0 : nd)) {
-		rc = ks_corrupt(k, "list elements missing");
-		goto out;
-	}
-	for (uint64_t i = 0; i < nd && !rc; i++)
-		batch_del_elem(ks, b, k, ver, to_tail ? lm->head + i : lm->tail - 1 - i, &rc);
-	if (to_tail)
-		lm->head += nd;
 	else
+		store_iter_seek_last(it);
+	while (left > 0) {
+		uint64_t idx, run = 1;
+		if ((rc = elem_seek(k, it, plen, fwd, &idx)) < 0)
+			goto out;
+		bool present = rc == 1 && idx == lm->head + pos;
+		if (!present) {
+			/* Positions up to the next element (or to the end) are missing. */
+			uint64_t next = rc == 0 ? (fwd ? size : 0) : idx - lm->head;
+			run = fwd ? next - pos : (rc == 0 ? pos + 1 : pos - next);
+			if (run > left)
+				run = left;
+			holes_report(k, lm->head, lm->head + (fwd ? pos : pos - run + 1),
+				     lm->head + (fwd ? pos + run : pos + 1));
+		}
+		/* The removed positions among the run's; the kept ones go to w
+		 * on, a hole where they are missing. Slots past the run's start
+		 * are holes already: only those behind it need the delete. */
+		uint64_t gone = 0;
+		while (fwd ? (di < nd && d[di] < pos + run) : (di > 0 && d[di - 1] + run > pos)) {
+			gone++;
+			fwd ? di++ : di--;
+		}
+		uint64_t kept = run - gone;
+		if (present && kept) {
+			size_t vn;
+			const void *v = store_iter_value(it, &vn);
+			if (w != pos)
+				elem_put(t, k, lm->head + w, v, vn);
+		} else if (kept) {
+			uint64_t real = fwd ? pos - w : w - pos; /* slots behind the run */
+			for (uint64_t i = 0; i < kept && i < real; i++)
+				elem_del(t, k, lm->head + (fwd ? w + i : w - i));
+		}
+		w = fwd ? w + kept : w - kept;
+		if (present)
+			fwd ? store_iter_next(it) : store_iter_prev(it);
+		pos = fwd ? pos + run : pos - run;
+		left -= run;
+	}
+	rc = 0;
+	for (uint64_t i = 0; i < nd; i++)
+		elem_del(t, k, fwd ? lm->tail - 1 - i : lm->head + i);
+	if (fwd)
 		lm->tail -= nd;
+	else
+		lm->head += nd;
 out:
 	store_iter_free(it);
 	return rc;
@@ -371,345 +398,106 @@ static int pos_of(int64_t index, uint64_t size, uint64_t *pos)
 	return 0;
 }
 
-/* Redis's LRANGE/LTRIM clamp of an inclusive [start, stop] against len.
- * Returns false for an empty range. */
-static bool range_clamp(int64_t start, int64_t stop, uint64_t len, uint64_t *from, uint64_t *to)
-{
-	if (len == 0 || len > INT64_MAX)
-		return false;
-	int64_t n = (int64_t)len;
-	if (start < 0)
-		start += n; /* no overflow: n >= 0 > start */
-	if (stop < 0)
-		stop += n;
-	if (start < 0)
-		start = 0;
-	if (start > stop || start >= n)
-		return false;
-	if (stop >= n)
-		stop = n - 1;
-	*from = (uint64_t)start;
-	*to = (uint64_t)stop;
-	return true;
-}
-
 int list_push(struct keyspace *ks, const struct ks_key *k, enum list_where where,
 	      const struct list_value *vals, size_t n, uint64_t *newlen)
 {
-	struct buf raw = BUF_INIT;
-	struct store_batch *b = NULL;
+	struct ks_txn t;
 	struct list_meta lm;
-	bool fresh = false;
-	int rc;
 
 	if (n == 0 || !vals || (where != LIST_HEAD && where != LIST_TAIL))
 		return -EINVAL;
 	for (size_t i = 0; i < n; i++)
 		if (vals[i].len > LIST_VALUE_MAX)
 			return -EFBIG;
-	if (!(b = store_batch_new(ks_store(ks))))
-		return -ENOMEM;
-	ks_lock(ks, k);
-	rc = lmeta_get(ks, k, &raw, &lm);
-	if (rc == -ENOENT) {
-		lmeta_new(ks, &lm);
-		fresh = true;
-		rc = 0;
-	}
-	if (rc)
-		goto out;
-	if (where == LIST_HEAD ? lm.head < n : UINT64_MAX - lm.tail < n) {
+	ks_txn_begin(&t, ks, k);
+	int rc = lm_open(&t, k, true, &lm, NULL);
+	if (!rc && (where == LIST_HEAD ? lm.head < n : UINT64_MAX - lm.tail < n))
 		rc = -EOVERFLOW;
-		goto out;
+	if (!rc) {
+		for (size_t i = 0; i < n; i++) {
+			uint64_t idx = where == LIST_HEAD ? --lm.head : lm.tail++;
+			elem_put(&t, k, idx, vals[i].data, vals[i].len);
+		}
+		lm_stage(&t, k, &lm, 0);
+		rc = ks_txn_commit(&t);
 	}
-	for (size_t i = 0; i < n && !rc; i++) {
-		uint64_t idx = where == LIST_HEAD ? --lm.head : lm.tail++;
-		batch_put_elem(ks, b, k, lm.m.version, idx, vals[i].data, vals[i].len, &rc);
-	}
-	if (!rc)
-		rc = batch_finish(ks, b, k, &lm, 0);
-	if (!rc && fresh)
-		rc = ks_batch_empty_del(ks, b, k);
-	if (!rc)
-		rc = ks_write(ks, b);
 	if (!rc && newlen)
 		*newlen = lm_size(&lm);
-out:
-	ks_unlock(ks, k);
-	store_batch_free(b);
-	buf_release(&raw);
-	return rc;
+	lm_release(&lm);
+	return ks_txn_end(&t, rc);
 }
 
 int list_pop(struct keyspace *ks, const struct ks_key *k, enum list_where where, unsigned flags,
 	     struct buf *out)
 {
-	struct buf raw = BUF_INIT, tmp = BUF_INIT;
-	struct store_batch *b = NULL;
+	struct buf tmp = BUF_INIT;
+	struct ks_txn t;
 	struct list_meta lm;
-	uint64_t idx;
-	int rc;
+	uint64_t idx = 0;
 
 	if (where != LIST_HEAD && where != LIST_TAIL)
 		return -EINVAL;
-	if (!(b = store_batch_new(ks_store(ks))))
-		return -ENOMEM;
-	ks_lock(ks, k);
-	rc = lmeta_get(ks, k, &raw, &lm);
-	if (rc)
-		goto out;
-	idx = where == LIST_HEAD ? lm.head : lm.tail - 1;
-	rc = elem_get(ks, k, lm.m.version, idx, out ? out : &tmp);
-	batch_del_elem(ks, b, k, lm.m.version, idx, &rc);
-	if (rc)
-		goto out;
-	if (where == LIST_HEAD)
-		lm.head++;
-	else
-		lm.tail--;
-	rc = batch_finish(ks, b, k, &lm, flags);
-	if (!rc)
-		rc = ks_write(ks, b);
-out:
-	ks_unlock(ks, k);
-	store_batch_free(b);
-	buf_release(&raw);
+	ks_txn_begin(&t, ks, k);
+	int rc = lm_open(&t, k, false, &lm, NULL);
+	if (!rc) {
+		idx = where == LIST_HEAD ? lm.head : lm.tail - 1;
+		rc = elem_get(ks, k, &lm, idx, out ? out : &tmp);
+	}
+	if (!rc) {
+		elem_del(&t, k, idx);
+		if (where == LIST_HEAD)
+			lm.head++;
+		else
+			lm.tail--;
+		lm_stage(&t, k, &lm, flags);
+		rc = ks_txn_commit(&t);
+	}
+	lm_release(&lm);
 	buf_release(&tmp);
-	return rc;
+	return ks_txn_end(&t, rc);
 }
 
 int list_index(struct keyspace *ks, const struct ks_key *k, int64_t index, struct buf *out)
 {
-	struct buf raw = BUF_INIT;
+	struct ks_txn t; /* for the lock (nothing is written): a concurrent pop
+			  * cannot look like a missing element */
 	struct list_meta lm;
 	uint64_t pos = 0;
-	int rc;
 
-	/* Locked so a concurrent pop cannot look like a missing element. */
-	ks_lock(ks, k);
-	rc = lmeta_get(ks, k, &raw, &lm);
+	ks_txn_begin(&t, ks, k);
+	int rc = lm_open(&t, k, false, &lm, NULL);
 	if (!rc)
 		rc = pos_of(index, lm_size(&lm), &pos);
 	if (!rc)
-		rc = elem_get(ks, k, lm.m.version, lm.head + pos, out);
-	ks_unlock(ks, k);
-	buf_release(&raw);
-	return rc;
+		rc = elem_get(ks, k, &lm, lm.head + pos, out);
+	lm_release(&lm);
+	return ks_txn_end(&t, rc);
 }
 
 int list_set(struct keyspace *ks, const struct ks_key *k, int64_t index, const void *v, size_t vn)
 {
-	struct buf raw = BUF_INIT;
-	struct store_batch *b = NULL;
+	struct ks_txn t;
 	struct list_meta lm;
 	uint64_t pos = 0;
-	int rc;
 
 	if (vn > LIST_VALUE_MAX)
 		return -EFBIG;
-	if (!(b = store_batch_new(ks_store(ks))))
-		return -ENOMEM;
-	ks_lock(ks, k);
-	rc = lmeta_get(ks, k, &raw, &lm);
+	ks_txn_begin(&t, ks, k);
+	int rc = lm_open(&t, k, false, &lm, NULL);
 	if (!rc)
 		rc = pos_of(index, lm_size(&lm), &pos);
-	if (!rc)
-		batch_put_elem(ks, b, k, lm.m.version, lm.head + pos, v, vn, &rc);
-	if (!rc)
-		rc = ks_write(ks, b);
-	ks_unlock(ks, k);
-	store_batch_free(b);
-	buf_release(&raw);
-	return rc;
-}
-
-/* Position of the first element equal to v, scanning from the head.
- * 0 and *pos, -ESRCH if there is none. */
-static int find_value(struct keyspace *ks, const struct ks_key *k, const struct list_meta *lm,
-		      const void *v, size_t vn, uint64_t *pos)
-{
-	size_t plen;
-	int rc;
-	uint64_t p = 0;
-	struct store_iter *it = elem_iter(ks, k, lm->m.version, lm->head, lm->tail, &plen, &rc);
-
-	if (!it)
-		return rc;
-	rc = -ESRCH;
-	for (store_iter_seek_first(it); store_iter_valid(it); store_iter_next(it), p++) {
-		size_t en;
-		const void *e = store_iter_value(it, &en);
-		if (en == vn && (vn == 0 || memcmp(e, v, vn) == 0)) {
-			int crc = iter_index_check(k, it, plen, lm->head + p);
-			rc = crc ? crc : 0;
-			*pos = p;
-			break;
-		}
+	if (!rc) {
+		/* LSET reads nothing: a missing element is written anew. */
+		elem_put(&t, k, lm.head + pos, v, vn);
+		rc = ks_txn_commit(&t);
 	}
-	if (rc == -ESRCH && store_iter_status(it))
-		rc = store_iter_status(it);
-	store_iter_free(it);
-	return rc;
-}
-
-int list_insert(struct keyspace *ks, const struct ks_key *k, bool before, const void *pivot,
-		size_t pn, const void *v, size_t vn, uint64_t *newlen)
-{
-	struct buf raw = BUF_INIT;
-	struct store_batch *b = NULL;
-	struct list_meta lm;
-	uint64_t pos = 0;
-	int rc;
-
-	if (vn > LIST_VALUE_MAX)
-		return -EFBIG;
-	if (!(b = store_batch_new(ks_store(ks))))
-		return -ENOMEM;
-	ks_lock(ks, k);
-	rc = lmeta_get(ks, k, &raw, &lm);
-	if (!rc)
-		rc = find_value(ks, k, &lm, pivot, pn, &pos);
-	if (!rc)
-		rc = batch_insert_pos(ks, b, k, &lm, before ? pos : pos + 1, v, vn);
-	if (!rc)
-		rc = batch_finish(ks, b, k, &lm, 0);
-	if (!rc)
-		rc = ks_write(ks, b);
-	if (!rc && newlen)
-		*newlen = lm_size(&lm);
-	ks_unlock(ks, k);
-	store_batch_free(b);
-	buf_release(&raw);
-	return rc;
-}
-
-int list_insert_at(struct keyspace *ks, const struct ks_key *k, int64_t index, const void *v,
-		   size_t vn, uint64_t *newlen)
-{
-	struct buf raw = BUF_INIT;
-	struct store_batch *b = NULL;
-	struct list_meta lm;
-	bool fresh = false;
-	uint64_t size, pos = 0;
-	int rc;
-
-	if (vn > LIST_VALUE_MAX)
-		return -EFBIG;
-	if (!(b = store_batch_new(ks_store(ks))))
-		return -ENOMEM;
-	ks_lock(ks, k);
-	rc = lmeta_get(ks, k, &raw, &lm);
-	if (rc == -ENOENT && index == 0) {
-		lmeta_new(ks, &lm);
-		fresh = true;
-		rc = 0;
-	} else if (rc == -ENOENT) {
-		rc = -ERANGE; /* nothing to insert before */
-	}
-	if (rc)
-		goto out;
-	size = lm_size(&lm);
-	if (index < 0) {
-		rc = pos_of(index, size, &pos);
-	} else if ((uint64_t)index > size) {
-		rc = -ERANGE;
-	} else {
-		pos = (uint64_t)index;
-	}
-	if (!rc)
-		rc = batch_insert_pos(ks, b, k, &lm, pos, v, vn);
-	if (!rc)
-		rc = batch_finish(ks, b, k, &lm, 0);
-	if (!rc && fresh)
-		rc = ks_batch_empty_del(ks, b, k);
-	if (!rc)
-		rc = ks_write(ks, b);
-	if (!rc && newlen)
-		*newlen = lm_size(&lm);
-out:
-	ks_unlock(ks, k);
-	store_batch_free(b);
-	buf_release(&raw);
-	return rc;
-}
-
-int list_append_at(struct keyspace *ks, const struct ks_key *k, uint64_t pos, const void *v,
-		   size_t vn, uint64_t *newlen)
-{
-	struct buf raw = BUF_INIT;
-	struct store_batch *b = NULL;
-	struct list_meta lm;
-	bool fresh = false;
-	int rc;
-
-	if (vn > LIST_VALUE_MAX)
-		return -EFBIG;
-	if (!(b = store_batch_new(ks_store(ks))))
-		return -ENOMEM;
-	ks_lock(ks, k);
-	rc = lmeta_get(ks, k, &raw, &lm);
-	if (rc == -ENOENT) {
-		lmeta_new(ks, &lm);
-		fresh = true;
-		rc = 0;
-	}
-	if (rc)
-		goto out;
-	if (lm_size(&lm) != pos) {
-		rc = lm_size(&lm) > pos ? -EEXIST : -ERANGE;
-		goto out;
-	}
-	if (lm.tail == UINT64_MAX) {
-		rc = -EOVERFLOW;
-		goto out;
-	}
-	batch_put_elem(ks, b, k, lm.m.version, lm.tail++, v, vn, &rc);
-	if (!rc)
-		rc = batch_finish(ks, b, k, &lm, 0);
-	if (!rc && fresh)
-		rc = ks_batch_empty_del(ks, b, k);
-	if (!rc)
-		rc = ks_write(ks, b);
-	if (!rc && newlen)
-		*newlen = lm_size(&lm);
-out:
-	ks_unlock(ks, k);
-	store_batch_free(b);
-	buf_release(&raw);
-	return rc;
-}
-
-int list_remove_at(struct keyspace *ks, const struct ks_key *k, int64_t index, unsigned flags,
-		   struct buf *out)
-{
-	struct buf raw = BUF_INIT;
-	struct store_batch *b = NULL;
-	struct list_meta lm;
-	uint64_t pos = 0;
-	int rc;
-
-	if (!(b = store_batch_new(ks_store(ks))))
-		return -ENOMEM;
-	ks_lock(ks, k);
-	rc = lmeta_get(ks, k, &raw, &lm);
-	if (!rc)
-		rc = pos_of(index, lm_size(&lm), &pos);
-	if (!rc && out)
-		rc = elem_get(ks, k, lm.m.version, lm.head + pos, out);
-	if (!rc)
-		rc = batch_remove_pos(ks, b, k, &lm, &pos, 1);
-	if (!rc)
-		rc = batch_finish(ks, b, k, &lm, flags);
-	if (!rc)
-		rc = ks_write(ks, b);
-	ks_unlock(ks, k);
-	store_batch_free(b);
-	buf_release(&raw);
-	return rc;
+	lm_release(&lm);
+	return ks_txn_end(&t, rc);
 }
 
 /* Positions of the elements equal to v: up to `limit` (0 = all), from the
- * head or the tail; returned ascending in a malloc'd array. */
+ * head or the tail; returned ascending in a malloc'd array. -EUCLEAN
+ * (logged) if a missing element comes before the last one wanted. */
 static int find_all(struct keyspace *ks, const struct ks_key *k, const struct list_meta *lm,
 		    const void *v, size_t vn, bool from_tail, uint64_t limit, uint64_t **out,
 		    size_t *nout)
@@ -718,7 +506,7 @@ static int find_all(struct keyspace *ks, const struct ks_key *k, const struct li
 	uint64_t *d = NULL;
 	int rc;
 	uint64_t size = lm_size(lm), p = from_tail ? size - 1 : 0;
-	struct store_iter *it = elem_iter(ks, k, lm->m.version, lm->head, lm->tail, &plen, &rc);
+	struct store_iter *it = elem_iter(ks, k, lm->m->version, lm->head, lm->tail, &plen, &rc);
 
 	if (!it)
 		return rc;
@@ -726,11 +514,13 @@ static int find_all(struct keyspace *ks, const struct ks_key *k, const struct li
 		store_iter_seek_last(it);
 	else
 		store_iter_seek_first(it);
-	for (; store_iter_valid(it); from_tail ? store_iter_prev(it) : store_iter_next(it)) {
+	/* Each step reads a record or ends: the records bound the steps
+	 * and the array. */
+	for (;; from_tail ? store_iter_prev(it) : store_iter_next(it)) {
 		size_t en;
-		const void *e = store_iter_value(it, &en);
-		if ((rc = iter_index_check(k, it, plen, lm->head + p)))
+		if ((rc = elem_at(k, it, plen, lm->head, lm->head + p, !from_tail)))
 			goto fail;
+		const void *e = store_iter_value(it, &en);
 		if (en == vn && (vn == 0 || memcmp(e, v, vn) == 0)) {
 			if (n == cap) {
 				size_t nc = cap ? cap * 2 : 16;
@@ -753,8 +543,6 @@ static int find_all(struct keyspace *ks, const struct ks_key *k, const struct li
 		else
 			p++;
 	}
-	if ((rc = store_iter_status(it)))
-		goto fail;
 	if (from_tail) /* collected descending */
 		for (size_t i = 0; i < n / 2; i++) {
 			uint64_t t = d[i];
@@ -771,57 +559,182 @@ fail:
 	return rc;
 }
 
+int list_insert(struct keyspace *ks, const struct ks_key *k, bool before, const void *pivot,
+		size_t pn, const void *v, size_t vn, uint64_t *newlen)
+{
+	struct ks_txn t;
+	struct list_meta lm;
+	uint64_t *pos = NULL;
+	size_t n = 0;
+
+	if (vn > LIST_VALUE_MAX)
+		return -EFBIG;
+	ks_txn_begin(&t, ks, k);
+	int rc = lm_open(&t, k, false, &lm, NULL);
+	if (!rc)
+		rc = find_all(ks, k, &lm, pivot, pn, false, 1, &pos, &n);
+	if (!rc && n == 0)
+		rc = -ESRCH;
+	if (!rc)
+		rc = insert_stage(&t, ks, k, &lm, before ? pos[0] : pos[0] + 1, v, vn);
+	if (!rc) {
+		lm_stage(&t, k, &lm, 0);
+		rc = ks_txn_commit(&t);
+	}
+	if (!rc && newlen)
+		*newlen = lm_size(&lm);
+	free(pos);
+	lm_release(&lm);
+	return ks_txn_end(&t, rc);
+}
+
+int list_insert_at(struct keyspace *ks, const struct ks_key *k, int64_t index, const void *v,
+		   size_t vn, uint64_t *newlen)
+{
+	struct ks_txn t;
+	struct list_meta lm;
+	bool fresh = false;
+	uint64_t size, pos = 0;
+
+	if (vn > LIST_VALUE_MAX)
+		return -EFBIG;
+	ks_txn_begin(&t, ks, k);
+	int rc = lm_open(&t, k, true, &lm, &fresh);
+	if (!rc && fresh && index != 0)
+		rc = -ERANGE; /* nothing to insert before */
+	if (rc)
+		goto out;
+	size = lm_size(&lm);
+	if (index < 0) {
+		rc = pos_of(index, size, &pos);
+	} else if ((uint64_t)index > size) {
+		rc = -ERANGE;
+	} else {
+		pos = (uint64_t)index;
+	}
+	if (!rc)
+		rc = insert_stage(&t, ks, k, &lm, pos, v, vn);
+	if (!rc) {
+		lm_stage(&t, k, &lm, 0);
+		rc = ks_txn_commit(&t);
+	}
+	if (!rc && newlen)
+		*newlen = lm_size(&lm);
+out:
+	lm_release(&lm);
+	return ks_txn_end(&t, rc);
+}
+
+int list_append_at(struct keyspace *ks, const struct ks_key *k, uint64_t pos, const void *v,
+		   size_t vn, uint64_t *newlen)
+{
+	struct ks_txn t;
+	struct list_meta lm;
+
+	if (vn > LIST_VALUE_MAX)
+		return -EFBIG;
+	ks_txn_begin(&t, ks, k);
+	int rc = lm_open(&t, k, true, &lm, NULL);
+	if (!rc && lm_size(&lm) != pos)
+		rc = lm_size(&lm) > pos ? -EEXIST : -ERANGE;
+	else if (!rc && lm.tail == UINT64_MAX)
+		rc = -EOVERFLOW;
+	if (!rc) {
+		elem_put(&t, k, lm.tail++, v, vn);
+		lm_stage(&t, k, &lm, 0);
+		rc = ks_txn_commit(&t);
+	}
+	if (!rc && newlen)
+		*newlen = lm_size(&lm);
+	lm_release(&lm);
+	return ks_txn_end(&t, rc);
+}
+
+int list_remove_at(struct keyspace *ks, const struct ks_key *k, int64_t index, unsigned flags,
+		   struct buf *out)
+{
+	struct ks_txn t;
+	struct list_meta lm;
+	uint64_t pos = 0;
+
+	ks_txn_begin(&t, ks, k);
+	int rc = lm_open(&t, k, false, &lm, NULL);
+	if (!rc)
+		rc = pos_of(index, lm_size(&lm), &pos);
+	if (!rc && out)
+		rc = elem_get(ks, k, &lm, lm.head + pos, out);
+	if (!rc)
+		rc = remove_stage(&t, ks, k, &lm, &pos, 1);
+	if (!rc) {
+		lm_stage(&t, k, &lm, flags);
+		rc = ks_txn_commit(&t);
+	}
+	lm_release(&lm);
+	return ks_txn_end(&t, rc);
+}
+
 int list_rem(struct keyspace *ks, const struct ks_key *k, int64_t count, const void *v, size_t vn,
 	     unsigned flags, uint64_t *removed)
 {
-	struct buf raw = BUF_INIT;
-	struct store_batch *b = NULL;
+	struct ks_txn t;
 	struct list_meta lm;
 	uint64_t *d = NULL;
 	size_t nd = 0;
 	uint64_t limit = count < 0 ? (uint64_t)(-(count + 1)) + 1 : (uint64_t)count;
-	int rc;
 
-	if (!(b = store_batch_new(ks_store(ks))))
-		return -ENOMEM;
-	ks_lock(ks, k);
-	rc = lmeta_get(ks, k, &raw, &lm);
+	ks_txn_begin(&t, ks, k);
+	int rc = lm_open(&t, k, false, &lm, NULL);
 	if (!rc)
 		rc = find_all(ks, k, &lm, v, vn, count < 0, limit, &d, &nd);
-	if (rc || nd == 0)
-		goto out;
-	rc = batch_remove_pos(ks, b, k, &lm, d, nd);
-	if (!rc)
-		rc = batch_finish(ks, b, k, &lm, flags);
-	if (!rc)
-		rc = ks_write(ks, b);
-out:
+	if (!rc && nd > 0)
+		rc = remove_stage(&t, ks, k, &lm, d, nd);
+	if (!rc && nd > 0) {
+		lm_stage(&t, k, &lm, flags);
+		rc = ks_txn_commit(&t);
+	}
 	if (!rc && removed)
 		*removed = nd;
-	ks_unlock(ks, k);
-	store_batch_free(b);
-	buf_release(&raw);
 	free(d);
+	lm_release(&lm);
+	return ks_txn_end(&t, rc);
+}
+
+/* Stage the deletion of the elements with raw indexes in [lo, hi): of
+ * the records there, so that the work is bounded by what is stored, not
+ * by a size the metadata may overstate. */
+static int drop_stage(struct ks_txn *t, struct keyspace *ks, const struct ks_key *k,
+		      const struct list_meta *lm, uint64_t lo, uint64_t hi)
+{
+	size_t plen;
+	uint64_t idx;
+	int rc;
+	struct store_iter *it;
+
+	if (lo >= hi)
+		return 0;
+	if (!(it = elem_iter(ks, k, lm->m->version, lo, hi, &plen, &rc)))
+		return rc;
+	store_iter_seek_first(it);
+	while ((rc = elem_seek(k, it, plen, true, &idx)) == 1) {
+		elem_del(t, k, idx);
+		store_iter_next(it);
+	}
+	store_iter_free(it);
 	return rc;
 }
 
 int list_trim(struct keyspace *ks, const struct ks_key *k, int64_t start, int64_t stop,
 	      unsigned flags)
 {
-	struct buf raw = BUF_INIT;
-	struct store_batch *b = NULL;
+	struct ks_txn t;
 	struct list_meta lm;
-	uint64_t from, to, ver;
-	int rc;
+	uint64_t from, to;
 
-	if (!(b = store_batch_new(ks_store(ks))))
-		return -ENOMEM;
-	ks_lock(ks, k);
-	rc = lmeta_get(ks, k, &raw, &lm);
+	ks_txn_begin(&t, ks, k);
+	int rc = lm_open(&t, k, false, &lm, NULL);
 	if (rc)
 		goto out;
-	ver = lm.m.version;
-	if (!range_clamp(start, stop, lm_size(&lm), &from, &to)) {
+	if (!rank_range_clamp(start, stop, lm_size(&lm), &from, &to)) {
 		/* Everything goes: like Kvrocks, drop the metadata only; the
 		 * elements are unreachable garbage for compaction. */
 		lm.head = lm.tail;
@@ -829,29 +742,29 @@ int list_trim(struct keyspace *ks, const struct ks_key *k, int64_t start, int64_
 		uint64_t keep_lo = lm.head + from, keep_hi = lm.head + to + 1;
 		if (keep_lo == lm.head && keep_hi == lm.tail)
 			goto out; /* nothing to trim */
-		for (uint64_t i = lm.head; i < keep_lo && !rc; i++)
-			batch_del_elem(ks, b, k, ver, i, &rc);
-		for (uint64_t i = keep_hi; i < lm.tail && !rc; i++)
-			batch_del_elem(ks, b, k, ver, i, &rc);
+		rc = drop_stage(&t, ks, k, &lm, lm.head, keep_lo);
+		if (!rc)
+			rc = drop_stage(&t, ks, k, &lm, keep_hi, lm.tail);
 		lm.head = keep_lo;
 		lm.tail = keep_hi;
 	}
-	if (!rc)
-		rc = batch_finish(ks, b, k, &lm, flags);
-	if (!rc)
-		rc = ks_write(ks, b);
+	if (!rc) {
+		lm_stage(&t, k, &lm, flags);
+		rc = ks_txn_commit(&t);
+	}
 out:
-	ks_unlock(ks, k);
-	store_batch_free(b);
-	buf_release(&raw);
-	return rc;
+	lm_release(&lm);
+	return ks_txn_end(&t, rc);
 }
 
 int list_len(struct keyspace *ks, const struct ks_key *k, uint64_t *n)
 {
 	struct buf raw = BUF_INIT;
+	struct enc_meta m;
 	struct list_meta lm;
-	int rc = lmeta_get(ks, k, &raw, &lm);
+	int rc = ks_meta_get(ks, k, KV_TYPE_LIST, &raw, &m);
+	if (!rc)
+		rc = lm_decode(k, &m, &lm);
 	if (rc == 0) {
 		*n = lm_size(&lm);
 	} else if (rc == -ENOENT) {
@@ -870,6 +783,7 @@ struct list_iter {
 	uint64_t head;	       /* raw index of position 0 */
 	uint64_t want;	       /* raw index expected next */
 	uint64_t len;	       /* the list's length in the snapshot */
+	uint64_t hole_end;     /* [want, hole_end) are missing (reported) */
 	bool started;
 	bool held;	 /* the store iterator is on the element handed out last */
 	struct buf name; /* ns | key: k points into it, for the log */
@@ -885,8 +799,8 @@ struct list_iter {
 static struct list_iter *iter_open(struct keyspace *ks, const struct ks_key *k, bool ranged,
 				   int64_t start, int64_t stop, uint64_t *to, int *err)
 {
-	struct buf raw = BUF_INIT;
 	struct list_iter *it = calloc(1, sizeof(*it));
+	struct ks_txn t; /* for the lock: nothing is written */
 	struct list_meta lm;
 	uint64_t size, from;
 	int rc;
@@ -895,8 +809,8 @@ static struct list_iter *iter_open(struct keyspace *ks, const struct ks_key *k, 
 		*err = -ENOMEM;
 		return NULL;
 	}
-	ks_lock(ks, k);
-	rc = lmeta_get(ks, k, &raw, &lm);
+	ks_txn_begin(&t, ks, k);
+	rc = lm_open(&t, k, false, &lm, NULL);
 	if (rc == -ENOENT) {
 		rc = 0; /* a missing key iterates nothing */
 		goto out;
@@ -906,7 +820,7 @@ static struct list_iter *iter_open(struct keyspace *ks, const struct ks_key *k, 
 	size = lm_size(&lm);
 	it->len = size;
 	if (ranged) {
-		if (!range_clamp(start, stop, size, &from, to))
+		if (!rank_range_clamp(start, stop, size, &from, to))
 			goto out;
 	} else {
 		if (start < 0) {
@@ -921,14 +835,15 @@ static struct list_iter *iter_open(struct keyspace *ks, const struct ks_key *k, 
 	}
 	it->head = lm.head;
 	it->want = lm.head + from;
+	it->hole_end = it->want;
 	if ((rc = ks_key_dup(k, &it->name, &it->k)))
 		goto out;
-	it->si = elem_iter(ks, k, lm.m.version, lm.head + from, lm.tail, &it->plen, &rc);
+	it->si = elem_iter(ks, k, lm.m->version, lm.head + from, lm.tail, &it->plen, &rc);
 	if (it->si)
 		store_iter_seek_first(it->si);
 out:
-	ks_unlock(ks, k);
-	buf_release(&raw);
+	lm_release(&lm);
+	ks_txn_end(&t, 0);
 	if (rc) {
 		list_iter_free(it);
 		it = NULL;
@@ -946,7 +861,7 @@ struct list_iter *list_iter_new(struct keyspace *ks, const struct ks_key *k, int
 
 int list_iter_next(struct list_iter *it, uint64_t *pos, const char **v, size_t *vn)
 {
-	bool present;
+	uint64_t idx;
 	int rc;
 	if (!it->si)
 		return 0;
@@ -960,15 +875,21 @@ int list_iter_next(struct list_iter *it, uint64_t *pos, const char **v, size_t *
 	it->held = false;
 	if (it->want - it->head >= it->len)
 		return store_iter_status(it->si);
-	if ((rc = iter_at(&it->k, it->si, it->plen, it->want, true, &present)))
-		return rc;
 	*pos = it->want - it->head;
 	*v = NULL;
 	*vn = 0;
-	if (present) {
+	if (it->want < it->hole_end)
+		return 1; /* in a run of missing elements, reported */
+	if ((rc = elem_seek(&it->k, it->si, it->plen, true, &idx)) < 0)
+		return rc;
+	if (rc == 1 && idx == it->want) {
 		*v = store_iter_value(it->si, vn);
 		it->held = true;
+		return 1;
 	}
+	/* Missing up to the next element, or to the end. */
+	it->hole_end = rc == 1 ? idx : it->head + it->len;
+	holes_report(&it->k, it->head, it->want, it->hole_end);
 	return 1;
 }
 
@@ -1018,19 +939,29 @@ int list_range(struct keyspace *ks, const struct ks_key *k, int64_t start, int64
 int list_batch_create(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
 		      uint64_t expire_ms, const struct list_value *vals, size_t n)
 {
-	struct list_meta lm;
+	struct buf sk = BUF_INIT;
+	struct enc_meta m;
+	uint8_t tail[16];
 	int rc = 0;
 
 	if (n == 0)
 		return -EINVAL;
-	lmeta_new(ks, &lm);
-	lm.m.expire_ms = expire_ms;
+	ks_meta_new(ks, &m, KV_TYPE_LIST);
+	m.expire_ms = expire_ms;
+	m.size = n;
 	for (size_t i = 0; i < n && !rc; i++) {
 		if (vals[i].len > LIST_VALUE_MAX)
-			return -EFBIG;
-		batch_put_elem(ks, b, k, lm.m.version, lm.tail++, vals[i].data, vals[i].len, &rc);
+			rc = -EFBIG;
+		else
+			rc = elem_key(ks, k, m.version, LIST_INITIAL_INDEX + i, &sk);
+		if (!rc)
+			store_batch_put(b, STORE_CF_DEFAULT, sk.data, sk.len, vals[i].data,
+					vals[i].len);
 	}
+	put_be64(tail, LIST_INITIAL_INDEX);
+	put_be64(tail + 8, LIST_INITIAL_INDEX + n);
 	if (!rc)
-		rc = batch_finish(ks, b, k, &lm, 0);
+		rc = ks_batch_put_meta(ks, b, k, &m, tail, sizeof(tail));
+	buf_release(&sk);
 	return rc;
 }

@@ -14,6 +14,7 @@
  */
 #include "t_set.h"
 
+#include "ks_txn.h"
 #include "store.h"
 
 #include <errno.h>
@@ -36,139 +37,70 @@ static int member_exists(struct keyspace *ks, const struct ks_key *k, uint64_t v
 
 int set_add(struct keyspace *ks, const struct ks_key *k, const void *m, size_t mn, bool *added)
 {
-	struct buf raw = BUF_INIT, sk = BUF_INIT;
-	struct store_batch *b = NULL;
-	struct enc_meta meta;
-	bool fresh = false;
-	int rc, exists = 0;
+	struct ks_txn t;
+	struct enc_meta *meta;
+	int exists = 0;
 
 	if (mn > SET_MEMBER_MAX)
 		return -EFBIG;
-	if (!(b = store_batch_new(ks_store(ks))))
-		return -ENOMEM;
-	ks_lock(ks, k);
-	rc = ks_meta_get(ks, k, KV_TYPE_SET, &raw, &meta);
-	if (rc == -ENOENT) {
-		ks_meta_new(ks, &meta, KV_TYPE_SET);
-		fresh = true;
-		rc = 0;
+	ks_txn_begin(&t, ks, k);
+	int rc = ks_txn_open(&t, k, KV_TYPE_SET, &meta);
+	if (!rc && !ks_txn_is_new(&t, k))
+		rc = exists = member_exists(ks, k, meta->version, m, mn);
+	if (rc < 0)
+		return ks_txn_end(&t, rc);
+	if (!exists) {
+		ks_txn_sub_put(&t, k, STORE_CF_DEFAULT, m, mn, "", 0);
+		ks_txn_resize(&t, k, +1, 0);
+		rc = ks_txn_commit(&t);
+	} else {
+		rc = 0; /* present: nothing to write */
 	}
-	if (rc)
-		goto out;
-	if (!fresh && (exists = member_exists(ks, k, meta.version, m, mn)) != 0) {
-		rc = exists < 0 ? exists : 0; /* present: nothing to write */
-		goto out;
-	}
-	rc = ks_sub_key(ks, k, meta.version, m, mn, &sk);
-	if (!rc) {
-		store_batch_put(b, STORE_CF_DEFAULT, sk.data, sk.len, "", 0);
-		meta.size++;
-		rc = ks_batch_put_meta(ks, b, k, &meta, meta.tail, meta.tail_len);
-	}
-	if (!rc && fresh)
-		rc = ks_batch_empty_del(ks, b, k);
-	if (!rc)
-		rc = ks_write(ks, b);
-out:
 	if (!rc && added)
 		*added = !exists;
-	ks_unlock(ks, k);
-	store_batch_free(b);
-	buf_release(&raw);
-	buf_release(&sk);
-	return rc;
+	return ks_txn_end(&t, rc);
 }
 
 int set_rem(struct keyspace *ks, const struct ks_key *k, const void *m, size_t mn, unsigned flags)
 {
-	struct buf raw = BUF_INIT, sk = BUF_INIT;
-	struct store_batch *b = NULL;
-	struct enc_meta meta;
-	int rc;
+	struct ks_txn t;
+	struct enc_meta *meta;
 
-	if (!(b = store_batch_new(ks_store(ks))))
-		return -ENOMEM;
-	ks_lock(ks, k);
-	rc = ks_meta_get(ks, k, KV_TYPE_SET, &raw, &meta);
-	if (rc)
-		goto out;
-	rc = member_exists(ks, k, meta.version, m, mn);
-	if (rc <= 0) {
-		rc = rc ? rc : -ENOENT;
-		goto out;
-	}
-	rc = ks_sub_key(ks, k, meta.version, m, mn, &sk);
-	if (rc)
-		goto out;
-	store_batch_delete(b, STORE_CF_DEFAULT, sk.data, sk.len);
-	if (meta.size > 1) {
-		meta.size--;
-		rc = ks_batch_put_meta(ks, b, k, &meta, meta.tail, meta.tail_len);
-	} else {
-		rc = ks_batch_del_meta(ks, b, k);
-		if (!rc && (flags & SET_KEEP_EMPTY))
-			rc = ks_batch_empty_put(ks, b, k, KV_TYPE_SET);
-	}
+	ks_txn_begin(&t, ks, k);
+	int rc = ks_txn_get(&t, k, KV_TYPE_SET, &meta);
 	if (!rc)
-		rc = ks_write(ks, b);
-out:
-	ks_unlock(ks, k);
-	store_batch_free(b);
-	buf_release(&raw);
-	buf_release(&sk);
-	return rc;
+		rc = member_exists(ks, k, meta->version, m, mn);
+	if (rc <= 0)
+		return ks_txn_end(&t, rc ? rc : -ENOENT);
+	ks_txn_sub_del(&t, k, STORE_CF_DEFAULT, m, mn);
+	ks_txn_resize(&t, k, -1, (flags & SET_KEEP_EMPTY) ? KS_TXN_KEEP_EMPTY : 0);
+	return ks_txn_end(&t, ks_txn_commit(&t));
 }
 
 int set_rename_member(struct keyspace *ks, const struct ks_key *k, const void *from, size_t fn,
 		      const void *to, size_t tn)
 {
-	struct buf raw = BUF_INIT, sk = BUF_INIT;
-	struct store_batch *b = NULL;
-	struct enc_meta meta;
-	int rc;
+	struct ks_txn t;
+	struct enc_meta *meta;
 
 	if (tn > SET_MEMBER_MAX)
 		return -EFBIG;
-	if (!(b = store_batch_new(ks_store(ks))))
-		return -ENOMEM;
-	ks_lock(ks, k);
-	rc = ks_meta_get(ks, k, KV_TYPE_SET, &raw, &meta);
-	if (!rc) {
-		rc = member_exists(ks, k, meta.version, from, fn);
-		if (rc == 0)
-			rc = -ENOENT;
-		else if (rc == 1)
-			rc = 0;
-	}
-	if (rc || (fn == tn && memcmp(from, to, fn) == 0))
-		goto out;
-	rc = member_exists(ks, k, meta.version, to, tn);
-	if (rc < 0)
-		goto out;
-	if (rc == 1) {
-		/* `to` is replaced: one member fewer. */
-		meta.size--;
-		rc = ks_batch_put_meta(ks, b, k, &meta, meta.tail, meta.tail_len);
-	} else {
-		rc = 0;
-	}
+	ks_txn_begin(&t, ks, k);
+	int rc = ks_txn_get(&t, k, KV_TYPE_SET, &meta);
 	if (!rc)
-		rc = ks_sub_key(ks, k, meta.version, from, fn, &sk);
-	if (!rc) {
-		store_batch_delete(b, STORE_CF_DEFAULT, sk.data, sk.len);
-		buf_reset(&sk);
-		rc = ks_sub_key(ks, k, meta.version, to, tn, &sk);
-	}
-	if (!rc) {
-		store_batch_put(b, STORE_CF_DEFAULT, sk.data, sk.len, "", 0);
-		rc = ks_write(ks, b);
-	}
-out:
-	ks_unlock(ks, k);
-	store_batch_free(b);
-	buf_release(&raw);
-	buf_release(&sk);
-	return rc;
+		rc = member_exists(ks, k, meta->version, from, fn);
+	if (rc <= 0)
+		return ks_txn_end(&t, rc ? rc : -ENOENT);
+	if (fn == tn && memcmp(from, to, fn) == 0)
+		return ks_txn_end(&t, 0); /* onto itself: nothing to do */
+	int exists = member_exists(ks, k, meta->version, to, tn);
+	if (exists < 0)
+		return ks_txn_end(&t, exists);
+	ks_txn_sub_del(&t, k, STORE_CF_DEFAULT, from, fn);
+	ks_txn_sub_put(&t, k, STORE_CF_DEFAULT, to, tn, "", 0);
+	if (exists)
+		ks_txn_resize(&t, k, -1, 0); /* `to` is replaced: size stays >= 1 */
+	return ks_txn_end(&t, ks_txn_commit(&t));
 }
 
 int set_ismember(struct keyspace *ks, const struct ks_key *k, const void *m, size_t mn)
@@ -186,17 +118,7 @@ int set_ismember(struct keyspace *ks, const struct ks_key *k, const void *m, siz
 
 int set_card(struct keyspace *ks, const struct ks_key *k, uint64_t *n)
 {
-	struct buf raw = BUF_INIT;
-	struct enc_meta meta;
-	int rc = ks_meta_get(ks, k, KV_TYPE_SET, &raw, &meta);
-	if (rc == 0) {
-		*n = meta.size;
-	} else if (rc == -ENOENT) {
-		*n = 0;
-		rc = 0;
-	}
-	buf_release(&raw);
-	return rc;
+	return ks_card(ks, k, KV_TYPE_SET, n);
 }
 
 /* ---- Iteration ----------------------------------------------------- */

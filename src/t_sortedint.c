@@ -14,6 +14,7 @@
  */
 #include "t_sortedint.h"
 
+#include "ks_txn.h"
 #include "store.h"
 
 #include <errno.h>
@@ -44,85 +45,46 @@ static int id_exists(struct keyspace *ks, const struct ks_key *k, uint64_t versi
 
 int sortedint_add(struct keyspace *ks, const struct ks_key *k, uint64_t id, bool *added)
 {
-	struct buf raw = BUF_INIT, sk = BUF_INIT;
-	struct store_batch *b = NULL;
-	struct enc_meta m;
-	bool fresh = false;
-	int rc, exists = 0;
+	struct ks_txn t;
+	struct enc_meta *m;
+	uint8_t sub[8];
+	int exists = 0;
 
-	if (!(b = store_batch_new(ks_store(ks))))
-		return -ENOMEM;
-	ks_lock(ks, k);
-	rc = ks_meta_get(ks, k, KV_TYPE_SORTEDINT, &raw, &m);
-	if (rc == -ENOENT) {
-		ks_meta_new(ks, &m, KV_TYPE_SORTEDINT);
-		fresh = true;
-		rc = 0;
+	ks_txn_begin(&t, ks, k);
+	int rc = ks_txn_open(&t, k, KV_TYPE_SORTEDINT, &m);
+	if (!rc && !ks_txn_is_new(&t, k))
+		rc = exists = id_exists(ks, k, m->version, id);
+	if (rc < 0)
+		return ks_txn_end(&t, rc);
+	if (!exists) {
+		put_be64(sub, id);
+		ks_txn_sub_put(&t, k, STORE_CF_DEFAULT, sub, sizeof(sub), "", 0);
+		ks_txn_resize(&t, k, +1, 0);
+		rc = ks_txn_commit(&t);
+	} else {
+		rc = 0; /* present: nothing to write */
 	}
-	if (rc)
-		goto out;
-	if (!fresh && (exists = id_exists(ks, k, m.version, id)) != 0) {
-		rc = exists < 0 ? exists : 0; /* present: nothing to write */
-		goto out;
-	}
-	rc = id_key(ks, k, m.version, id, &sk);
-	if (!rc) {
-		store_batch_put(b, STORE_CF_DEFAULT, sk.data, sk.len, "", 0);
-		m.size++;
-		rc = ks_batch_put_meta(ks, b, k, &m, m.tail, m.tail_len);
-	}
-	if (!rc && fresh)
-		rc = ks_batch_empty_del(ks, b, k);
-	if (!rc)
-		rc = ks_write(ks, b);
-out:
 	if (!rc && added)
 		*added = !exists;
-	ks_unlock(ks, k);
-	store_batch_free(b);
-	buf_release(&raw);
-	buf_release(&sk);
-	return rc;
+	return ks_txn_end(&t, rc);
 }
 
 int sortedint_rem(struct keyspace *ks, const struct ks_key *k, uint64_t id, unsigned flags)
 {
-	struct buf raw = BUF_INIT, sk = BUF_INIT;
-	struct store_batch *b = NULL;
-	struct enc_meta m;
-	int rc;
+	struct ks_txn t;
+	struct enc_meta *m;
+	uint8_t sub[8];
 
-	if (!(b = store_batch_new(ks_store(ks))))
-		return -ENOMEM;
-	ks_lock(ks, k);
-	rc = ks_meta_get(ks, k, KV_TYPE_SORTEDINT, &raw, &m);
-	if (rc)
-		goto out;
-	rc = id_exists(ks, k, m.version, id);
-	if (rc <= 0) {
-		rc = rc ? rc : -ENOENT;
-		goto out;
-	}
-	rc = id_key(ks, k, m.version, id, &sk);
-	if (rc)
-		goto out;
-	store_batch_delete(b, STORE_CF_DEFAULT, sk.data, sk.len);
-	if (m.size > 1) {
-		m.size--;
-		rc = ks_batch_put_meta(ks, b, k, &m, m.tail, m.tail_len);
-	} else {
-		rc = ks_batch_del_meta(ks, b, k);
-		if (!rc && (flags & SORTEDINT_KEEP_EMPTY))
-			rc = ks_batch_empty_put(ks, b, k, KV_TYPE_SORTEDINT);
-	}
+	ks_txn_begin(&t, ks, k);
+	int rc = ks_txn_get(&t, k, KV_TYPE_SORTEDINT, &m);
 	if (!rc)
-		rc = ks_write(ks, b);
-out:
-	ks_unlock(ks, k);
-	store_batch_free(b);
-	buf_release(&raw);
-	buf_release(&sk);
-	return rc;
+		rc = id_exists(ks, k, m->version, id);
+	if (rc <= 0)
+		return ks_txn_end(&t, rc ? rc : -ENOENT);
+	put_be64(sub, id);
+	ks_txn_sub_del(&t, k, STORE_CF_DEFAULT, sub, sizeof(sub));
+	ks_txn_resize(&t, k, -1, (flags & SORTEDINT_KEEP_EMPTY) ? KS_TXN_KEEP_EMPTY : 0);
+	return ks_txn_end(&t, ks_txn_commit(&t));
 }
 
 int sortedint_exists(struct keyspace *ks, const struct ks_key *k, uint64_t id)
@@ -140,134 +102,51 @@ int sortedint_exists(struct keyspace *ks, const struct ks_key *k, uint64_t id)
 
 int sortedint_card(struct keyspace *ks, const struct ks_key *k, uint64_t *n)
 {
-	struct buf raw = BUF_INIT;
-	struct enc_meta m;
-	int rc = ks_meta_get(ks, k, KV_TYPE_SORTEDINT, &raw, &m);
-	if (rc == 0) {
-		*n = m.size;
-	} else if (rc == -ENOENT) {
-		*n = 0;
-		rc = 0;
-	}
-	buf_release(&raw);
-	return rc;
+	return ks_card(ks, k, KV_TYPE_SORTEDINT, n);
 }
 
 /* ---- Iteration ----------------------------------------------------- */
 
-struct sortedint_iter {
-	struct store_iter *si; /* NULL: nothing to iterate */
-	size_t plen;	       /* sub-key prefix length */
-	bool reverse;
-	bool started;
-	struct buf name; /* ns | key: k points into it, for the log */
-	struct ks_key k;
-};
-
+/* A sortedint iterator is the keyspace's sub-key iterator, ascending or
+ * descending, that checks each sub-key is an 8-byte id. */
 struct sortedint_iter *sortedint_iter_new(struct keyspace *ks, const struct ks_key *k, bool reverse,
 					  const uint64_t *after, int *err)
 {
-	struct buf raw = BUF_INIT, prefix = BUF_INIT, upper = BUF_INIT, cur = BUF_INIT;
-	struct sortedint_iter *it = calloc(1, sizeof(*it));
-	struct enc_meta m;
-	bool bounded;
-	int rc;
-
-	if (!it) {
-		rc = -ENOMEM;
-		goto out;
+	uint8_t cur[8];
+	struct ks_sub_iter_opts o = {.reverse = reverse};
+	if (after) {
+		put_be64(cur, *after);
+		o.after = cur;
+		o.alen = sizeof(cur);
 	}
-	it->reverse = reverse;
-	rc = ks_meta_get(ks, k, KV_TYPE_SORTEDINT, &raw, &m);
-	if (rc == -ENOENT) {
-		rc = 0; /* a missing key iterates nothing */
-		goto out;
-	}
-	if (rc)
-		goto out;
-	rc = ks_sub_key(ks, k, m.version, NULL, 0, &prefix);
-	if (!rc)
-		rc = buf_set(&upper, prefix.data, prefix.len);
-	if (!rc)
-		rc = ks_key_dup(k, &it->name, &it->k);
-	if (rc)
-		goto out;
-	it->plen = prefix.len;
-	bounded = enc_prefix_successor(&upper);
-	it->si = store_iter_new(ks_store(ks), STORE_CF_DEFAULT, prefix.data, prefix.len,
-				bounded ? upper.data : NULL, bounded ? upper.len : 0);
-	if (!it->si) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	if (!after) {
-		if (reverse)
-			store_iter_seek_last(it->si);
-		else
-			store_iter_seek_first(it->si);
-		goto out;
-	}
-	if ((rc = id_key(ks, k, m.version, *after, &cur)))
-		goto out;
-	if (reverse)
-		store_iter_seek_for_prev(it->si, cur.data, cur.len);
-	else
-		store_iter_seek(it->si, cur.data, cur.len);
-	if (store_iter_valid(it->si)) {
-		size_t kn;
-		const char *key = store_iter_key(it->si, &kn);
-		if (kn == cur.len && memcmp(key, cur.data, kn) == 0) {
-			/* strictly after the cursor */
-			if (reverse)
-				store_iter_prev(it->si);
-			else
-				store_iter_next(it->si);
-		}
-	}
-out:
-	if (rc) {
-		sortedint_iter_free(it);
-		it = NULL;
-	}
-	*err = rc;
-	buf_release(&raw);
-	buf_release(&prefix);
-	buf_release(&upper);
-	buf_release(&cur);
-	return it;
+	return (struct sortedint_iter *)ks_sub_iter_open(ks, k, KV_TYPE_SORTEDINT, &o, err);
 }
 
 int sortedint_iter_next(struct sortedint_iter *it, uint64_t *id)
 {
-	size_t kn;
-	const char *key;
+	struct ks_sub_iter *si = (struct ks_sub_iter *)it;
+	const char *sub, *v;
+	size_t sn, vn;
+	int rc;
 
-	if (!it->si)
-		return 0;
-	for (;;) {
-		if (!store_iter_step(it->si, it->reverse, &it->started))
-			return store_iter_status(it->si);
-		key = store_iter_key(it->si, &kn);
-		if (kn == it->plen + 8)
-			break;
+	while ((rc = ks_sub_iter_next(si, &sub, &sn, &v, &vn)) == 1) {
+		if (sn == 8) {
+			*id = get_be64(sub);
+			return 1;
+		}
 		/* It names no id a lookup finds (every lookup builds 8
 		 * bytes): skipped wherever it is met (encoding.md 20). */
-		ks_corrupt_entry(&it->k, key + it->plen, kn - it->plen,
+		ks_corrupt_entry(ks_sub_iter_key(si), sub, sn,
 				 "a sortedint sub-key of %zu bytes where an 8-byte id belongs; "
 				 "skipped",
-				 kn - it->plen);
+				 sn);
 	}
-	*id = get_be64(key + it->plen);
-	return 1;
+	return rc;
 }
 
 void sortedint_iter_free(struct sortedint_iter *it)
 {
-	if (!it)
-		return;
-	store_iter_free(it->si);
-	buf_release(&it->name);
-	free(it);
+	ks_sub_iter_free((struct ks_sub_iter *)it);
 }
 
 int sortedint_range(struct keyspace *ks, const struct ks_key *k, const uint64_t *after,

@@ -20,27 +20,24 @@
  * Entry IDs have ms < 2^64-1, so every entry sorts before the FF x8
  * prefix of the group records.
  *
- * Every mutation holds the key's lock from the metadata read to the one
- * batch write. The counters change as Kvrocks's redis_stream.cc changes
- * them (XADD, XDEL, XTRIM, XGROUP); see docs/encoding.md.
+ * Every mutation is one ks_txn: the key's lock from the metadata read to
+ * the one batch write. The counters change as Kvrocks's redis_stream.cc
+ * changes them (XADD, XDEL, XTRIM, XGROUP); see docs/encoding.md. The
+ * consumer groups are in t_stream_group.c; what both files share is in
+ * t_stream_int.h.
  */
 #include "t_stream.h"
 
 #include "store.h"
+#include "t_stream_int.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#define TAIL_LEN     96
-#define TAIL_MIN     88
-#define GROUP_LEN    48
-#define CONSUMER_LEN 24
-#define PEL_MIN	     24
-
-enum { SUB_GROUP = 1, SUB_CONSUMER = 2, SUB_PEL = 3 };
+#define TAIL_LEN 96
+#define TAIL_MIN 88
 
 static const struct stream_id id_zero = {0, 0};
 
@@ -53,11 +50,6 @@ int stream_id_cmp(const struct stream_id *a, const struct stream_id *b)
 	if (a->seq != b->seq)
 		return a->seq < b->seq ? -1 : 1;
 	return 0;
-}
-
-static bool is_zero(const struct stream_id *id)
-{
-	return id->ms == 0 && id->seq == 0;
 }
 
 static int parse_part(const char *s, size_t n, uint64_t *v)
@@ -141,25 +133,10 @@ static int add_varint32(struct buf *b, uint32_t v)
 
 /* ---- Records ------------------------------------------------------- */
 
-static void get_id(const uint8_t *p, struct stream_id *id)
+/* The counters of k's metadata m: 0, or -EUCLEAN (logged) for a short
+ * tail. */
+static int meta_decode(const struct ks_key *k, const struct enc_meta *m, struct stream_info *i)
 {
-	id->ms = get_be64(p);
-	id->seq = get_be64(p + 8);
-}
-
-static void put_id(uint8_t *p, const struct stream_id *id)
-{
-	put_be64(p, id->ms);
-	put_be64(p + 8, id->seq);
-}
-
-/* The metadata of k: 0, -ENOENT, -KV_EWRONGTYPE, -EUCLEAN, -EIO. */
-static int meta_read(struct keyspace *ks, const struct ks_key *k, struct buf *raw,
-		     struct enc_meta *m, struct stream_info *i)
-{
-	int rc = ks_meta_get(ks, k, KV_TYPE_STREAM, raw, m);
-	if (rc)
-		return rc;
 	if (m->tail_len < TAIL_MIN) {
 		return ks_corrupt(k, "stream metadata tail of %zu bytes, at least %d expected",
 				  m->tail_len, TAIL_MIN);
@@ -167,291 +144,83 @@ static int meta_read(struct keyspace *ks, const struct ks_key *k, struct buf *ra
 	const uint8_t *t = m->tail;
 	i->size = m->size;
 	i->version = m->version;
-	get_id(t, &i->last_generated);
-	get_id(t + 16, &i->recorded_first);
-	get_id(t + 32, &i->max_deleted);
-	get_id(t + 48, &i->first);
-	get_id(t + 64, &i->last);
+	stream_id_get(t, &i->last_generated);
+	stream_id_get(t + 16, &i->recorded_first);
+	stream_id_get(t + 32, &i->max_deleted);
+	stream_id_get(t + 48, &i->first);
+	stream_id_get(t + 64, &i->last);
 	i->entries_added = get_be64(t + 80);
 	i->group_number = m->tail_len >= TAIL_LEN ? get_be64(t + 88) : 0;
 	return 0;
 }
 
-static void meta_fresh(struct keyspace *ks, struct enc_meta *m, struct stream_info *i)
+/* The metadata of k: 0, -ENOENT, -KV_EWRONGTYPE, -EUCLEAN, -EIO. */
+int stream_meta_read(struct keyspace *ks, const struct ks_key *k, struct buf *raw,
+		     struct enc_meta *m, struct stream_info *i)
 {
-	ks_meta_new(ks, m, KV_TYPE_STREAM);
-	memset(i, 0, sizeof(*i));
-	i->version = m->version;
+	int rc = ks_meta_get(ks, k, KV_TYPE_STREAM, raw, m);
+	return rc ? rc : meta_decode(k, m, i);
 }
 
-static int meta_put(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
-		    struct enc_meta *m, const struct stream_info *i)
+/* The same under transaction t; with create, a missing stream is made
+ * (ks_txn_open), every counter 0. */
+int stream_meta_txn(struct ks_txn *t, const struct ks_key *k, bool create, struct enc_meta **m,
+		    struct stream_info *i)
 {
-	uint8_t t[TAIL_LEN];
-	put_id(t, &i->last_generated);
-	put_id(t + 16, &i->recorded_first);
-	put_id(t + 32, &i->max_deleted);
-	put_id(t + 48, &i->first);
-	put_id(t + 64, &i->last);
+	int rc =
+	    create ? ks_txn_open(t, k, KV_TYPE_STREAM, m) : ks_txn_get(t, k, KV_TYPE_STREAM, m);
+	if (rc)
+		return rc;
+	if (!ks_txn_is_new(t, k))
+		return meta_decode(k, *m, i);
+	memset(i, 0, sizeof(*i));
+	i->version = (*m)->version;
+	return 0;
+}
+
+static void tail_encode(const struct stream_info *i, uint8_t *t)
+{
+	stream_id_put(t, &i->last_generated);
+	stream_id_put(t + 16, &i->recorded_first);
+	stream_id_put(t + 32, &i->max_deleted);
+	stream_id_put(t + 48, &i->first);
+	stream_id_put(t + 64, &i->last);
 	put_be64(t + 80, i->entries_added);
 	put_be64(t + 88, i->group_number);
+}
+
+/* Stage k's metadata m with the counters of i (the whole 96-byte tail),
+ * then commit t. */
+int stream_meta_commit(struct ks_txn *t, const struct ks_key *k, struct enc_meta *m,
+		       const struct stream_info *i)
+{
+	uint8_t tail[TAIL_LEN];
+	tail_encode(i, tail);
 	m->size = i->size;
-	return ks_batch_put_meta(ks, b, k, m, t, sizeof(t));
+	ks_txn_meta_put(t, k, tail, sizeof(tail));
+	return ks_txn_commit(t);
 }
 
 static int entry_key(struct keyspace *ks, const struct ks_key *k, uint64_t ver,
 		     const struct stream_id *id, struct buf *out)
 {
 	uint8_t s[16];
-	put_id(s, id);
+	stream_id_put(s, id);
 	buf_reset(out);
 	return ks_sub_key(ks, k, ver, s, sizeof(s), out);
 }
 
-/* FF x8 | type | u64 len(g) | g | extra (extra may be NULL/0; g may be
- * NULL for the prefix of all records of that type). */
-static int group_key(struct keyspace *ks, const struct ks_key *k, uint64_t ver, int type,
-		     const char *g, size_t gn, const void *extra, size_t en, struct buf *out)
+/* The stream-CF record of k's version `ver` at sub-key sub: 0, -ENOENT,
+ * -EIO. */
+int stream_rec_get(struct keyspace *ks, const struct ks_key *k, uint64_t ver, const void *sub,
+		   size_t sn, struct buf *out)
 {
-	struct buf s = BUF_INIT;
-	int rc = 0;
-	for (int j = 0; j < 8 && !rc; j++)
-		rc = buf_add_u8(&s, 0xff);
+	struct buf key = BUF_INIT;
+	int rc = ks_sub_key(ks, k, ver, sub, sn, &key);
 	if (!rc)
-		rc = buf_add_u8(&s, (uint8_t)type);
-	if (!rc && g)
-		rc = buf_add_be64(&s, gn);
-	if (!rc && g)
-		rc = buf_add(&s, g, gn);
-	if (!rc && en)
-		rc = buf_add(&s, extra, en);
-	buf_reset(out);
-	if (!rc)
-		rc = ks_sub_key(ks, k, ver, s.data, s.len, out);
-	buf_release(&s);
-	return rc;
-}
-
-static int consumer_key(struct keyspace *ks, const struct ks_key *k, uint64_t ver, const char *g,
-			size_t gn, const char *c, size_t cn, struct buf *out)
-{
-	struct buf x = BUF_INIT;
-	int rc = buf_add_be64(&x, cn);
-	if (!rc)
-		rc = buf_add(&x, c, cn);
-	if (!rc)
-		rc = group_key(ks, k, ver, SUB_CONSUMER, g, gn, x.data, x.len, out);
-	buf_release(&x);
-	return rc;
-}
-
-static int pel_key(struct keyspace *ks, const struct ks_key *k, uint64_t ver, const char *g,
-		   size_t gn, const struct stream_id *id, struct buf *out)
-{
-	uint8_t x[16];
-	put_id(x, id);
-	return group_key(ks, k, ver, SUB_PEL, g, gn, x, sizeof(x), out);
-}
-
-static int sget(struct keyspace *ks, const struct buf *key, struct buf *out)
-{
-	return store_get(ks_store(ks), STORE_CF_STREAM, key->data, key->len, out);
-}
-
-/* Group g's record of k: 0, or -EUCLEAN (logged) when it is short.
- * Longer records are read: Kvrocks reads the fields in order too. */
-static int group_decode(const struct ks_key *k, const char *g, size_t gn, const char *v, size_t n,
-			struct stream_group *out)
-{
-	memset(out, 0, sizeof(*out));
-	if (n < GROUP_LEN)
-		return ks_corrupt_entry(k, g, gn, "a stream group record of %zu bytes, not %d", n,
-					GROUP_LEN);
-	struct stream_group *grp = out;
-	grp->consumers = get_be64(v);
-	grp->pending = get_be64(v + 8);
-	grp->last_delivered.ms = get_be64(v + 16);
-	grp->last_delivered.seq = get_be64(v + 24);
-	grp->entries_read = (int64_t)get_be64(v + 32);
-	grp->lag = get_be64(v + 40);
-	return 0;
-}
-
-static void group_encode(const struct stream_group *g, uint8_t *v)
-{
-	put_be64(v, g->consumers);
-	put_be64(v + 8, g->pending);
-	put_id(v + 16, &g->last_delivered);
-	put_be64(v + 32, (uint64_t)g->entries_read);
-	put_be64(v + 40, g->lag);
-}
-
-/* A consumer record of group g of k: 0, or -EUCLEAN (logged). */
-static int consumer_decode(const struct ks_key *k, const char *g, size_t gn, const char *v,
-			   size_t n, struct stream_consumer *c)
-{
-	memset(c, 0, sizeof(*c));
-	if (n < CONSUMER_LEN)
-		return ks_corrupt_entry(k, g, gn, "a stream consumer record of %zu bytes, not %d",
-					n, CONSUMER_LEN);
-	c->pending = get_be64(v);
-	c->seen_ms = get_be64(v + 8);
-	c->active_ms = get_be64(v + 16);
-	return 0;
-}
-
-static void consumer_encode(const struct stream_consumer *c, uint8_t *v)
-{
-	put_be64(v, c->pending);
-	put_be64(v + 8, c->seen_ms);
-	put_be64(v + 16, c->active_ms);
-}
-
-static int pel_decode(const char *v, size_t n, struct stream_pel *p)
-{
-	if (n < PEL_MIN)
-		return -EUCLEAN;
-	p->delivery_ms = get_be64(v);
-	p->deliveries = get_be64(v + 8);
-	uint64_t cn = get_be64(v + 16);
-	if (cn > n - PEL_MIN)
-		return -EUCLEAN;
-	p->consumer.p = v + PEL_MIN;
-	p->consumer.n = (size_t)cn;
-	return 0;
-}
-
-/* A pending-entry record of group g of k met by an iteration (sub-key
- * key of kn bytes, prefix plen bytes): its ID and value, or -EUCLEAN,
- * logged with the key and the group, for a caller that skips it. */
-static int pel_read(const struct ks_key *k, const char *g, size_t gn, const char *key, size_t kn,
-		    size_t plen, const char *v, size_t vn, struct stream_id *id,
-		    struct stream_pel *p)
-{
-	if (kn != plen + 16)
-		return ks_corrupt_entry(k, g, gn,
-					"a pending-entry sub-key of %zu bytes where a 16-byte ID "
-					"belongs; skipped",
-					kn - plen);
-	get_id((const uint8_t *)key + plen, id);
-	if (pel_decode(v, vn, p))
-		return ks_corrupt_entry(k, g, gn,
-					"pending entry %" PRIu64 "-%" PRIu64
-					" of %zu bytes does not decode; skipped",
-					id->ms, id->seq, vn);
-	return 0;
-}
-
-static int pel_put(struct store_batch *b, const struct buf *key, uint64_t ms, uint64_t count,
-		   const char *c, size_t cn)
-{
-	struct buf v = BUF_INIT;
-	int rc = buf_add_be64(&v, ms);
-	if (!rc)
-		rc = buf_add_be64(&v, count);
-	if (!rc)
-		rc = buf_add_be64(&v, cn);
-	if (!rc)
-		rc = buf_add(&v, c, cn);
-	if (!rc)
-		store_batch_put(b, STORE_CF_STREAM, key->data, key->len, v.data, v.len);
-	buf_release(&v);
-	return rc;
-}
-
-/* An iterator over the stream-CF records of k's version starting with
- * prefix (a full sub-key prefix). */
-static struct store_iter *prefix_iter(struct keyspace *ks, const struct buf *prefix)
-{
-	struct buf upper = BUF_INIT;
-	struct store_iter *it = NULL;
-	if (buf_set(&upper, prefix->data, prefix->len) == 0) {
-		bool bounded = enc_prefix_successor(&upper);
-		it = store_iter_new(ks_store(ks), STORE_CF_STREAM, prefix->data, prefix->len,
-				    bounded ? upper.data : NULL, bounded ? upper.len : 0);
-	}
-	buf_release(&upper);
-	return it;
-}
-
-/* ---- Per-consumer pending deltas ----------------------------------- */
-
-/* Pending counts of other consumers changed by one verb, applied once at
- * its end (several entries may move from one consumer). */
-struct deltas {
-	struct {
-		struct buf name;
-		int64_t d;
-	} * v;
-	size_t n;
-};
-
-static int deltas_add(struct deltas *ds, const char *c, size_t cn, int64_t d)
-{
-	for (size_t j = 0; j < ds->n; j++) {
-		if (ds->v[j].name.len == cn && memcmp(ds->v[j].name.data, c, cn) == 0) {
-			ds->v[j].d += d;
-			return 0;
-		}
-	}
-	void *nv = realloc(ds->v, (ds->n + 1) * sizeof(*ds->v));
-	if (!nv)
-		return -ENOMEM;
-	ds->v = nv;
-	buf_init(&ds->v[ds->n].name);
-	ds->v[ds->n].d = d;
-	return buf_set(&ds->v[ds->n++].name, c, cn);
-}
-
-static int deltas_apply(struct keyspace *ks, const struct ks_key *k, uint64_t ver, const char *g,
-			size_t gn, struct deltas *ds, struct store_batch *b)
-{
-	struct buf key = BUF_INIT, v = BUF_INIT;
-	int rc = 0;
-	for (size_t j = 0; j < ds->n && !rc; j++) {
-		struct stream_consumer c;
-		uint8_t enc[CONSUMER_LEN];
-		if (ds->v[j].d == 0)
-			continue;
-		rc = consumer_key(ks, k, ver, g, gn, ds->v[j].name.data, ds->v[j].name.len, &key);
-		if (!rc)
-			rc = sget(ks, &key, &v);
-		if (rc == -ENOENT) {
-			rc = 0; /* a consumer deleted under its entries: nothing to count */
-			continue;
-		}
-		if (rc)
-			break;
-		if ((rc = consumer_decode(k, g, gn, v.data, v.len, &c)))
-			break;
-		c.pending = (uint64_t)((int64_t)c.pending + ds->v[j].d);
-		consumer_encode(&c, enc);
-		store_batch_put(b, STORE_CF_STREAM, key.data, key.len, enc, sizeof(enc));
-	}
+		rc = store_get(ks_store(ks), STORE_CF_STREAM, key.data, key.len, out);
 	buf_release(&key);
-	buf_release(&v);
 	return rc;
-}
-
-/* The acting consumer c may be among those that lost entries: its
- * record is written from *con, so fold its delta in there. */
-static void deltas_fold(struct deltas *ds, const char *c, size_t cn, struct stream_consumer *con)
-{
-	for (size_t j = 0; j < ds->n; j++) {
-		if (ds->v[j].name.len == cn && memcmp(ds->v[j].name.data, c, cn) == 0) {
-			con->pending = (uint64_t)((int64_t)con->pending + ds->v[j].d);
-			ds->v[j].d = 0;
-		}
-	}
-}
-
-static void deltas_release(struct deltas *ds)
-{
-	for (size_t j = 0; j < ds->n; j++)
-		buf_release(&ds->v[j].name);
-	free(ds->v);
-	ds->v = NULL;
-	ds->n = 0;
 }
 
 int stream_value_encode(const struct stream_str *fv, size_t nf, struct buf *out)
@@ -475,14 +244,15 @@ int stream_batch_create(struct keyspace *ks, struct store_batch *b, const struct
 {
 	struct buf sk = BUF_INIT;
 	struct enc_meta m;
-	struct stream_info i;
+	struct stream_info i = {0};
+	uint8_t tail[TAIL_LEN];
 	int rc = 0;
 	if (n == 0)
 		return -EINVAL;
-	meta_fresh(ks, &m, &i);
+	ks_meta_new(ks, &m, KV_TYPE_STREAM);
 	m.expire_ms = expire_ms;
 	for (size_t j = 0; j < n && !rc; j++) {
-		if (is_zero(&ids[j]) || ids[j].ms == UINT64_MAX ||
+		if (stream_id_is_zero(&ids[j]) || ids[j].ms == UINT64_MAX ||
 		    (j && stream_id_cmp(&ids[j - 1], &ids[j]) >= 0))
 			rc = -EINVAL;
 		if (!rc)
@@ -491,17 +261,17 @@ int stream_batch_create(struct keyspace *ks, struct store_batch *b, const struct
 			store_batch_put(b, STORE_CF_STREAM, sk.data, sk.len, vals[j], lens[j]);
 	}
 	if (!rc) {
-		i.size = i.entries_added = n;
+		m.size = i.size = i.entries_added = n;
 		i.first = i.recorded_first = ids[0];
 		i.last = i.last_generated = ids[n - 1];
-		rc = meta_put(ks, b, k, &m, &i);
+		tail_encode(&i, tail);
+		rc = ks_batch_put_meta(ks, b, k, &m, tail, sizeof(tail));
 	}
 	buf_release(&sk);
 	return rc;
 }
 
 /* ---- XADD ---------------------------------------------------------- */
-
 static int next_auto(const struct stream_id *last, struct stream_id *id)
 {
 	uint64_t now = now_ms();
@@ -551,7 +321,7 @@ static int choose_id(const struct ks_key *k, enum stream_add_mode mode,
 	case STREAM_ADD_ID:
 	case STREAM_ADD_RESTORE:
 		*id = *want;
-		if (is_zero(id)) {
+		if (stream_id_is_zero(id)) {
 			LOG_ERR("XADD '%.*s': 0-0 is not a valid stream ID", (int)k->klen, k->key);
 			return -EINVAL;
 		}
@@ -576,48 +346,34 @@ int stream_add(struct keyspace *ks, const struct ks_key *k, enum stream_add_mode
 	       const struct stream_id *want, const struct stream_str *fv, size_t nf, unsigned flags,
 	       struct stream_id *out)
 {
-	struct buf raw = BUF_INIT, sk = BUF_INIT, val = BUF_INIT, tmp = BUF_INIT;
-	struct store_batch *b = NULL;
-	struct enc_meta m;
+	struct buf val = BUF_INIT, tmp = BUF_INIT;
+	struct ks_txn t;
+	struct enc_meta *m;
 	struct stream_info i;
 	struct stream_id id = {0, 0};
-	bool fresh = false;
-	int rc = 0;
+	uint8_t sub[16];
 
 	if (nf < 2 || nf % 2) {
 		LOG_ERR("XADD '%.*s': an entry needs field/value pairs (%zu strings given)",
 			(int)k->klen, k->key, nf);
 		return -EINVAL;
 	}
-	for (size_t j = 0; j < nf && !rc; j++) {
-		if (fv[j].n > INT32_MAX) {
+	int rc = stream_value_encode(fv, nf, &val);
+	if (rc) {
+		if (rc == -EINVAL)
 			LOG_ERR("XADD '%.*s': a field or value over 2^31-1 bytes", (int)k->klen,
 				k->key);
-			return -EINVAL;
-		}
-		rc = add_varint32(&val, (uint32_t)fv[j].n);
-		if (!rc)
-			rc = buf_add(&val, fv[j].p, fv[j].n);
+		buf_release(&val);
+		return rc;
 	}
-	if (rc)
-		goto done;
-	if (!(b = store_batch_new(ks_store(ks)))) {
-		rc = -ENOMEM;
-		goto done;
-	}
-	ks_lock(ks, k);
-	rc = meta_read(ks, k, &raw, &m, &i);
-	if (rc == -ENOENT && !(flags & STREAM_NOMKSTREAM)) {
-		meta_fresh(ks, &m, &i);
-		fresh = true;
-		rc = 0;
-	}
+	ks_txn_begin(&t, ks, k);
+	rc = stream_meta_txn(&t, k, !(flags & STREAM_NOMKSTREAM), &m, &i);
+	bool fresh = !rc && ks_txn_is_new(&t, k);
 	if (!rc)
 		rc = choose_id(k, mode, want, fresh, &i, &id);
-	if (!rc)
-		rc = entry_key(ks, k, m.version, &id, &sk);
+	stream_id_put(sub, &id);
 	if (!rc && mode == STREAM_ADD_RESTORE && !fresh) {
-		rc = sget(ks, &sk, &tmp);
+		rc = stream_rec_get(ks, k, m->version, sub, sizeof(sub), &tmp);
 		if (rc == 0) {
 			char a[STREAM_ID_MAX];
 			stream_id_format(&id, a);
@@ -630,7 +386,7 @@ int stream_add(struct keyspace *ks, const struct ks_key *k, enum stream_add_mode
 	}
 	if (rc)
 		goto out;
-	store_batch_put(b, STORE_CF_STREAM, sk.data, sk.len, val.data, val.len);
+	ks_txn_sub_put(&t, k, STORE_CF_STREAM, sub, sizeof(sub), val.data, val.len);
 	i.size++;
 	i.entries_added++;
 	if (mode != STREAM_ADD_RESTORE) {
@@ -647,44 +403,27 @@ int stream_add(struct keyspace *ks, const struct ks_key *k, enum stream_add_mode
 		if (stream_id_cmp(&id, &i.last_generated) > 0)
 			i.last_generated = id;
 	}
-	rc = meta_put(ks, b, k, &m, &i);
-	if (!rc && fresh)
-		rc = ks_batch_empty_del(ks, b, k);
-	if (!rc)
-		rc = ks_write(ks, b);
+	rc = stream_meta_commit(&t, k, m, &i);
 	if (!rc && out)
 		*out = id;
 out:
-	ks_unlock(ks, k);
-done:
-	store_batch_free(b);
-	buf_release(&raw);
-	buf_release(&sk);
 	buf_release(&val);
 	buf_release(&tmp);
-	return rc;
+	return ks_txn_end(&t, rc);
 }
 
 /* ---- Reads --------------------------------------------------------- */
 
 int stream_len(struct keyspace *ks, const struct ks_key *k, uint64_t *n)
 {
-	struct buf raw = BUF_INIT;
-	struct enc_meta m;
-	struct stream_info i;
-	int rc = meta_read(ks, k, &raw, &m, &i);
-	*n = rc ? 0 : i.size;
-	if (rc == -ENOENT)
-		rc = 0;
-	buf_release(&raw);
-	return rc;
+	return ks_card(ks, k, KV_TYPE_STREAM, n);
 }
 
 int stream_info(struct keyspace *ks, const struct ks_key *k, struct stream_info *out)
 {
 	struct buf raw = BUF_INIT;
 	struct enc_meta m;
-	int rc = meta_read(ks, k, &raw, &m, out);
+	int rc = stream_meta_read(ks, k, &raw, &m, out);
 	buf_release(&raw);
 	return rc;
 }
@@ -692,18 +431,17 @@ int stream_info(struct keyspace *ks, const struct ks_key *k, struct stream_info 
 int stream_get(struct keyspace *ks, const struct ks_key *k, const struct stream_id *id,
 	       struct buf *out)
 {
-	struct buf raw = BUF_INIT, sk = BUF_INIT;
+	struct buf raw = BUF_INIT;
 	struct enc_meta m;
 	struct stream_info i;
-	int rc = meta_read(ks, k, &raw, &m, &i);
+	uint8_t sub[16];
+	int rc = stream_meta_read(ks, k, &raw, &m, &i);
 	if (!rc && id->ms == UINT64_MAX)
 		rc = -ENOENT;
+	stream_id_put(sub, id);
 	if (!rc)
-		rc = entry_key(ks, k, m.version, id, &sk);
-	if (!rc)
-		rc = sget(ks, &sk, out);
+		rc = stream_rec_get(ks, k, m.version, sub, sizeof(sub), out);
 	buf_release(&raw);
-	buf_release(&sk);
 	return rc;
 }
 
@@ -737,7 +475,7 @@ struct stream_iter *stream_iter_new(struct keyspace *ks, const struct ks_key *k,
 		it->to = *to;
 		it->excl_to = excl_to;
 	}
-	rc = meta_read(ks, k, &raw, &m, &i);
+	rc = stream_meta_read(ks, k, &raw, &m, &i);
 	if (rc == -ENOENT) {
 		rc = 0;
 		goto out;
@@ -819,7 +557,7 @@ int stream_iter_next(struct stream_iter *it, struct stream_id *id, const char **
 				 "skipped",
 				 kn - it->plen);
 	}
-	get_id((const uint8_t *)key + it->plen, id);
+	stream_id_get((const uint8_t *)key + it->plen, id);
 	if (it->has_to) {
 		int c = stream_id_cmp(id, &it->to);
 		if (it->reverse ? (c < 0 || (c == 0 && it->excl_to))
@@ -846,14 +584,6 @@ void stream_iter_free(struct stream_iter *it)
 
 /* ---- XDEL, XTRIM --------------------------------------------------- */
 
-static bool id_in(const struct stream_id *id, const struct stream_id *ids, size_t n)
-{
-	for (size_t j = 0; j < n; j++)
-		if (stream_id_cmp(id, &ids[j]) == 0)
-			return true;
-	return false;
-}
-
 /* The first entry after (or, reverse, before) `from` whose ID is not in
  * gone[0..ng). 1 found, 0 none, <0 error. */
 static int next_alive(struct keyspace *ks, const struct ks_key *k, const struct stream_id *from,
@@ -866,7 +596,7 @@ static int next_alive(struct keyspace *ks, const struct ks_key *k, const struct 
 	if (!it)
 		return rc;
 	while ((rc = stream_iter_next(it, out, &v, &vn)) == 1)
-		if (!id_in(out, gone, ng))
+		if (!stream_id_in(out, gone, ng))
 			break;
 	stream_iter_free(it);
 	return rc;
@@ -875,39 +605,36 @@ static int next_alive(struct keyspace *ks, const struct ks_key *k, const struct 
 int stream_del(struct keyspace *ks, const struct ks_key *k, const struct stream_id *ids, size_t n,
 	       uint64_t *deleted)
 {
-	struct buf raw = BUF_INIT, sk = BUF_INIT, v = BUF_INIT;
-	struct store_batch *b = NULL;
+	struct buf v = BUF_INIT;
 	struct stream_id *gone = NULL;
-	struct enc_meta m;
+	struct ks_txn t;
+	struct enc_meta *m;
 	struct stream_info i;
 	size_t ng = 0;
-	int rc;
 
 	if (deleted)
 		*deleted = 0;
-	if (!(b = store_batch_new(ks_store(ks))) || (n && !(gone = calloc(n, sizeof(*gone))))) {
-		store_batch_free(b);
+	if (n && !(gone = calloc(n, sizeof(*gone))))
 		return -ENOMEM;
-	}
-	ks_lock(ks, k);
-	rc = meta_read(ks, k, &raw, &m, &i);
+	ks_txn_begin(&t, ks, k);
+	int rc = stream_meta_txn(&t, k, false, &m, &i);
 	if (rc == -ENOENT) {
 		rc = 0;
 		goto out;
 	}
 	for (size_t j = 0; j < n && !rc; j++) {
-		if (ids[j].ms == UINT64_MAX || id_in(&ids[j], gone, ng))
+		uint8_t sub[16];
+		if (ids[j].ms == UINT64_MAX || stream_id_in(&ids[j], gone, ng))
 			continue;
-		rc = entry_key(ks, k, m.version, &ids[j], &sk);
-		if (!rc)
-			rc = sget(ks, &sk, &v);
+		stream_id_put(sub, &ids[j]);
+		rc = stream_rec_get(ks, k, m->version, sub, sizeof(sub), &v);
 		if (rc == -ENOENT) {
 			rc = 0;
 			continue;
 		}
 		if (rc)
 			break;
-		store_batch_delete(b, STORE_CF_STREAM, sk.data, sk.len);
+		ks_txn_sub_del(&t, k, STORE_CF_STREAM, sub, sizeof(sub));
 		gone[ng++] = ids[j];
 		if (stream_id_cmp(&i.max_deleted, &ids[j]) < 0)
 			i.max_deleted = ids[j];
@@ -918,14 +645,14 @@ int stream_del(struct keyspace *ks, const struct ks_key *k, const struct stream_
 		i.first = i.last = i.recorded_first = id_zero;
 	} else {
 		struct stream_id nx;
-		if (id_in(&i.first, gone, ng)) {
+		if (stream_id_in(&i.first, gone, ng)) {
 			rc = next_alive(ks, k, &i.first, false, gone, ng, &nx);
 			if (rc == 1)
 				i.first = i.recorded_first = nx;
 			else if (rc == 0)
 				i.first = i.recorded_first = id_zero;
 		}
-		if (rc >= 0 && id_in(&i.last, gone, ng)) {
+		if (rc >= 0 && stream_id_in(&i.last, gone, ng)) {
 			rc = next_alive(ks, k, &i.last, true, gone, ng, &nx);
 			if (rc == 1)
 				i.last = nx;
@@ -938,63 +665,50 @@ int stream_del(struct keyspace *ks, const struct ks_key *k, const struct stream_
 			goto out;
 	}
 	i.size -= ng;
-	rc = meta_put(ks, b, k, &m, &i);
-	if (!rc)
-		rc = ks_write(ks, b);
+	rc = stream_meta_commit(&t, k, m, &i);
 	if (!rc && deleted)
 		*deleted = ng;
 out:
-	ks_unlock(ks, k);
-	store_batch_free(b);
 	free(gone);
-	buf_release(&raw);
-	buf_release(&sk);
 	buf_release(&v);
-	return rc;
+	return ks_txn_end(&t, rc);
 }
 
 int stream_trim(struct keyspace *ks, const struct ks_key *k, enum stream_trim how, uint64_t maxlen,
 		const struct stream_id *minid, uint64_t *deleted)
 {
-	struct buf raw = BUF_INIT, sk = BUF_INIT;
-	struct store_batch *b = NULL;
 	struct stream_iter *it = NULL;
-	struct enc_meta m;
+	struct ks_txn t;
+	struct enc_meta *m;
 	struct stream_info i;
 	struct stream_id id, last_deleted = id_zero;
 	uint64_t ret = 0;
 	const char *v;
 	size_t vn;
-	int rc;
 
 	if (deleted)
 		*deleted = 0;
 	if (how == STREAM_TRIM_MINID && !minid)
 		return -EINVAL;
-	if (!(b = store_batch_new(ks_store(ks))))
-		return -ENOMEM;
-	ks_lock(ks, k);
-	rc = meta_read(ks, k, &raw, &m, &i);
-	if (rc == -ENOENT) {
-		rc = 0;
-		goto out;
-	}
-	if (rc)
-		goto out;
-	it = stream_iter_new(ks, k, false, NULL, false, NULL, false, &rc);
+	ks_txn_begin(&t, ks, k);
+	int rc = stream_meta_txn(&t, k, false, &m, &i);
+	if (rc == -ENOENT)
+		rc = 0; /* nothing to trim */
+	else if (!rc)
+		it = stream_iter_new(ks, k, false, NULL, false, NULL, false, &rc);
 	if (!it)
 		goto out;
 	/* Kvrocks's trim(): drop from the front; first and recorded_first
 	 * follow; max_deleted becomes the last ID dropped. */
 	rc = stream_iter_next(it, &id, &v, &vn);
 	while (rc == 1 && i.size > 0) {
+		uint8_t sub[16];
 		if (how == STREAM_TRIM_MAXLEN && i.size <= maxlen)
 			break;
 		if (how == STREAM_TRIM_MINID && stream_id_cmp(&i.first, minid) >= 0)
 			break;
-		if ((rc = entry_key(ks, k, m.version, &id, &sk)))
-			break;
-		store_batch_delete(b, STORE_CF_STREAM, sk.data, sk.len);
+		stream_id_put(sub, &id);
+		ks_txn_sub_del(&t, k, STORE_CF_STREAM, sub, sizeof(sub));
 		ret++;
 		i.size--;
 		last_deleted = id;
@@ -1006,1046 +720,29 @@ int stream_trim(struct keyspace *ks, const struct ks_key *k, enum stream_trim ho
 	}
 	if (rc < 0 || ret == 0)
 		goto out;
-	rc = 0;
 	if (i.size == 0)
 		i.first = i.last = i.recorded_first = id_zero;
 	i.max_deleted = last_deleted;
-	rc = meta_put(ks, b, k, &m, &i);
-	if (!rc)
-		rc = ks_write(ks, b);
+	rc = stream_meta_commit(&t, k, m, &i);
 	if (!rc && deleted)
 		*deleted = ret;
 out:
-	if (rc > 0)
-		rc = 0;
 	stream_iter_free(it);
-	ks_unlock(ks, k);
-	store_batch_free(b);
-	buf_release(&raw);
-	buf_release(&sk);
-	return rc;
+	return ks_txn_end(&t, rc > 0 ? 0 : rc);
 }
 
 int stream_del_if_empty(struct keyspace *ks, const struct ks_key *k)
 {
-	struct buf raw = BUF_INIT;
-	struct store_batch *b = store_batch_new(ks_store(ks));
-	struct enc_meta m;
+	struct ks_txn t;
+	struct enc_meta *m;
 	struct stream_info i;
-	int rc;
-	if (!b)
-		return -ENOMEM;
-	ks_lock(ks, k);
-	rc = meta_read(ks, k, &raw, &m, &i);
+	ks_txn_begin(&t, ks, k);
+	int rc = stream_meta_txn(&t, k, false, &m, &i);
 	if (!rc && i.size > 0)
 		rc = -ENOTEMPTY;
-	if (!rc)
-		rc = ks_batch_del_meta(ks, b, k);
-	if (!rc)
-		rc = ks_write(ks, b);
-	ks_unlock(ks, k);
-	store_batch_free(b);
-	buf_release(&raw);
-	return rc;
-}
-
-/* ---- Consumer groups ----------------------------------------------- */
-
-static int check_name(const struct ks_key *k, const char *what, const char *s, size_t n)
-{
-	if (n == 0 || isdigit((unsigned char)s[0])) {
-		LOG_ERR("stream '%.*s': a %s name must be non-empty and not start with a digit "
-			"(Kvrocks's rule): '%.*s'",
-			(int)k->klen, k->key, what, (int)n, s);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-/* Read group g of the current version: 0, -ENOENT (logged as NOGROUP
- * when `verb` is given). */
-static int group_read(struct keyspace *ks, const struct ks_key *k, uint64_t ver, const char *g,
-		      size_t gn, struct buf *key, struct stream_group *out, const char *verb)
-{
-	struct buf v = BUF_INIT;
-	int rc = group_key(ks, k, ver, SUB_GROUP, g, gn, NULL, 0, key);
-	if (!rc)
-		rc = sget(ks, key, &v);
-	if (!rc)
-		rc = group_decode(k, g, gn, v.data, v.len, out);
-	if (rc == -ENOENT && verb)
-		LOG_INFO("%s '%.*s': no consumer group '%.*s'", verb, (int)k->klen, k->key, (int)gn,
-			 g);
-	buf_release(&v);
-	return rc;
-}
-
-static void group_put(struct store_batch *b, const struct buf *key, const struct stream_group *g)
-{
-	uint8_t enc[GROUP_LEN];
-	group_encode(g, enc);
-	store_batch_put(b, STORE_CF_STREAM, key->data, key->len, enc, sizeof(enc));
-}
-
-static void consumer_put(struct store_batch *b, const struct buf *key,
-			 const struct stream_consumer *c)
-{
-	uint8_t enc[CONSUMER_LEN];
-	consumer_encode(c, enc);
-	store_batch_put(b, STORE_CF_STREAM, key->data, key->len, enc, sizeof(enc));
-}
-
-int stream_group_create(struct keyspace *ks, const struct ks_key *k, const char *g, size_t gn,
-			const struct stream_id *id, int64_t entries_read, unsigned flags)
-{
-	struct buf raw = BUF_INIT, gk = BUF_INIT;
-	struct store_batch *b = NULL;
-	struct enc_meta m;
-	struct stream_info i;
-	struct stream_group grp;
-	bool fresh = false;
-	int rc = check_name(k, "group", g, gn);
-
-	if (rc)
-		return rc;
-	if (!(b = store_batch_new(ks_store(ks))))
-		return -ENOMEM;
-	ks_lock(ks, k);
-	rc = meta_read(ks, k, &raw, &m, &i);
-	if (rc == -ENOENT && (flags & STREAM_MKSTREAM)) {
-		meta_fresh(ks, &m, &i);
-		fresh = true;
-		rc = 0;
-	}
-	if (rc == -ENOENT)
-		LOG_INFO("XGROUP CREATE '%.*s': no such stream (MKSTREAM creates one)",
-			 (int)k->klen, k->key);
-	if (rc)
-		goto out;
-	rc = group_read(ks, k, m.version, g, gn, &gk, &grp, NULL);
-	if (rc == 0) {
-		LOG_ERR("XGROUP CREATE '%.*s': group '%.*s' exists", (int)k->klen, k->key, (int)gn,
-			g);
-		rc = -EEXIST;
-		goto out;
-	}
-	if (rc != -ENOENT)
-		goto out;
-	memset(&grp, 0, sizeof(grp));
-	grp.last_delivered = id ? *id : i.last;
-	if (entries_read != STREAM_ENTRIES_READ_UNSET)
-		grp.entries_read = entries_read;
-	else
-		grp.entries_read = id ? -1 : (int64_t)i.entries_added;
-	group_put(b, &gk, &grp);
-	i.group_number++;
-	rc = meta_put(ks, b, k, &m, &i);
-	if (!rc && fresh)
-		rc = ks_batch_empty_del(ks, b, k);
-	if (!rc)
-		rc = ks_write(ks, b);
-out:
-	ks_unlock(ks, k);
-	store_batch_free(b);
-	buf_release(&raw);
-	buf_release(&gk);
-	return rc;
-}
-
-/* Delete every record under prefix into b. */
-static int delete_prefix(struct keyspace *ks, const struct buf *prefix, struct store_batch *b)
-{
-	struct store_iter *it = prefix_iter(ks, prefix);
-	if (!it)
-		return -ENOMEM;
-	for (store_iter_seek_first(it); store_iter_valid(it); store_iter_next(it)) {
-		size_t kn;
-		const char *key = store_iter_key(it, &kn);
-		store_batch_delete(b, STORE_CF_STREAM, key, kn);
-	}
-	int rc = store_iter_status(it);
-	store_iter_free(it);
-	return rc;
-}
-
-int stream_group_destroy(struct keyspace *ks, const struct ks_key *k, const char *g, size_t gn)
-{
-	struct buf raw = BUF_INIT, gk = BUF_INIT, px = BUF_INIT;
-	struct store_batch *b = NULL;
-	struct enc_meta m;
-	struct stream_info i;
-	struct stream_group grp;
-	int rc;
-
-	if (!(b = store_batch_new(ks_store(ks))))
-		return -ENOMEM;
-	ks_lock(ks, k);
-	rc = meta_read(ks, k, &raw, &m, &i);
-	if (!rc)
-		rc = group_read(ks, k, m.version, g, gn, &gk, &grp, NULL);
-	if (rc == -ENOENT && gk.len) {
-		rc = 0; /* the key exists, the group does not: 0 destroyed */
-		goto out;
-	}
-	if (rc)
-		goto out;
-	store_batch_delete(b, STORE_CF_STREAM, gk.data, gk.len);
-	rc = group_key(ks, k, m.version, SUB_CONSUMER, g, gn, NULL, 0, &px);
-	if (!rc)
-		rc = delete_prefix(ks, &px, b);
-	if (!rc)
-		rc = group_key(ks, k, m.version, SUB_PEL, g, gn, NULL, 0, &px);
-	if (!rc)
-		rc = delete_prefix(ks, &px, b);
 	if (!rc) {
-		i.group_number--;
-		rc = meta_put(ks, b, k, &m, &i);
+		ks_txn_resize(&t, k, 0, 0); /* size 0: commit deletes the key */
+		rc = ks_txn_commit(&t);
 	}
-	if (!rc)
-		rc = ks_write(ks, b);
-	if (!rc)
-		rc = 1;
-out:
-	ks_unlock(ks, k);
-	store_batch_free(b);
-	buf_release(&raw);
-	buf_release(&gk);
-	buf_release(&px);
-	return rc;
-}
-
-int stream_group_setid(struct keyspace *ks, const struct ks_key *k, const char *g, size_t gn,
-		       const struct stream_id *id, int64_t entries_read)
-{
-	struct buf raw = BUF_INIT, gk = BUF_INIT;
-	struct store_batch *b = NULL;
-	struct enc_meta m;
-	struct stream_info i;
-	struct stream_group grp;
-	int rc;
-
-	if (!(b = store_batch_new(ks_store(ks))))
-		return -ENOMEM;
-	ks_lock(ks, k);
-	rc = meta_read(ks, k, &raw, &m, &i);
-	if (!rc)
-		rc = group_read(ks, k, m.version, g, gn, &gk, &grp, "XGROUP SETID");
-	if (rc)
-		goto out;
-	grp.last_delivered = id ? *id : i.last;
-	grp.entries_read = entries_read != STREAM_ENTRIES_READ_UNSET ? entries_read : -1;
-	group_put(b, &gk, &grp);
-	rc = ks_write(ks, b);
-out:
-	ks_unlock(ks, k);
-	store_batch_free(b);
-	buf_release(&raw);
-	buf_release(&gk);
-	return rc;
-}
-
-/* Read consumer c, creating it in b (and counting it in grp) if missing.
- * *created (may be NULL). */
-static int consumer_get_or_make(struct keyspace *ks, const struct ks_key *k, uint64_t ver,
-				const char *g, size_t gn, const char *c, size_t cn, struct buf *ck,
-				struct stream_consumer *out, struct stream_group *grp,
-				bool *created)
-{
-	struct buf v = BUF_INIT;
-	int rc = consumer_key(ks, k, ver, g, gn, c, cn, ck);
-	if (!rc)
-		rc = sget(ks, ck, &v);
-	if (created)
-		*created = false;
-	if (rc == 0) {
-		rc = consumer_decode(k, g, gn, v.data, v.len, out);
-	} else if (rc == -ENOENT) {
-		rc = check_name(k, "consumer", c, cn);
-		if (!rc) {
-			uint64_t now = now_ms();
-			out->pending = 0;
-			out->seen_ms = out->active_ms = now;
-			grp->consumers++;
-			if (created)
-				*created = true;
-		}
-	}
-	buf_release(&v);
-	return rc;
-}
-
-int stream_consumer_create(struct keyspace *ks, const struct ks_key *k, const char *g, size_t gn,
-			   const char *c, size_t cn)
-{
-	struct buf raw = BUF_INIT, gk = BUF_INIT, ck = BUF_INIT;
-	struct store_batch *b = NULL;
-	struct enc_meta m;
-	struct stream_info i;
-	struct stream_group grp;
-	struct stream_consumer con;
-	bool created = false;
-	int rc;
-
-	if (!(b = store_batch_new(ks_store(ks))))
-		return -ENOMEM;
-	ks_lock(ks, k);
-	rc = meta_read(ks, k, &raw, &m, &i);
-	if (!rc)
-		rc = group_read(ks, k, m.version, g, gn, &gk, &grp, "XGROUP CREATECONSUMER");
-	if (!rc)
-		rc =
-		    consumer_get_or_make(ks, k, m.version, g, gn, c, cn, &ck, &con, &grp, &created);
-	if (!rc && created) {
-		consumer_put(b, &ck, &con);
-		group_put(b, &gk, &grp);
-		rc = ks_write(ks, b);
-	}
-	if (!rc)
-		rc = created ? 1 : 0;
-	ks_unlock(ks, k);
-	store_batch_free(b);
-	buf_release(&raw);
-	buf_release(&gk);
-	buf_release(&ck);
-	return rc;
-}
-
-int stream_consumer_del(struct keyspace *ks, const struct ks_key *k, const char *g, size_t gn,
-			const char *c, size_t cn, uint64_t *pending)
-{
-	struct buf raw = BUF_INIT, gk = BUF_INIT, ck = BUF_INIT, v = BUF_INIT, px = BUF_INIT;
-	struct store_batch *b = NULL;
-	struct store_iter *it = NULL;
-	struct enc_meta m;
-	struct stream_info i;
-	struct stream_group grp;
-	uint64_t dropped = 0;
-	int rc;
-
-	*pending = 0;
-	if (!(b = store_batch_new(ks_store(ks))))
-		return -ENOMEM;
-	ks_lock(ks, k);
-	rc = meta_read(ks, k, &raw, &m, &i);
-	if (!rc)
-		rc = group_read(ks, k, m.version, g, gn, &gk, &grp, "XGROUP DELCONSUMER");
-	if (!rc)
-		rc = consumer_key(ks, k, m.version, g, gn, c, cn, &ck);
-	if (!rc)
-		rc = sget(ks, &ck, &v);
-	if (rc == -ENOENT && ck.len) {
-		rc = 0; /* no such consumer: nothing to do */
-		goto out;
-	}
-	if (!rc)
-		rc = group_key(ks, k, m.version, SUB_PEL, g, gn, NULL, 0, &px);
-	if (rc)
-		goto out;
-	if (!(it = prefix_iter(ks, &px))) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	for (store_iter_seek_first(it); store_iter_valid(it); store_iter_next(it)) {
-		size_t kn, vn;
-		const char *key = store_iter_key(it, &kn);
-		const char *val = store_iter_value(it, &vn);
-		struct stream_pel p;
-		struct stream_id id;
-		if (pel_read(k, g, gn, key, kn, px.len, val, vn, &id, &p))
-			continue;
-		if (p.consumer.n == cn && memcmp(p.consumer.p, c, cn) == 0) {
-			store_batch_delete(b, STORE_CF_STREAM, key, kn);
-			dropped++;
-		}
-	}
-	if ((rc = store_iter_status(it)))
-		goto out;
-	store_batch_delete(b, STORE_CF_STREAM, ck.data, ck.len);
-	grp.consumers--;
-	grp.pending -= dropped;
-	group_put(b, &gk, &grp);
-	rc = ks_write(ks, b);
-	if (!rc)
-		*pending = dropped;
-out:
-	store_iter_free(it);
-	ks_unlock(ks, k);
-	store_batch_free(b);
-	buf_release(&raw);
-	buf_release(&gk);
-	buf_release(&ck);
-	buf_release(&v);
-	buf_release(&px);
-	return rc;
-}
-
-/* Kvrocks's StreamRangeHasTombstones / StreamEstimateDistanceFromFirstEverEntry
- * (Redis's rules for entries_read and lag). */
-static bool has_tombstones(const struct stream_info *i, const struct stream_id *start)
-{
-	if (i->size == 0 || is_zero(&i->max_deleted))
-		return false;
-	if (stream_id_cmp(&i->first, &i->max_deleted) > 0)
-		return false;
-	return stream_id_cmp(start, &i->max_deleted) <= 0;
-}
-
-static int64_t estimate_distance(const struct stream_info *i, const struct stream_id *id)
-{
-	if (i->entries_added == 0)
-		return 0;
-	if (i->size == 0 && stream_id_cmp(id, &i->last) < 0)
-		return (int64_t)i->entries_added;
-	int c = stream_id_cmp(id, &i->last);
-	if (c == 0)
-		return (int64_t)i->entries_added;
-	if (c > 0)
-		return -1;
-	if (is_zero(&i->max_deleted) || stream_id_cmp(&i->max_deleted, &i->first) < 0) {
-		int f = stream_id_cmp(id, &i->first);
-		if (f < 0)
-			return (int64_t)(i->entries_added - i->size);
-		if (f == 0)
-			return (int64_t)(i->entries_added - i->size + 1);
-	}
-	return -1;
-}
-
-static void compute_lag(const struct stream_info *i, struct stream_group *g)
-{
-	if (i->entries_added == 0) {
-		g->lag = 0;
-	} else if (g->entries_read != -1 && !has_tombstones(i, &g->last_delivered)) {
-		g->lag = i->entries_added - (uint64_t)g->entries_read;
-	} else {
-		int64_t er = estimate_distance(i, &g->last_delivered);
-		g->lag = er != -1 ? i->entries_added - (uint64_t)er : UINT64_MAX;
-	}
-}
-
-int stream_readgroup(struct keyspace *ks, const struct ks_key *k, const char *g, size_t gn,
-		     const char *c, size_t cn, const struct stream_id *start, uint64_t count,
-		     unsigned flags, stream_entry_cb cb, void *arg)
-{
-	struct buf raw = BUF_INIT, gk = BUF_INIT, ck = BUF_INIT, pk = BUF_INIT, v = BUF_INIT;
-	struct buf px = BUF_INIT;
-	struct store_batch *b = NULL;
-	struct stream_iter *it = NULL;
-	struct store_iter *pit = NULL;
-	struct deltas ds = {0};
-	struct enc_meta m;
-	struct stream_info i;
-	struct stream_group grp;
-	struct stream_consumer con;
-	struct stream_id id;
-	uint64_t n = 0, now = now_ms();
-	const char *val;
-	size_t vn;
-	int rc;
-
-	if (!(b = store_batch_new(ks_store(ks))))
-		return -ENOMEM;
-	ks_lock(ks, k);
-	rc = meta_read(ks, k, &raw, &m, &i);
-	if (!rc)
-		rc = group_read(ks, k, m.version, g, gn, &gk, &grp, "XREADGROUP");
-	if (!rc)
-		rc = consumer_get_or_make(ks, k, m.version, g, gn, c, cn, &ck, &con, &grp, NULL);
-	if (rc)
-		goto out;
-	con.seen_ms = con.active_ms = now;
-	if (!start) {
-		it = stream_iter_new(ks, k, false, &grp.last_delivered, true, NULL, false, &rc);
-		if (!it)
-			goto out;
-		while ((!count || n < count) && (rc = stream_iter_next(it, &id, &val, &vn)) == 1) {
-			n++;
-			if (grp.entries_read != -1 && !has_tombstones(&i, &id))
-				grp.entries_read++;
-			else if (i.entries_added)
-				grp.entries_read = estimate_distance(&i, &id);
-			grp.last_delivered = id;
-			if (!(flags & STREAM_NOACK)) {
-				struct stream_pel old;
-				if ((rc = pel_key(ks, k, m.version, g, gn, &id, &pk)))
-					break;
-				rc = sget(ks, &pk, &v);
-				if (rc == 0 && pel_decode(v.data, v.len, &old) == 0) {
-					rc = deltas_add(&ds, old.consumer.p, old.consumer.n, -1);
-				} else if (rc == -ENOENT || rc == 0) {
-					/* a record that does not decode is replaced: logged */
-					if (rc == 0)
-						ks_corrupt_entry(k, g, gn,
-								 "pending entry %" PRIu64
-								 "-%" PRIu64
-								 " of %zu bytes does not decode; "
-								 "replaced",
-								 id.ms, id.seq, v.len);
-					grp.pending++;
-					rc = 0;
-				}
-				if (!rc)
-					rc = pel_put(b, &pk, now, 1, c, cn);
-				if (rc)
-					break;
-				con.pending++;
-			}
-			if (cb && (rc = cb(arg, &id, val, vn)))
-				break;
-		}
-		if (rc == 1)
-			rc = 0; /* stopped by count */
-	} else {
-		rc = group_key(ks, k, m.version, SUB_PEL, g, gn, NULL, 0, &px);
-		if (rc)
-			goto out;
-		if (!(pit = prefix_iter(ks, &px))) {
-			rc = -ENOMEM;
-			goto out;
-		}
-		if ((rc = pel_key(ks, k, m.version, g, gn, start, &pk)))
-			goto out;
-		for (store_iter_seek(pit, pk.data, pk.len); store_iter_valid(pit);
-		     store_iter_next(pit)) {
-			size_t kn, pn;
-			const char *key = store_iter_key(pit, &kn);
-			const char *pv = store_iter_value(pit, &pn);
-			struct stream_pel p;
-			if (pel_read(k, g, gn, key, kn, px.len, pv, pn, &id, &p))
-				continue;
-			if (stream_id_cmp(&id, start) <= 0)
-				continue;
-			if (p.consumer.n != cn || memcmp(p.consumer.p, c, cn) != 0)
-				continue;
-			if (count && n >= count)
-				break;
-			n++;
-			rc = pel_put(b, &(struct buf){.data = (char *)key, .len = kn}, now,
-				     p.deliveries + 1, c, cn);
-			if (rc)
-				break;
-			rc = stream_get(ks, k, &id, &v);
-			if (rc && rc != -ENOENT)
-				break;
-			if (cb && (rc = cb(arg, &id, rc ? NULL : v.data, rc ? 0 : v.len)))
-				break;
-		}
-		if (!rc)
-			rc = store_iter_status(pit);
-	}
-	if (rc)
-		goto out;
-	deltas_fold(&ds, c, cn, &con);
-	rc = deltas_apply(ks, k, m.version, g, gn, &ds, b);
-	if (!rc) {
-		group_put(b, &gk, &grp);
-		consumer_put(b, &ck, &con);
-		rc = ks_write(ks, b);
-	}
-out:
-	deltas_release(&ds);
-	stream_iter_free(it);
-	store_iter_free(pit);
-	ks_unlock(ks, k);
-	store_batch_free(b);
-	buf_release(&raw);
-	buf_release(&gk);
-	buf_release(&ck);
-	buf_release(&pk);
-	buf_release(&v);
-	buf_release(&px);
-	return rc;
-}
-
-int stream_ack(struct keyspace *ks, const struct ks_key *k, const char *g, size_t gn,
-	       const struct stream_id *ids, size_t n, uint64_t *acked)
-{
-	struct buf raw = BUF_INIT, gk = BUF_INIT, pk = BUF_INIT, v = BUF_INIT;
-	struct store_batch *b = NULL;
-	struct deltas ds = {0};
-	struct enc_meta m;
-	struct stream_info i;
-	struct stream_group grp;
-	uint64_t done = 0;
-	int rc;
-
-	*acked = 0;
-	if (!(b = store_batch_new(ks_store(ks))))
-		return -ENOMEM;
-	ks_lock(ks, k);
-	rc = meta_read(ks, k, &raw, &m, &i);
-	if (!rc)
-		rc = group_read(ks, k, m.version, g, gn, &gk, &grp, NULL);
-	if (rc == -ENOENT) {
-		rc = 0;
-		goto out;
-	}
-	for (size_t j = 0; j < n && !rc; j++) {
-		struct stream_pel p;
-		if (id_in(&ids[j], ids, j))
-			continue; /* counted once */
-		rc = pel_key(ks, k, m.version, g, gn, &ids[j], &pk);
-		if (!rc)
-			rc = sget(ks, &pk, &v);
-		if (rc == -ENOENT) {
-			rc = 0;
-			continue;
-		}
-		if (!rc && pel_decode(v.data, v.len, &p) == 0)
-			rc = deltas_add(&ds, p.consumer.p, p.consumer.n, -1);
-		else if (!rc) /* acked all the same: XACK needs only the ID */
-			ks_corrupt_entry(k, g, gn,
-					 "pending entry %" PRIu64 "-%" PRIu64
-					 " of %zu bytes does not decode; removed",
-					 ids[j].ms, ids[j].seq, v.len);
-		if (!rc) {
-			store_batch_delete(b, STORE_CF_STREAM, pk.data, pk.len);
-			done++;
-		}
-	}
-	if (rc || done == 0)
-		goto out;
-	grp.pending -= done;
-	group_put(b, &gk, &grp);
-	rc = deltas_apply(ks, k, m.version, g, gn, &ds, b);
-	if (!rc)
-		rc = ks_write(ks, b);
-	if (!rc)
-		*acked = done;
-out:
-	deltas_release(&ds);
-	ks_unlock(ks, k);
-	store_batch_free(b);
-	buf_release(&raw);
-	buf_release(&gk);
-	buf_release(&pk);
-	buf_release(&v);
-	return rc;
-}
-
-int stream_pending(struct keyspace *ks, const struct ks_key *k, const char *g, size_t gn,
-		   const struct stream_id *from, const struct stream_id *to, uint64_t count,
-		   const char *c, size_t cn, uint64_t min_idle, stream_pel_cb cb, void *arg)
-{
-	struct buf raw = BUF_INIT, gk = BUF_INIT, px = BUF_INIT, sk = BUF_INIT;
-	struct store_iter *it = NULL;
-	struct enc_meta m;
-	struct stream_info i;
-	struct stream_group grp;
-	uint64_t n = 0, now = now_ms();
-	int rc;
-
-	rc = meta_read(ks, k, &raw, &m, &i);
-	if (!rc)
-		rc = group_read(ks, k, m.version, g, gn, &gk, &grp, NULL);
-	if (!rc)
-		rc = group_key(ks, k, m.version, SUB_PEL, g, gn, NULL, 0, &px);
-	if (rc)
-		goto out;
-	if (!(it = prefix_iter(ks, &px))) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	if (from) {
-		if ((rc = pel_key(ks, k, m.version, g, gn, from, &sk)))
-			goto out;
-		store_iter_seek(it, sk.data, sk.len);
-	} else {
-		store_iter_seek_first(it);
-	}
-	for (; store_iter_valid(it) && (!count || n < count); store_iter_next(it)) {
-		size_t kn, vn;
-		const char *key = store_iter_key(it, &kn);
-		const char *val = store_iter_value(it, &vn);
-		struct stream_pel p;
-		struct stream_id id;
-		if (pel_read(k, g, gn, key, kn, px.len, val, vn, &id, &p))
-			continue;
-		if (to && stream_id_cmp(&id, to) > 0)
-			break;
-		if (c && (p.consumer.n != cn || memcmp(p.consumer.p, c, cn) != 0))
-			continue;
-		uint64_t idle = now > p.delivery_ms ? now - p.delivery_ms : 0;
-		if (idle < min_idle)
-			continue;
-		n++;
-		if ((rc = cb(arg, &id, &p, idle)))
-			break;
-	}
-	if (!rc)
-		rc = store_iter_status(it);
-out:
-	store_iter_free(it);
-	buf_release(&raw);
-	buf_release(&gk);
-	buf_release(&px);
-	buf_release(&sk);
-	return rc;
-}
-
-struct summary_cb {
-	stream_consumer_cb cb;
-	void *arg;
-};
-
-static int summary_consumer(void *arg, const char *name, size_t n, const struct stream_consumer *c)
-{
-	struct summary_cb *s = arg;
-	return c->pending && s->cb ? s->cb(s->arg, name, n, c) : 0;
-}
-
-int stream_pending_summary(struct keyspace *ks, const struct ks_key *k, const char *g, size_t gn,
-			   uint64_t *count, struct stream_id *min, struct stream_id *max,
-			   stream_consumer_cb cb, void *arg)
-{
-	struct buf raw = BUF_INIT, gk = BUF_INIT, px = BUF_INIT;
-	struct store_iter *it = NULL;
-	struct enc_meta m;
-	struct stream_info i;
-	struct stream_group grp;
-	struct summary_cb s = {cb, arg};
-	int rc;
-
-	*count = 0;
-	*min = *max = id_zero;
-	rc = meta_read(ks, k, &raw, &m, &i);
-	if (!rc)
-		rc = group_read(ks, k, m.version, g, gn, &gk, &grp, NULL);
-	if (!rc)
-		rc = group_key(ks, k, m.version, SUB_PEL, g, gn, NULL, 0, &px);
-	if (rc)
-		goto out;
-	if (!(it = prefix_iter(ks, &px))) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	*count = grp.pending;
-	for (int end = 0; end < 2; end++) {
-		size_t kn;
-		if (end)
-			store_iter_seek_last(it);
-		else
-			store_iter_seek_first(it);
-		if (!store_iter_valid(it))
-			break;
-		const char *key = store_iter_key(it, &kn);
-		if (kn == px.len + 16)
-			get_id((const uint8_t *)key + px.len, end ? max : min);
-	}
-	rc = store_iter_status(it);
-	if (!rc)
-		rc = stream_consumers(ks, k, g, gn, summary_consumer, &s);
-out:
-	store_iter_free(it);
-	buf_release(&raw);
-	buf_release(&gk);
-	buf_release(&px);
-	return rc;
-}
-
-int stream_claim(struct keyspace *ks, const struct ks_key *k, const char *g, size_t gn,
-		 const char *c, size_t cn, uint64_t min_idle, const struct stream_id *ids, size_t n,
-		 unsigned flags, stream_entry_cb cb, void *arg)
-{
-	struct buf raw = BUF_INIT, gk = BUF_INIT, ck = BUF_INIT, pk = BUF_INIT, v = BUF_INIT;
-	struct buf ev = BUF_INIT;
-	struct store_batch *b = NULL;
-	struct deltas ds = {0};
-	struct enc_meta m;
-	struct stream_info i;
-	struct stream_group grp;
-	struct stream_consumer con;
-	uint64_t now = now_ms();
-	int rc;
-
-	if (!(b = store_batch_new(ks_store(ks))))
-		return -ENOMEM;
-	ks_lock(ks, k);
-	rc = meta_read(ks, k, &raw, &m, &i);
-	if (!rc)
-		rc = group_read(ks, k, m.version, g, gn, &gk, &grp, "XCLAIM");
-	if (!rc)
-		rc = consumer_get_or_make(ks, k, m.version, g, gn, c, cn, &ck, &con, &grp, NULL);
-	if (rc)
-		goto out;
-	con.seen_ms = con.active_ms = now;
-	for (size_t j = 0; j < n && !rc; j++) {
-		struct stream_pel p = {0};
-		bool had;
-		if (id_in(&ids[j], ids, j))
-			continue;
-		rc = pel_key(ks, k, m.version, g, gn, &ids[j], &pk);
-		if (!rc)
-			rc = sget(ks, &pk, &v);
-		had = rc == 0;
-		if (rc == -ENOENT)
-			rc = 0;
-		if (rc)
-			break;
-		if (had && pel_decode(v.data, v.len, &p)) {
-			rc = ks_corrupt_entry(k, g, gn,
-					      "pending entry %" PRIu64 "-%" PRIu64
-					      " of %zu bytes does not decode",
-					      ids[j].ms, ids[j].seq, v.len);
-			break;
-		}
-		rc = stream_get(ks, k, &ids[j], &ev);
-		if (rc == -ENOENT) {
-			/* gone from the stream: Redis 7 drops it from the PEL */
-			rc = 0;
-			if (had) {
-				store_batch_delete(b, STORE_CF_STREAM, pk.data, pk.len);
-				grp.pending--;
-				rc = deltas_add(&ds, p.consumer.p, p.consumer.n, -1);
-			}
-			continue;
-		}
-		if (rc)
-			break;
-		if (!had && !(flags & STREAM_FORCE))
-			continue;
-		if (had && now - (p.delivery_ms < now ? p.delivery_ms : now) < min_idle)
-			continue;
-		if (!had) {
-			grp.pending++;
-			con.pending++;
-		} else if (p.consumer.n != cn || memcmp(p.consumer.p, c, cn) != 0) {
-			rc = deltas_add(&ds, p.consumer.p, p.consumer.n, -1);
-			con.pending++;
-		}
-		uint64_t count = p.deliveries + ((flags & STREAM_JUSTID) ? 0 : 1);
-		if (!rc)
-			rc = pel_put(b, &pk, now, count, c, cn);
-		if (!rc && cb)
-			rc = cb(arg, &ids[j], (flags & STREAM_JUSTID) ? NULL : ev.data,
-				(flags & STREAM_JUSTID) ? 0 : ev.len);
-	}
-	if (rc)
-		goto out;
-	deltas_fold(&ds, c, cn, &con);
-	rc = deltas_apply(ks, k, m.version, g, gn, &ds, b);
-	if (!rc) {
-		group_put(b, &gk, &grp);
-		consumer_put(b, &ck, &con);
-		rc = ks_write(ks, b);
-	}
-out:
-	deltas_release(&ds);
-	ks_unlock(ks, k);
-	store_batch_free(b);
-	buf_release(&raw);
-	buf_release(&gk);
-	buf_release(&ck);
-	buf_release(&pk);
-	buf_release(&v);
-	buf_release(&ev);
-	return rc;
-}
-
-int stream_autoclaim(struct keyspace *ks, const struct ks_key *k, const char *g, size_t gn,
-		     const char *c, size_t cn, uint64_t min_idle, const struct stream_id *start,
-		     uint64_t count, unsigned flags, stream_entry_cb cb, stream_entry_cb gone,
-		     void *arg, struct stream_id *next)
-{
-	struct buf raw = BUF_INIT, gk = BUF_INIT, ck = BUF_INIT, px = BUF_INIT, sk = BUF_INIT;
-	struct buf ev = BUF_INIT;
-	struct store_batch *b = NULL;
-	struct store_iter *it = NULL;
-	struct deltas ds = {0};
-	struct enc_meta m;
-	struct stream_info i;
-	struct stream_group grp;
-	struct stream_consumer con;
-	uint64_t now = now_ms(), claimed = 0, attempts;
-	int rc;
-
-	*next = id_zero;
-	if (count == 0)
-		count = 100;
-	attempts = count > UINT64_MAX / 10 ? UINT64_MAX : count * 10;
-	if (!(b = store_batch_new(ks_store(ks))))
-		return -ENOMEM;
-	ks_lock(ks, k);
-	rc = meta_read(ks, k, &raw, &m, &i);
-	if (!rc)
-		rc = group_read(ks, k, m.version, g, gn, &gk, &grp, "XAUTOCLAIM");
-	if (!rc)
-		rc = consumer_get_or_make(ks, k, m.version, g, gn, c, cn, &ck, &con, &grp, NULL);
-	if (!rc)
-		rc = group_key(ks, k, m.version, SUB_PEL, g, gn, NULL, 0, &px);
-	if (!rc)
-		rc = pel_key(ks, k, m.version, g, gn, start, &sk);
-	if (rc)
-		goto out;
-	if (!(it = prefix_iter(ks, &px))) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	con.seen_ms = con.active_ms = now;
-	for (store_iter_seek(it, sk.data, sk.len); store_iter_valid(it) && !rc;
-	     store_iter_next(it)) {
-		size_t kn, pn;
-		const char *key = store_iter_key(it, &kn);
-		const char *pv = store_iter_value(it, &pn);
-		struct buf kb = {(char *)key, kn, kn};
-		struct stream_pel p;
-		struct stream_id id;
-		if (pel_read(k, g, gn, key, kn, px.len, pv, pn, &id, &p))
-			continue;
-		if (claimed >= count || attempts == 0) {
-			*next = id; /* where the next call goes on */
-			break;
-		}
-		attempts--;
-		if (now - (p.delivery_ms < now ? p.delivery_ms : now) < min_idle)
-			continue;
-		rc = stream_get(ks, k, &id, &ev);
-		if (rc == -ENOENT) {
-			store_batch_delete(b, STORE_CF_STREAM, key, kn);
-			grp.pending--;
-			rc = deltas_add(&ds, p.consumer.p, p.consumer.n, -1);
-			claimed++;
-			if (!rc && gone)
-				rc = gone(arg, &id, NULL, 0);
-			continue;
-		}
-		if (rc)
-			break;
-		claimed++;
-		if (p.consumer.n != cn || memcmp(p.consumer.p, c, cn) != 0) {
-			rc = deltas_add(&ds, p.consumer.p, p.consumer.n, -1);
-			con.pending++;
-		}
-		if (!rc)
-			rc = pel_put(b, &kb, now, p.deliveries + ((flags & STREAM_JUSTID) ? 0 : 1),
-				     c, cn);
-		if (!rc && cb)
-			rc = cb(arg, &id, (flags & STREAM_JUSTID) ? NULL : ev.data,
-				(flags & STREAM_JUSTID) ? 0 : ev.len);
-	}
-	if (!rc)
-		rc = store_iter_status(it);
-	if (rc)
-		goto out;
-	deltas_fold(&ds, c, cn, &con);
-	rc = deltas_apply(ks, k, m.version, g, gn, &ds, b);
-	if (!rc) {
-		group_put(b, &gk, &grp);
-		consumer_put(b, &ck, &con);
-		rc = ks_write(ks, b);
-	}
-out:
-	deltas_release(&ds);
-	store_iter_free(it);
-	ks_unlock(ks, k);
-	store_batch_free(b);
-	buf_release(&raw);
-	buf_release(&gk);
-	buf_release(&ck);
-	buf_release(&px);
-	buf_release(&sk);
-	buf_release(&ev);
-	return rc;
-}
-
-/*
- * Visit the records under prefix px whose sub-key continues with exactly
- * u64 len | name (groups, or the consumers of a group): fn(arg, name,
- * len, value, vn) until it returns nonzero, which is returned.
- */
-static int named_walk(struct keyspace *ks, const struct ks_key *k, const struct buf *px,
-		      int (*fn)(void *arg, const char *name, size_t nn, const char *v, size_t vn),
-		      void *arg)
-{
-	struct store_iter *it = prefix_iter(ks, px);
-	int rc = 0;
-	if (!it)
-		return -ENOMEM;
-	for (store_iter_seek_first(it); store_iter_valid(it); store_iter_next(it)) {
-		size_t kn, vn;
-		const char *key = store_iter_key(it, &kn);
-		const char *val = store_iter_value(it, &vn);
-		if (kn < px->len + 8 || get_be64(key + px->len) != kn - px->len - 8) {
-			/* names no group or consumer: not listed (encoding.md 20) */
-			ks_corrupt_entry(k, key + px->len, kn - px->len,
-					 "a stream group or consumer sub-key of %zu bytes whose "
-					 "length prefix disagrees; skipped",
-					 kn - px->len);
-			continue;
-		}
-		if ((rc = fn(arg, key + px->len + 8, kn - px->len - 8, val, vn)))
-			break;
-	}
-	if (!rc)
-		rc = store_iter_status(it);
-	store_iter_free(it);
-	return rc;
-}
-
-struct group_walk {
-	const struct ks_key *k;
-	const char *g; /* the group of consumer_visit */
-	size_t gn;
-	const struct stream_info *info;
-	stream_group_cb cb;
-	stream_consumer_cb ccb;
-	void *arg;
-};
-
-static int group_visit(void *arg, const char *name, size_t nn, const char *v, size_t vn)
-{
-	struct group_walk *w = arg;
-	struct stream_group grp;
-	int rc = group_decode(w->k, name, nn, v, vn, &grp);
-	if (rc)
-		return rc;
-	compute_lag(w->info, &grp);
-	return w->cb(w->arg, name, nn, &grp);
-}
-
-static int consumer_visit(void *arg, const char *name, size_t nn, const char *v, size_t vn)
-{
-	struct group_walk *w = arg;
-	struct stream_consumer con;
-	int rc = consumer_decode(w->k, w->g, w->gn, v, vn, &con);
-	if (rc)
-		return rc;
-	return w->ccb(w->arg, name, nn, &con);
-}
-
-int stream_groups(struct keyspace *ks, const struct ks_key *k, stream_group_cb cb, void *arg)
-{
-	struct buf raw = BUF_INIT, px = BUF_INIT;
-	struct enc_meta m;
-	struct stream_info i;
-	struct group_walk w = {k, NULL, 0, &i, cb, NULL, arg};
-	int rc = meta_read(ks, k, &raw, &m, &i);
-	if (!rc)
-		rc = group_key(ks, k, m.version, SUB_GROUP, NULL, 0, NULL, 0, &px);
-	if (!rc)
-		rc = named_walk(ks, k, &px, group_visit, &w);
-	buf_release(&raw);
-	buf_release(&px);
-	return rc;
-}
-
-int stream_consumers(struct keyspace *ks, const struct ks_key *k, const char *g, size_t gn,
-		     stream_consumer_cb cb, void *arg)
-{
-	struct buf raw = BUF_INIT, px = BUF_INIT, gk = BUF_INIT;
-	struct enc_meta m;
-	struct stream_info i;
-	struct stream_group grp;
-	struct group_walk w = {k, g, gn, &i, NULL, cb, arg};
-	int rc = meta_read(ks, k, &raw, &m, &i);
-	if (!rc)
-		rc = group_read(ks, k, m.version, g, gn, &gk, &grp, NULL);
-	if (!rc)
-		rc = group_key(ks, k, m.version, SUB_CONSUMER, g, gn, NULL, 0, &px);
-	if (!rc)
-		rc = named_walk(ks, k, &px, consumer_visit, &w);
-	buf_release(&raw);
-	buf_release(&px);
-	buf_release(&gk);
-	return rc;
+	return ks_txn_end(&t, rc);
 }

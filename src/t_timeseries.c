@@ -22,29 +22,17 @@
  * pieces. last_timestamp is Kvrocks's approximate newest timestamp: set
  * when the newest chunk splits, to the last timestamp of the last piece.
  *
- * Rules (downstream records): latest_bucket is the start of the bucket
- * still open; the auxiliaries hold its running state, per aggregator
- * (Kvrocks): sum {} {sum}; min, max {} {v, NaN when empty}; count {}
- * {count}; first {ts} {v}; last {ts} {v}; avg {count} {sum}; std/var
- * {count} {sum, sum of squares}; range {} {min, max}. A sample in the
- * open bucket folds into the state; one in a later bucket closes it (its
- * value is added to the destination) and opens the new one; a late one
- * (an older, closed bucket) recomputes that bucket from the source and
- * replaces its sample in the destination. latest 0 with a state just
- * reset means no bucket is open yet (a new rule starts at the next
- * sample, as Redis). All of it goes into the one batch of the add.
- *
- * The pure parts (aggregators, rule state, bucket alignment, label
- * filters) live in alg_tsagg.c. What stays here is one concern -- the
- * chunks of a series and the batch that changes them -- kept in one file
- * past the usual length because every verb shares struct series, which
- * no other module may see (one header per module).
- *
- * No Index CF: kvfs never adds a column family, so the label reverse
- * index of Kvrocks's Index CF is not written; TS.MRANGE/MGET scan the
- * namespace's metadata and the labels of each series instead.
+ * The module is four files around one private header
+ * (t_timeseries_int.h, struct ts_series: one series being read or
+ * changed): this one (the chunks of a series, TS.CREATE/ALTER, the adds,
+ * TS.DEL, TS.GET/INFO, the chunk-level access of the tree), t_ts_range.c
+ * (TS.RANGE), t_ts_rules.c (compaction rules) and t_ts_labels.c (labels,
+ * MRANGE, MGET). The pure parts (aggregators, rule state, bucket
+ * alignment, label filters) live in alg_tsagg.c. Every write is one
+ * transaction (ks_txn.h): an add or a delete locks the series and the
+ * destinations of its rules, and writes them all with one batch.
  */
-#include "t_timeseries.h"
+#include "t_timeseries_int.h"
 
 #include "store.h"
 
@@ -53,12 +41,8 @@
 #include <stdlib.h>
 #include <strings.h>
 
-#define SUB_CHUNK    0x00
-#define SUB_LABEL    0x01
-#define SUB_RULE     0x02
 #define CHUNK_HDR    8
 #define SAMPLE_BYTES 16
-#define RULE_FIXED   27 /* 1 + 3 x 8 + 2 */
 
 /* ---- names ------------------------------------------------------------ */
 
@@ -193,61 +177,11 @@ bool ts_chunk_is_expired(const struct ts_meta *m, const void *v, size_t n)
 	return r;
 }
 
-static int rule_encode(struct buf *out, const struct ts_rule *r)
-{
-	buf_reset(out);
-	int rc = buf_add_u8(out, (uint8_t)r->agg);
-	if (!rc)
-		rc = buf_add_be64(out, r->bucket);
-	if (!rc)
-		rc = buf_add_be64(out, r->align);
-	if (!rc)
-		rc = buf_add_be64(out, r->latest);
-	if (!rc)
-		rc = buf_add_u8(out, r->nu);
-	if (!rc)
-		rc = buf_add_u8(out, r->nf);
-	for (int i = 0; i < r->nu && !rc; i++)
-		rc = buf_add_be64(out, r->u[i]);
-	for (int i = 0; i < r->nf && !rc; i++)
-		rc = buf_add_double(out, r->f[i]);
-	return rc;
-}
-
-static int rule_decode(const void *v, size_t n, struct ts_rule *r)
-{
-	const uint8_t *p = v;
-	memset(r, 0, sizeof(*r));
-	if (n < RULE_FIXED)
-		return -EUCLEAN;
-	r->agg = p[0];
-	r->bucket = get_be64(p + 1);
-	r->align = get_be64(p + 9);
-	r->latest = get_be64(p + 17);
-	r->nu = p[25];
-	r->nf = p[26];
-	if (r->nu > TS_AUX_MAX || r->nf > TS_AUX_MAX ||
-	    n != RULE_FIXED + 8 * ((size_t)r->nu + r->nf) || r->agg < 1 || r->agg > TS_AGG_VAR_S ||
-	    r->bucket == 0)
-		return -EUCLEAN;
-	for (int i = 0; i < r->nu; i++)
-		r->u[i] = get_be64(p + RULE_FIXED + 8 * i);
-	for (int i = 0; i < r->nf; i++)
-		r->f[i] = enc_sortable_to_double(get_be64(p + RULE_FIXED + 8 * (r->nu + i)));
-	return 0;
-}
-
 /* ---- samples ----------------------------------------------------------- */
 
-struct ssamp {
-	struct ts_sample s;
-	size_t idx; /* position in the caller's array */
-	int res;
-};
-
-static int ssamp_cmp(const void *a, const void *b)
+int ts_ssamp_cmp(const void *a, const void *b)
 {
-	const struct ssamp *x = a, *y = b;
+	const struct ts_ssamp *x = a, *y = b;
 	if (x->s.ts != y->s.ts)
 		return x->s.ts < y->s.ts ? -1 : 1;
 	return x->idx < y->idx ? -1 : (x->idx > y->idx ? 1 : 0);
@@ -283,12 +217,7 @@ static int merge_value(double *to, double from, int policy)
 	}
 }
 
-struct sarr {
-	struct ts_sample *s;
-	size_t n, cap;
-};
-
-static int sarr_push(struct sarr *a, struct ts_sample s)
+int ts_sarr_push(struct ts_sarr *a, struct ts_sample s)
 {
 	if (a->n == a->cap) {
 		size_t cap = a->cap ? a->cap * 2 : 64;
@@ -304,32 +233,12 @@ static int sarr_push(struct sarr *a, struct ts_sample s)
 
 /* ---- one series being read or changed ------------------------------------ */
 
-struct nchunk {
-	uint64_t id;
-	struct ts_sample *s;
-	size_t n;
-};
-
-struct series {
-	struct keyspace *ks;
-	struct ks_key k;
-	struct buf raw, pfx, src;
-	struct enc_meta m;
-	struct ts_meta tm;
-	bool fresh, dirty;
-	struct store_iter *it; /* over the chunk sub-keys */
-	/* Changes not yet written: chunks gone and chunks (re)written. */
-	uint64_t *dead;
-	size_t ndead;
-	struct nchunk *nc;
-	size_t nnc;
-};
-
-static void series_release(struct series *s)
+void ts_series_release(struct ts_series *s)
 {
 	buf_release(&s->raw);
 	buf_release(&s->pfx);
 	buf_release(&s->src);
+	buf_release(&s->tail);
 	store_iter_free(s->it);
 	free(s->dead);
 	for (size_t i = 0; i < s->nnc; i++)
@@ -338,16 +247,16 @@ static void series_release(struct series *s)
 	memset(s, 0, sizeof(*s));
 }
 
-static int series_iter(struct series *s)
+static int series_iter(struct ts_series *s)
 {
 	struct buf lo = BUF_INIT, hi = BUF_INIT;
 	int rc = buf_set(&lo, s->pfx.data, s->pfx.len);
 	if (!rc)
-		rc = buf_add_u8(&lo, SUB_CHUNK);
+		rc = buf_add_u8(&lo, TS_SUB_CHUNK);
 	if (!rc)
 		rc = buf_set(&hi, s->pfx.data, s->pfx.len);
 	if (!rc)
-		rc = buf_add_u8(&hi, SUB_CHUNK + 1);
+		rc = buf_add_u8(&hi, TS_SUB_CHUNK + 1);
 	if (!rc && !(s->it = store_iter_new(ks_store(s->ks), STORE_CF_DEFAULT, lo.data, lo.len,
 					    hi.data, hi.len)))
 		rc = -ENOMEM;
@@ -356,47 +265,62 @@ static int series_iter(struct series *s)
 	return rc;
 }
 
-/* Read k's metadata into s. create: a missing key becomes a new series
- * with the defaults and o. 0, -ENOENT, -KV_EWRONGTYPE, ... */
-static int series_open(struct series *s, struct keyspace *ks, const struct ks_key *k, bool create,
-		       const struct ts_options *o)
+/* A new series: the defaults, and what o sets. */
+static void series_defaults(struct ts_series *s, const struct ts_options *o)
 {
+	s->tm.chunk_size = TS_DEFAULT_CHUNK_SIZE;
+	s->tm.policy = TS_DUP_BLOCK;
+	s->tm.source = "";
+	if (o && (o->set & TS_OPT_RETENTION))
+		s->tm.retention = o->retention;
+	if (o && (o->set & TS_OPT_CHUNK_SIZE))
+		s->tm.chunk_size = o->chunk_size;
+	if (o && (o->set & TS_OPT_POLICY))
+		s->tm.policy = (uint8_t)o->policy;
+	s->fresh = s->dirty = true;
+}
+
+int ts_series_open(struct ts_series *s, struct keyspace *ks, struct ks_txn *t,
+		   const struct ks_key *k, bool create, const struct ts_options *o)
+{
+	int rc;
 	memset(s, 0, sizeof(*s));
 	s->ks = ks;
+	s->t = t;
+	s->tk = k;
 	s->k = *k;
-	int rc = ks_meta_get(ks, k, KV_TYPE_TIMESERIES, &s->raw, &s->m);
-	if (rc == 0) {
-		rc = ts_meta_decode(s->m.tail, s->m.tail_len, &s->tm);
+	s->m = &s->own;
+	if (!t)
+		rc = ks_meta_get(ks, k, KV_TYPE_TIMESERIES, &s->raw, s->m);
+	else if (create)
+		rc = ks_txn_open(t, k, KV_TYPE_TIMESERIES, &s->m);
+	else
+		rc = ks_txn_get(t, k, KV_TYPE_TIMESERIES, &s->m);
+	if (rc) {
+		s->m = &s->own;
+		return rc;
+	}
+	if (t && ks_txn_is_new(t, k)) {
+		series_defaults(s, o);
+	} else {
+		rc = ts_meta_decode(s->m->tail, s->m->tail_len, &s->tm);
 		if (rc)
 			rc = ks_corrupt(k, "time-series metadata tail of %zu bytes does not decode",
-					s->m.tail_len);
+					s->m->tail_len);
 		else if (s->tm.chunk_size == 0)
 			s->tm.chunk_size = TS_DEFAULT_CHUNK_SIZE;
 		if (!rc)
 			rc = buf_set(&s->src, s->tm.source, s->tm.source_len);
 		s->tm.source = s->src.data;
-	} else if (rc == -ENOENT && create) {
-		ks_meta_new(ks, &s->m, KV_TYPE_TIMESERIES);
-		s->tm.chunk_size = TS_DEFAULT_CHUNK_SIZE;
-		s->tm.policy = TS_DUP_BLOCK;
-		s->tm.source = "";
-		if (o && (o->set & TS_OPT_RETENTION))
-			s->tm.retention = o->retention;
-		if (o && (o->set & TS_OPT_CHUNK_SIZE))
-			s->tm.chunk_size = o->chunk_size;
-		if (o && (o->set & TS_OPT_POLICY))
-			s->tm.policy = (uint8_t)o->policy;
-		s->fresh = s->dirty = true;
-		rc = 0;
 	}
 	if (!rc)
-		rc = ks_sub_key(ks, k, s->m.version, NULL, 0, &s->pfx);
+		rc = ks_sub_key(ks, k, s->m->version, NULL, 0, &s->pfx);
 	if (!rc)
 		rc = series_iter(s);
 	return rc;
 }
 
-static int sub_key(struct series *s, uint8_t type, const void *p, size_t n, struct buf *out)
+static int sub_key(struct ts_series *s, uint8_t type, const void *p, size_t n, struct buf *out)
 {
 	int rc = buf_set(out, s->pfx.data, s->pfx.len);
 	if (!rc)
@@ -406,14 +330,56 @@ static int sub_key(struct series *s, uint8_t type, const void *p, size_t n, stru
 	return rc;
 }
 
-static int chunk_key(struct series *s, uint64_t id, struct buf *out)
+static int chunk_key(struct ts_series *s, uint64_t id, struct buf *out)
 {
 	uint8_t b[8];
 	put_be64(b, id);
-	return sub_key(s, SUB_CHUNK, b, 8, out);
+	return sub_key(s, TS_SUB_CHUNK, b, 8, out);
 }
 
-static bool is_dead(const struct series *s, uint64_t id)
+int ts_series_subs(struct ts_series *s, uint8_t type, ts_label_cb cb, void *arg)
+{
+	struct buf lo = BUF_INIT, hi = BUF_INIT;
+	struct store_iter *it = NULL;
+	int rc = sub_key(s, type, NULL, 0, &lo);
+	if (!rc)
+		rc = sub_key(s, type + 1, NULL, 0, &hi);
+	if (!rc && !(it = store_iter_new(ks_store(s->ks), STORE_CF_DEFAULT, lo.data, lo.len,
+					 hi.data, hi.len)))
+		rc = -ENOMEM;
+	if (!rc)
+		store_iter_seek_first(it);
+	while (!rc && store_iter_valid(it)) {
+		size_t kn, vn;
+		const char *key = store_iter_key(it, &kn), *v = store_iter_value(it, &vn);
+		rc = cb(arg, key + lo.len, kn - lo.len, v, vn);
+		store_iter_next(it);
+	}
+	if (!rc && it && store_iter_status(it))
+		rc = -EIO;
+	store_iter_free(it);
+	buf_release(&lo);
+	buf_release(&hi);
+	return rc;
+}
+
+void ts_series_sub_put(struct ts_series *s, uint8_t type, const void *p, size_t n, const void *v,
+		       size_t vn)
+{
+	struct buf sub = BUF_INIT;
+	int rc = buf_add_u8(&sub, type);
+	if (!rc)
+		rc = buf_add(&sub, p, n);
+	if (rc)
+		ks_txn_fail(s->t, rc);
+	else if (v)
+		ks_txn_sub_put(s->t, s->tk, STORE_CF_DEFAULT, sub.data, sub.len, v, vn);
+	else
+		ks_txn_sub_del(s->t, s->tk, STORE_CF_DEFAULT, sub.data, sub.len);
+	buf_release(&sub);
+}
+
+static bool is_dead(const struct ts_series *s, uint64_t id)
 {
 	for (size_t i = 0; i < s->ndead; i++)
 		if (s->dead[i] == id)
@@ -421,12 +387,20 @@ static bool is_dead(const struct series *s, uint64_t id)
 	return false;
 }
 
-static struct nchunk *find_new(struct series *s, uint64_t id)
+static struct ts_nchunk *find_new(struct ts_series *s, uint64_t id)
 {
 	for (size_t i = 0; i < s->nnc; i++)
 		if (s->nc[i].id == id)
 			return &s->nc[i];
 	return NULL;
+}
+
+static void iter_step(struct ts_series *s, bool fwd)
+{
+	if (fwd)
+		store_iter_next(s->it);
+	else
+		store_iter_prev(s->it);
 }
 
 /*
@@ -436,7 +410,7 @@ static struct nchunk *find_new(struct series *s, uint64_t id)
  * moving forward or back (docs/encoding.md section 20): what the tree
  * lists must be what a lookup finds.
  */
-static bool chunk_valid(struct series *s, bool fwd)
+static bool chunk_valid(struct ts_series *s, bool fwd)
 {
 	while (store_iter_valid(s->it)) {
 		size_t n;
@@ -446,20 +420,50 @@ static bool chunk_valid(struct series *s, bool fwd)
 		ks_corrupt_entry(&s->k, key + s->pfx.len + 1, n - s->pfx.len - 1,
 				 "a time-series chunk key of %zu bytes, not 8; skipped",
 				 n - s->pfx.len - 1);
-		if (fwd)
-			store_iter_next(s->it);
-		else
-			store_iter_prev(s->it);
+		iter_step(s, fwd);
 	}
 	return false;
 }
 
+/* Report chunk id, whose value of vn bytes does not decode. -EUCLEAN. */
+static int chunk_corrupt(struct ts_series *s, uint64_t id, size_t vn)
+{
+	return ks_corrupt(&s->k, "time-series chunk %llu does not decode (%zu bytes)",
+			  (unsigned long long)id, vn);
+}
+
 /* The id of the chunk the iterator stands on (chunk_valid). */
-static uint64_t iter_id(struct series *s)
+static uint64_t iter_id(struct ts_series *s)
 {
 	size_t n;
 	const uint8_t *key = store_iter_key(s->it, &n);
 	return get_be64(key + n - 8);
+}
+
+/* Put the iterator on the chunk that may hold `from`: the greatest one
+ * <= from, else the first. */
+static int chunk_seek(struct ts_series *s, uint64_t from)
+{
+	struct buf key = BUF_INIT;
+	int rc = chunk_key(s, from, &key);
+	if (!rc) {
+		store_iter_seek_for_prev(s->it, key.data, key.len);
+		if (!chunk_valid(s, false))
+			store_iter_seek_first(s->it);
+	}
+	buf_release(&key);
+	return rc;
+}
+
+/* chunk_valid, past the chunks pending deletion: true with its id. */
+static bool chunk_live(struct ts_series *s, bool fwd, uint64_t *id)
+{
+	for (; chunk_valid(s, fwd); iter_step(s, fwd))
+		if (!is_dead(s, iter_id(s))) {
+			*id = iter_id(s);
+			return true;
+		}
+	return false;
 }
 
 /*
@@ -468,23 +472,17 @@ static uint64_t iter_id(struct series *s)
  * after it in *next. Returns 1 if there is a chunk, 0 if the series has
  * none, or an errno.
  */
-static int chunk_around(struct series *s, uint64_t ts, uint64_t *own, bool *has_next,
+static int chunk_around(struct ts_series *s, uint64_t ts, uint64_t *own, bool *has_next,
 			uint64_t *next)
 {
 	struct buf key = BUF_INIT;
-	bool found = false;
 	uint64_t best = 0, first = UINT64_MAX;
-	bool any = false;
+	bool found, any;
 	int rc = chunk_key(s, ts, &key);
 	if (rc)
 		return rc;
 	store_iter_seek_for_prev(s->it, key.data, key.len);
-	while (chunk_valid(s, false) && is_dead(s, iter_id(s)))
-		store_iter_prev(s->it);
-	if (chunk_valid(s, false)) {
-		best = iter_id(s);
-		found = true;
-	}
+	found = chunk_live(s, false, &best);
 	for (size_t i = 0; i < s->nnc; i++) {
 		if (s->nc[i].id <= ts && (!found || s->nc[i].id > best)) {
 			best = s->nc[i].id;
@@ -494,12 +492,7 @@ static int chunk_around(struct series *s, uint64_t ts, uint64_t *own, bool *has_
 	if (!found) {
 		/* Older than every chunk: the first one. */
 		store_iter_seek_first(s->it);
-		while (chunk_valid(s, true) && is_dead(s, iter_id(s)))
-			store_iter_next(s->it);
-		if (chunk_valid(s, true)) {
-			first = iter_id(s);
-			any = true;
-		}
+		any = chunk_live(s, true, &first);
 		for (size_t i = 0; i < s->nnc; i++)
 			if (s->nc[i].id < first || !any) {
 				first = s->nc[i].id;
@@ -521,12 +514,7 @@ static int chunk_around(struct series *s, uint64_t ts, uint64_t *own, bool *has_
 			return rc;
 		}
 		store_iter_seek(s->it, key.data, key.len);
-		while (chunk_valid(s, true) && is_dead(s, iter_id(s)))
-			store_iter_next(s->it);
-		if (chunk_valid(s, true)) {
-			*next = iter_id(s);
-			*has_next = true;
-		}
+		*has_next = chunk_live(s, true, next);
 		for (size_t i = 0; i < s->nnc; i++)
 			if (s->nc[i].id > best && (!*has_next || s->nc[i].id < *next)) {
 				*next = s->nc[i].id;
@@ -538,13 +526,13 @@ static int chunk_around(struct series *s, uint64_t ts, uint64_t *own, bool *has_
 }
 
 /* The samples of chunk id as pending changes leave it (copied). */
-static int chunk_read(struct series *s, uint64_t id, struct sarr *out)
+static int chunk_read(struct ts_series *s, uint64_t id, struct ts_sarr *out)
 {
-	struct nchunk *c = find_new(s, id);
+	struct ts_nchunk *c = find_new(s, id);
 	out->n = 0;
 	if (c) {
 		for (size_t i = 0; i < c->n; i++)
-			if (sarr_push(out, c->s[i]))
+			if (ts_sarr_push(out, c->s[i]))
 				return -ENOMEM;
 		return 0;
 	}
@@ -556,10 +544,9 @@ static int chunk_read(struct series *s, uint64_t id, struct sarr *out)
 	if (!rc)
 		rc = store_get(ks_store(s->ks), STORE_CF_DEFAULT, key.data, key.len, &v);
 	if (!rc && !chunk_check(v.data, v.len, &count))
-		rc = ks_corrupt(&s->k, "time-series chunk %llu does not decode (%zu bytes)",
-				(unsigned long long)id, v.len);
+		rc = chunk_corrupt(s, id, v.len);
 	for (uint32_t i = 0; !rc && i < count; i++)
-		rc = sarr_push(out, chunk_sample(v.data, i));
+		rc = ts_sarr_push(out, chunk_sample(v.data, i));
 	buf_release(&key);
 	buf_release(&v);
 	return rc;
@@ -567,11 +554,11 @@ static int chunk_read(struct series *s, uint64_t id, struct sarr *out)
 
 /* Replace chunk old (if had_old) by the samples a, split in pieces of
  * the given sizes. */
-static int chunk_replace(struct series *s, bool had_old, uint64_t old, const struct sarr *a,
+static int chunk_replace(struct ts_series *s, bool had_old, uint64_t old, const struct ts_sarr *a,
 			 const size_t *sizes, size_t npieces)
 {
 	if (had_old) {
-		struct nchunk *c = find_new(s, old);
+		struct ts_nchunk *c = find_new(s, old);
 		if (c) {
 			free(c->s);
 			*c = s->nc[--s->nnc];
@@ -582,7 +569,7 @@ static int chunk_replace(struct series *s, bool had_old, uint64_t old, const str
 			s->dead = p;
 			s->dead[s->ndead++] = old;
 		}
-		s->m.size--;
+		s->m->size--;
 	}
 	size_t off = 0;
 	for (size_t i = 0; i < npieces; i++) {
@@ -590,7 +577,7 @@ static int chunk_replace(struct series *s, bool had_old, uint64_t old, const str
 		if (!p)
 			return -ENOMEM;
 		s->nc = p;
-		struct nchunk *c = &s->nc[s->nnc];
+		struct ts_nchunk *c = &s->nc[s->nnc];
 		c->n = sizes[i];
 		c->s = malloc(sizes[i] * sizeof(*c->s));
 		if (!c->s)
@@ -599,20 +586,21 @@ static int chunk_replace(struct series *s, bool had_old, uint64_t old, const str
 		c->id = c->s[0].ts;
 		off += sizes[i];
 		s->nnc++;
-		s->m.size++;
+		s->m->size++;
 	}
 	s->dirty = true;
 	return 0;
 }
 
 /* Kvrocks's split sizes. fixed: pieces of cs; else equal pieces when the
- * chunk holds more than 2 x cs. */
+ * chunk holds more than 2 x cs. cs is the stored chunk_size, any number
+ * from 1 up: nothing here may overflow (there are at most total pieces). */
 static size_t split_sizes(size_t total, uint64_t cs, bool fixed, size_t **out)
 {
 	size_t np = 1;
 	if (fixed)
-		np = total ? (size_t)((total + cs - 1) / cs) : 0;
-	else if (total > 2 * cs)
+		np = (size_t)(total / cs + (total % cs != 0));
+	else if (total > cs && total - cs > cs)
 		np = (size_t)(total / cs);
 	size_t *sz = calloc(np ? np : 1, sizeof(*sz));
 	if (!sz)
@@ -629,11 +617,11 @@ static size_t split_sizes(size_t total, uint64_t cs, bool fixed, size_t **out)
 }
 
 /* The newest sample's timestamp with the pending changes (0 if none). */
-static int series_last(struct series *s, bool *any, struct ts_sample *last)
+int ts_series_last(struct ts_series *s, bool *any, struct ts_sample *last)
 {
 	uint64_t own, next;
 	bool hn;
-	struct sarr a = {0};
+	struct ts_sarr a = {0};
 	int rc = chunk_around(s, UINT64_MAX, &own, &hn, &next);
 	*any = false;
 	if (rc == 1) {
@@ -648,18 +636,11 @@ static int series_last(struct series *s, bool *any, struct ts_sample *last)
 }
 
 /* Samples with from <= ts <= to, in time order, pending changes included. */
-static int series_collect(struct series *s, uint64_t from, uint64_t to, struct sarr *out)
+int ts_series_collect(struct ts_series *s, uint64_t from, uint64_t to, struct ts_sarr *out)
 {
-	struct buf key = BUF_INIT;
-	struct sarr a = {0};
 	uint32_t count;
-	int rc = chunk_key(s, from, &key);
+	int rc = chunk_seek(s, from);
 	out->n = 0;
-	if (rc)
-		return rc;
-	store_iter_seek_for_prev(s->it, key.data, key.len);
-	if (!chunk_valid(s, false))
-		store_iter_seek_first(s->it);
 	for (; !rc && chunk_valid(s, true); store_iter_next(s->it)) {
 		uint64_t id = iter_id(s);
 		if (id > to)
@@ -669,14 +650,13 @@ static int series_collect(struct series *s, uint64_t from, uint64_t to, struct s
 		size_t vn;
 		const void *v = store_iter_value(s->it, &vn);
 		if (!chunk_check(v, vn, &count)) {
-			rc = ks_corrupt(&s->k, "time-series chunk %llu does not decode (%zu bytes)",
-					(unsigned long long)id, vn);
+			rc = chunk_corrupt(s, id, vn);
 			break;
 		}
 		for (uint32_t i = 0; i < count && !rc; i++) {
 			struct ts_sample x = chunk_sample(v, i);
 			if (x.ts >= from && x.ts <= to)
-				rc = sarr_push(out, x);
+				rc = ts_sarr_push(out, x);
 		}
 	}
 	if (!rc && store_iter_status(s->it))
@@ -684,17 +664,15 @@ static int series_collect(struct series *s, uint64_t from, uint64_t to, struct s
 	for (size_t i = 0; i < s->nnc && !rc; i++)
 		for (size_t j = 0; j < s->nc[i].n && !rc; j++)
 			if (s->nc[i].s[j].ts >= from && s->nc[i].s[j].ts <= to)
-				rc = sarr_push(out, s->nc[i].s[j]);
+				rc = ts_sarr_push(out, s->nc[i].s[j]);
 	if (!rc && out->n > 1)
 		qsort(out->s, out->n, sizeof(*out->s), sample_cmp);
-	free(a.s);
-	buf_release(&key);
 	return rc;
 }
 
 static int by_idx(const void *a, const void *b)
 {
-	const struct ssamp *x = *(struct ssamp *const *)a, *y = *(struct ssamp *const *)b;
+	const struct ts_ssamp *x = *(struct ts_ssamp *const *)a, *y = *(struct ts_ssamp *const *)b;
 	return x->idx < y->idx ? -1 : (x->idx > y->idx ? 1 : 0);
 }
 
@@ -703,26 +681,26 @@ static int by_idx(const void *a, const void *b)
  * with the policy, as Kvrocks's upsertCommonInBatch: retention first,
  * then chunk by chunk with its split rule.
  */
-static int series_upsert(struct series *s, struct ssamp *v, size_t n, int policy)
+int ts_series_upsert(struct ts_series *s, struct ts_ssamp *v, size_t n, int policy)
 {
 	struct ts_sample last;
 	bool any;
-	struct sarr a = {0};
+	struct ts_sarr a = {0};
 	size_t *sizes = NULL;
-	int rc = series_last(s, &any, &last);
+	int rc = ts_series_last(s, &any, &last);
 	if (rc)
 		return rc;
 	if (s->tm.retention) {
 		/* Kvrocks's Expire: in the caller's order, against a running newest. */
 		uint64_t lt = any ? last.ts : 0;
-		struct ssamp **order = malloc(n * sizeof(*order) + 1);
+		struct ts_ssamp **order = malloc(n * sizeof(*order) + 1);
 		if (!order)
 			return -ENOMEM;
 		for (size_t i = 0; i < n; i++)
 			order[i] = &v[i];
 		qsort(order, n, sizeof(*order), by_idx);
 		for (size_t i = 0; i < n; i++) {
-			struct ssamp *x = order[i];
+			struct ts_ssamp *x = order[i];
 			if (x->s.ts + s->tm.retention < lt)
 				x->res = TS_ADD_OLD;
 			else if (x->s.ts > lt)
@@ -750,7 +728,7 @@ static int series_upsert(struct series *s, struct ssamp *v, size_t n, int policy
 		size_t j = i;
 		bool changed = false;
 		for (; j < n && (!hn || v[j].s.ts < next); j++) {
-			struct ssamp *x = &v[j];
+			struct ts_ssamp *x = &v[j];
 			if (x->res != TS_ADD_INSERT)
 				continue;
 			size_t lo = 0, hi = a.n;
@@ -767,7 +745,7 @@ static int series_upsert(struct series *s, struct ssamp *v, size_t n, int policy
 				changed |= x->res == TS_ADD_UPDATE;
 				continue;
 			}
-			if ((rc = sarr_push(&a, x->s)))
+			if ((rc = ts_sarr_push(&a, x->s)))
 				break;
 			memmove(a.s + lo + 1, a.s + lo, (a.n - 1 - lo) * sizeof(*a.s));
 			a.s[lo] = x->s;
@@ -795,22 +773,16 @@ static int series_upsert(struct series *s, struct ssamp *v, size_t n, int policy
 
 /* Delete from <= ts <= to. *deleted counts; `gone` (may be NULL) gets the
  * deleted samples. */
-static int series_delete(struct series *s, uint64_t from, uint64_t to, uint64_t *deleted,
-			 struct sarr *gone)
+int ts_series_delete(struct ts_series *s, uint64_t from, uint64_t to, uint64_t *deleted,
+		     struct ts_sarr *gone)
 {
-	struct sarr a = {0}, keep = {0};
+	struct ts_sarr a = {0}, keep = {0};
 	uint64_t *ids = NULL;
 	size_t nids = 0;
-	struct buf key = BUF_INIT;
-	int rc = chunk_key(s, from, &key);
+	int rc = chunk_seek(s, from);
 	*deleted = 0;
-	if (rc)
-		return rc;
 	/* The chunks that may hold samples in range (stored; nothing pending). */
-	store_iter_seek_for_prev(s->it, key.data, key.len);
-	if (!chunk_valid(s, false))
-		store_iter_seek_first(s->it);
-	for (; chunk_valid(s, true); store_iter_next(s->it)) {
+	for (; !rc && chunk_valid(s, true); store_iter_next(s->it)) {
 		uint64_t id = iter_id(s);
 		if (id > to)
 			break;
@@ -822,16 +794,16 @@ static int series_delete(struct series *s, uint64_t from, uint64_t to, uint64_t 
 		ids = p;
 		ids[nids++] = id;
 	}
-	if (store_iter_status(s->it))
+	if (!rc && store_iter_status(s->it))
 		rc = -EIO;
 	for (size_t c = 0; c < nids && !rc; c++) {
 		rc = chunk_read(s, ids[c], &a);
 		keep.n = 0;
 		for (size_t i = 0; i < a.n && !rc; i++) {
 			if (a.s[i].ts >= from && a.s[i].ts <= to)
-				rc = gone ? sarr_push(gone, a.s[i]) : 0;
+				rc = gone ? ts_sarr_push(gone, a.s[i]) : 0;
 			else
-				rc = sarr_push(&keep, a.s[i]);
+				rc = ts_sarr_push(&keep, a.s[i]);
 		}
 		if (rc || keep.n == a.n)
 			continue;
@@ -843,93 +815,48 @@ out:
 	free(ids);
 	free(a.s);
 	free(keep.s);
-	buf_release(&key);
 	return rc;
 }
 
-/* Put the pending changes and the metadata into b. */
-static int series_flush(struct series *s, struct store_batch *b)
+void ts_series_flush(struct ts_series *s)
 {
-	struct buf key = BUF_INIT, val = BUF_INIT;
+	struct buf val = BUF_INIT;
+	uint8_t id[8];
 	int rc = 0;
-	for (size_t i = 0; i < s->ndead && !rc; i++) {
-		rc = chunk_key(s, s->dead[i], &key);
-		if (!rc)
-			store_batch_delete(b, STORE_CF_DEFAULT, key.data, key.len);
+	for (size_t i = 0; i < s->ndead; i++) {
+		put_be64(id, s->dead[i]);
+		ts_series_sub_put(s, TS_SUB_CHUNK, id, 8, NULL, 0);
 	}
 	for (size_t i = 0; i < s->nnc && !rc; i++) {
-		rc = chunk_key(s, s->nc[i].id, &key);
+		put_be64(id, s->nc[i].id);
+		rc = chunk_encode(&val, s->nc[i].s, s->nc[i].n);
 		if (!rc)
-			rc = chunk_encode(&val, s->nc[i].s, s->nc[i].n);
-		if (!rc)
-			store_batch_put(b, STORE_CF_DEFAULT, key.data, key.len, val.data, val.len);
+			ts_series_sub_put(s, TS_SUB_CHUNK, id, 8, val.data, val.len);
 	}
 	if (!rc && s->dirty) {
-		rc = meta_tail(&val, &s->tm);
+		rc = meta_tail(&s->tail, &s->tm);
 		if (!rc)
-			rc = ks_batch_put_meta(s->ks, b, &s->k, &s->m, val.data, val.len);
-		if (!rc && s->fresh)
-			rc = ks_batch_empty_del(s->ks, b, &s->k);
+			ks_txn_meta_put(s->t, s->tk, s->tail.data, s->tail.len);
 	}
-	buf_release(&key);
+	ks_txn_fail(s->t, rc);
 	buf_release(&val);
-	return rc;
 }
 
-/* ---- labels and rules ------------------------------------------------------ */
-
-typedef int (*sub_cb)(void *arg, const char *name, size_t nn, const char *v, size_t vn);
-
-/* Sub-keys of one type (labels, rules) of series s. */
-static int series_subs(struct series *s, uint8_t type, sub_cb cb, void *arg)
+int ts_series_end(struct ks_txn *t, struct ts_series *s, struct ts_series *also, int rc)
 {
-	struct buf lo = BUF_INIT, hi = BUF_INIT;
-	struct store_iter *it = NULL;
-	int rc = sub_key(s, type, NULL, 0, &lo);
-	if (!rc)
-		rc = sub_key(s, type + 1, NULL, 0, &hi);
-	if (!rc && !(it = store_iter_new(ks_store(s->ks), STORE_CF_DEFAULT, lo.data, lo.len,
-					 hi.data, hi.len)))
-		rc = -ENOMEM;
-	if (!rc)
-		store_iter_seek_first(it);
-	while (!rc && store_iter_valid(it)) {
-		size_t kn, vn;
-		const char *key = store_iter_key(it, &kn), *v = store_iter_value(it, &vn);
-		rc = cb(arg, key + lo.len, kn - lo.len, v, vn);
-		store_iter_next(it);
+	if (!rc) {
+		ts_series_flush(s);
+		if (also)
+			ts_series_flush(also);
+		rc = ks_txn_commit(t);
 	}
-	if (!rc && it && store_iter_status(it))
-		rc = -EIO;
-	store_iter_free(it);
-	buf_release(&lo);
-	buf_release(&hi);
-	return rc;
+	ts_series_release(s);
+	if (also)
+		ts_series_release(also);
+	return ks_txn_end(t, rc);
 }
 
-static int put_label(struct series *s, struct store_batch *b, const struct ts_label *l)
-{
-	struct buf key = BUF_INIT;
-	int rc = sub_key(s, SUB_LABEL, l->name, l->nn, &key);
-	if (!rc)
-		store_batch_put(b, STORE_CF_DEFAULT, key.data, key.len, l->value, l->vn);
-	buf_release(&key);
-	return rc;
-}
-
-static int del_label_cb(void *arg, const char *name, size_t nn, const char *v, size_t vn)
-{
-	(void)v;
-	(void)vn;
-	void **a = arg;
-	struct series *s = a[0];
-	struct buf key = BUF_INIT;
-	int rc = sub_key(s, SUB_LABEL, name, nn, &key);
-	if (!rc)
-		store_batch_delete(a[1], STORE_CF_DEFAULT, key.data, key.len);
-	buf_release(&key);
-	return rc;
-}
+/* ---- creating and altering -------------------------------------------------- */
 
 static int check_options(const struct ts_options *o)
 {
@@ -954,60 +881,34 @@ static int check_options(const struct ts_options *o)
 	return 0;
 }
 
-static int write_labels(struct series *s, struct store_batch *b, const struct ts_options *o)
-{
-	int rc = 0;
-	if (!o || !(o->set & TS_OPT_LABELS))
-		return 0;
-	if (!s->fresh) {
-		void *a[2] = {s, b};
-		rc = series_subs(s, SUB_LABEL, del_label_cb, a);
-	}
-	for (size_t i = 0; i < o->nlabels && !rc; i++)
-		rc = put_label(s, b, &o->labels[i]);
-	return rc;
-}
-
 int ts_create(struct keyspace *ks, const struct ks_key *k, const struct ts_options *o)
 {
-	struct series s;
+	struct ts_series s = {0};
 	struct ks_info info;
-	struct store_batch *b = NULL;
+	struct ks_txn t;
 	int rc = check_options(o);
 	if (rc)
 		return rc;
-	if (!(b = store_batch_new(ks_store(ks))))
-		return -ENOMEM;
-	ks_lock(ks, k);
+	ks_txn_begin(&t, ks, k);
 	rc = ks_lookup(ks, k, &info);
 	if (rc == 0 && !info.empty)
 		rc = -EEXIST;
 	else if (rc == 0 || rc == -ENOENT)
-		rc = series_open(&s, ks, k, true, o);
-	if (!rc) {
-		rc = write_labels(&s, b, o);
-		if (!rc)
-			rc = series_flush(&s, b);
-		if (!rc)
-			rc = ks_write(ks, b);
-		series_release(&s);
-	}
-	ks_unlock(ks, k);
-	store_batch_free(b);
-	return rc;
+		rc = ts_series_open(&s, ks, &t, k, true, o);
+	if (!rc)
+		rc = ts_labels_write(&s, o);
+	return ts_series_end(&t, &s, NULL, rc);
 }
 
 int ts_alter(struct keyspace *ks, const struct ks_key *k, const struct ts_options *o)
 {
-	struct series s;
-	struct store_batch *b = NULL;
+	struct ts_series s;
+	struct ks_txn t;
 	int rc = check_options(o);
 	if (rc)
 		return rc;
-	if (!(b = store_batch_new(ks_store(ks))))
-		return -ENOMEM;
-	ks_lock(ks, k);
-	rc = series_open(&s, ks, k, false, NULL);
+	ks_txn_begin(&t, ks, k);
+	rc = ts_series_open(&s, ks, &t, k, false, NULL);
 	if (!rc) {
 		if (o->set & TS_OPT_RETENTION)
 			s.tm.retention = o->retention;
@@ -1016,298 +917,34 @@ int ts_alter(struct keyspace *ks, const struct ks_key *k, const struct ts_option
 		if (o->set & TS_OPT_POLICY)
 			s.tm.policy = (uint8_t)o->policy;
 		s.dirty = true;
-		rc = write_labels(&s, b, o);
-		if (!rc)
-			rc = series_flush(&s, b);
-		if (!rc)
-			rc = ks_write(ks, b);
+		rc = ts_labels_write(&s, o);
 	}
-	series_release(&s);
-	ks_unlock(ks, k);
-	store_batch_free(b);
-	return rc;
+	return ts_series_end(&t, &s, NULL, rc);
 }
 
-/* One rule of a source, read with its destination key. */
-struct rule_ent {
-	struct buf dst;
-	struct ts_rule r;
-	bool dirty;
-};
-
-struct rules {
-	const struct ks_key *k; /* the source, for the log */
-	struct rule_ent *e;
-	size_t n;
-	int err;
-};
-
-static int rules_cb(void *arg, const char *name, size_t nn, const char *v, size_t vn)
-{
-	struct rules *rs = arg;
-	void *p = realloc(rs->e, (rs->n + 1) * sizeof(*rs->e));
-	if (!p)
-		return -ENOMEM;
-	rs->e = p;
-	struct rule_ent *e = &rs->e[rs->n];
-	memset(e, 0, sizeof(*e));
-	if (rule_decode(v, vn, &e->r))
-		return ks_corrupt_entry(rs->k, name, nn,
-					"time-series rule record of %zu bytes does not decode", vn);
-	rs->n++;
-	return buf_set(&e->dst, name, nn);
-}
-
-static void rules_release(struct rules *rs)
-{
-	for (size_t i = 0; i < rs->n; i++)
-		buf_release(&rs->e[i].dst);
-	free(rs->e);
-	memset(rs, 0, sizeof(*rs));
-}
-
-/* Destination updates of one rule. */
-struct dst_upd {
-	struct sarr put; /* bucket samples to set (LAST) */
-	struct sarr del; /* buckets whose sample goes (ts only) */
-};
-
-static int bucket_samples(struct series *src, const struct ts_rule *r, uint64_t b, struct sarr *a)
-{
-	uint64_t right = ts_bucket_right(b, r->bucket, r->align);
-	return series_collect(src, b, right - 1, a);
-}
-
-/* Recompute the open bucket's state from the source. */
-static int rule_refold(struct series *src, struct ts_rule *r)
-{
-	struct sarr a = {0};
-	int rc = bucket_samples(src, r, r->latest, &a);
-	ts_rule_reset(r);
-	if (!rc)
-		ts_rule_fold(r, a.s, a.n);
-	free(a.s);
-	return rc;
-}
-
-/* Close the open bucket: its value goes to the destination. */
-static int rule_close(struct series *src, struct ts_rule *r, struct dst_upd *u)
-{
-	struct sarr a = {0};
-	int rc = 0;
-	if (ts_rule_is_reset(r)) {
-		/* Nothing folded (or a sum of 0): ask the source. */
-		rc = bucket_samples(src, r, r->latest, &a);
-		if (!rc && a.n)
-			rc = sarr_push(
-			    &u->put, (struct ts_sample){r->latest, ts_aggregate(r->agg, a.s, a.n)});
-	} else {
-		rc = sarr_push(&u->put, (struct ts_sample){r->latest, ts_rule_value(r)});
-	}
-	free(a.s);
-	ts_rule_reset(r);
-	return rc;
-}
-
-/* Apply the changed samples c (time order, res INSERT or UPDATE) to rule r. */
-static int rule_apply(struct series *src, struct ts_rule *r, const struct ssamp *c, size_t n,
-		      struct dst_upd *u)
-{
-	struct sarr g = {0}, a = {0};
-	int rc = 0;
-	size_t i = 0;
-	while (i < n && !rc) {
-		uint64_t b = ts_bucket_left(c[i].s.ts, r->bucket, r->align);
-		bool upd = false;
-		g.n = 0;
-		for (; i < n && ts_bucket_left(c[i].s.ts, r->bucket, r->align) == b && !rc; i++) {
-			upd |= c[i].res == TS_ADD_UPDATE;
-			rc = sarr_push(&g, c[i].s);
-		}
-		if (rc)
-			break;
-		bool open = !(r->latest == 0 && ts_rule_is_reset(r));
-		if (open && b < r->latest) {
-			/* A late sample: recompute the closed bucket. */
-			rc = bucket_samples(src, r, b, &a);
-			if (!rc && a.n)
-				rc = sarr_push(
-				    &u->put, (struct ts_sample){b, ts_aggregate(r->agg, a.s, a.n)});
-			else if (!rc)
-				rc = sarr_push(&u->del, (struct ts_sample){b, 0});
-			continue;
-		}
-		if (open && b > r->latest)
-			rc = rule_close(src, r, u);
-		if (!open || b > r->latest) {
-			ts_rule_reset(r);
-			r->latest = b;
-		}
-		if (!rc && upd)
-			rc = rule_refold(src, r);
-		else if (!rc)
-			ts_rule_fold(r, g.s, g.n);
-	}
-	free(g.s);
-	free(a.s);
-	return rc;
-}
-
-/* Apply a destination's updates (in batch b; the lock is held). */
-static int dst_write(struct keyspace *ks, const struct ks_key *dk, struct dst_upd *u,
-		     struct store_batch *b)
-{
-	struct series d;
-	struct ssamp *v = NULL;
-	int rc;
-	if (!u->put.n && !u->del.n)
-		return 0;
-	rc = series_open(&d, ks, dk, false, NULL);
-	if (rc == -ENOENT || rc == -KV_EWRONGTYPE) {
-		LOG_WARN("rule destination '%.*s' is gone: its samples are dropped", (int)dk->klen,
-			 dk->key);
-		series_release(&d);
-		return 0;
-	}
-	for (size_t i = 0; i < u->del.n && !rc; i++) {
-		uint64_t del;
-		rc = series_delete(&d, u->del.s[i].ts, u->del.s[i].ts, &del, NULL);
-	}
-	if (!rc && u->put.n) {
-		if (!(v = calloc(u->put.n, sizeof(*v))))
-			rc = -ENOMEM;
-		for (size_t i = 0; !rc && i < u->put.n; i++) {
-			v[i].s = u->put.s[i];
-			v[i].idx = i;
-		}
-		if (!rc) {
-			qsort(v, u->put.n, sizeof(*v), ssamp_cmp);
-			/* Later updates of one bucket win. */
-			for (size_t i = 0; i + 1 < u->put.n; i++)
-				if (v[i].s.ts == v[i + 1].s.ts)
-					v[i].res = TS_ADD_SKIP;
-			rc = series_upsert(&d, v, u->put.n, TS_DUP_LAST);
-		}
-	}
-	if (!rc)
-		rc = series_flush(&d, b);
-	free(v);
-	series_release(&d);
-	return rc;
-}
-
-static int rule_put(struct series *s, struct store_batch *b, const char *dst, size_t dn,
-		    const struct ts_rule *r)
-{
-	struct buf key = BUF_INIT, val = BUF_INIT;
-	int rc = sub_key(s, SUB_RULE, dst, dn, &key);
-	if (!rc)
-		rc = rule_encode(&val, r);
-	if (!rc)
-		store_batch_put(b, STORE_CF_DEFAULT, key.data, key.len, val.data, val.len);
-	buf_release(&key);
-	buf_release(&val);
-	return rc;
-}
-
-/* Lock k and every destination of its rules; re-read until the set of
- * rules is the one locked. On return (0) keys[0] = k and keys[1..n] are
- * the destinations, all locked; unlock with ks_unlockv. */
-static int lock_with_rules(struct keyspace *ks, const struct ks_key *k, struct ks_key **keys,
-			   size_t *nkeys, struct rules *rs)
-{
-	for (int tries = 0; tries < 8; tries++) {
-		struct series s;
-		int rc;
-		ks_lock(ks, k);
-		rs->k = k;
-		rc = series_open(&s, ks, k, false, NULL);
-		if (!rc)
-			rc = series_subs(&s, SUB_RULE, rules_cb, rs);
-		series_release(&s);
-		ks_unlock(ks, k);
-		if (rc == -ENOENT)
-			rc = 0;
-		if (rc) {
-			rules_release(rs);
-			return rc;
-		}
-		if (rs->n > TS_RULES_MAX) {
-			LOG_ERR("%.*s: %zu rules, more than the %d kvfs can lock at once",
-				(int)k->klen, k->key, rs->n, TS_RULES_MAX);
-			rules_release(rs);
-			return -ENOSPC;
-		}
-		struct ks_key *v = calloc(rs->n + 1, sizeof(*v));
-		if (!v) {
-			rules_release(rs);
-			return -ENOMEM;
-		}
-		v[0] = *k;
-		for (size_t i = 0; i < rs->n; i++) {
-			v[i + 1] = *k;
-			v[i + 1].key = rs->e[i].dst.data;
-			v[i + 1].klen = rs->e[i].dst.len;
-			v[i + 1].attr = NULL;
-		}
-		size_t locked = rs->n + 1;
-		ks_lockv(ks, v, locked);
-		/* The same rules now? */
-		struct rules now = {.k = k};
-		rc = series_open(&s, ks, k, false, NULL);
-		if (!rc)
-			rc = series_subs(&s, SUB_RULE, rules_cb, &now);
-		series_release(&s);
-		if (rc == -ENOENT)
-			rc = 0;
-		bool same = !rc && now.n == rs->n;
-		for (size_t i = 0; same && i < now.n; i++)
-			same = now.e[i].dst.len == rs->e[i].dst.len &&
-			       memcmp(now.e[i].dst.data, rs->e[i].dst.data, now.e[i].dst.len) == 0;
-		if (same) {
-			/* v borrows the names of rs: keep rs, drop now. */
-			for (size_t i = 0; i < now.n; i++)
-				rs->e[i].r = now.e[i].r;
-			rules_release(&now);
-			*keys = v;
-			*nkeys = locked;
-			return 0;
-		}
-		ks_unlockv(ks, v, locked);
-		free(v);
-		rules_release(rs);
-		rules_release(&now);
-		if (rc)
-			return rc;
-	}
-	return -EAGAIN;
-}
-
-/* ---- adding ---------------------------------------------------------------- */
+/* ---- adding and deleting ------------------------------------------------------ */
 
 #define MADD_INCR 0x100 /* internal: v[0] holds a delta for the newest value */
 
-static int madd_locked(struct keyspace *ks, const struct ks_key *k, struct ssamp *v, size_t n,
-		       unsigned flags, int on_dup, const struct ts_options *create,
-		       struct rules *rs, struct store_batch *b, size_t *bad)
+/* Merge v (n samples, sorted) into s as TS.MADD does; the rules of rs
+ * follow in the same transaction. */
+static int madd_series(struct ts_series *s, struct ts_ssamp *v, size_t n, unsigned flags,
+		       int on_dup, const struct ts_options *create, struct ts_rule_set *rs,
+		       size_t *bad)
 {
-	struct series s;
-	struct ssamp *c = NULL;
+	struct ts_ssamp *c = NULL;
 	size_t nc = 0;
-	struct dst_upd *u = NULL;
-	int rc = series_open(&s, ks, k, (flags & TS_MADD_CREATE) != 0, create);
-	if (rc)
-		goto out;
-	if (s.fresh && create && (create->set & TS_OPT_LABELS))
-		rc = write_labels(&s, b, create);
-	int policy = on_dup >= 0 ? on_dup : s.tm.policy;
+	int rc = 0;
+	if (s->fresh && create && (create->set & TS_OPT_LABELS))
+		rc = ts_labels_write(s, create);
+	int policy = on_dup >= 0 ? on_dup : s->tm.policy;
 	if (!rc && (flags & MADD_INCR)) {
 		struct ts_sample last;
 		bool any = false;
-		rc = series_last(&s, &any, &last);
+		rc = ts_series_last(s, &any, &last);
 		if (!rc && any && v[0].s.ts < last.ts) {
 			LOG_ERR("%.*s: TS.INCRBY at %llu, older than the newest sample %llu",
-				(int)k->klen, k->key, (unsigned long long)v[0].s.ts,
+				(int)s->k.klen, s->k.key, (unsigned long long)v[0].s.ts,
 				(unsigned long long)last.ts);
 			rc = -EINVAL;
 		}
@@ -1316,8 +953,8 @@ static int madd_locked(struct keyspace *ks, const struct ks_key *k, struct ssamp
 		policy = TS_DUP_LAST;
 	}
 	if (rc)
-		goto out;
-	qsort(v, n, sizeof(*v), ssamp_cmp);
+		return rc;
+	qsort(v, n, sizeof(*v), ts_ssamp_cmp);
 	/* Duplicates inside the batch merge into the first (Kvrocks). */
 	for (size_t i = 0, first = 0; i < n; i++) {
 		v[i].res = TS_ADD_INSERT;
@@ -1328,54 +965,25 @@ static int madd_locked(struct keyspace *ks, const struct ks_key *k, struct ssamp
 			first = i;
 		}
 	}
-	if (!rc)
-		rc = series_upsert(&s, v, n, policy);
-	if (rc)
-		goto out;
-	for (size_t i = 0; i < n; i++) {
+	rc = ts_series_upsert(s, v, n, policy);
+	for (size_t i = 0; i < n && !rc; i++) {
 		if ((flags & TS_MADD_ATOMIC) &&
 		    (v[i].res == TS_ADD_BLOCK || v[i].res == TS_ADD_OLD)) {
 			if (bad)
 				*bad = v[i].idx;
 			rc = v[i].res == TS_ADD_BLOCK ? -EEXIST : -EINVAL;
-			goto out;
 		}
 	}
-	if (rs->n) {
-		if (!(c = calloc(n, sizeof(*c))) || !(u = calloc(rs->n, sizeof(*u)))) {
-			rc = -ENOMEM;
-			goto out;
-		}
+	if (!rc && rs->n) {
+		if (!(c = calloc(n, sizeof(*c))))
+			return -ENOMEM;
 		for (size_t i = 0; i < n; i++)
 			if (v[i].res == TS_ADD_INSERT || v[i].res == TS_ADD_UPDATE)
 				c[nc++] = v[i];
-		for (size_t i = 0; i < rs->n && !rc; i++) {
-			if (!nc)
-				break;
-			rc = rule_apply(&s, &rs->e[i].r, c, nc, &u[i]);
-			if (!rc)
-				rc = rule_put(&s, b, rs->e[i].dst.data, rs->e[i].dst.len,
-					      &rs->e[i].r);
-		}
-		for (size_t i = 0; i < rs->n && !rc; i++) {
-			struct ks_key dk = *k;
-			dk.key = rs->e[i].dst.data;
-			dk.klen = rs->e[i].dst.len;
-			dk.attr = NULL;
-			rc = dst_write(ks, &dk, &u[i], b);
-		}
+		if (nc)
+			rc = ts_rule_set_added(rs, s, c, nc);
 	}
-	if (!rc)
-		rc = series_flush(&s, b);
-out:
-	if (u)
-		for (size_t i = 0; i < rs->n; i++) {
-			free(u[i].put.s);
-			free(u[i].del.s);
-		}
-	free(u);
 	free(c);
-	series_release(&s);
 	return rc;
 }
 
@@ -1383,11 +991,10 @@ static int madd(struct keyspace *ks, const struct ks_key *k, const struct ts_sam
 		unsigned flags, int on_dup, const struct ts_options *create,
 		enum ts_add_result *res, size_t *bad, double *stored)
 {
-	struct ssamp *v;
-	struct rules rs = {0};
-	struct ks_key *keys = NULL;
-	size_t nkeys = 0;
-	struct store_batch *b = NULL;
+	struct ts_ssamp *v;
+	struct ts_rule_set rs = {0};
+	struct ts_series s = {0};
+	struct ks_txn t;
 	int rc = check_options(create);
 	if (rc)
 		return rc;
@@ -1409,25 +1016,19 @@ static int madd(struct keyspace *ks, const struct ks_key *k, const struct ts_sam
 			v[i].s.ts = now;
 		v[i].idx = i;
 	}
-	if (!(b = store_batch_new(ks_store(ks)))) {
-		free(v);
-		return -ENOMEM;
-	}
-	rc = lock_with_rules(ks, k, &keys, &nkeys, &rs);
+	rc = ts_rule_set_begin(&t, ks, k, &rs);
 	if (!rc) {
-		rc = madd_locked(ks, k, v, n, flags, on_dup, create, &rs, b, bad);
+		rc = ts_series_open(&s, ks, &t, &rs.keys[0], (flags & TS_MADD_CREATE) != 0, create);
 		if (!rc)
-			rc = ks_write(ks, b);
-		ks_unlockv(ks, keys, nkeys);
+			rc = madd_series(&s, v, n, flags, on_dup, create, &rs, bad);
+		rc = ts_series_end(&t, &s, NULL, rc);
 	}
 	if (!rc && res)
 		for (size_t i = 0; i < n; i++)
 			res[v[i].idx] = (enum ts_add_result)v[i].res;
 	if (!rc && stored)
 		*stored = v[0].s.v;
-	free(keys);
-	rules_release(&rs);
-	store_batch_free(b);
+	ts_rule_set_release(&rs);
 	free(v);
 	return rc;
 }
@@ -1475,89 +1076,33 @@ int ts_incrby(struct keyspace *ks, const struct ks_key *k, uint64_t ts, double d
 int ts_del(struct keyspace *ks, const struct ks_key *k, uint64_t from, uint64_t to,
 	   uint64_t *deleted)
 {
-	struct rules rs = {0};
-	struct ks_key *keys = NULL;
-	size_t nkeys = 0;
-	struct store_batch *b = NULL;
-	struct series s;
-	struct sarr gone = {0};
-	struct ssamp *c = NULL;
-	struct dst_upd *u = NULL;
+	struct ts_rule_set rs = {0};
+	struct ts_series s = {0};
+	struct ts_sarr gone = {0};
+	struct ks_txn t;
 	uint64_t del = 0;
-	int rc;
 	if (from > to)
 		return -EINVAL;
-	if (!(b = store_batch_new(ks_store(ks))))
-		return -ENOMEM;
-	rc = lock_with_rules(ks, k, &keys, &nkeys, &rs);
-	if (rc) {
-		store_batch_free(b);
+	int rc = ts_rule_set_begin(&t, ks, k, &rs);
+	if (rc)
 		return rc;
-	}
-	rc = series_open(&s, ks, k, false, NULL);
+	rc = ts_series_open(&s, ks, &t, &rs.keys[0], false, NULL);
 	if (!rc)
-		rc = series_delete(&s, from, to, &del, &gone);
+		rc = ts_series_delete(&s, from, to, &del, &gone);
 	if (!rc && del) {
 		s.dirty = true;
-		/* Rules: every bucket that lost samples is recomputed. */
-		if (rs.n && !(c = calloc(gone.n, sizeof(*c))))
-			rc = -ENOMEM;
-		if (rs.n && !rc && !(u = calloc(rs.n, sizeof(*u))))
-			rc = -ENOMEM;
-		for (size_t i = 0; i < rs.n && !rc; i++) {
-			struct ts_rule *r = &rs.e[i].r;
-			uint64_t prev = UINT64_MAX;
-			for (size_t j = 0; j < gone.n && !rc; j++) {
-				uint64_t bk = ts_bucket_left(gone.s[j].ts, r->bucket, r->align);
-				if (bk == prev)
-					continue;
-				prev = bk;
-				bool open = !(r->latest == 0 && ts_rule_is_reset(r));
-				if (open && bk == r->latest) {
-					rc = rule_refold(&s, r);
-				} else if (open && bk < r->latest) {
-					struct sarr a = {0};
-					rc = bucket_samples(&s, r, bk, &a);
-					if (!rc && a.n)
-						rc = sarr_push(
-						    &u[i].put,
-						    (struct ts_sample){
-							bk, ts_aggregate(r->agg, a.s, a.n)});
-					else if (!rc)
-						rc =
-						    sarr_push(&u[i].del, (struct ts_sample){bk, 0});
-					free(a.s);
-				}
-			}
-			if (!rc)
-				rc = rule_put(&s, b, rs.e[i].dst.data, rs.e[i].dst.len, r);
-			struct ks_key dk = *k;
-			dk.key = rs.e[i].dst.data;
-			dk.klen = rs.e[i].dst.len;
-			dk.attr = NULL;
-			if (!rc)
-				rc = dst_write(ks, &dk, &u[i], b);
+		rc = ts_rule_set_deleted(&rs, &s, &gone);
+		if (!rc) {
+			ts_series_flush(&s);
+			rc = ks_txn_commit(&t);
 		}
-		if (!rc)
-			rc = series_flush(&s, b);
-		if (!rc)
-			rc = ks_write(ks, b);
 	}
 	if (!rc && deleted)
 		*deleted = del;
-	series_release(&s);
-	ks_unlockv(ks, keys, nkeys);
-	if (u)
-		for (size_t i = 0; i < rs.n; i++) {
-			free(u[i].put.s);
-			free(u[i].del.s);
-		}
-	free(u);
-	free(c);
+	ts_series_release(&s);
+	rc = ks_txn_end(&t, rc);
+	ts_rule_set_release(&rs);
 	free(gone.s);
-	free(keys);
-	rules_release(&rs);
-	store_batch_free(b);
 	return rc;
 }
 
@@ -1565,174 +1110,33 @@ int ts_del(struct keyspace *ks, const struct ks_key *k, uint64_t from, uint64_t 
 
 int ts_get(struct keyspace *ks, const struct ks_key *k, struct ts_sample *out)
 {
-	struct series s;
+	struct ts_series s;
 	bool any = false;
-	int rc = series_open(&s, ks, k, false, NULL);
+	int rc = ts_series_open(&s, ks, NULL, k, false, NULL);
 	if (!rc)
-		rc = series_last(&s, &any, out);
-	series_release(&s);
+		rc = ts_series_last(&s, &any, out);
+	ts_series_release(&s);
 	return rc ? rc : (any ? 1 : 0);
 }
 
-void ts_range_opt_init(struct ts_range_opt *o)
-{
-	memset(o, 0, sizeof(*o));
-	o->to = UINT64_MAX;
-}
-
-static bool ts_in(const struct ts_range_opt *o, uint64_t ts)
-{
-	if (!o->nfilter_ts)
-		return true;
-	for (size_t i = 0; i < o->nfilter_ts; i++)
-		if (o->filter_ts[i] == ts)
-			return true;
-	return false;
-}
-
-/* Kvrocks's AggregateSamplesByRangeOption over samples a (time order). */
-static int range_aggregate(const struct ts_range_opt *o, const struct sarr *a, struct sarr *out)
-{
-	int rc = 0;
-	if (!a->n)
-		return 0;
-	uint64_t left = ts_bucket_left(a->s[0].ts, o->bucket, o->align);
-	size_t i = 0;
-	bool prev_empty = true;
-	double prev_last = NAN;
-	while (i < a->n && !rc) {
-		uint64_t right = ts_bucket_right(left, o->bucket, o->align);
-		size_t j = i;
-		while (j < a->n && a->s[j].ts < right)
-			j++;
-		uint64_t ts = o->bt == TS_BT_END   ? left + o->bucket
-			      : o->bt == TS_BT_MID ? left + o->bucket / 2
-						   : left;
-		if (j > i) {
-			rc = sarr_push(
-			    out, (struct ts_sample){ts, ts_aggregate(o->agg, a->s + i, j - i)});
-			prev_empty = false;
-			prev_last = a->s[j - 1].v;
-		} else if (o->empty) {
-			double v = NAN;
-			if (o->agg == TS_AGG_SUM || o->agg == TS_AGG_COUNT)
-				v = 0;
-			else if (o->agg == TS_AGG_LAST && !prev_empty)
-				v = prev_last; /* NEEDSWORK: Kvrocks reads the empty span here */
-			rc = sarr_push(out, (struct ts_sample){ts, v});
-			prev_empty = true;
-		}
-		i = j;
-		if (right == UINT64_MAX)
-			break;
-		left = right;
-	}
-	return rc;
-}
-
-static int range_locked(struct series *s, const struct ts_range_opt *o, bool reverse,
-			struct sarr *out)
-{
-	struct ts_sample last;
-	bool any;
-	struct sarr a = {0};
-	int rc = series_last(s, &any, &last);
-	if (rc || !any || o->to < o->from)
-		return rc;
-	uint64_t from = o->from, to = o->to < last.ts ? o->to : last.ts;
-	if (s->tm.retention && last.ts > s->tm.retention && last.ts - s->tm.retention > from)
-		from = last.ts - s->tm.retention;
-	if (from > to)
-		return 0;
-	rc = series_collect(s, from, to, &a);
-	/* Filters. */
-	size_t w = 0;
-	for (size_t i = 0; i < a.n && !rc; i++) {
-		if (!ts_in(o, a.s[i].ts))
-			continue;
-		if (o->filter_value && (a.s[i].v < o->vmin || a.s[i].v > o->vmax))
-			continue;
-		a.s[w++] = a.s[i];
-	}
-	a.n = w;
-	if (!rc && o->agg) {
-		rc = range_aggregate(o, &a, out);
-	} else if (!rc) {
-		*out = a;
-		a.s = NULL;
-	}
-	free(a.s);
-	if (rc)
-		return rc;
-	if (reverse)
-		for (size_t i = 0; i < out->n / 2; i++) {
-			struct ts_sample t = out->s[i];
-			out->s[i] = out->s[out->n - 1 - i];
-			out->s[out->n - 1 - i] = t;
-		}
-	if (o->count && out->n > o->count)
-		out->n = o->count;
-	return 0;
-}
-
-static int check_range(const struct ts_range_opt *o)
-{
-	if (o->agg && (!ts_agg_name(o->agg) || o->bucket == 0)) {
-		LOG_ERR("AGGREGATION: a known aggregator and a bucket duration > 0");
-		return -EINVAL;
-	}
-	if (o->filter_value && (isnan(o->vmin) || isnan(o->vmax))) {
-		LOG_ERR("FILTER_BY_VALUE: two numbers");
-		return -EINVAL;
-	}
-	return 0;
-}
-
-int ts_range(struct keyspace *ks, const struct ks_key *k, const struct ts_range_opt *o,
-	     bool reverse, struct ts_sample **out, size_t *n)
-{
-	struct series s;
-	struct sarr r = {0};
-	int rc = check_range(o);
-	if (rc)
-		return rc;
-	rc = series_open(&s, ks, k, false, NULL);
-	if (!rc)
-		rc = range_locked(&s, o, reverse, &r);
-	series_release(&s);
-	if (rc) {
-		free(r.s);
-		return rc;
-	}
-	*out = r.s;
-	*n = r.n;
-	return 0;
-}
-
-struct info_acc {
-	struct ts_info *i;
-	bool first;
-};
-
 int ts_info(struct keyspace *ks, const struct ks_key *k, struct ts_info *out)
 {
-	struct series s;
-	struct buf key = BUF_INIT;
+	struct ts_series s;
 	memset(out, 0, sizeof(*out));
-	int rc = series_open(&s, ks, k, false, NULL);
+	int rc = ts_series_open(&s, ks, NULL, k, false, NULL);
 	if (rc) {
-		series_release(&s);
+		ts_series_release(&s);
 		return rc;
 	}
 	out->m = s.tm;
 	rc = buf_set(&out->source, s.tm.source, s.tm.source_len);
 	out->m.source = out->source.data;
-	out->chunks = s.m.size;
+	out->chunks = s.m->size;
 	/* The samples inside the retention window, as TS.INFO counts them. */
 	struct ts_sample last;
 	bool any = false;
 	if (!rc)
-		rc = series_last(&s, &any, &last);
+		rc = ts_series_last(&s, &any, &last);
 	uint64_t bound = 0;
 	if (any && s.tm.retention && last.ts > s.tm.retention)
 		bound = last.ts - s.tm.retention;
@@ -1743,8 +1147,7 @@ int ts_info(struct keyspace *ks, const struct ks_key *k, struct ts_info *out)
 		uint32_t count;
 		const void *v = store_iter_value(s.it, &vn);
 		if (!chunk_check(v, vn, &count)) {
-			rc = ks_corrupt(&s.k, "time-series chunk %llu does not decode (%zu bytes)",
-					(unsigned long long)iter_id(&s), vn);
+			rc = chunk_corrupt(&s, iter_id(&s), vn);
 			break;
 		}
 		out->memory += vn;
@@ -1760,372 +1163,10 @@ int ts_info(struct keyspace *ks, const struct ks_key *k, struct ts_info *out)
 	}
 	if (any)
 		out->last_ts = last.ts;
-	buf_release(&key);
-	series_release(&s);
+	ts_series_release(&s);
 	if (rc)
 		buf_release(&out->source);
 	return rc;
-}
-
-int ts_labels(struct keyspace *ks, const struct ks_key *k, ts_label_cb cb, void *arg)
-{
-	struct series s;
-	int rc = series_open(&s, ks, k, false, NULL);
-	if (!rc)
-		rc = series_subs(&s, SUB_LABEL, cb, arg);
-	series_release(&s);
-	return rc;
-}
-
-static int label_find_cb(void *arg, const char *name, size_t nn, const char *v, size_t vn)
-{
-	(void)v;
-	(void)vn;
-	const struct ts_label *l = arg;
-	return nn == l->nn && memcmp(name, l->name, nn) == 0 ? 1 : 0;
-}
-
-int ts_label_set(struct keyspace *ks, const struct ks_key *k, const char *name, size_t nn,
-		 const char *v, size_t vn)
-{
-	struct series s;
-	struct store_batch *b;
-	struct buf key = BUF_INIT;
-	if (!nn || (v && !vn)) {
-		LOG_ERR("a label needs a name and a value");
-		return -EINVAL;
-	}
-	if (!(b = store_batch_new(ks_store(ks))))
-		return -ENOMEM;
-	ks_lock(ks, k);
-	int rc = series_open(&s, ks, k, false, NULL);
-	if (!rc && !v) {
-		struct ts_label l = {name, nn, NULL, 0};
-		rc = series_subs(&s, SUB_LABEL, label_find_cb, &l);
-		rc = rc == 1 ? 0 : (rc ? rc : -ENODATA);
-	}
-	if (!rc)
-		rc = sub_key(&s, SUB_LABEL, name, nn, &key);
-	if (!rc) {
-		if (v)
-			store_batch_put(b, STORE_CF_DEFAULT, key.data, key.len, v, vn);
-		else
-			store_batch_delete(b, STORE_CF_DEFAULT, key.data, key.len);
-		rc = ks_write(ks, b);
-	}
-	series_release(&s);
-	ks_unlock(ks, k);
-	buf_release(&key);
-	store_batch_free(b);
-	return rc;
-}
-
-/* ---- rules -------------------------------------------------------------------- */
-
-struct rule_find {
-	const char *dst;
-	size_t dn;
-	bool found;
-	size_t n; /* rules seen */
-};
-
-static int rule_find_cb(void *arg, const char *name, size_t nn, const char *v, size_t vn)
-{
-	(void)v;
-	(void)vn;
-	struct rule_find *f = arg;
-	if (nn == f->dn && memcmp(name, f->dst, nn) == 0)
-		f->found = true;
-	f->n++;
-	return 0;
-}
-
-static int any_cb(void *arg, const char *name, size_t nn, const char *v, size_t vn)
-{
-	(void)name;
-	(void)nn;
-	(void)v;
-	(void)vn;
-	*(bool *)arg = true;
-	return 0;
-}
-
-int ts_createrule(struct keyspace *ks, const struct ks_key *src, const struct ks_key *dst, int agg,
-		  uint64_t bucket, uint64_t align, const struct ts_rule *state)
-{
-	struct series s, d;
-	struct store_batch *b;
-	struct ts_rule r;
-	bool has_rules = false;
-	int rc;
-	if (!ts_agg_name(agg) || bucket == 0) {
-		LOG_ERR("TS.CREATERULE: a known aggregator and a bucket duration > 0");
-		return -EINVAL;
-	}
-	if (src->nslen != dst->nslen || memcmp(src->ns, dst->ns, src->nslen) != 0 ||
-	    (src->klen == dst->klen && memcmp(src->key, dst->key, src->klen) == 0)) {
-		LOG_ERR("TS.CREATERULE: source and destination must be two keys of one namespace");
-		return -EINVAL;
-	}
-	if (state)
-		r = *state;
-	else
-		ts_rule_init(&r, agg, bucket, align);
-	r.agg = agg;
-	r.bucket = bucket;
-	r.align = align;
-	if (!(b = store_batch_new(ks_store(ks))))
-		return -ENOMEM;
-	ks_lock2(ks, src, dst);
-	memset(&d, 0, sizeof(d));
-	/* A restore makes a missing source or destination in the same batch. */
-	rc = series_open(&s, ks, src, state != NULL, NULL);
-	if (!rc)
-		rc = series_open(&d, ks, dst, state != NULL, NULL);
-	if (!rc && s.tm.source_len) {
-		LOG_ERR("TS.CREATERULE: the source '%.*s' is itself a destination", (int)src->klen,
-			src->key);
-		rc = -EINVAL;
-	}
-	if (!rc && d.tm.source_len &&
-	    !(d.tm.source_len == src->klen && memcmp(d.tm.source, src->key, src->klen) == 0)) {
-		LOG_ERR("TS.CREATERULE: '%.*s' already has a source", (int)dst->klen, dst->key);
-		rc = -EINVAL;
-	}
-	if (!rc) {
-		rc = series_subs(&d, SUB_RULE, any_cb, &has_rules);
-		if (!rc && has_rules) {
-			LOG_ERR("TS.CREATERULE: the destination '%.*s' has rules of its own",
-				(int)dst->klen, dst->key);
-			rc = -EINVAL;
-		}
-	}
-	if (!rc) {
-		struct rule_find f = {dst->key, dst->klen, false, 0};
-		rc = series_subs(&s, SUB_RULE, rule_find_cb, &f);
-		if (!rc && f.found && !state)
-			rc = -EEXIST;
-		if (!rc && !f.found && f.n >= TS_RULES_MAX) {
-			/* an add locks the source and every destination at once */
-			LOG_ERR("TS.CREATERULE: '%.*s' has %d rules, the most kvfs keeps",
-				(int)src->klen, src->key, TS_RULES_MAX);
-			rc = -ENOSPC;
-		}
-	}
-	if (!rc)
-		rc = rule_put(&s, b, dst->key, dst->klen, &r);
-	if (!rc && s.fresh)
-		rc = series_flush(&s, b);
-	if (!rc) {
-		d.tm.source = src->key;
-		d.tm.source_len = src->klen;
-		d.dirty = true;
-		rc = series_flush(&d, b);
-	}
-	if (!rc)
-		rc = ks_write(ks, b);
-	series_release(&s);
-	series_release(&d);
-	ks_unlock2(ks, src, dst);
-	store_batch_free(b);
-	return rc;
-}
-
-int ts_deleterule(struct keyspace *ks, const struct ks_key *src, const struct ks_key *dst)
-{
-	struct series s, d;
-	struct store_batch *b;
-	struct buf key = BUF_INIT;
-	int rc;
-	if (!(b = store_batch_new(ks_store(ks))))
-		return -ENOMEM;
-	ks_lock2(ks, src, dst);
-	memset(&d, 0, sizeof(d));
-	rc = series_open(&s, ks, src, false, NULL);
-	if (!rc) {
-		struct rule_find f = {dst->key, dst->klen, false, 0};
-		rc = series_subs(&s, SUB_RULE, rule_find_cb, &f);
-		if (!rc && !f.found)
-			rc = -ENOENT;
-	}
-	if (!rc)
-		rc = sub_key(&s, SUB_RULE, dst->key, dst->klen, &key);
-	if (!rc) {
-		store_batch_delete(b, STORE_CF_DEFAULT, key.data, key.len);
-		int r = series_open(&d, ks, dst, false, NULL);
-		if (r == 0 && d.tm.source_len == src->klen &&
-		    memcmp(d.tm.source, src->key, src->klen) == 0) {
-			d.tm.source = "";
-			d.tm.source_len = 0;
-			d.dirty = true;
-			rc = series_flush(&d, b);
-		}
-	}
-	if (!rc)
-		rc = ks_write(ks, b);
-	series_release(&s);
-	series_release(&d);
-	ks_unlock2(ks, src, dst);
-	buf_release(&key);
-	store_batch_free(b);
-	return rc;
-}
-
-struct rules_user {
-	const struct ks_key *k;
-	ts_rule_cb cb;
-	void *arg;
-};
-
-static int rules_user_cb(void *arg, const char *name, size_t nn, const char *v, size_t vn)
-{
-	struct rules_user *u = arg;
-	struct ts_rule r;
-	if (rule_decode(v, vn, &r))
-		return ks_corrupt_entry(u->k, name, nn,
-					"time-series rule record of %zu bytes does not decode", vn);
-	return u->cb(u->arg, name, nn, &r);
-}
-
-int ts_rules(struct keyspace *ks, const struct ks_key *k, ts_rule_cb cb, void *arg)
-{
-	struct series s;
-	struct rules_user u = {k, cb, arg};
-	int rc = series_open(&s, ks, k, false, NULL);
-	if (!rc)
-		rc = series_subs(&s, SUB_RULE, rules_user_cb, &u);
-	series_release(&s);
-	return rc;
-}
-
-/* ---- label filters (alg_tsagg.c matches) ----------------------------------- */
-struct lab {
-	struct buf *names, *vals;
-	size_t n;
-};
-
-static int lab_cb(void *arg, const char *name, size_t nn, const char *v, size_t vn)
-{
-	struct lab *l = arg;
-	void *p = realloc(l->names, (l->n + 1) * sizeof(*l->names));
-	if (!p)
-		return -ENOMEM;
-	l->names = p;
-	p = realloc(l->vals, (l->n + 1) * sizeof(*l->vals));
-	if (!p)
-		return -ENOMEM;
-	l->vals = p;
-	buf_init(&l->names[l->n]);
-	buf_init(&l->vals[l->n]);
-	l->n++;
-	int rc = buf_set(&l->names[l->n - 1], name, nn);
-	return rc ? rc : buf_set(&l->vals[l->n - 1], v, vn);
-}
-
-/* Do the labels l pass filter f? (false when out of memory: no match) */
-static bool lab_match(const struct ts_filter *f, const struct lab *l)
-{
-	struct ts_label *v = calloc(l->n + 1, sizeof(*v));
-	if (!v)
-		return false;
-	for (size_t i = 0; i < l->n; i++) {
-		v[i].name = l->names[i].data;
-		v[i].nn = l->names[i].len;
-		v[i].value = l->vals[i].data;
-		v[i].vn = l->vals[i].len;
-	}
-	bool ok = ts_filter_match(f, v, l->n);
-	free(v);
-	return ok;
-}
-
-static void lab_release(struct lab *l)
-{
-	for (size_t i = 0; i < l->n; i++) {
-		buf_release(&l->names[i]);
-		buf_release(&l->vals[i]);
-	}
-	free(l->names);
-	free(l->vals);
-	memset(l, 0, sizeof(*l));
-}
-
-/* Every time series of the namespace whose labels match. */
-static int each_series(struct keyspace *ks, const char *ns, size_t nslen, const struct ts_filter *f,
-		       int (*fn)(void *arg, struct series *s), void *arg)
-{
-	struct ks_key_iter *it;
-	const char *key;
-	size_t klen;
-	struct ks_info info;
-	int rc = ts_filter_check(f);
-	if (rc)
-		return rc;
-	if (!(it = ks_key_iter_new(ks, ns, nslen, NULL, 0)))
-		return -ENOMEM;
-	while (!rc && (rc = ks_key_iter_next(it, &key, &klen, &info)) == 1) {
-		rc = 0;
-		if (info.type != KV_TYPE_TIMESERIES || info.empty)
-			continue;
-		struct ks_key k = {ns, nslen, key, klen, NULL};
-		struct series s;
-		struct lab l = {0};
-		rc = series_open(&s, ks, &k, false, NULL);
-		if (!rc)
-			rc = series_subs(&s, SUB_LABEL, lab_cb, &l);
-		if (!rc && lab_match(f, &l))
-			rc = fn(arg, &s);
-		else if (rc == -ENOENT)
-			rc = 0; /* gone meanwhile */
-		lab_release(&l);
-		series_release(&s);
-	}
-	ks_key_iter_free(it);
-	return rc < 0 ? rc : (rc > 0 && rc != 1 ? rc : 0);
-}
-
-struct mq {
-	const struct ts_range_opt *o;
-	bool reverse, get;
-	ts_series_cb cb;
-	void *arg;
-};
-
-static int mq_fn(void *arg, struct series *s)
-{
-	struct mq *q = arg;
-	struct sarr r = {0};
-	struct ts_sample last;
-	bool any = false;
-	int rc;
-	if (q->get) {
-		rc = series_last(s, &any, &last);
-		if (!rc && any)
-			rc = sarr_push(&r, last);
-	} else {
-		rc = range_locked(s, q->o, q->reverse, &r);
-	}
-	if (!rc) {
-		struct ts_series_result res = {s->k.key, s->k.klen, r.s, r.n};
-		rc = q->cb(q->arg, &res);
-	}
-	free(r.s);
-	return rc;
-}
-
-int ts_mrange(struct keyspace *ks, const char *ns, size_t nslen, const struct ts_filter *f,
-	      const struct ts_range_opt *o, bool reverse, ts_series_cb cb, void *arg)
-{
-	struct mq q = {o, reverse, false, cb, arg};
-	int rc = check_range(o);
-	return rc ? rc : each_series(ks, ns, nslen, f, mq_fn, &q);
-}
-
-int ts_mget(struct keyspace *ks, const char *ns, size_t nslen, const struct ts_filter *f,
-	    ts_series_cb cb, void *arg)
-{
-	struct mq q = {NULL, false, true, cb, arg};
-	return each_series(ks, ns, nslen, f, mq_fn, &q);
 }
 
 int ts_policy(struct keyspace *ks, const struct ks_key *k, int *policy)
@@ -2150,9 +1191,9 @@ int ts_policy(struct keyspace *ks, const struct ks_key *k, int *policy)
 /* ---- chunks, for the tree ------------------------------------------------------ */
 
 struct ts_chunk_iter {
-	struct series s;
+	struct ts_series s;
 	bool started, empty;
-	struct sarr cur;
+	struct ts_sarr cur;
 };
 
 struct ts_chunk_iter *ts_chunk_iter_new(struct keyspace *ks, const struct ks_key *k,
@@ -2166,7 +1207,7 @@ struct ts_chunk_iter *ts_chunk_iter_new(struct keyspace *ks, const struct ks_key
 		*err = -ENOMEM;
 		return NULL;
 	}
-	rc = series_open(&it->s, ks, k, false, NULL);
+	rc = ts_series_open(&it->s, ks, NULL, k, false, NULL);
 	if (rc == -ENOENT) {
 		it->empty = true;
 		return it;
@@ -2183,7 +1224,7 @@ struct ts_chunk_iter *ts_chunk_iter_new(struct keyspace *ks, const struct ks_key
 	}
 	buf_release(&key);
 	if (rc) {
-		series_release(&it->s);
+		ts_series_release(&it->s);
 		free(it);
 		*err = rc;
 		return NULL;
@@ -2208,8 +1249,7 @@ int ts_chunk_iter_next(struct ts_chunk_iter *it, uint64_t *id, uint32_t *count)
 	 * it. */
 	if (!chunk_check(v, vn, count)) {
 		*count = 0;
-		ks_corrupt(&it->s.k, "time-series chunk %llu does not decode (%zu bytes)",
-			   (unsigned long long)*id, vn);
+		chunk_corrupt(&it->s, *id, vn);
 	}
 	return 1;
 }
@@ -2223,7 +1263,7 @@ int ts_chunk_iter_samples(struct ts_chunk_iter *it, const struct ts_sample **out
 	if (!chunk_check(v, vn, &count))
 		return -EUCLEAN;
 	for (uint32_t i = 0; i < count; i++)
-		if (sarr_push(&it->cur, chunk_sample(v, i)))
+		if (ts_sarr_push(&it->cur, chunk_sample(v, i)))
 			return -ENOMEM;
 	*out = it->cur.s;
 	*n = it->cur.n;
@@ -2235,19 +1275,19 @@ void ts_chunk_iter_free(struct ts_chunk_iter *it)
 	if (!it)
 		return;
 	free(it->cur.s);
-	series_release(&it->s);
+	ts_series_release(&it->s);
 	free(it);
 }
 
 int ts_chunk_get(struct keyspace *ks, const struct ks_key *k, uint64_t id, struct ts_sample **out,
 		 size_t *n)
 {
-	struct series s;
-	struct sarr a = {0};
-	int rc = series_open(&s, ks, k, false, NULL);
+	struct ts_series s;
+	struct ts_sarr a = {0};
+	int rc = ts_series_open(&s, ks, NULL, k, false, NULL);
 	if (!rc)
 		rc = chunk_read(&s, id, &a);
-	series_release(&s);
+	ts_series_release(&s);
 	if (rc) {
 		free(a.s);
 		return rc;
@@ -2260,9 +1300,10 @@ int ts_chunk_get(struct keyspace *ks, const struct ks_key *k, uint64_t id, struc
 int ts_chunk_put(struct keyspace *ks, const struct ks_key *k, uint64_t id,
 		 const struct ts_sample *in, size_t n)
 {
-	struct series s;
-	struct store_batch *b;
+	struct ts_series s;
+	struct ks_txn t;
 	struct buf key = BUF_INIT, val = BUF_INIT;
+	uint8_t idb[8];
 	int rc = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (isnan(in[i].v) || (i > 0 && in[i].ts <= in[i - 1].ts)) {
@@ -2279,10 +1320,8 @@ int ts_chunk_put(struct keyspace *ks, const struct ks_key *k, uint64_t id,
 			(unsigned long long)in[0].ts);
 		return -EINVAL;
 	}
-	if (!(b = store_batch_new(ks_store(ks))))
-		return -ENOMEM;
-	ks_lock(ks, k);
-	rc = series_open(&s, ks, k, false, NULL);
+	ks_txn_begin(&t, ks, k);
+	rc = ts_series_open(&s, ks, &t, k, false, NULL);
 	bool exists = false;
 	if (!rc) {
 		struct buf v = BUF_INIT;
@@ -2297,7 +1336,7 @@ int ts_chunk_put(struct keyspace *ks, const struct ks_key *k, uint64_t id,
 	/* Neighbours: the chunk before must end before id, the next one
 	 * must start after the last sample. */
 	if (!rc && n) {
-		struct sarr prev = {0};
+		struct ts_sarr prev = {0};
 		if (id > 0)
 			rc = chunk_key(&s, id - 1, &key);
 		if (!rc && id > 0) {
@@ -2318,52 +1357,38 @@ int ts_chunk_put(struct keyspace *ks, const struct ks_key *k, uint64_t id,
 				(unsigned long long)id);
 		free(prev.s);
 	}
-	if (!rc && !n && !exists)
-		rc = 0;
-	else if (!rc) {
-		rc = chunk_key(&s, id, &key);
-		if (!rc && n) {
+	if (!rc && (n || exists)) {
+		put_be64(idb, id);
+		if (n) {
 			rc = chunk_encode(&val, in, n);
 			if (!rc)
-				store_batch_put(b, STORE_CF_DEFAULT, key.data, key.len, val.data,
-						val.len);
+				ts_series_sub_put(&s, TS_SUB_CHUNK, idb, 8, val.data, val.len);
 			if (!exists)
-				s.m.size++;
-		} else if (!rc) {
-			store_batch_delete(b, STORE_CF_DEFAULT, key.data, key.len);
-			s.m.size--;
+				s.m->size++;
+		} else {
+			ts_series_sub_put(&s, TS_SUB_CHUNK, idb, 8, NULL, 0);
+			s.m->size--;
 		}
 		s.dirty = true;
+		ts_series_flush(&s);
 		if (!rc)
-			rc = series_flush(&s, b);
-		if (!rc)
-			rc = ks_write(ks, b);
+			rc = ks_txn_commit(&t);
 	}
-	series_release(&s);
-	ks_unlock(ks, k);
+	ts_series_release(&s);
 	buf_release(&key);
 	buf_release(&val);
-	store_batch_free(b);
-	return rc;
+	return ks_txn_end(&t, rc);
 }
 
 int ts_set_last_timestamp(struct keyspace *ks, const struct ks_key *k, uint64_t ts)
 {
-	struct series s;
-	struct store_batch *b;
-	if (!(b = store_batch_new(ks_store(ks))))
-		return -ENOMEM;
-	ks_lock(ks, k);
-	int rc = series_open(&s, ks, k, false, NULL);
+	struct ts_series s;
+	struct ks_txn t;
+	ks_txn_begin(&t, ks, k);
+	int rc = ts_series_open(&s, ks, &t, k, false, NULL);
 	if (!rc) {
 		s.tm.last_ts = ts;
 		s.dirty = true;
-		rc = series_flush(&s, b);
 	}
-	if (!rc)
-		rc = ks_write(ks, b);
-	series_release(&s);
-	ks_unlock(ks, k);
-	store_batch_free(b);
-	return rc;
+	return ts_series_end(&t, &s, NULL, rc);
 }

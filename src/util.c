@@ -185,6 +185,26 @@ int bytes_cmp(const void *a, size_t an, const void *b, size_t bn)
 	return an < bn ? -1 : an > bn ? 1 : 0;
 }
 
+bool rank_range_clamp(int64_t start, int64_t stop, uint64_t len, uint64_t *from, uint64_t *to)
+{
+	if (len == 0 || len > INT64_MAX)
+		return false;
+	int64_t n = (int64_t)len;
+	if (start < 0)
+		start += n; /* no overflow: n >= 0 > start */
+	if (stop < 0)
+		stop += n;
+	if (start < 0)
+		start = 0;
+	if (start > stop || start >= n)
+		return false;
+	if (stop >= n)
+		stop = n - 1;
+	*from = (uint64_t)start;
+	*to = (uint64_t)stop;
+	return true;
+}
+
 int parse_u64(const char *s, size_t n, uint64_t *out)
 {
 	if (n == 0)

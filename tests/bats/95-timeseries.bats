@@ -33,6 +33,19 @@ C1000=00000000000000001000.csv
 	assert_bytes "$NS/t/$C1000" $'1000,1\n2000,2.5\n'
 }
 
+@test "samples added through .add change the series' mtime, kept over a remount" {
+	mkts "$NS/t"
+	echo "1000,1" >>"$NS/t/.add"
+	touch -d @978307200 "$NS/t"
+	kvfs_remount
+	assert_eq "$(stat -c %Y "$NS/t")" 978307200 "touch -d"
+	echo "2000,1" >>"$NS/t/.add"
+	kvfs_remount
+	# (An add once dropped the change: the mtime stayed at 2001.)
+	m=$(stat -c %Y "$NS/t")
+	[ "$m" -gt $(($(date +%s) - 60)) ] || { echo "mtime $m" >&2; false; }
+}
+
 @test "chunks split at chunk_size and list in time order" {
 	mkts "$NS/t"
 	setfattr -n user.kvfs.ts.chunk_size -v 2 "$NS/t"

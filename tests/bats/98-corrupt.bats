@@ -363,7 +363,7 @@ li_meta() {
 	stat_listed "$NS/l"
 	assert_size "$NS/l/1" 0
 	assert_eq "$(errno_of 'open(a[0], "rb").read()' "$NS/l/1")" EIO "cat 1"
-	grep -q "corrupt record of '__namespace/l': list element 9223372036854775808 is missing" "$KVFS_LOG"
+	grep -q "corrupt record of '__namespace/l/1': list element 9223372036854775808 is missing" "$KVFS_LOG"
 	rm "$NS/l/0"
 	kvfs_remount
 	assert_eq "$(ls "$NS/l" | tr '\n' ' ')" "0 1 2 " "listing after rm 0"
@@ -398,6 +398,31 @@ li_meta() {
 	run errno_of 'fd = os.open(a[0], os.O_WRONLY | os.O_APPEND); os.write(fd, b"2000,1\n"); os.close(fd)' "$NS/t/.add"
 	assert_eq "$output" EIO ".add"
 	grep -q "corrupt record of '__namespace/t/d': time-series rule record of 2 bytes does not decode" "$KVFS_LOG"
+}
+
+@test "a time-series rule record that does not decode hides no other rule; removing it works" {
+	kvfs_mount
+	kvfs_unmount
+	plant_meta t "$(ts_meta 00)"
+	ldb_put default "$(sub_hex t 0000000000000003E8)" "$CHUNK"
+	ldb_put default "$(sub_hex t 0264)" 0102 # rule to "d": 2 bytes
+	# rule to "e": avg 1000 0, nothing folded yet
+	ldb_put default "$(sub_hex t 0265)" 0700000000000003E800000000000000000000000000000000010100000000000000008000000000000000
+	kvfs_mount
+	getfattr -d -m - "$NS/t" >"$BATS_TEST_TMPDIR/attrs"
+	grep -q '^user.kvfs.ts.rule.e=' "$BATS_TEST_TMPDIR/attrs"
+	! grep -q '^user.kvfs.ts.rule.d' "$BATS_TEST_TMPDIR/attrs"
+	assert_eq "$(getfattr --only-values -n user.kvfs.ts.rule.e "$NS/t")" "avg 1000 0 latest=0 u=0 f=0"
+	assert_eq "$(errno_of 'os.getxattr(a[0], "user.kvfs.ts.rule.d")' "$NS/t")" ENODATA "getfattr rule.d"
+	grep -qx "rule e avg 1000 0" "$NS/t/.info"
+	assert_eq "$(cat "$NS/t/.range:-..+")" "1000,1.5" ".range"
+	grep -q "corrupt record of '__namespace/t/d': time-series rule record of 2 bytes does not decode; skipped" "$KVFS_LOG"
+	setfattr -x user.kvfs.ts.rule.d "$NS/t"
+	echo "2000,1" >>"$NS/t/.add"
+	assert_eq "$(cat "$NS/t/.range:-..+")" $'1000,1.5\n2000,1' ".range after the add"
+	kvfs_unmount
+	run ldb_value default "$(sub_hex t 0264)"
+	[ "$status" -ne 0 ]
 }
 
 @test "a bitmap fragment sub-key that is no fragment offset does not stop a truncate" {

@@ -6,64 +6,21 @@
  * collections, and the compaction rule for stale records.
  */
 #include "check.h"
-#include "keyspace.h"
+#include "fixture.h"
 #include "ks_attr.h"
 #include "ks_gc.h"
-#include "store.h"
 #include "t_hash.h"
 #include "t_list.h"
 #include "t_string.h"
-#include "tmpdir.h"
-
-#include <errno.h>
-
-#define KEY(n, k) (&(struct ks_key){(n), strlen(n), (k), strlen(k), NULL})
-/* A key with the attribute change its write makes (ks_key.attr). */
-#define KEYA(n, k, ch) (&(struct ks_key){(n), strlen(n), (k), strlen(k), (ch)})
-#define DEFNS	       KS_DEFAULT_NS
 
 /* 06 "__kvfs" "@" 0B "__namespace": the start of every attribute record of
  * a key of the default namespace. */
-#define ATTR_HEX "06 5F 5F 6B 76 66 73 40 0B 5F 5F 6E 61 6D 65 73 70 61 63 65"
+#define ATTR_HEX RES_HEX " 40 " NS_HEX
 
-static char *dir;
-
+/* A new database for each test (each closes its own at the end). */
 static struct keyspace *fresh_ks(void)
 {
-	struct keyspace *ks = NULL;
-	tmpdir_remove(dir);
-	dir = tmpdir_new();
-	CHECK_INT(ks_open(dir, NULL, &ks), 0);
-	if (!ks) {
-		fprintf(stderr, "cannot open the test database\n");
-		exit(1);
-	}
-	return ks;
-}
-
-static int raw_get_hex(struct keyspace *ks, const char *khex, struct buf *out)
-{
-	unsigned char k[4096];
-	size_t kn = check_unhex(khex, k, sizeof(k));
-	return store_get(ks_store(ks), STORE_CF_METADATA, k, kn, out);
-}
-
-/* Number of records in the metadata CF whose key starts with hex. */
-static long count_prefix(struct keyspace *ks, const char *hex)
-{
-	unsigned char p[4096];
-	size_t pn = check_unhex(hex, p, sizeof(p));
-	struct store_iter *it = store_iter_new(ks_store(ks), STORE_CF_METADATA, NULL, 0, NULL, 0);
-	long n = 0;
-	for (store_iter_seek(it, p, pn); store_iter_valid(it); store_iter_next(it)) {
-		size_t kn;
-		const char *k = store_iter_key(it, &kn);
-		if (kn < pn || memcmp(k, p, pn) != 0)
-			break;
-		n++;
-	}
-	store_iter_free(it);
-	return n;
+	return fixture_fresh(NULL, false);
 }
 
 static uint64_t version_of(struct keyspace *ks, const struct ks_key *k)
@@ -85,7 +42,7 @@ static void test_record_bytes(void)
 
 	CHECK_INT(string_set(ks, KEYA(DEFNS, "s", &ch), "v", 1, 0), 0);
 	/* "@" | 0B __namespace | key_len 00000001 | "s" | "T" */
-	CHECK_INT(raw_get_hex(ks, ATTR_HEX " 00 00 00 01 73 54", &raw), 0);
+	CHECK_INT(fixture_get_hex(ks, STORE_CF_METADATA, ATTR_HEX " 00 00 00 01 73 54", &raw), 0);
 	/* v1 string header, ver 0, then three times of 12 bytes. */
 	CHECK_INT(raw.len, 9 + 8 + 36);
 	CHECK_MEM(raw.data, 17, "\x81\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", 17);
@@ -99,7 +56,7 @@ static void test_record_bytes(void)
 	CHECK(a.has == 0);
 	/* A verb that fails writes no record. */
 	CHECK_INT(hash_set(ks, KEYA(DEFNS, "s", &ch), "f", 1, "v", 1, NULL), -KV_EWRONGTYPE);
-	CHECK_INT(count_prefix(ks, ATTR_HEX " 00 00 00 01 73"), 1);
+	CHECK_INT(fixture_count_hex(ks, STORE_CF_METADATA, ATTR_HEX " 00 00 00 01 73"), 1);
 	buf_release(&raw);
 	ks_close(ks);
 }
@@ -116,10 +73,10 @@ static void test_entry_same_batch(void)
 	CHECK_INT(hash_set(ks, KEYA(DEFNS, "h", &ch), "f", 1, "v", 1, NULL), 0);
 	uint64_t v = version_of(ks, KEY(DEFNS, "h"));
 	snprintf(hex, sizeof(hex), ATTR_HEX " 00 00 00 01 68 74 %016llx 66", (unsigned long long)v);
-	CHECK_INT(raw_get_hex(ks, hex, &raw), 0);
+	CHECK_INT(fixture_get_hex(ks, STORE_CF_METADATA, hex, &raw), 0);
 	CHECK_INT(raw.len, 9 + 8 + 36);
 	/* The key's times record says which version it was written for. */
-	CHECK_INT(raw_get_hex(ks, ATTR_HEX " 00 00 00 01 68 54", &raw), 0);
+	CHECK_INT(fixture_get_hex(ks, STORE_CF_METADATA, ATTR_HEX " 00 00 00 01 68 54", &raw), 0);
 	CHECK(get_be64(raw.data + 9) == v);
 	CHECK_INT(ks_attr_get(ks, KEY(DEFNS, "h"), v, "f", 1, &a), 0);
 	CHECK(a.has == KS_ATTR_HAS_TIMES);
@@ -176,7 +133,7 @@ static void test_setattr(void)
 	CHECK(!a.entry_attrs);
 	/* Missing key: -ENOENT, nothing written. */
 	CHECK_INT(ks_attr_set(ks, KEY(DEFNS, "nope"), NULL, 0, &s), -ENOENT);
-	CHECK_INT(count_prefix(ks, ATTR_HEX " 00 00 00 04 6E 6F 70 65"), 0);
+	CHECK_INT(fixture_count_hex(ks, STORE_CF_METADATA, ATTR_HEX " 00 00 00 04 6E 6F 70 65"), 0);
 	/* An entry of a string: -ENOENT. */
 	CHECK_INT(ks_attr_set(ks, KEY(DEFNS, "s"), "f", 1, &s), -ENOENT);
 	/* An empty collection keeps attributes (version 0) into its life. */
@@ -255,7 +212,7 @@ static void test_del_recreate(void)
 	CHECK_INT(ks_attr_set(ks, KEY(DEFNS, "s"), NULL, 0, &s), 0);
 	CHECK_INT(ks_xattr_set(ks, KEY(DEFNS, "s"), NULL, 0, "user.a", 6, "1", 1, 0), 0);
 	CHECK_INT(ks_del(ks, KEY(DEFNS, "s")), 0);
-	CHECK_INT(count_prefix(ks, ATTR_HEX " 00 00 00 01 73"), 0);
+	CHECK_INT(fixture_count_hex(ks, STORE_CF_METADATA, ATTR_HEX " 00 00 00 01 73"), 0);
 	CHECK_INT(string_set(ks, KEY(DEFNS, "s"), "v", 1, 0), 0);
 	CHECK_INT(ks_attr_get(ks, KEY(DEFNS, "s"), 0, NULL, 0, &a), 0);
 	CHECK(a.has == 0);
@@ -316,7 +273,7 @@ static void test_rename(void)
 	CHECK_INT(ks_xattr_set(ks, KEY(DEFNS, "b"), NULL, 0, "user.old", 8, "o", 1, 0), 0);
 	uint64_t v = version_of(ks, KEY(DEFNS, "a"));
 	CHECK_INT(ks_rename(ks, KEY(DEFNS, "a"), KEY(DEFNS, "b")), 0);
-	CHECK_INT(count_prefix(ks, ATTR_HEX " 00 00 00 01 61"), 0);
+	CHECK_INT(fixture_count_hex(ks, STORE_CF_METADATA, ATTR_HEX " 00 00 00 01 61"), 0);
 	CHECK_INT(ks_attr_get(ks, KEY(DEFNS, "b"), v, NULL, 0, &a), 0);
 	CHECK(a.has == KS_ATTR_HAS_MODE && a.mode == 0600);
 	CHECK_INT(ks_xattr_get(ks, KEY(DEFNS, "b"), v, NULL, 0, "user.old", 8, &out), -ENODATA);
@@ -469,17 +426,16 @@ static void test_gc(void)
 	CHECK_INT(hash_set(ks, KEY(DEFNS, "l"), "f", 1, "v", 1, NULL), 0);
 	CHECK_INT(ks_attr_set(ks, KEY(DEFNS, "l"), "f", 1, &s), 0);
 	CHECK_INT(ks_del(ks, KEY(DEFNS, "d")), 0);
-	CHECK_INT(count_prefix(ks, ATTR_HEX " 00 00 00 01 64 78"), 1);
+	CHECK_INT(fixture_count_hex(ks, STORE_CF_METADATA, ATTR_HEX " 00 00 00 01 64 78"), 1);
 	CHECK_INT(ks_compact(ks), 0);
-	CHECK_INT(count_prefix(ks, ATTR_HEX " 00 00 00 01 64 78"), 0);
-	CHECK_INT(count_prefix(ks, ATTR_HEX " 00 00 00 01 6C 78"), 1);
+	CHECK_INT(fixture_count_hex(ks, STORE_CF_METADATA, ATTR_HEX " 00 00 00 01 64 78"), 0);
+	CHECK_INT(fixture_count_hex(ks, STORE_CF_METADATA, ATTR_HEX " 00 00 00 01 6C 78"), 1);
 	ks_close(ks);
 }
 
 int main(void)
 {
 	log_level_current = -1; /* expected errors stay quiet */
-	dir = tmpdir_new();
 	test_record_bytes();
 	test_entry_same_batch();
 	test_setattr();
@@ -489,6 +445,6 @@ int main(void)
 	test_renumber();
 	test_pending_expiry();
 	test_gc();
-	tmpdir_remove(dir);
+	fixture_done(NULL);
 	return check_done("attr");
 }

@@ -5,18 +5,9 @@
  * sections 6.3 and 12 (the version comes from the metadata read back).
  */
 #include "check.h"
-#include "keyspace.h"
-#include "store.h"
+#include "fixture.h"
 #include "t_hash.h"
 #include "t_string.h"
-#include "tmpdir.h"
-
-#include <errno.h>
-
-#define KEY(n, k) (&(struct ks_key){(n), strlen(n), (k), strlen(k), NULL})
-#define DEFNS	  KS_DEFAULT_NS
-#define NS_HEX	  "0B 5F 5F 6E 61 6D 65 73 70 61 63 65"
-#define RES_HEX	  "06 5F 5F 6B 76 66 73"
 
 static struct keyspace *ks;
 static struct buf v = BUF_INIT;
@@ -31,33 +22,15 @@ static int raw_get(enum store_cf cf, const unsigned char *k, size_t kn, struct b
 	return store_get(ks_store(ks), cf, k, kn, out);
 }
 
-/* The version of a live key, from its stored metadata bytes. */
 static uint64_t stored_version(const char *ns, const char *key)
 {
-	struct buf mk = BUF_INIT, r = BUF_INIT;
-	uint64_t ver = 0;
-	CHECK_INT(ks_meta_key(ks, KEY(ns, key), &mk), 0);
-	CHECK_INT(store_get(ks_store(ks), STORE_CF_METADATA, mk.data, mk.len, &r), 0);
-	if (r.len >= 25)
-		ver = get_be64(r.data + 9);
-	buf_release(&mk);
-	buf_release(&r);
-	return ver;
+	return fixture_version(ks, KEY(ns, key));
 }
 
 /* Metadata of hash `key` in the default namespace: 82 00x8 V size. */
 static void check_meta(const char *key, uint64_t size)
 {
-	unsigned char k[256], want[25];
-	size_t kn = unhex(NS_HEX, k);
-	memcpy(k + kn, key, strlen(key));
-	kn += strlen(key);
-	want[0] = 0x82;
-	put_be64(want + 1, 0);
-	put_be64(want + 9, stored_version(DEFNS, key));
-	put_be64(want + 17, size);
-	CHECK_INT(raw_get(STORE_CF_METADATA, k, kn, &v), 0);
-	CHECK_MEM(v.data, v.len, want, 25);
+	fixture_check_meta(ks, KEY(DEFNS, key), 0x82, size, "");
 }
 
 /* Sub-key NS | key_len u32 | key | V | field in the default CF. */

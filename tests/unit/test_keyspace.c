@@ -6,44 +6,18 @@
  * and concurrent writers on one key.
  */
 #include "check.h"
-#include "keyspace.h"
-#include "store.h"
+#include "fixture.h"
+#include "ks_int.h"
 #include "t_hash.h"
 #include "t_string.h"
-#include "tmpdir.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <time.h>
 
-#define KEY(n, k) (&(struct ks_key){(n), strlen(n), (k), strlen(k), NULL})
-#define DEFNS	  KS_DEFAULT_NS
-
-/* "0B 5F 5F 6E 61 6D 65 73 70 61 63 65": ns_len | "__namespace" */
-#define NS_HEX "0B 5F 5F 6E 61 6D 65 73 70 61 63 65"
-/* 06 "__kvfs" */
-#define RES_HEX "06 5F 5F 6B 76 66 73"
-
-static char *dir;
-
-static struct keyspace *open_ks(bool cluster)
-{
-	struct keyspace *ks = NULL;
-	struct ks_options o = {.cluster = cluster};
-	CHECK_INT(ks_open(dir, &o, &ks), 0);
-	if (!ks) {
-		fprintf(stderr, "cannot open the test database\n");
-		exit(1);
-	}
-	return ks;
-}
-
-/* A fresh database for each test. */
+/* A new database for each test (each closes its own at the end). */
 static struct keyspace *fresh_ks(bool cluster)
 {
-	tmpdir_remove(dir);
-	dir = tmpdir_new();
-	return open_ks(cluster);
+	return fixture_fresh(NULL, cluster);
 }
 
 static size_t unhex(const char *hex, unsigned char *out)
@@ -51,40 +25,17 @@ static size_t unhex(const char *hex, unsigned char *out)
 	return check_unhex(hex, out, 4096);
 }
 
-static void raw_put(struct keyspace *ks, enum store_cf cf, const void *k, size_t kn, const void *v,
-		    size_t vn)
-{
-	struct store_batch *b = store_batch_new(ks_store(ks));
-	store_batch_put(b, cf, k, kn, v, vn);
-	CHECK_INT(store_write(ks_store(ks), b, false), 0);
-	store_batch_free(b);
-}
-
-static void raw_put_hex(struct keyspace *ks, enum store_cf cf, const char *khex, const char *vhex)
-{
-	unsigned char k[4096], v[4096];
-	size_t kn = unhex(khex, k), vn = unhex(vhex, v);
-	raw_put(ks, cf, k, kn, v, vn);
-}
-
-/* Is the raw key (hex) present in cf? */
-static int raw_get_hex(struct keyspace *ks, enum store_cf cf, const char *khex, struct buf *out)
-{
-	unsigned char k[4096];
-	size_t kn = unhex(khex, k);
-	return store_get(ks_store(ks), cf, k, kn, out);
-}
-
+/* A v1 string record with expiry `expire` written as another writer would. */
 static void put_string_meta(struct keyspace *ks, const struct ks_key *k, uint64_t expire,
 			    const char *val)
 {
-	struct store_batch *b = store_batch_new(ks_store(ks));
-	struct enc_meta m;
-	ks_meta_new(ks, &m, KV_TYPE_STRING);
-	m.expire_ms = expire;
-	CHECK_INT(ks_batch_put_meta(ks, b, k, &m, val, strlen(val)), 0);
-	CHECK_INT(ks_write(ks, b), 0);
-	store_batch_free(b);
+	struct enc_meta m = {.type = KV_TYPE_STRING, .v1 = true, .expire_ms = expire};
+	struct buf r = BUF_INIT;
+	m.flags = (uint8_t)(ENC_FLAG_64BIT | KV_TYPE_STRING);
+	CHECK_INT(enc_meta_encode(&r, &m), 0);
+	CHECK_INT(buf_add(&r, val, strlen(val)), 0);
+	fixture_put_meta(ks, k, r.data, r.len);
+	buf_release(&r);
 }
 
 static void test_versions(void)
@@ -141,25 +92,27 @@ static void test_expiry(void)
 	CHECK_INT(info.expire_ms, 0);
 
 	/* A hash with size 0 is absent, whatever it is asked as. */
-	raw_put_hex(ks, STORE_CF_METADATA, NS_HEX " 68 30",
-		    "82 00 00 00 00 00 00 00 00  00 00 00 00 00 00 00 07  00 00 00 00 00 00 00 00");
+	fixture_put_hex(
+	    ks, STORE_CF_METADATA, NS_HEX " 68 30",
+	    "82 00 00 00 00 00 00 00 00  00 00 00 00 00 00 00 07  00 00 00 00 00 00 00 00");
 	CHECK_INT(ks_lookup(ks, KEY(DEFNS, "h0"), &info), -ENOENT);
 	CHECK_INT(ks_meta_get(ks, KEY(DEFNS, "h0"), KV_TYPE_STRING, &raw, &m), -ENOENT);
 	uint64_t n = 9;
 	CHECK_INT(hash_len(ks, KEY(DEFNS, "h0"), &n), 0);
 	CHECK_INT(n, 0);
 	/* A size-0 stream is live (streams may be empty). */
-	raw_put_hex(ks, STORE_CF_METADATA, NS_HEX " 73 30",
-		    "88 00 00 00 00 00 00 00 00  00 00 00 00 00 00 00 07  00 00 00 00 00 00 00 00"
-		    " 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00"
-		    " 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00"
-		    " 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00"
-		    " 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00");
+	fixture_put_hex(
+	    ks, STORE_CF_METADATA, NS_HEX " 73 30",
+	    "88 00 00 00 00 00 00 00 00  00 00 00 00 00 00 00 07  00 00 00 00 00 00 00 00"
+	    " 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00"
+	    " 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00"
+	    " 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00"
+	    " 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00");
 	CHECK_INT(ks_lookup(ks, KEY(DEFNS, "s0"), &info), 0);
 	CHECK_INT(info.type, KV_TYPE_STREAM);
 	CHECK_INT(info.version, 7);
 	/* Corrupt metadata (unknown type 15) reads as -EUCLEAN and can be deleted. */
-	raw_put_hex(ks, STORE_CF_METADATA, NS_HEX " 78", "8F 00");
+	fixture_put_hex(ks, STORE_CF_METADATA, NS_HEX " 78", "8F 00");
 	CHECK_INT(ks_lookup(ks, KEY(DEFNS, "x"), &info), -EUCLEAN);
 	CHECK_INT(ks_del(ks, KEY(DEFNS, "x")), 0);
 	CHECK_INT(ks_lookup(ks, KEY(DEFNS, "x"), &info), -ENOENT);
@@ -228,10 +181,10 @@ static void test_v0(void)
 
 	/* v0 hash "h": flags 02, expire u32 0, version 0x0102030405060708,
 	 * size u32 1; field "f" -> "v". */
-	raw_put_hex(ks, STORE_CF_METADATA, NS_HEX " 68",
-		    "02 00 00 00 00 01 02 03 04 05 06 07 08 00 00 00 01");
-	raw_put_hex(ks, STORE_CF_DEFAULT, NS_HEX " 00 00 00 01 68 01 02 03 04 05 06 07 08 66",
-		    "76");
+	fixture_put_hex(ks, STORE_CF_METADATA, NS_HEX " 68",
+			"02 00 00 00 00 01 02 03 04 05 06 07 08 00 00 00 01");
+	fixture_put_hex(ks, STORE_CF_DEFAULT, NS_HEX " 00 00 00 01 68 01 02 03 04 05 06 07 08 66",
+			"76");
 	CHECK_INT(ks_lookup(ks, KEY(DEFNS, "h"), &info), 0);
 	CHECK_INT(info.type, KV_TYPE_HASH);
 	CHECK(info.version == 0x0102030405060708ull);
@@ -239,18 +192,18 @@ static void test_v0(void)
 	CHECK_INT(hash_get(ks, KEY(DEFNS, "h"), "f", 1, &v), 0);
 	CHECK_MEM(v.data, v.len, "v", 1);
 	CHECK_INT(hash_set(ks, KEY(DEFNS, "h"), "g", 1, "w", 1, NULL), 0);
-	CHECK_INT(raw_get_hex(ks, STORE_CF_METADATA, NS_HEX " 68", &v), 0);
+	CHECK_INT(fixture_get_hex(ks, STORE_CF_METADATA, NS_HEX " 68", &v), 0);
 	wn = unhex("02 00 00 00 00 01 02 03 04 05 06 07 08 00 00 00 02", want);
 	CHECK_MEM(v.data, v.len, want, wn);
-	CHECK_INT(raw_get_hex(ks, STORE_CF_DEFAULT,
-			      NS_HEX " 00 00 00 01 68 01 02 03 04 05 06 07 08 67", &v),
+	CHECK_INT(fixture_get_hex(ks, STORE_CF_DEFAULT,
+				  NS_HEX " 00 00 00 01 68 01 02 03 04 05 06 07 08 67", &v),
 		  0);
 	CHECK_MEM(v.data, v.len, "w", 1);
 
 	/* PEXPIREAT keeps v0: expire in seconds, rounded. */
 	uint64_t e = (now_ms() / 1000 + 3600) * 1000 + 600; /* rounds up */
 	CHECK_INT(ks_expire(ks, KEY(DEFNS, "h"), e), 0);
-	CHECK_INT(raw_get_hex(ks, STORE_CF_METADATA, NS_HEX " 68", &v), 0);
+	CHECK_INT(fixture_get_hex(ks, STORE_CF_METADATA, NS_HEX " 68", &v), 0);
 	CHECK_INT(v.len, 17);
 	CHECK_INT((unsigned char)v.data[0], 0x02);
 	CHECK_INT(get_be32(v.data + 1), e / 1000 + 1);
@@ -258,17 +211,17 @@ static void test_v0(void)
 	CHECK_INT(info.expire_ms, (e / 1000 + 1) * 1000);
 
 	/* v0 string: flags 01, expire u32 seconds, value. */
-	raw_put_hex(ks, STORE_CF_METADATA, NS_HEX " 73", "01 00 00 00 00 61 62 63");
+	fixture_put_hex(ks, STORE_CF_METADATA, NS_HEX " 73", "01 00 00 00 00 61 62 63");
 	CHECK_INT(string_get(ks, KEY(DEFNS, "s"), &v), 0);
 	CHECK_MEM(v.data, v.len, "abc", 3);
 	uint64_t len;
 	CHECK_INT(string_append(ks, KEY(DEFNS, "s"), "d", 1, &len), 0);
 	CHECK_INT(len, 4);
-	CHECK_INT(raw_get_hex(ks, STORE_CF_METADATA, NS_HEX " 73", &v), 0);
+	CHECK_INT(fixture_get_hex(ks, STORE_CF_METADATA, NS_HEX " 73", &v), 0);
 	wn = unhex("01 00 00 00 00 61 62 63 64", want);
 	CHECK_MEM(v.data, v.len, want, wn);
 	/* v0 string with an expiry in the past (1 s after the epoch). */
-	raw_put_hex(ks, STORE_CF_METADATA, NS_HEX " 74", "01 00 00 00 01 61");
+	fixture_put_hex(ks, STORE_CF_METADATA, NS_HEX " 74", "01 00 00 00 01 61");
 	CHECK_INT(ks_lookup(ks, KEY(DEFNS, "t"), &info), -ENOENT);
 	buf_release(&v);
 	ks_close(ks);
@@ -289,11 +242,11 @@ static void test_empty_records(void)
 	CHECK_INT(info.version, 0);
 	CHECK_INT(info.size, 0);
 	/* Stored as a v1 string in __kvfs: "E" | 01 "n" | "h" -> "hash". */
-	CHECK_INT(raw_get_hex(ks, STORE_CF_METADATA, RES_HEX " 45 01 6E 68", &v), 0);
+	CHECK_INT(fixture_get_hex(ks, STORE_CF_METADATA, RES_HEX " 45 01 6E 68", &v), 0);
 	wn = unhex("81 00 00 00 00 00 00 00 00 68 61 73 68", want);
 	CHECK_MEM(v.data, v.len, want, wn);
 	/* ... and the namespace is recorded: "N" | "n" -> "". */
-	CHECK_INT(raw_get_hex(ks, STORE_CF_METADATA, RES_HEX " 4E 6E", &v), 0);
+	CHECK_INT(fixture_get_hex(ks, STORE_CF_METADATA, RES_HEX " 4E 6E", &v), 0);
 	wn = unhex("81 00 00 00 00 00 00 00 00", want);
 	CHECK_MEM(v.data, v.len, want, wn);
 	CHECK_INT(ks_ns_exists(ks, "n", 1), 1);
@@ -325,7 +278,7 @@ static void test_empty_records(void)
 	 * the record in the same batch. */
 	CHECK_INT(ks_empty_retype(ks, KEY("n", "h"), KV_TYPE_HASH), 0);
 	CHECK_INT(hash_set(ks, KEY("n", "h"), "f", 1, "v", 1, NULL), 0);
-	CHECK_INT(raw_get_hex(ks, STORE_CF_METADATA, RES_HEX " 45 01 6E 68", &v), -ENOENT);
+	CHECK_INT(fixture_get_hex(ks, STORE_CF_METADATA, RES_HEX " 45 01 6E 68", &v), -ENOENT);
 	CHECK_INT(ks_lookup(ks, KEY("n", "h"), &info), 0);
 	CHECK(!info.empty);
 	CHECK_INT(info.size, 1);
@@ -334,7 +287,7 @@ static void test_empty_records(void)
 	CHECK_INT(ks_lookup(ks, KEY("n", "h"), &info), 0);
 	CHECK(info.empty);
 	CHECK_INT(info.type, KV_TYPE_HASH);
-	CHECK_INT(raw_get_hex(ks, STORE_CF_METADATA, NS_HEX, &v), -ENOENT);
+	CHECK_INT(fixture_get_hex(ks, STORE_CF_METADATA, NS_HEX, &v), -ENOENT);
 	CHECK_INT(ks_empty_remove(ks, KEY("n", "h")), 0);
 	CHECK_INT(ks_lookup(ks, KEY("n", "h"), &info), -ENOENT);
 	CHECK_INT(ks_empty_remove(ks, KEY("n", "h")), -ENOENT);
@@ -350,7 +303,7 @@ static void test_empty_records(void)
 	CHECK_INT(ks_lookup(ks, KEY("n", "e"), &info), 0);
 	CHECK_INT(info.type, KV_TYPE_STRING);
 	CHECK(!info.empty);
-	CHECK_INT(raw_get_hex(ks, STORE_CF_METADATA, RES_HEX " 45 01 6E 65", &v), -ENOENT);
+	CHECK_INT(fixture_get_hex(ks, STORE_CF_METADATA, RES_HEX " 45 01 6E 65", &v), -ENOENT);
 	/* A bad namespace length. */
 	CHECK_INT(ks_empty_create(ks, &(struct ks_key){"", 0, "k", 1, NULL}, KV_TYPE_HASH),
 		  -EINVAL);
@@ -396,8 +349,9 @@ static void test_namespaces(void)
 	/* Only dead keys: hidden. */
 	put_string_meta(ks, KEY("dead", "a"), now_ms() - 10, "v");
 	put_string_meta(ks, KEY("dead", "b"), now_ms() - 10, "v");
-	raw_put_hex(ks, STORE_CF_METADATA, "04 64 65 61 64 63",
-		    "82 00 00 00 00 00 00 00 00  00 00 00 00 00 00 00 07  00 00 00 00 00 00 00 00");
+	fixture_put_hex(
+	    ks, STORE_CF_METADATA, "04 64 65 61 64 63",
+	    "82 00 00 00 00 00 00 00 00  00 00 00 00 00 00 00 07  00 00 00 00 00 00 00 00");
 	/* Dead keys first, then a live one: shown. */
 	put_string_meta(ks, KEY("mix", "a"), now_ms() - 10, "v");
 	put_string_meta(ks, KEY("mix", "b"), 0, "v");
@@ -532,8 +486,8 @@ static void test_key_iteration(bool cluster)
 	 * as Kvrocks itself would): the live key wins. */
 	{
 		struct store_batch *b = store_batch_new(ks_store(ks));
-		CHECK_INT(ks_batch_empty_put(ks, b, KEY("n", "a"), KV_TYPE_HASH), 0);
-		CHECK_INT(ks_write(ks, b), 0);
+		CHECK_INT(ks_empty_put(ks, b, NULL, KEY("n", "a"), KV_TYPE_HASH, 0), 0);
+		CHECK_INT(store_write(ks_store(ks), b, false), 0);
 		store_batch_free(b);
 	}
 
@@ -635,7 +589,7 @@ static void test_cluster_bytes(void)
 	CHECK(ks_cluster(ks));
 	/* kvrocks-encoding.md 12: cluster key for foo = NS 2F 96 66 6F 6F. */
 	CHECK_INT(string_set(ks, KEY(DEFNS, "foo"), "bar", 3, 0), 0);
-	CHECK_INT(raw_get_hex(ks, STORE_CF_METADATA, NS_HEX " 2F 96 66 6F 6F", &v), 0);
+	CHECK_INT(fixture_get_hex(ks, STORE_CF_METADATA, NS_HEX " 2F 96 66 6F 6F", &v), 0);
 	wn = unhex("81 00 00 00 00 00 00 00 00 62 61 72", want);
 	CHECK_MEM(v.data, v.len, want, wn);
 	CHECK_INT(hash_set(ks, KEY(DEFNS, "foo"), "f", 1, "v", 1, NULL), -KV_EWRONGTYPE);
@@ -654,7 +608,7 @@ static void test_cluster_bytes(void)
 	CHECK_INT(ks_rename(ks, KEY(DEFNS, "foo"), KEY(DEFNS, "bar")), 0);
 	CHECK_INT(hash_get(ks, KEY(DEFNS, "bar"), "f", 1, &v), 0);
 	CHECK_MEM(v.data, v.len, "v", 1);
-	CHECK_INT(raw_get_hex(ks, STORE_CF_METADATA, NS_HEX " 13 C5 62 61 72", &v), 0);
+	CHECK_INT(fixture_get_hex(ks, STORE_CF_METADATA, NS_HEX " 13 C5 62 61 72", &v), 0);
 	buf_release(&sk);
 	buf_release(&v);
 	ks_close(ks);
@@ -670,10 +624,10 @@ static void test_rename(void)
 	/* String, to a new name. */
 	CHECK_INT(string_set(ks, KEY(DEFNS, "s"), "value", 5, 0), 0);
 	CHECK_INT(ks_expire(ks, KEY(DEFNS, "s"), now_ms() + 100000), 0);
-	CHECK_INT(raw_get_hex(ks, STORE_CF_METADATA, NS_HEX " 73", &raw_before), 0);
+	CHECK_INT(fixture_get_hex(ks, STORE_CF_METADATA, NS_HEX " 73", &raw_before), 0);
 	CHECK_INT(ks_rename(ks, KEY(DEFNS, "s"), KEY(DEFNS, "t")), 0);
 	CHECK_INT(ks_lookup(ks, KEY(DEFNS, "s"), &info), -ENOENT);
-	CHECK_INT(raw_get_hex(ks, STORE_CF_METADATA, NS_HEX " 74", &v), 0);
+	CHECK_INT(fixture_get_hex(ks, STORE_CF_METADATA, NS_HEX " 74", &v), 0);
 	CHECK_MEM(v.data, v.len, raw_before.data, raw_before.len); /* byte for byte */
 	CHECK_INT(string_get(ks, KEY(DEFNS, "t"), &v), 0);
 	CHECK_MEM(v.data, v.len, "value", 5);
@@ -747,8 +701,8 @@ static void test_rename(void)
 	CHECK_INT(ks_lookup(ks, KEY(DEFNS, "h"), &info), 0);
 	CHECK(!info.empty);
 	CHECK_INT(info.type, KV_TYPE_STRING);
-	CHECK_INT(raw_get_hex(ks, STORE_CF_METADATA,
-			      RES_HEX " 45 0B 5F 5F 6E 61 6D 65 73 70 61 63 65 68", &v),
+	CHECK_INT(fixture_get_hex(ks, STORE_CF_METADATA,
+				  RES_HEX " 45 0B 5F 5F 6E 61 6D 65 73 70 61 63 65 68", &v),
 		  -ENOENT);
 	buf_release(&sk);
 	buf_release(&v);
@@ -768,7 +722,7 @@ static void test_expire(void)
 	/* SET foo bar PX...: 81 <E u64 BE> 62 61 72 */
 	uint64_t e = now_ms() + 3600000;
 	CHECK_INT(ks_expire(ks, KEY(DEFNS, "foo"), e), 0);
-	CHECK_INT(raw_get_hex(ks, STORE_CF_METADATA, NS_HEX " 66 6F 6F", &v), 0);
+	CHECK_INT(fixture_get_hex(ks, STORE_CF_METADATA, NS_HEX " 66 6F 6F", &v), 0);
 	want[0] = 0x81;
 	put_be64(want + 1, e);
 	memcpy(want + 9, "bar", 3);
@@ -777,7 +731,7 @@ static void test_expire(void)
 	CHECK(info.expire_ms == e);
 	/* PERSIST */
 	CHECK_INT(ks_expire(ks, KEY(DEFNS, "foo"), 0), 0);
-	CHECK_INT(raw_get_hex(ks, STORE_CF_METADATA, NS_HEX " 66 6F 6F", &v), 0);
+	CHECK_INT(fixture_get_hex(ks, STORE_CF_METADATA, NS_HEX " 66 6F 6F", &v), 0);
 	wn = unhex("81 00 00 00 00 00 00 00 00 62 61 72", want);
 	CHECK_MEM(v.data, v.len, want, wn);
 	/* On a hash: version and size stay. */
@@ -874,10 +828,7 @@ static void test_read_only(void)
 	CHECK_INT(string_set(ks, KEY(DEFNS, "k"), "v", 1, 0), 0);
 	ks_close(ks);
 	struct ks_options o = {.read_only = true};
-	ks = NULL;
-	CHECK_INT(ks_open(dir, &o, &ks), 0);
-	if (!ks)
-		return;
+	ks = fixture_reopen(&o);
 	CHECK(ks_is_read_only(ks));
 	CHECK_INT(ks_lookup(ks, KEY(DEFNS, "k"), &info), 0);
 	CHECK_INT(ks_del(ks, KEY(DEFNS, "k")), -EROFS);
@@ -887,10 +838,90 @@ static void test_read_only(void)
 	ks_close(ks);
 }
 
+/* The sub-keys ks_sub_iter_open hands out, joined with ',' into out. */
+static int sub_walk(struct keyspace *ks, const struct ks_key *k, const struct ks_sub_iter_opts *o,
+		    struct buf *out)
+{
+	const char *sub, *v;
+	size_t sn, vn;
+	int rc;
+	struct ks_sub_iter *it = ks_sub_iter_open(ks, k, KV_TYPE_HASH, o, &rc);
+	buf_reset(out);
+	buf_add(out, "", 0);
+	while (it && (rc = ks_sub_iter_next(it, &sub, &sn, &v, &vn)) == 1) {
+		if (out->len)
+			buf_add(out, ",", 1);
+		buf_add(out, sub, sn);
+	}
+	ks_sub_iter_free(it);
+	return rc;
+}
+
+/* ks_sub_iter's options: direction, start, column family, metadata. */
+static void test_sub_iter(void)
+{
+	struct keyspace *ks = fresh_ks(false);
+	struct buf out = BUF_INIT, raw = BUF_INIT, sk = BUF_INIT;
+	struct enc_meta m;
+	int rc;
+	for (const char *f = "abc"; *f; f++)
+		CHECK_INT(hash_set(ks, KEY(DEFNS, "h"), f, 1, "v", 1, NULL), 0);
+	struct ks_sub_iter_opts o = {0};
+	CHECK_INT(sub_walk(ks, KEY(DEFNS, "h"), &o, &out), 0);
+	CHECK(strcmp(out.data, "a,b,c") == 0);
+	o.reverse = true;
+	CHECK_INT(sub_walk(ks, KEY(DEFNS, "h"), &o, &out), 0);
+	CHECK(strcmp(out.data, "c,b,a") == 0);
+	o.after = "b";
+	o.alen = 1;
+	CHECK_INT(sub_walk(ks, KEY(DEFNS, "h"), &o, &out), 0);
+	CHECK(strcmp(out.data, "a") == 0);
+	o.inclusive = true;
+	CHECK_INT(sub_walk(ks, KEY(DEFNS, "h"), &o, &out), 0);
+	CHECK(strcmp(out.data, "b,a") == 0);
+	o.reverse = false;
+	CHECK_INT(sub_walk(ks, KEY(DEFNS, "h"), &o, &out), 0);
+	CHECK(strcmp(out.data, "b,c") == 0);
+	o.after = "bb"; /* not there: inclusive or not, the next one */
+	o.alen = 2;
+	CHECK_INT(sub_walk(ks, KEY(DEFNS, "h"), &o, &out), 0);
+	CHECK(strcmp(out.data, "c") == 0);
+	o.reverse = true;
+	o.inclusive = false;
+	CHECK_INT(sub_walk(ks, KEY(DEFNS, "h"), &o, &out), 0);
+	CHECK(strcmp(out.data, "b,a") == 0);
+	/* The metadata read, and the iterator's own key. */
+	o = (struct ks_sub_iter_opts){.meta = &m};
+	struct ks_sub_iter *it = ks_sub_iter_open(ks, KEY(DEFNS, "h"), KV_TYPE_HASH, &o, &rc);
+	CHECK(it && rc == 0 && m.size == 3 && m.type == KV_TYPE_HASH && m.tail == NULL);
+	CHECK(it && ks_key_eq(ks_sub_iter_key(it), KEY(DEFNS, "h")));
+	CHECK(it && ks_sub_iter_key(it)->attr == NULL);
+	ks_sub_iter_free(it);
+	CHECK_INT(ks_meta_get(ks, KEY(DEFNS, "h"), KV_TYPE_HASH, &raw, &m), 0);
+	uint64_t ver = m.version;
+	/* Another column family: records of the same version there. */
+	CHECK_INT(ks_sub_key(ks, KEY(DEFNS, "h"), ver, "z", 1, &sk), 0);
+	fixture_put(ks, STORE_CF_ZSET_SCORE, sk.data, sk.len, "", 0);
+	o = (struct ks_sub_iter_opts){.cf = STORE_CF_ZSET_SCORE};
+	CHECK_INT(sub_walk(ks, KEY(DEFNS, "h"), &o, &out), 0);
+	CHECK(strcmp(out.data, "z") == 0);
+	/* A missing key: nothing, and zero metadata; another type: NULL. */
+	memset(&m, 0xff, sizeof(m));
+	o = (struct ks_sub_iter_opts){.meta = &m, .reverse = true};
+	CHECK_INT(sub_walk(ks, KEY(DEFNS, "nope"), &o, &out), 0);
+	CHECK(strcmp(out.data, "") == 0 && m.size == 0 && m.version == 0);
+	put_string_meta(ks, KEY(DEFNS, "s"), 0, "x");
+	CHECK(ks_sub_iter_open(ks, KEY(DEFNS, "s"), KV_TYPE_HASH, &o, &rc) == NULL);
+	CHECK_INT(rc, -KV_EWRONGTYPE);
+	buf_release(&out);
+	buf_release(&raw);
+	buf_release(&sk);
+	ks_close(ks);
+}
+
 int main(void)
 {
 	log_level_current = -1; /* expected errors stay quiet */
-	dir = tmpdir_new();
 	test_versions();
 	test_expiry();
 	test_stale_versions();
@@ -905,6 +936,7 @@ int main(void)
 	test_concurrent();
 	test_locks();
 	test_read_only();
-	tmpdir_remove(dir);
+	test_sub_iter();
+	fixture_done(NULL);
 	return check_done("test_keyspace");
 }

@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <unistd.h>
 
 #define KEY(n, k) (&(struct ks_key){(n), strlen(n), (k), strlen(k), NULL})
 #define DEFNS	  KS_DEFAULT_NS
@@ -572,6 +573,266 @@ static void test_v0(void)
 	CHECK_INT(list_pop(ks, KEY(DEFNS, "c"), LIST_HEAD, 0, &v), -EUCLEAN);
 }
 
+/* ---- Missing elements and stored counts --------------------------------- */
+
+/* Log lines: stderr goes to a file between log_begin and log_end, which
+ * returns the lines' count and leaves them in `logged`. */
+static struct buf logged = BUF_INIT;
+static FILE *log_file;
+static int log_saved = -1;
+
+static void log_begin(void)
+{
+	fflush(stderr);
+	log_file = tmpfile();
+	log_saved = dup(2);
+	if (log_file)
+		dup2(fileno(log_file), 2);
+	log_level_current = LOG_LEVEL_ERR;
+}
+
+static int log_end(void)
+{
+	char line[1024];
+	int n = 0;
+	fflush(stderr);
+	log_level_current = -1;
+	dup2(log_saved, 2);
+	close(log_saved);
+	buf_reset(&logged);
+	buf_add(&logged, "", 0);
+	if (!log_file)
+		return -1;
+	rewind(log_file);
+	while (fgets(line, sizeof(line), log_file)) {
+		buf_add(&logged, line, strlen(line));
+		n++;
+	}
+	fclose(log_file);
+	return n;
+}
+
+/* Did the lines logged last contain s? */
+static bool log_has(const char *s)
+{
+	return logged.data && strstr(logged.data, s) != NULL;
+}
+
+/* Delete the record of raw index idx of `key`: a missing element. */
+static void hole_make(const char *key, uint64_t idx)
+{
+	unsigned char k[256];
+	size_t kn = sub_key(key, stored_version(key), idx, k);
+	struct store_batch *b = store_batch_new(ks_store(ks));
+	store_batch_delete(b, STORE_CF_DEFAULT, k, kn);
+	CHECK_INT(store_write(ks_store(ks), b, false), 0);
+	store_batch_free(b);
+}
+
+/*
+ * Every verb that meets a missing element answers -EUCLEAN with one log
+ * line naming the key, the position (as its file name) and the index,
+ * and changes nothing; removing by position works across it, and LSET,
+ * which reads nothing, writes the element anew.
+ */
+static void test_holes(void)
+{
+	uint64_t n = 0;
+	int err;
+
+	push("ho", LIST_TAIL, "a,b,c,d");
+	hole_make("ho", INIT + 1);
+	log_begin();
+	CHECK_INT(list_index(ks, KEY(DEFNS, "ho"), 1, &v), -EUCLEAN);
+	CHECK_INT(log_end(), 1);
+	CHECK(log_has("corrupt record of '__namespace/ho/1': list element 9223372036854775808 is "
+		      "missing"));
+	CHECK_INT(list_index(ks, KEY(DEFNS, "ho"), 2, &v), 0);
+	CHECK_MEM(v.data, v.len, "c", 1);
+	log_begin();
+	CHECK(strcmp(contents("ho"), "(error)") == 0); /* list_range: -EUCLEAN */
+	CHECK_INT(log_end(), 1);
+	buf_reset(&out);
+	CHECK_INT(list_range(ks, KEY(DEFNS, "ho"), 2, 3, join_cb, &out), 0);
+	CHECK_MEM(out.data, out.len, "c,d", 3);
+	/* LINSERT: a pivot past the hole, or none at all, meets it. */
+	log_begin();
+	CHECK_INT(list_insert(ks, KEY(DEFNS, "ho"), true, "d", 1, "x", 1, &n), -EUCLEAN);
+	CHECK_INT(list_insert(ks, KEY(DEFNS, "ho"), true, "zz", 2, "x", 1, &n), -EUCLEAN);
+	CHECK_INT(log_end(), 2);
+	/* An insert whose shift crosses it. */
+	log_begin();
+	CHECK_INT(list_insert_at(ks, KEY(DEFNS, "ho"), 2, "x", 1, &n), -EUCLEAN);
+	CHECK_INT(log_end(), 1);
+	/* LREM reads every element. */
+	log_begin();
+	CHECK_INT(list_rem(ks, KEY(DEFNS, "ho"), 0, "d", 1, 0, &n), -EUCLEAN);
+	CHECK_INT(log_end(), 1);
+	check_meta("ho", INIT, INIT + 4);
+	check_elem_raw("ho", INIT, "a");
+	check_elem_raw("ho", INIT + 1, NULL);
+	check_elem_raw("ho", INIT + 2, "c");
+	check_elem_raw("ho", INIT + 3, "d");
+	/* LPOP of a, then of the missing one: refused, nothing changes. */
+	CHECK_INT(list_pop(ks, KEY(DEFNS, "ho"), LIST_HEAD, 0, &v), 0);
+	log_begin();
+	CHECK_INT(list_pop(ks, KEY(DEFNS, "ho"), LIST_HEAD, 0, &v), -EUCLEAN);
+	CHECK_INT(log_end(), 1);
+	CHECK(log_has("'__namespace/ho/0': list element 9223372036854775808 is missing"));
+	check_meta("ho", INIT + 1, INIT + 4);
+	/* LSET writes it. */
+	log_begin();
+	CHECK_INT(list_set(ks, KEY(DEFNS, "ho"), 0, "B", 1), 0);
+	CHECK_INT(log_end(), 0);
+	CHECK(strcmp(contents("ho"), "B,c,d") == 0);
+
+	/* The last element missing: an insert that shifts it failed on an
+	 * iterator past its end. */
+	push("ht", LIST_TAIL, "a,b,c,d");
+	hole_make("ht", INIT + 3);
+	log_begin();
+	CHECK_INT(list_insert_at(ks, KEY(DEFNS, "ht"), 3, "x", 1, &n), -EUCLEAN);
+	CHECK_INT(list_insert(ks, KEY(DEFNS, "ht"), false, "zz", 2, "x", 1, &n), -EUCLEAN);
+	CHECK_INT(list_rem(ks, KEY(DEFNS, "ht"), -1, "a", 1, 0, &n), -EUCLEAN);
+	CHECK_INT(list_pop(ks, KEY(DEFNS, "ht"), LIST_TAIL, 0, &v), -EUCLEAN);
+	CHECK_INT(log_end(), 4);
+	CHECK(log_has("'__namespace/ht/3': list element 9223372036854775810 is missing"));
+	check_meta("ht", INIT, INIT + 4);
+	/* Removing it by position works (and meets it). */
+	log_begin();
+	CHECK_INT(list_remove_at(ks, KEY(DEFNS, "ht"), 3, 0, NULL), 0);
+	CHECK_INT(log_end(), 1);
+	CHECK(strcmp(contents("ht"), "a,b,c") == 0);
+
+	/* A run of three missing: listed as three positions, logged once;
+	 * removals walk across it and it stays missing where it moves. */
+	push("hr", LIST_TAIL, "a,b,c,d,e,f");
+	for (uint64_t i = 1; i <= 3; i++)
+		hole_make("hr", INIT + i);
+	log_begin();
+	struct list_iter *it = list_iter_new(ks, KEY(DEFNS, "hr"), 0, &err);
+	uint64_t pos, holes = 0, got = 0;
+	const char *e;
+	size_t en;
+	while (it && list_iter_next(it, &pos, &e, &en) == 1) {
+		got++;
+		holes += e == NULL;
+	}
+	list_iter_free(it);
+	CHECK_INT(log_end(), 1);
+	CHECK(log_has("'__namespace/hr/1': list elements 9223372036854775808 to "
+		      "9223372036854775810 are missing"));
+	CHECK_INT(got, 6);
+	CHECK_INT(holes, 3);
+	CHECK_INT(list_remove_at(ks, KEY(DEFNS, "hr"), 0, 0, NULL), 0);
+	check_meta("hr", INIT + 1, INIT + 6);
+	for (uint64_t i = 1; i <= 3; i++)
+		check_elem_raw("hr", INIT + i, NULL);
+	check_elem_raw("hr", INIT + 4, "e");
+	check_elem_raw("hr", INIT + 5, "f");
+	/* Remove e (position 3), moving the shorter side: f moves down. */
+	CHECK_INT(list_remove_at(ks, KEY(DEFNS, "hr"), 3, 0, NULL), 0);
+	check_meta("hr", INIT + 1, INIT + 5);
+	check_elem_raw("hr", INIT + 4, "f");
+	check_elem_raw("hr", INIT + 5, NULL);
+	/* Remove position 1 (missing): the head side moves up, a hole with it. */
+	CHECK_INT(list_remove_at(ks, KEY(DEFNS, "hr"), 1, 0, NULL), 0);
+	check_meta("hr", INIT + 2, INIT + 5);
+	for (uint64_t i = 0; i <= 3; i++)
+		check_elem_raw("hr", INIT + i, NULL);
+	check_elem_raw("hr", INIT + 4, "f");
+	for (int i = 0; i < 2; i++)
+		CHECK_INT(list_remove_at(ks, KEY(DEFNS, "hr"), 0, 0, NULL), 0);
+	CHECK(strcmp(contents("hr"), "f") == 0);
+	check_meta("hr", INIT + 4, INIT + 5);
+}
+
+/* Put a v1 list of `key` with head and tail by hand, with elements at
+ * the raw indexes idx[0..n) ("e0", "e1", ...). */
+static void list_plant(const char *key, uint64_t head, uint64_t tail, const uint64_t *idx, size_t n)
+{
+	unsigned char k[256], val[41];
+	struct buf mk = BUF_INIT;
+	uint64_t ver = 42;
+	CHECK_INT(ks_meta_key(ks, KEY(DEFNS, key), &mk), 0);
+	val[0] = 0x83;
+	put_be64(val + 1, 0);
+	put_be64(val + 9, ver);
+	put_be64(val + 17, tail - head);
+	put_be64(val + 25, head);
+	put_be64(val + 33, tail);
+	struct store_batch *b = store_batch_new(ks_store(ks));
+	store_batch_put(b, STORE_CF_METADATA, mk.data, mk.len, val, sizeof(val));
+	for (size_t i = 0; i < n; i++) {
+		char e[24];
+		snprintf(e, sizeof(e), "e%zu", i);
+		size_t kn = sub_key(key, ver, idx[i], k);
+		store_batch_put(b, STORE_CF_DEFAULT, k, kn, e, strlen(e));
+	}
+	CHECK_INT(store_write(ks_store(ks), b, false), 0);
+	store_batch_free(b);
+	buf_release(&mk);
+}
+
+/*
+ * A size the metadata overstates (2^62 elements, three stored) sizes no
+ * loop and no batch: every verb is done in steps bounded by the records
+ * (a trim deleted 2^62 indexes one by one, a removal in the middle
+ * walked 2^61 positions).
+ */
+static void test_huge_size(void)
+{
+	const uint64_t big = 1ull << 62, mid = 1ull << 61;
+	const uint64_t idx[3] = {0, 1, big - 1};
+	uint64_t n = 0, pos;
+	const char *e;
+	size_t en;
+	int err;
+
+	list_plant("hz", 0, big, idx, 3);
+	log_level_current = -1;
+	CHECK_INT(list_len(ks, KEY(DEFNS, "hz"), &n), 0);
+	CHECK_INT(n, big);
+	CHECK_INT(list_index(ks, KEY(DEFNS, "hz"), -1, &v), 0);
+	CHECK_MEM(v.data, v.len, "e2", 2);
+	CHECK_INT(list_index(ks, KEY(DEFNS, "hz"), 5, &v), -EUCLEAN);
+	CHECK_INT(list_range(ks, KEY(DEFNS, "hz"), 0, -1, join_cb, &out), -EUCLEAN);
+	CHECK_INT(list_rem(ks, KEY(DEFNS, "hz"), 0, "none", 4, 0, &n), -EUCLEAN);
+	CHECK_INT(list_insert(ks, KEY(DEFNS, "hz"), true, "none", 4, "x", 1, &n), -EUCLEAN);
+	/* A listing hands out the run one position at a time, logged once. */
+	struct list_iter *it = list_iter_new(ks, KEY(DEFNS, "hz"), 0, &err);
+	for (int i = 0; i < 1000 && it && list_iter_next(it, &pos, &e, &en) == 1; i++)
+		CHECK(pos == (uint64_t)i && (i < 2) == (e != NULL));
+	list_iter_free(it);
+	/* Removing from the middle: one step for the run. The tail side
+	 * is shorter by one: the last element moves down. */
+	unsigned char k[256];
+	size_t kn;
+	CHECK_INT(list_remove_at(ks, KEY(DEFNS, "hz"), (int64_t)mid, 0, NULL), 0);
+	check_meta("hz", 0, big - 1);
+	CHECK_INT(list_index(ks, KEY(DEFNS, "hz"), -1, &v), 0);
+	CHECK_MEM(v.data, v.len, "e2", 2);
+	kn = sub_key("hz", 42, big - 1, k);
+	CHECK_INT(store_get(ks_store(ks), STORE_CF_DEFAULT, k, kn, &v), -ENOENT);
+	/* From the other side: the first two move up over the run. */
+	CHECK_INT(list_remove_at(ks, KEY(DEFNS, "hz"), -(int64_t)mid, 0, NULL), 0);
+	check_meta("hz", 1, big - 1);
+	CHECK_INT(list_index(ks, KEY(DEFNS, "hz"), 0, &v), 0);
+	CHECK_MEM(v.data, v.len, "e0", 2);
+	CHECK_INT(list_index(ks, KEY(DEFNS, "hz"), 1, &v), 0);
+	CHECK_MEM(v.data, v.len, "e1", 2);
+	kn = sub_key("hz", 42, 0, k);
+	CHECK_INT(store_get(ks_store(ks), STORE_CF_DEFAULT, k, kn, &v), -ENOENT);
+	/* LTRIM deletes the records it finds, not every index. */
+	CHECK_INT(list_trim(ks, KEY(DEFNS, "hz"), 0, 0, 0), 0);
+	check_meta("hz", 1, 2);
+	CHECK(strcmp(contents("hz"), "e0") == 0);
+	kn = sub_key("hz", 42, 2, k);
+	CHECK_INT(store_get(ks_store(ks), STORE_CF_DEFAULT, k, kn, &v), -ENOENT);
+	kn = sub_key("hz", 42, big - 2, k);
+	CHECK_INT(store_get(ks_store(ks), STORE_CF_DEFAULT, k, kn, &v), -ENOENT);
+}
+
 /* ---- Model-based random test ------------------------------------------ */
 
 #define MODEL_MAX 64
@@ -642,6 +903,80 @@ static int check_exact(const char *key, const struct model *m)
 	buf_release(&prefix);
 	buf_release(&upper);
 	return bad;
+}
+
+/*
+ * Removals by position across missing elements, at random, against a
+ * model in which a missing element is a value of its own: after each,
+ * the stored indexes of [head, tail) are exactly the model's present
+ * elements, and nothing else is stored.
+ */
+static void test_hole_model(void)
+{
+	int fails = 0;
+	for (int round = 0; round < 300; round++) {
+		char key[16], vals[16][24];
+		bool present[16];
+		size_t n = 2 + rnd(12);
+		snprintf(key, sizeof(key), "hm%d", round);
+		for (size_t i = 0; i < n; i++) {
+			snprintf(vals[i], sizeof(vals[i]), "%zu", i);
+			struct list_value lv = {vals[i], strlen(vals[i])};
+			CHECK_INT(list_push(ks, KEY(DEFNS, key), LIST_TAIL, &lv, 1, NULL), 0);
+		}
+		uint64_t head = INIT;
+		for (size_t i = 0; i < n; i++) {
+			present[i] = rnd(3) != 0;
+			if (!present[i])
+				hole_make(key, head + i);
+		}
+		while (n > 1 && !fails) {
+			size_t p = rnd(n);
+			int bad = list_remove_at(ks, KEY(DEFNS, key), (int64_t)p, 0, NULL) != 0;
+			memmove(vals[p], vals[p + 1], (n - p - 1) * sizeof(vals[0]));
+			memmove(present + p, present + p + 1, (n - p - 1) * sizeof(present[0]));
+			n--;
+			/* The stored state. */
+			struct buf raw = BUF_INIT, prefix = BUF_INIT, upper = BUF_INIT;
+			if (meta_raw(key, &raw) != 0 || raw.len != 41) {
+				fails++;
+				buf_release(&raw);
+				break;
+			}
+			uint64_t ver = get_be64(raw.data + 9);
+			head = get_be64(raw.data + 25);
+			bad |= get_be64(raw.data + 33) - head != n;
+			ks_sub_key(ks, KEY(DEFNS, key), ver, NULL, 0, &prefix);
+			buf_set(&upper, prefix.data, prefix.len);
+			enc_prefix_successor(&upper);
+			struct store_iter *it =
+			    store_iter_new(ks_store(ks), STORE_CF_DEFAULT, prefix.data, prefix.len,
+					   upper.data, upper.len);
+			size_t i = 0;
+			for (store_iter_seek_first(it); store_iter_valid(it); store_iter_next(it)) {
+				size_t kn, vn;
+				const char *k = store_iter_key(it, &kn);
+				const char *val = store_iter_value(it, &vn);
+				while (i < n && !present[i])
+					i++;
+				if (i >= n || kn != prefix.len + 8 ||
+				    get_be64(k + prefix.len) != head + i || vn != strlen(vals[i]) ||
+				    memcmp(val, vals[i], vn) != 0)
+					bad = 1;
+				i++;
+			}
+			while (i < n && !present[i])
+				i++;
+			bad |= i != n;
+			store_iter_free(it);
+			buf_release(&raw);
+			buf_release(&prefix);
+			buf_release(&upper);
+			if (bad && fails++ < 5)
+				fprintf(stderr, "hole model: round %d, removed %zu\n", round, p);
+		}
+	}
+	CHECK_INT(fails, 0);
 }
 
 static void test_model(void)
@@ -893,7 +1228,10 @@ int main(void)
 	test_iter();
 	test_append_at();
 	test_v0();
+	test_holes();
+	test_huge_size();
 	test_model();
+	test_hole_model();
 	test_concurrent();
 	test_cluster(dir);
 	ks_close(ks);

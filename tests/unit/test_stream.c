@@ -7,19 +7,14 @@
  * under the FF x8 prefix.
  */
 #include "check.h"
-#include "keyspace.h"
-#include "store.h"
-#include "t_stream.h"
+#include "fixture.h"
 #include "t_convert.h"
 #include "t_hash.h"
+#include "t_stream.h"
 #include "t_string.h"
-#include "tmpdir.h"
 
-#include <errno.h>
 #include <inttypes.h>
 
-#define KEY(k)	 (&(struct ks_key){KS_DEFAULT_NS, strlen(KS_DEFAULT_NS), (k), strlen(k), NULL})
-#define NS_HEX	 "0B 5F 5F 6E 61 6D 65 73 70 61 63 65"
 #define ID(a, b) (&(struct stream_id){(a), (b)})
 #define S(x)                                                                                       \
 	{                                                                                          \
@@ -36,51 +31,36 @@ static size_t unhex(const char *hex, unsigned char *out)
 
 static int meta_raw(const char *key, struct buf *out)
 {
-	struct buf mk = BUF_INIT;
-	int rc = ks_meta_key(ks, KEY(key), &mk);
-	if (!rc)
-		rc = store_get(ks_store(ks), STORE_CF_METADATA, mk.data, mk.len, out);
-	buf_release(&mk);
-	return rc;
-}
-
-static uint64_t version_of(const char *key)
-{
-	struct buf r = BUF_INIT;
-	uint64_t ver = 0;
-	if (meta_raw(key, &r) == 0 && r.len >= 25)
-		ver = get_be64(r.data + 9);
-	buf_release(&r);
-	return ver;
+	return fixture_meta_raw(ks, KEY(DEFNS, key), out);
 }
 
 /* Compare the whole metadata record with: 88, expire 0, version, size,
  * then the tail given in hex (96 bytes). */
 static void check_meta(const char *key, uint64_t size, const char *tail_hex)
 {
-	unsigned char want[256];
-	want[0] = 0x88;
-	put_be64(want + 1, 0);
-	put_be64(want + 9, version_of(key));
-	put_be64(want + 17, size);
-	size_t n = 25 + unhex(tail_hex, want + 25);
-	CHECK_INT(n, 121);
-	CHECK_INT(meta_raw(key, &v), 0);
-	CHECK_MEM(v.data, v.len, want, n);
+	unsigned char tail[256];
+	CHECK_INT(unhex(tail_hex, tail), 96);
+	fixture_check_meta(ks, KEY(DEFNS, key), 0x88, size, tail_hex);
 }
 
-/* The stream-CF record NS | len | key | version | sub(hex): value. */
-static int sub_raw(const char *key, const char *sub_hex, struct buf *out)
+/* The stream-CF key NS | len | key | version | sub(hex) into k; its
+ * length. */
+static size_t sub_key(const char *key, const char *sub_hex, unsigned char *k)
 {
-	unsigned char k[512];
 	size_t kn = unhex(NS_HEX, k);
 	put_be32(k + kn, (uint32_t)strlen(key));
 	kn += 4;
 	memcpy(k + kn, key, strlen(key));
 	kn += strlen(key);
-	put_be64(k + kn, version_of(key));
+	put_be64(k + kn, fixture_version(ks, KEY(DEFNS, key)));
 	kn += 8;
-	kn += unhex(sub_hex, k + kn);
+	return kn + unhex(sub_hex, k + kn);
+}
+
+static int sub_raw(const char *key, const char *sub_hex, struct buf *out)
+{
+	unsigned char k[512];
+	size_t kn = sub_key(key, sub_hex, k);
 	return store_get(ks_store(ks), STORE_CF_STREAM, k, kn, out);
 }
 
@@ -96,7 +76,7 @@ static int add(const char *key, enum stream_add_mode mode, uint64_t ms, uint64_t
 	       struct stream_id *out)
 {
 	struct stream_str fv[] = {S("a"), S("b")};
-	return stream_add(ks, KEY(key), mode, ID(ms, seq), fv, 2, 0, out);
+	return stream_add(ks, KEY(DEFNS, key), mode, ID(ms, seq), fv, 2, 0, out);
 }
 
 /* "1-1,2-0" of the entries from..to. */
@@ -104,7 +84,7 @@ static int range_str(const char *key, bool rev, const struct stream_id *from, bo
 		     const struct stream_id *to, bool xt, size_t count, char *out)
 {
 	int rc;
-	struct stream_iter *it = stream_iter_new(ks, KEY(key), rev, from, xf, to, xt, &rc);
+	struct stream_iter *it = stream_iter_new(ks, KEY(DEFNS, key), rev, from, xf, to, xt, &rc);
 	struct stream_id id;
 	const char *val;
 	size_t vn, n = 0;
@@ -169,13 +149,13 @@ static void test_add_bytes(void)
 	uint64_t before = now_ms();
 	CHECK_INT(add("s", STREAM_ADD_AUTO, 0, 0, &id), 0);
 	CHECK(id.ms >= before && id.seq == 0);
-	CHECK_INT(stream_len(ks, KEY("s"), &n), 0);
+	CHECK_INT(stream_len(ks, KEY(DEFNS, "s"), &n), 0);
 	CHECK_INT(n, 4);
 	/* a binary field of 200 bytes: a two-byte varint (C8 01) */
 	char big[200];
 	memset(big, 'x', sizeof(big));
 	struct stream_str fv[] = {{big, sizeof(big)}, {"", 0}};
-	CHECK_INT(stream_add(ks, KEY("bin"), STREAM_ADD_ID, ID(7, 0), fv, 2, 0, NULL), 0);
+	CHECK_INT(stream_add(ks, KEY(DEFNS, "bin"), STREAM_ADD_ID, ID(7, 0), fv, 2, 0, NULL), 0);
 	CHECK_INT(sub_raw("bin", "0000000000000007 0000000000000000", &v), 0);
 	CHECK_INT(v.len, 203);
 	CHECK(v.len == 203 && (uint8_t)v.data[0] == 0xC8 && (uint8_t)v.data[1] == 0x01 &&
@@ -207,7 +187,7 @@ static void test_add_bad(void)
 	CHECK_INT(add("b", STREAM_ADD_MS, 4, 0, NULL), -EINVAL);
 	CHECK_INT(add("b", STREAM_ADD_ID, 0, 0, NULL), -EINVAL);
 	CHECK_INT(add("b", STREAM_ADD_ID, UINT64_MAX, 0, NULL), -EINVAL);
-	CHECK_INT(stream_add(ks, KEY("b"), STREAM_ADD_AUTO, NULL, odd, 1, 0, NULL), -EINVAL);
+	CHECK_INT(stream_add(ks, KEY(DEFNS, "b"), STREAM_ADD_AUTO, NULL, odd, 1, 0, NULL), -EINVAL);
 	CHECK_INT(meta_raw("b", &v), 0);
 	CHECK_MEM(v.data, v.len, before.data, before.len);
 	CHECK_INT(sub_raw("b", "0000000000000005 0000000000000004", &v), -ENOENT);
@@ -219,12 +199,12 @@ static void test_add_bad(void)
 	CHECK_INT(add("z", STREAM_ADD_MS, 0, 0, &id), 0);
 	CHECK(id.ms == 0 && id.seq == 1);
 	/* wrong type, NOMKSTREAM */
-	CHECK_INT(string_set(ks, KEY("str"), "x", 1, 0), 0);
+	CHECK_INT(string_set(ks, KEY(DEFNS, "str"), "x", 1, 0), 0);
 	CHECK_INT(add("str", STREAM_ADD_AUTO, 0, 0, NULL), -KV_EWRONGTYPE);
 	struct stream_str fv[] = {S("a"), S("b")};
-	CHECK_INT(
-	    stream_add(ks, KEY("nomk"), STREAM_ADD_AUTO, NULL, fv, 2, STREAM_NOMKSTREAM, NULL),
-	    -ENOENT);
+	CHECK_INT(stream_add(ks, KEY(DEFNS, "nomk"), STREAM_ADD_AUTO, NULL, fv, 2,
+			     STREAM_NOMKSTREAM, NULL),
+		  -ENOENT);
 	CHECK_INT(meta_raw("nomk", &v), -ENOENT);
 	buf_release(&before);
 }
@@ -267,14 +247,14 @@ static void test_range(void)
 	CHECK_INT(range_str("missing", false, NULL, false, NULL, false, 0, s), 0);
 	CHECK(strcmp(s, "") == 0);
 	CHECK_INT(range_str("str", false, NULL, false, NULL, false, 0, s), -KV_EWRONGTYPE);
-	CHECK_INT(stream_get(ks, KEY("q"), ID(3, 0), &v), 0);
+	CHECK_INT(stream_get(ks, KEY(DEFNS, "q"), ID(3, 0), &v), 0);
 	CHECK_MEM(v.data, v.len,
 		  "\x01"
 		  "a\x01"
 		  "b",
 		  4);
-	CHECK_INT(stream_get(ks, KEY("q"), ID(3, 1), &v), -ENOENT);
-	CHECK_INT(stream_get(ks, KEY("str"), ID(3, 0), &v), -KV_EWRONGTYPE);
+	CHECK_INT(stream_get(ks, KEY(DEFNS, "q"), ID(3, 1), &v), -ENOENT);
+	CHECK_INT(stream_get(ks, KEY(DEFNS, "str"), ID(3, 0), &v), -KV_EWRONGTYPE);
 }
 
 static void test_del(void)
@@ -284,9 +264,9 @@ static void test_del(void)
 	for (uint64_t j = 1; j <= 4; j++)
 		CHECK_INT(add("d", STREAM_ADD_ID, j, 0, NULL), 0);
 	/* XDEL d 1-0 3-0 3-0 9-0: two deleted; first moves on, max_deleted 3-0 */
-	CHECK_INT(
-	    stream_del(ks, KEY("d"), (struct stream_id[]){{1, 0}, {3, 0}, {3, 0}, {9, 0}}, 4, &n),
-	    0);
+	CHECK_INT(stream_del(ks, KEY(DEFNS, "d"),
+			     (struct stream_id[]){{1, 0}, {3, 0}, {3, 0}, {9, 0}}, 4, &n),
+		  0);
 	CHECK_INT(n, 2);
 	check_meta("d", 2,
 		   I("0000000000000004", "0000000000000000") /* last_generated */
@@ -299,7 +279,7 @@ static void test_del(void)
 	CHECK_INT(range_str("d", false, NULL, false, NULL, false, 0, s), 0);
 	CHECK(strcmp(s, "2-0,4-0") == 0);
 	/* deleting the last entry moves last back */
-	CHECK_INT(stream_del(ks, KEY("d"), ID(4, 0), 1, &n), 0);
+	CHECK_INT(stream_del(ks, KEY(DEFNS, "d"), ID(4, 0), 1, &n), 0);
 	CHECK_INT(n, 1);
 	check_meta(
 	    "d", 1,
@@ -308,35 +288,35 @@ static void test_del(void)
 		    I("0000000000000002", "0000000000000000") "0000000000000004"
 							      "0000000000000000");
 	/* the last one: an empty stream is a live key; first/last/recorded 0-0 */
-	CHECK_INT(stream_del(ks, KEY("d"), ID(2, 0), 1, &n), 0);
+	CHECK_INT(stream_del(ks, KEY(DEFNS, "d"), ID(2, 0), 1, &n), 0);
 	check_meta("d", 0,
 		   I("0000000000000004", "0000000000000000")
 		       Z16 I("0000000000000004", "0000000000000000") Z16 Z16 "0000000000000004"
 									     "0000000000000000");
 	struct ks_info info;
-	CHECK_INT(ks_lookup(ks, KEY("d"), &info), 0);
+	CHECK_INT(ks_lookup(ks, KEY(DEFNS, "d"), &info), 0);
 	CHECK_INT(info.type, KV_TYPE_STREAM);
 	CHECK_INT(info.size, 0);
 	/* an explicit ID at or below last_generated stays refused */
 	CHECK_INT(add("d", STREAM_ADD_ID, 3, 0, NULL), -EINVAL);
 	CHECK_INT(add("d", STREAM_ADD_ID, 4, 1, NULL), 0);
 	/* missing key, wrong type, nothing there */
-	CHECK_INT(stream_del(ks, KEY("missing"), ID(1, 0), 1, &n), 0);
+	CHECK_INT(stream_del(ks, KEY(DEFNS, "missing"), ID(1, 0), 1, &n), 0);
 	CHECK_INT(n, 0);
-	CHECK_INT(stream_del(ks, KEY("str"), ID(1, 0), 1, &n), -KV_EWRONGTYPE);
+	CHECK_INT(stream_del(ks, KEY(DEFNS, "str"), ID(1, 0), 1, &n), -KV_EWRONGTYPE);
 	struct buf before = BUF_INIT;
 	CHECK_INT(meta_raw("d", &before), 0);
-	CHECK_INT(stream_del(ks, KEY("d"), ID(77, 0), 1, &n), 0);
+	CHECK_INT(stream_del(ks, KEY(DEFNS, "d"), ID(77, 0), 1, &n), 0);
 	CHECK_INT(n, 0);
 	CHECK_INT(meta_raw("d", &v), 0);
 	CHECK_MEM(v.data, v.len, before.data, before.len);
 	buf_release(&before);
 	/* rmdir of an emptied stream */
-	CHECK_INT(stream_del_if_empty(ks, KEY("d")), -ENOTEMPTY);
-	CHECK_INT(stream_del(ks, KEY("d"), ID(4, 1), 1, &n), 0);
-	CHECK_INT(stream_del_if_empty(ks, KEY("d")), 0);
-	CHECK_INT(ks_lookup(ks, KEY("d"), &info), -ENOENT);
-	CHECK_INT(stream_del_if_empty(ks, KEY("str")), -KV_EWRONGTYPE);
+	CHECK_INT(stream_del_if_empty(ks, KEY(DEFNS, "d")), -ENOTEMPTY);
+	CHECK_INT(stream_del(ks, KEY(DEFNS, "d"), ID(4, 1), 1, &n), 0);
+	CHECK_INT(stream_del_if_empty(ks, KEY(DEFNS, "d")), 0);
+	CHECK_INT(ks_lookup(ks, KEY(DEFNS, "d"), &info), -ENOENT);
+	CHECK_INT(stream_del_if_empty(ks, KEY(DEFNS, "str")), -KV_EWRONGTYPE);
 }
 
 static void test_trim(void)
@@ -346,7 +326,7 @@ static void test_trim(void)
 	for (uint64_t j = 1; j <= 6; j++)
 		CHECK_INT(add("t", STREAM_ADD_ID, j, 0, NULL), 0);
 	/* MAXLEN 4: 1-0 and 2-0 go; max_deleted = 2-0 */
-	CHECK_INT(stream_trim(ks, KEY("t"), STREAM_TRIM_MAXLEN, 4, NULL, &n), 0);
+	CHECK_INT(stream_trim(ks, KEY(DEFNS, "t"), STREAM_TRIM_MAXLEN, 4, NULL, &n), 0);
 	CHECK_INT(n, 2);
 	check_meta(
 	    "t", 4,
@@ -355,23 +335,24 @@ static void test_trim(void)
 		    I("0000000000000006", "0000000000000000") "0000000000000006"
 							      "0000000000000000");
 	/* MINID 5-0: 3-0 and 4-0 go */
-	CHECK_INT(stream_trim(ks, KEY("t"), STREAM_TRIM_MINID, 0, ID(5, 0), &n), 0);
+	CHECK_INT(stream_trim(ks, KEY(DEFNS, "t"), STREAM_TRIM_MINID, 0, ID(5, 0), &n), 0);
 	CHECK_INT(n, 2);
 	CHECK_INT(range_str("t", false, NULL, false, NULL, false, 0, s), 0);
 	CHECK(strcmp(s, "5-0,6-0") == 0);
 	/* nothing to trim: unchanged */
-	CHECK_INT(stream_trim(ks, KEY("t"), STREAM_TRIM_MAXLEN, 10, NULL, &n), 0);
+	CHECK_INT(stream_trim(ks, KEY(DEFNS, "t"), STREAM_TRIM_MAXLEN, 10, NULL, &n), 0);
 	CHECK_INT(n, 0);
 	/* MAXLEN 0 empties it; the key lives on */
-	CHECK_INT(stream_trim(ks, KEY("t"), STREAM_TRIM_MAXLEN, 0, NULL, &n), 0);
+	CHECK_INT(stream_trim(ks, KEY(DEFNS, "t"), STREAM_TRIM_MAXLEN, 0, NULL, &n), 0);
 	CHECK_INT(n, 2);
 	check_meta("t", 0,
 		   I("0000000000000006", "0000000000000000")
 		       Z16 I("0000000000000006", "0000000000000000") Z16 Z16 "0000000000000006"
 									     "0000000000000000");
-	CHECK_INT(stream_trim(ks, KEY("missing"), STREAM_TRIM_MAXLEN, 0, NULL, &n), 0);
-	CHECK_INT(stream_trim(ks, KEY("str"), STREAM_TRIM_MAXLEN, 0, NULL, &n), -KV_EWRONGTYPE);
-	CHECK_INT(stream_trim(ks, KEY("t"), STREAM_TRIM_MINID, 0, NULL, &n), -EINVAL);
+	CHECK_INT(stream_trim(ks, KEY(DEFNS, "missing"), STREAM_TRIM_MAXLEN, 0, NULL, &n), 0);
+	CHECK_INT(stream_trim(ks, KEY(DEFNS, "str"), STREAM_TRIM_MAXLEN, 0, NULL, &n),
+		  -KV_EWRONGTYPE);
+	CHECK_INT(stream_trim(ks, KEY(DEFNS, "t"), STREAM_TRIM_MINID, 0, NULL, &n), -EINVAL);
 }
 
 struct collect {
@@ -438,7 +419,8 @@ static void test_groups(void)
 	for (uint64_t j = 1; j <= 3; j++)
 		CHECK_INT(add("g", STREAM_ADD_ID, j, 0, NULL), 0);
 	/* XGROUP CREATE g g 0: group record, group_number 1 */
-	CHECK_INT(stream_group_create(ks, KEY("g"), "g", 1, ID(0, 0), STREAM_ENTRIES_READ_UNSET, 0),
+	CHECK_INT(stream_group_create(ks, KEY(DEFNS, "g"), "g", 1, ID(0, 0),
+				      STREAM_ENTRIES_READ_UNSET, 0),
 		  0);
 	check_sub("g", GROUP_G,
 		  "0000000000000000 0000000000000000 0000000000000000 0000000000000000"
@@ -450,17 +432,21 @@ static void test_groups(void)
 			       I("0000000000000003", "0000000000000000") "0000000000000003"
 									 "0000000000000001");
 	/* BUSYGROUP, a digit-first name, no key without MKSTREAM */
-	CHECK_INT(stream_group_create(ks, KEY("g"), "g", 1, NULL, STREAM_ENTRIES_READ_UNSET, 0),
-		  -EEXIST);
-	CHECK_INT(stream_group_create(ks, KEY("g"), "1g", 2, NULL, STREAM_ENTRIES_READ_UNSET, 0),
-		  -EINVAL);
-	CHECK_INT(stream_group_create(ks, KEY("nokey"), "g", 1, NULL, STREAM_ENTRIES_READ_UNSET, 0),
+	CHECK_INT(
+	    stream_group_create(ks, KEY(DEFNS, "g"), "g", 1, NULL, STREAM_ENTRIES_READ_UNSET, 0),
+	    -EEXIST);
+	CHECK_INT(
+	    stream_group_create(ks, KEY(DEFNS, "g"), "1g", 2, NULL, STREAM_ENTRIES_READ_UNSET, 0),
+	    -EINVAL);
+	CHECK_INT(stream_group_create(ks, KEY(DEFNS, "nokey"), "g", 1, NULL,
+				      STREAM_ENTRIES_READ_UNSET, 0),
 		  -ENOENT);
 	CHECK_INT(meta_raw("nokey", &v), -ENOENT);
-	CHECK_INT(stream_group_create(ks, KEY("str"), "g", 1, NULL, STREAM_ENTRIES_READ_UNSET, 0),
-		  -KV_EWRONGTYPE);
+	CHECK_INT(
+	    stream_group_create(ks, KEY(DEFNS, "str"), "g", 1, NULL, STREAM_ENTRIES_READ_UNSET, 0),
+	    -KV_EWRONGTYPE);
 	/* MKSTREAM: an empty stream with one group */
-	CHECK_INT(stream_group_create(ks, KEY("mk"), "g", 1, NULL, STREAM_ENTRIES_READ_UNSET,
+	CHECK_INT(stream_group_create(ks, KEY(DEFNS, "mk"), "g", 1, NULL, STREAM_ENTRIES_READ_UNSET,
 				      STREAM_MKSTREAM),
 		  0);
 	check_meta("mk", 0,
@@ -468,7 +454,8 @@ static void test_groups(void)
 				       "0000000000000001");
 
 	/* XREADGROUP GROUP g alice COUNT 2 STREAMS g > */
-	CHECK_INT(stream_readgroup(ks, KEY("g"), "g", 1, "alice", 5, NULL, 2, 0, collect_entry, &c),
+	CHECK_INT(stream_readgroup(ks, KEY(DEFNS, "g"), "g", 1, "alice", 5, NULL, 2, 0,
+				   collect_entry, &c),
 		  0);
 	CHECK(strcmp(c.s, "1-0,2-0") == 0);
 	/* group: 1 consumer, 2 pending, last 2-0, entries_read 2 (estimated
@@ -495,91 +482,97 @@ static void test_groups(void)
 
 	/* bob takes the rest */
 	memset(&c, 0, sizeof(c));
-	CHECK_INT(stream_readgroup(ks, KEY("g"), "g", 1, "bob", 3, NULL, 0, 0, collect_entry, &c),
-		  0);
+	CHECK_INT(
+	    stream_readgroup(ks, KEY(DEFNS, "g"), "g", 1, "bob", 3, NULL, 0, 0, collect_entry, &c),
+	    0);
 	CHECK(strcmp(c.s, "3-0") == 0);
 	/* nothing new */
 	memset(&c, 0, sizeof(c));
-	CHECK_INT(stream_readgroup(ks, KEY("g"), "g", 1, "bob", 3, NULL, 0, 0, collect_entry, &c),
-		  0);
+	CHECK_INT(
+	    stream_readgroup(ks, KEY(DEFNS, "g"), "g", 1, "bob", 3, NULL, 0, 0, collect_entry, &c),
+	    0);
 	CHECK(strcmp(c.s, "") == 0);
 	/* history: alice's pending from 0 */
 	memset(&c, 0, sizeof(c));
-	CHECK_INT(
-	    stream_readgroup(ks, KEY("g"), "g", 1, "alice", 5, ID(0, 0), 0, 0, collect_entry, &c),
-	    0);
+	CHECK_INT(stream_readgroup(ks, KEY(DEFNS, "g"), "g", 1, "alice", 5, ID(0, 0), 0, 0,
+				   collect_entry, &c),
+		  0);
 	CHECK(strcmp(c.s, "1-0,2-0") == 0);
 	/* XPENDING extended: deliveries went to 2 for alice's */
 	memset(&c, 0, sizeof(c));
-	CHECK_INT(stream_pending(ks, KEY("g"), "g", 1, NULL, NULL, 0, NULL, 0, 0, collect_pel, &c),
-		  0);
+	CHECK_INT(
+	    stream_pending(ks, KEY(DEFNS, "g"), "g", 1, NULL, NULL, 0, NULL, 0, 0, collect_pel, &c),
+	    0);
 	CHECK(strcmp(c.s, "1-0:alice:2,2-0:alice:2,3-0:bob:1") == 0);
 	memset(&c, 0, sizeof(c));
-	CHECK_INT(
-	    stream_pending(ks, KEY("g"), "g", 1, ID(2, 0), NULL, 1, NULL, 0, 0, collect_pel, &c),
-	    0);
+	CHECK_INT(stream_pending(ks, KEY(DEFNS, "g"), "g", 1, ID(2, 0), NULL, 1, NULL, 0, 0,
+				 collect_pel, &c),
+		  0);
 	CHECK(strcmp(c.s, "2-0:alice:2") == 0);
 	memset(&c, 0, sizeof(c));
-	CHECK_INT(stream_pending(ks, KEY("g"), "g", 1, NULL, NULL, 0, "bob", 3, 0, collect_pel, &c),
+	CHECK_INT(stream_pending(ks, KEY(DEFNS, "g"), "g", 1, NULL, NULL, 0, "bob", 3, 0,
+				 collect_pel, &c),
 		  0);
 	CHECK(strcmp(c.s, "3-0:bob:1") == 0);
-	CHECK_INT(
-	    stream_pending(ks, KEY("g"), "nog", 3, NULL, NULL, 0, NULL, 0, 0, collect_pel, &c),
-	    -ENOENT);
-	CHECK_INT(
-	    stream_pending(ks, KEY("nokey"), "g", 1, NULL, NULL, 0, NULL, 0, 0, collect_pel, &c),
-	    -ENOENT);
+	CHECK_INT(stream_pending(ks, KEY(DEFNS, "g"), "nog", 3, NULL, NULL, 0, NULL, 0, 0,
+				 collect_pel, &c),
+		  -ENOENT);
+	CHECK_INT(stream_pending(ks, KEY(DEFNS, "nokey"), "g", 1, NULL, NULL, 0, NULL, 0, 0,
+				 collect_pel, &c),
+		  -ENOENT);
 
 	/* XPENDING summary: 3 pending, 1-0..3-0, alice 2, bob 1 */
 	struct stream_id lo, hi;
 	memset(&c, 0, sizeof(c));
-	CHECK_INT(stream_pending_summary(ks, KEY("g"), "g", 1, &n, &lo, &hi, collect_consumer, &c),
-		  0);
+	CHECK_INT(
+	    stream_pending_summary(ks, KEY(DEFNS, "g"), "g", 1, &n, &lo, &hi, collect_consumer, &c),
+	    0);
 	CHECK_INT(n, 3);
 	CHECK(lo.ms == 1 && hi.ms == 3);
 	CHECK(strcmp(c.s, "bob:1,alice:2") == 0);
-	CHECK_INT(stream_pending_summary(ks, KEY("g"), "nog", 3, &n, &lo, &hi, NULL, NULL),
+	CHECK_INT(stream_pending_summary(ks, KEY(DEFNS, "g"), "nog", 3, &n, &lo, &hi, NULL, NULL),
 		  -ENOENT);
-	CHECK_INT(stream_pending_summary(ks, KEY("str"), "g", 1, &n, &lo, &hi, NULL, NULL),
+	CHECK_INT(stream_pending_summary(ks, KEY(DEFNS, "str"), "g", 1, &n, &lo, &hi, NULL, NULL),
 		  -KV_EWRONGTYPE);
 	/* XACK g g 1-0 1-0 7-0: one acknowledged */
-	CHECK_INT(
-	    stream_ack(ks, KEY("g"), "g", 1, (struct stream_id[]){{1, 0}, {1, 0}, {7, 0}}, 3, &n),
-	    0);
+	CHECK_INT(stream_ack(ks, KEY(DEFNS, "g"), "g", 1,
+			     (struct stream_id[]){{1, 0}, {1, 0}, {7, 0}}, 3, &n),
+		  0);
 	CHECK_INT(n, 1);
 	CHECK_INT(sub_raw("g", PEL("0000000000000001"), &v), -ENOENT);
 	CHECK_INT(sub_raw("g", CONS("5", "616C696365"), &v), 0);
 	CHECK_INT(get_be64(v.data), 1);
-	CHECK_INT(stream_ack(ks, KEY("g"), "nog", 3, ID(2, 0), 1, &n), 0);
+	CHECK_INT(stream_ack(ks, KEY(DEFNS, "g"), "nog", 3, ID(2, 0), 1, &n), 0);
 	CHECK_INT(n, 0);
-	CHECK_INT(stream_ack(ks, KEY("str"), "g", 1, ID(2, 0), 1, &n), -KV_EWRONGTYPE);
+	CHECK_INT(stream_ack(ks, KEY(DEFNS, "str"), "g", 1, ID(2, 0), 1, &n), -KV_EWRONGTYPE);
 
 	/* XCLAIM g g bob 0 2-0: alice -> bob */
 	memset(&c, 0, sizeof(c));
-	CHECK_INT(
-	    stream_claim(ks, KEY("g"), "g", 1, "bob", 3, 0, ID(2, 0), 1, 0, collect_entry, &c), 0);
+	CHECK_INT(stream_claim(ks, KEY(DEFNS, "g"), "g", 1, "bob", 3, 0, ID(2, 0), 1, 0,
+			       collect_entry, &c),
+		  0);
 	CHECK(strcmp(c.s, "2-0") == 0);
 	memset(&c, 0, sizeof(c));
-	CHECK_INT(stream_consumers(ks, KEY("g"), "g", 1, collect_consumer, &c), 0);
+	CHECK_INT(stream_consumers(ks, KEY(DEFNS, "g"), "g", 1, collect_consumer, &c), 0);
 	CHECK(strcmp(c.s, "bob:2,alice:0") == 0);
 	/* min-idle not reached: nothing claimed */
 	memset(&c, 0, sizeof(c));
-	CHECK_INT(stream_claim(ks, KEY("g"), "g", 1, "alice", 5, 3600000, ID(2, 0), 1, 0,
+	CHECK_INT(stream_claim(ks, KEY(DEFNS, "g"), "g", 1, "alice", 5, 3600000, ID(2, 0), 1, 0,
 			       collect_entry, &c),
 		  0);
 	CHECK(strcmp(c.s, "") == 0);
 	/* an entry deleted from the stream leaves the PEL on claim */
-	CHECK_INT(stream_del(ks, KEY("g"), ID(3, 0), 1, &n), 0);
+	CHECK_INT(stream_del(ks, KEY(DEFNS, "g"), ID(3, 0), 1, &n), 0);
 	memset(&c, 0, sizeof(c));
-	CHECK_INT(
-	    stream_claim(ks, KEY("g"), "g", 1, "alice", 5, 0, ID(3, 0), 1, 0, collect_entry, &c),
-	    0);
+	CHECK_INT(stream_claim(ks, KEY(DEFNS, "g"), "g", 1, "alice", 5, 0, ID(3, 0), 1, 0,
+			       collect_entry, &c),
+		  0);
 	CHECK(strcmp(c.s, "") == 0);
 	CHECK_INT(sub_raw("g", PEL("0000000000000003"), &v), -ENOENT);
 	/* XAUTOCLAIM g g alice 0 0-0 COUNT 1: takes 2-0 back from bob, next 0-0 */
 	struct stream_id next;
 	memset(&c, 0, sizeof(c));
-	CHECK_INT(stream_autoclaim(ks, KEY("g"), "g", 1, "alice", 5, 0, ID(0, 0), 1, 0,
+	CHECK_INT(stream_autoclaim(ks, KEY(DEFNS, "g"), "g", 1, "alice", 5, 0, ID(0, 0), 1, 0,
 				   collect_entry, NULL, &c, &next),
 		  0);
 	CHECK(strcmp(c.s, "2-0") == 0);
@@ -589,51 +582,55 @@ static void test_groups(void)
 	CHECK_MEM(v.data + 24, v.len - 24, "alice", 5);
 	/* and back to bob with JUSTID: the count stays */
 	memset(&c, 0, sizeof(c));
-	CHECK_INT(stream_autoclaim(ks, KEY("g"), "g", 1, "bob", 3, 0, ID(0, 0), 0, STREAM_JUSTID,
-				   collect_entry, NULL, &c, &next),
+	CHECK_INT(stream_autoclaim(ks, KEY(DEFNS, "g"), "g", 1, "bob", 3, 0, ID(0, 0), 0,
+				   STREAM_JUSTID, collect_entry, NULL, &c, &next),
 		  0);
 	CHECK(strcmp(c.s, "2-0(nil)") == 0);
 	CHECK_INT(sub_raw("g", PEL("0000000000000002"), &v), 0);
 	CHECK_INT(get_be64(v.data + 8), 4);
-	CHECK_INT(stream_autoclaim(ks, KEY("g"), "nog", 3, "bob", 3, 0, ID(0, 0), 0, 0, NULL, NULL,
-				   NULL, &next),
+	CHECK_INT(stream_autoclaim(ks, KEY(DEFNS, "g"), "nog", 3, "bob", 3, 0, ID(0, 0), 0, 0, NULL,
+				   NULL, NULL, &next),
 		  -ENOENT);
-	CHECK_INT(stream_autoclaim(ks, KEY("str"), "g", 1, "bob", 3, 0, ID(0, 0), 0, 0, NULL, NULL,
-				   NULL, &next),
+	CHECK_INT(stream_autoclaim(ks, KEY(DEFNS, "str"), "g", 1, "bob", 3, 0, ID(0, 0), 0, 0, NULL,
+				   NULL, NULL, &next),
 		  -KV_EWRONGTYPE);
 	memset(&c, 0, sizeof(c));
-	CHECK_INT(stream_groups(ks, KEY("g"), collect_group, &c), 0);
+	CHECK_INT(stream_groups(ks, KEY(DEFNS, "g"), collect_group, &c), 0);
 	/* 2 consumers, 1 pending (2-0, bob), last 3-0, entries_read 3;
 	 * lag: max_deleted 3-0 >= last delivered -> estimate: 3-0 == last
 	 * entry? no (last is 2-0) -> unknown */
 	CHECK(strcmp(c.s, "g:2:1:3-0:3:18446744073709551615") == 0);
-	CHECK_INT(stream_claim(ks, KEY("g"), "nog", 3, "bob", 3, 0, ID(2, 0), 1, 0, NULL, NULL),
-		  -ENOENT);
+	CHECK_INT(
+	    stream_claim(ks, KEY(DEFNS, "g"), "nog", 3, "bob", 3, 0, ID(2, 0), 1, 0, NULL, NULL),
+	    -ENOENT);
 
 	/* SETID, CREATECONSUMER, DELCONSUMER, DESTROY */
-	CHECK_INT(stream_group_setid(ks, KEY("g"), "g", 1, ID(1, 0), STREAM_ENTRIES_READ_UNSET), 0);
+	CHECK_INT(
+	    stream_group_setid(ks, KEY(DEFNS, "g"), "g", 1, ID(1, 0), STREAM_ENTRIES_READ_UNSET),
+	    0);
 	CHECK_INT(sub_raw("g", GROUP_G, &v), 0);
 	CHECK_INT(get_be64(v.data + 16), 1);
 	CHECK_INT(get_be64(v.data + 32), UINT64_MAX); /* entries_read -1 */
-	CHECK_INT(stream_group_setid(ks, KEY("g"), "nog", 3, NULL, STREAM_ENTRIES_READ_UNSET),
-		  -ENOENT);
-	CHECK_INT(stream_consumer_create(ks, KEY("g"), "g", 1, "carol", 5), 1);
-	CHECK_INT(stream_consumer_create(ks, KEY("g"), "g", 1, "carol", 5), 0);
-	CHECK_INT(stream_consumer_create(ks, KEY("g"), "g", 1, "9c", 2), -EINVAL);
-	CHECK_INT(stream_consumer_create(ks, KEY("g"), "nog", 3, "c", 1), -ENOENT);
-	CHECK_INT(stream_consumer_create(ks, KEY("nokey"), "g", 1, "c", 1), -ENOENT);
-	CHECK_INT(stream_consumer_del(ks, KEY("g"), "g", 1, "bob", 3, &n), 0);
+	CHECK_INT(
+	    stream_group_setid(ks, KEY(DEFNS, "g"), "nog", 3, NULL, STREAM_ENTRIES_READ_UNSET),
+	    -ENOENT);
+	CHECK_INT(stream_consumer_create(ks, KEY(DEFNS, "g"), "g", 1, "carol", 5), 1);
+	CHECK_INT(stream_consumer_create(ks, KEY(DEFNS, "g"), "g", 1, "carol", 5), 0);
+	CHECK_INT(stream_consumer_create(ks, KEY(DEFNS, "g"), "g", 1, "9c", 2), -EINVAL);
+	CHECK_INT(stream_consumer_create(ks, KEY(DEFNS, "g"), "nog", 3, "c", 1), -ENOENT);
+	CHECK_INT(stream_consumer_create(ks, KEY(DEFNS, "nokey"), "g", 1, "c", 1), -ENOENT);
+	CHECK_INT(stream_consumer_del(ks, KEY(DEFNS, "g"), "g", 1, "bob", 3, &n), 0);
 	CHECK_INT(n, 1);
 	CHECK_INT(sub_raw("g", PEL("0000000000000002"), &v), -ENOENT);
 	CHECK_INT(sub_raw("g", CONS("3", "626F62"), &v), -ENOENT);
-	CHECK_INT(stream_consumer_del(ks, KEY("g"), "g", 1, "nobody", 6, &n), 0);
+	CHECK_INT(stream_consumer_del(ks, KEY(DEFNS, "g"), "g", 1, "nobody", 6, &n), 0);
 	CHECK_INT(n, 0);
 	memset(&c, 0, sizeof(c));
-	CHECK_INT(stream_groups(ks, KEY("g"), collect_group, &c), 0);
+	CHECK_INT(stream_groups(ks, KEY(DEFNS, "g"), collect_group, &c), 0);
 	CHECK(strncmp(c.s, "g:2:0:1-0:-1:", 13) == 0);
-	CHECK_INT(stream_group_destroy(ks, KEY("g"), "g", 1), 1);
-	CHECK_INT(stream_group_destroy(ks, KEY("g"), "g", 1), 0);
-	CHECK_INT(stream_group_destroy(ks, KEY("nokey"), "g", 1), -ENOENT);
+	CHECK_INT(stream_group_destroy(ks, KEY(DEFNS, "g"), "g", 1), 1);
+	CHECK_INT(stream_group_destroy(ks, KEY(DEFNS, "g"), "g", 1), 0);
+	CHECK_INT(stream_group_destroy(ks, KEY(DEFNS, "nokey"), "g", 1), -ENOENT);
 	CHECK_INT(sub_raw("g", GROUP_G, &v), -ENOENT);
 	CHECK_INT(sub_raw("g", CONS("5", "616C696365"), &v), -ENOENT);
 	CHECK_INT(sub_raw("g", CONS("5", "6361726F6C"), &v), -ENOENT);
@@ -650,24 +647,25 @@ static void test_groups(void)
 	CHECK_INT(range_str("g", false, NULL, false, NULL, false, 0, s), 0);
 	CHECK(strcmp(s, "1-0,2-0") == 0);
 	/* readgroup on a missing key / group / wrong type */
-	CHECK_INT(stream_readgroup(ks, KEY("nokey"), "g", 1, "a", 1, NULL, 0, 0, NULL, NULL),
+	CHECK_INT(stream_readgroup(ks, KEY(DEFNS, "nokey"), "g", 1, "a", 1, NULL, 0, 0, NULL, NULL),
 		  -ENOENT);
-	CHECK_INT(stream_readgroup(ks, KEY("g"), "g", 1, "a", 1, NULL, 0, 0, NULL, NULL), -ENOENT);
-	CHECK_INT(stream_readgroup(ks, KEY("str"), "g", 1, "a", 1, NULL, 0, 0, NULL, NULL),
+	CHECK_INT(stream_readgroup(ks, KEY(DEFNS, "g"), "g", 1, "a", 1, NULL, 0, 0, NULL, NULL),
+		  -ENOENT);
+	CHECK_INT(stream_readgroup(ks, KEY(DEFNS, "str"), "g", 1, "a", 1, NULL, 0, 0, NULL, NULL),
 		  -KV_EWRONGTYPE);
 }
 
 static void test_info_rename(void)
 {
 	struct stream_info i;
-	CHECK_INT(stream_info(ks, KEY("q"), &i), 0);
+	CHECK_INT(stream_info(ks, KEY(DEFNS, "q"), &i), 0);
 	CHECK_INT(i.size, 5);
 	CHECK_INT(i.entries_added, 5);
 	CHECK(i.first.ms == 1 && i.last.ms == 5 && i.last_generated.ms == 5);
-	CHECK_INT(stream_info(ks, KEY("missing"), &i), -ENOENT);
-	CHECK_INT(stream_info(ks, KEY("str"), &i), -KV_EWRONGTYPE);
+	CHECK_INT(stream_info(ks, KEY(DEFNS, "missing"), &i), -ENOENT);
+	CHECK_INT(stream_info(ks, KEY(DEFNS, "str"), &i), -KV_EWRONGTYPE);
 	/* RENAME copies the stream CF sub-keys */
-	CHECK_INT(ks_rename(ks, KEY("q"), KEY("q2")), 0);
+	CHECK_INT(ks_rename(ks, KEY(DEFNS, "q"), KEY(DEFNS, "q2")), 0);
 	char s[64];
 	CHECK_INT(range_str("q2", false, NULL, false, NULL, false, 0, s), 0);
 	CHECK(strcmp(s, "1-0,2-0,3-0,4-0,5-0") == 0);
@@ -690,10 +688,10 @@ static int field_as_entry(void *arg, const char *f, size_t fn, const char *val, 
 static void test_convert(void)
 {
 	char s[64];
-	CHECK_INT(hash_set(ks, KEY("hc"), "10-0", 4, "b", 1, NULL), 0);
-	CHECK_INT(hash_set(ks, KEY("hc"), "9-0", 3, "a", 1, NULL), 0);
-	CHECK_INT(hash_set(ks, KEY("hc"), "10-1", 4, "c", 1, NULL), 0);
-	CHECK_INT(convert_hash(ks, KEY("hc"), KV_TYPE_STREAM, field_as_entry, NULL), 0);
+	CHECK_INT(hash_set(ks, KEY(DEFNS, "hc"), "10-0", 4, "b", 1, NULL), 0);
+	CHECK_INT(hash_set(ks, KEY(DEFNS, "hc"), "9-0", 3, "a", 1, NULL), 0);
+	CHECK_INT(hash_set(ks, KEY(DEFNS, "hc"), "10-1", 4, "c", 1, NULL), 0);
+	CHECK_INT(convert_hash(ks, KEY(DEFNS, "hc"), KV_TYPE_STREAM, field_as_entry, NULL), 0);
 	CHECK_INT(range_str("hc", false, NULL, false, NULL, false, 0, s), 0);
 	CHECK(strcmp(s, "9-0,10-0,10-1") == 0);
 	check_meta("hc", 3,
@@ -704,19 +702,169 @@ static void test_convert(void)
 									 "0000000000000000");
 	check_sub("hc", "000000000000000A 0000000000000001", "01 76 01 63");
 	/* a field that is no ID: EINVAL, the hash stays */
-	CHECK_INT(hash_set(ks, KEY("hb"), "x", 1, "a", 1, NULL), 0);
-	CHECK_INT(convert_hash(ks, KEY("hb"), KV_TYPE_STREAM, field_as_entry, NULL), -EINVAL);
+	CHECK_INT(hash_set(ks, KEY(DEFNS, "hb"), "x", 1, "a", 1, NULL), 0);
+	CHECK_INT(convert_hash(ks, KEY(DEFNS, "hb"), KV_TYPE_STREAM, field_as_entry, NULL),
+		  -EINVAL);
 	struct ks_info info;
-	CHECK_INT(ks_lookup(ks, KEY("hb"), &info), 0);
+	CHECK_INT(ks_lookup(ks, KEY(DEFNS, "hb"), &info), 0);
 	CHECK_INT(info.type, KV_TYPE_HASH);
 	/* 0-0 is refused by the batch helper */
-	CHECK_INT(hash_set(ks, KEY("hz"), "0-0", 3, "a", 1, NULL), 0);
-	CHECK_INT(convert_hash(ks, KEY("hz"), KV_TYPE_STREAM, field_as_entry, NULL), -EINVAL);
-	CHECK_INT(ks_lookup(ks, KEY("hz"), &info), 0);
+	CHECK_INT(hash_set(ks, KEY(DEFNS, "hz"), "0-0", 3, "a", 1, NULL), 0);
+	CHECK_INT(convert_hash(ks, KEY(DEFNS, "hz"), KV_TYPE_STREAM, field_as_entry, NULL),
+		  -EINVAL);
+	CHECK_INT(ks_lookup(ks, KEY(DEFNS, "hz"), &info), 0);
 	CHECK_INT(info.type, KV_TYPE_HASH);
 	struct buf e = BUF_INIT;
 	CHECK_INT(stream_value_encode((struct stream_str[]){{"a", 1}}, 1, &e), -EINVAL);
 	buf_release(&e);
+}
+
+/* ---- Stored counts and lengths (issue 15 item 4) ------------------- */
+
+/* Plant the metadata of stream `key` (version 4096) with this size and
+ * 96-byte tail. */
+static void plant_meta(const char *key, const char *size_hex, const char *tail_hex)
+{
+	unsigned char val[256];
+	size_t n = unhex("88 0000000000000000 0000000000001000", val);
+	n += unhex(size_hex, val + n);
+	n += unhex(tail_hex, val + n);
+	CHECK_INT(n, 121);
+	fixture_put_meta(ks, KEY(DEFNS, key), val, n);
+}
+
+/* Plant the stream-CF record sub(hex) -> val(hex) of stream `key`. */
+static void plant_sub(const char *key, const char *sub_hex, const char *val_hex)
+{
+	unsigned char k[512], val[512];
+	size_t kn = sub_key(key, sub_hex, k);
+	fixture_put(ks, STORE_CF_STREAM, k, kn, val, unhex(val_hex, val));
+}
+
+/* The log lines written between log_begin and log_count, which returns
+ * how many of them contain `what`. */
+static FILE *log_tmp;
+static int log_saved = -1;
+
+static void log_begin(void)
+{
+	fflush(stderr);
+	log_tmp = tmpfile();
+	log_saved = dup(2);
+	if (log_tmp)
+		dup2(fileno(log_tmp), 2);
+	log_level_current = LOG_LEVEL_ERR;
+}
+
+static int log_count(const char *what)
+{
+	char line[1024];
+	int n = 0;
+	fflush(stderr);
+	dup2(log_saved, 2);
+	close(log_saved);
+	log_level_current = -1;
+	if (!log_tmp)
+		return -1;
+	rewind(log_tmp);
+	while (fgets(line, sizeof(line), log_tmp))
+		n += strstr(line, what) != NULL;
+	fclose(log_tmp);
+	return n;
+}
+
+#define ONE16 "0000000000000001 0000000000000001" /* the ID 1-1 */
+#define ONE2  "0000000000000001 0000000000000002" /* the ID 1-2 */
+#define FF8   "FFFFFFFFFFFFFFFF"
+#define PEL1  "FFFFFFFFFFFFFFFF 03 0000000000000001 67" ONE16 /* 1-1 of g */
+
+/* Counts and lengths read from the store size nothing: a corrupt one is
+ * -EUCLEAN with one log line naming the key, or is only reported, never
+ * an allocation or a walk of its size. With the address space capped at
+ * 256 MiB over what the process has, allocating a length of 2^32 or
+ * 2^64 fails the test. */
+static void test_corrupt_counts(void)
+{
+	struct rlimit old = check_limit_as(256u << 20);
+	struct collect c = {0};
+	uint64_t n;
+	char s[128];
+
+	/* a size of 2^63-1 (the largest that decodes) over two entries:
+	 * reported as stored; XTRIM walks the two entries there are, and
+	 * stops */
+	plant_meta("c1", "7FFFFFFFFFFFFFFF",
+		   ONE2 ONE16 Z16 ONE16 ONE2 "0000000000000002"
+					     "0000000000000000");
+	plant_sub("c1", ONE16, "01 61 01 62");
+	plant_sub("c1", ONE2, "01 63 01 64");
+	CHECK_INT(stream_len(ks, KEY(DEFNS, "c1"), &n), 0);
+	CHECK(n == INT64_MAX);
+	CHECK_INT(range_str("c1", false, NULL, false, NULL, false, 0, s), 0);
+	CHECK(strcmp(s, "1-1,1-2") == 0);
+	CHECK_INT(stream_trim(ks, KEY(DEFNS, "c1"), STREAM_TRIM_MAXLEN, 0, NULL, &n), 0);
+	CHECK_INT(n, 2);
+	CHECK_INT(range_str("c1", false, NULL, false, NULL, false, 0, s), 0);
+	CHECK(strcmp(s, "") == 0);
+
+	/* entry values whose varint announces 2^32-1 bytes, or runs past
+	 * five bytes: -EUCLEAN, one line naming the key and the entry */
+	plant_meta("c2", "0000000000000002",
+		   ONE2 ONE16 Z16 ONE16 ONE2 "0000000000000002"
+					     "0000000000000000");
+	plant_sub("c2", ONE16, "FF FF FF FF 0F 61");
+	plant_sub("c2", ONE2, "80 80 80 80 80 00");
+	CHECK_INT(stream_get(ks, KEY(DEFNS, "c2"), ID(1, 1), &v), 0);
+	log_begin();
+	CHECK_INT(stream_value_check(KEY(DEFNS, "c2"), ID(1, 1), v.data, v.len), -EUCLEAN);
+	CHECK_INT(log_count("corrupt record of '__namespace/c2/1-1': a stream entry value of 6 "
+			    "bytes that does not decode"),
+		  1);
+	CHECK_INT(stream_get(ks, KEY(DEFNS, "c2"), ID(1, 2), &v), 0);
+	CHECK_INT(stream_value_check(KEY(DEFNS, "c2"), ID(1, 2), v.data, v.len), -EUCLEAN);
+
+	/* a group counting 2^64-1 consumers and pending entries, a pending
+	 * entry whose consumer name is 2^64-1 bytes long, a consumer sub-key
+	 * whose name length says 2^64-1 */
+	plant_meta("c3", "0000000000000001",
+		   ONE16 ONE16 Z16 ONE16 ONE16 "0000000000000001"
+					       "0000000000000001");
+	plant_sub("c3", ONE16, "01 61 01 62");
+	plant_sub("c3", GROUP_G, FF8 FF8 ONE16 "0000000000000001 0000000000000000");
+	plant_sub("c3", PEL1, "0000000000000000" FF8 FF8 "61");
+	plant_sub("c3", "FFFFFFFFFFFFFFFF 02 0000000000000001 67" FF8 "61", Z16 "0000000000000000");
+	CHECK_INT(stream_groups(ks, KEY(DEFNS, "c3"), collect_group, &c), 0);
+	CHECK(strcmp(c.s, "g:18446744073709551615:18446744073709551615:1-1:1:0") == 0);
+	memset(&c, 0, sizeof(c));
+	log_begin();
+	CHECK_INT(stream_pending(ks, KEY(DEFNS, "c3"), "g", 1, NULL, NULL, 0, NULL, 0, 0,
+				 collect_pel, &c),
+		  0);
+	CHECK_INT(log_count("corrupt record of '__namespace/c3/g': pending entry 1-1 of 25 bytes "
+			    "does not decode; skipped"),
+		  1);
+	CHECK_INT(c.n, 0);
+	log_begin();
+	CHECK_INT(stream_consumers(ks, KEY(DEFNS, "c3"), "g", 1, collect_consumer, &c), 0);
+	CHECK_INT(log_count("whose length prefix disagrees; skipped"), 1);
+	CHECK_INT(c.n, 0);
+	CHECK_INT(
+	    stream_claim(ks, KEY(DEFNS, "c3"), "g", 1, "bob", 3, 0, ID(1, 1), 1, 0, NULL, NULL),
+	    -EUCLEAN);
+	CHECK_INT(stream_readgroup(ks, KEY(DEFNS, "c3"), "g", 1, "bob", 3, ID(0, 0), 0, 0,
+				   collect_entry, &c),
+		  0);
+	CHECK_INT(c.n, 0);
+	/* XACK needs only the ID: the broken entry goes */
+	CHECK_INT(stream_ack(ks, KEY(DEFNS, "c3"), "g", 1, ID(1, 1), 1, &n), 0);
+	CHECK_INT(n, 1);
+	CHECK_INT(sub_raw("c3", PEL1, &v), -ENOENT);
+
+	/* DEL needs only the metadata */
+	CHECK_INT(ks_del(ks, KEY(DEFNS, "c1")), 0);
+	CHECK_INT(ks_del(ks, KEY(DEFNS, "c2")), 0);
+	CHECK_INT(ks_del(ks, KEY(DEFNS, "c3")), 0);
+	check_unlimit_as(old);
 }
 
 /* The verbs not covered above on another type and on a missing key. */
@@ -724,7 +872,7 @@ static void test_wrongtype_missing(void)
 {
 	struct collect c = {0};
 	uint64_t n = 9;
-	const struct ks_key *w = KEY("str"), *m = KEY("missing");
+	const struct ks_key *w = KEY(DEFNS, "str"), *m = KEY(DEFNS, "missing");
 	CHECK_INT(stream_len(ks, w, &n), -KV_EWRONGTYPE);
 	CHECK_INT(stream_len(ks, m, &n), 0);
 	CHECK_INT(n, 0);
@@ -756,10 +904,7 @@ static void test_wrongtype_missing(void)
 int main(void)
 {
 	log_level_current = -1;
-	char *dir = tmpdir_new();
-	CHECK_INT(ks_open(dir, NULL, &ks), 0);
-	if (!ks)
-		return check_done("test_stream");
+	ks = fixture_fresh(NULL, false);
 	test_ids();
 	test_add_bytes();
 	test_add_bad();
@@ -771,8 +916,8 @@ int main(void)
 	test_info_rename();
 	test_wrongtype_missing();
 	test_convert();
-	ks_close(ks);
+	test_corrupt_counts();
+	fixture_done(ks);
 	buf_release(&v);
-	tmpdir_remove(dir);
 	return check_done("test_stream");
 }

@@ -48,18 +48,61 @@ static uint64_t version_of(const char *key)
 	return ver;
 }
 
+/* The stored key of sub-key (type byte | rest) of key. */
+static int sub_key_of(const char *key, uint8_t type, const void *rest, size_t rn, struct buf *sk)
+{
+	struct buf sub = BUF_INIT;
+	buf_add_u8(&sub, type);
+	buf_add(&sub, rest, rn);
+	int rc = ks_sub_key(ks, KEY(key), version_of(key), sub.data, sub.len, sk);
+	buf_release(&sub);
+	return rc;
+}
+
 /* The raw value of sub-key (type byte | rest) of key. */
 static int sub_raw(const char *key, uint8_t type, const void *rest, size_t rn, struct buf *out)
 {
-	struct buf sk = BUF_INIT, sub = BUF_INIT;
-	buf_add_u8(&sub, type);
-	buf_add(&sub, rest, rn);
-	int rc = ks_sub_key(ks, KEY(key), version_of(key), sub.data, sub.len, &sk);
+	struct buf sk = BUF_INIT;
+	int rc = sub_key_of(key, type, rest, rn, &sk);
 	if (!rc)
 		rc = store_get(ks_store(ks), STORE_CF_DEFAULT, sk.data, sk.len, out);
 	buf_release(&sk);
-	buf_release(&sub);
 	return rc;
+}
+
+/* Write one record as it is (what kvfs itself never writes). */
+static void put_raw(enum store_cf cf, const void *k, size_t kn, const void *v, size_t vn)
+{
+	struct store_batch *b = store_batch_new(ks_store(ks));
+	store_batch_put(b, cf, k, kn, v, vn);
+	CHECK_INT(store_write(ks_store(ks), b, false), 0);
+	store_batch_free(b);
+}
+
+/* Plant sub-key (type byte | rest) of key with the value in hex. */
+static void sub_plant(const char *key, uint8_t type, const void *rest, size_t rn, const char *hex)
+{
+	struct buf sk = BUF_INIT;
+	unsigned char v[256];
+	size_t vn = unhex(hex, v);
+	CHECK_INT(sub_key_of(key, type, rest, rn, &sk), 0);
+	put_raw(STORE_CF_DEFAULT, sk.data, sk.len, v, vn);
+	buf_release(&sk);
+}
+
+/* Plant the metadata of time series `key` (version 4096, size 0,
+ * retention 0, policy block, no source) with this chunk size. */
+static void plant_meta(const char *key, const char *chunk_size_hex)
+{
+	unsigned char v[128];
+	struct buf mk = BUF_INIT;
+	size_t n =
+	    unhex("8D 0000000000000000 0000000000001000 0000000000000000 0000000000000000", v);
+	n += unhex(chunk_size_hex, v + n);
+	n += unhex("00 00 00000000 0000000000000000", v + n);
+	CHECK_INT(ks_meta_key(ks, KEY(key), &mk), 0);
+	put_raw(STORE_CF_METADATA, mk.data, mk.len, v, n);
+	buf_release(&mk);
 }
 
 static int chunk_raw(const char *key, uint64_t id, struct buf *out)
@@ -599,6 +642,17 @@ static void test_filters(void)
 	CHECK_INT(ts_label_set(ks, KEY("m1"), "x", 1, NULL, 0), 0);
 	CHECK_INT(ts_label_set(ks, KEY("m1"), "x", 1, NULL, 0), -ENODATA);
 	CHECK(strcmp(mq((const char *[]){"x=y"}, 1, true), "") == 0);
+	/* A series whose metadata does not decode (a tail of 3 bytes) is
+	 * skipped, logged: the others answer. */
+	struct buf mk = BUF_INIT;
+	unsigned char v[64];
+	size_t n = unhex("8D 0000000000000000 0000000000001000 0000000000000001 000000", v);
+	CHECK_INT(ks_meta_key(ks, KEY("m15"), &mk), 0);
+	put_raw(STORE_CF_METADATA, mk.data, mk.len, v, n);
+	buf_release(&mk);
+	CHECK_INT(ts_get(ks, KEY("m15"), &(struct ts_sample){0}), -EUCLEAN);
+	CHECK(strcmp(mq((const char *[]){"sensor=temp"}, 1, true), "m2:3;") == 0);
+	CHECK(strcmp(mq((const char *[]){"sensor=temp"}, 1, false), "m2:3;") == 0);
 }
 
 static void test_wrongtype_missing_bad(void)
@@ -750,6 +804,98 @@ static void test_chunks(void)
 	buf_release(&info.source);
 }
 
+/* Issue 15: a rule record that does not decode hides nothing else. The
+ * series and its other rules read (the broken one is skipped, logged);
+ * an add or a delete, which would have to maintain it, is refused and
+ * changes nothing; TS.DELETERULE removes it, and the key can go. */
+static void test_corrupt_rule(void)
+{
+	char s[128];
+	struct rule_got g = {0};
+	struct ts_sample last;
+	struct ts_info info;
+	struct buf r = BUF_INIT;
+	uint64_t del;
+	CHECK_INT(ts_create(ks, KEY("cr"), NULL), 0);
+	CHECK_INT(ts_create(ks, KEY("cr1"), NULL), 0);
+	CHECK_INT(ts_create(ks, KEY("cr2"), NULL), 0);
+	CHECK_INT(ts_createrule(ks, KEY("cr"), KEY("cr1"), TS_AGG_SUM, 10, 0, NULL), 0);
+	CHECK_INT(ts_createrule(ks, KEY("cr"), KEY("cr2"), TS_AGG_SUM, 10, 0, NULL), 0);
+	add("cr", 1, 1);
+	sub_plant("cr", 2, "cr1", 3, "01 02"); /* 2 bytes: no rule */
+	CHECK_INT(ts_rules(ks, KEY("cr"), rule_cb, &g), 0);
+	CHECK(g.n == 1 && strcmp(g.dst, "cr2") == 0);
+	all_str("cr", s, sizeof(s));
+	CHECK(strcmp(s, "1=1") == 0);
+	CHECK_INT(ts_get(ks, KEY("cr"), &last), 1);
+	CHECK_INT(ts_info(ks, KEY("cr"), &info), 0);
+	CHECK_INT(info.total_samples, 1);
+	buf_release(&info.source);
+	CHECK_INT(ts_add(ks, KEY("cr"), 2, 2, NULL, TS_DUP_NONE, NULL), -EUCLEAN);
+	CHECK_INT(ts_del(ks, KEY("cr"), 0, 10, &del), -EUCLEAN);
+	all_str("cr", s, sizeof(s));
+	CHECK(strcmp(s, "1=1") == 0);
+	CHECK_INT(ts_deleterule(ks, KEY("cr"), KEY("cr1")), 0);
+	CHECK_INT(sub_raw("cr", 2, "cr1", 3, &r), -ENOENT);
+	CHECK_INT(ts_info(ks, KEY("cr1"), &info), 0);
+	CHECK_INT(info.source.len, 0);
+	buf_release(&info.source);
+	add("cr", 2, 2);
+	add("cr", 15, 1); /* closes bucket 0 of the rule left: 1 + 2 */
+	all_str("cr2", s, sizeof(s));
+	CHECK(strcmp(s, "0=3") == 0);
+	sub_plant("cr", 2, "cr2", 3, "07");
+	CHECK_INT(ks_del(ks, KEY("cr")), 0);
+	CHECK_INT(ts_get(ks, KEY("cr"), &last), -ENOENT);
+	buf_release(&r);
+}
+
+/* Issue 15: stored counts and sizes are bounded before they size a
+ * loop or an allocation. */
+static void test_stored_bounds(void)
+{
+	char s[128];
+	struct ts_sample *sp = NULL;
+	size_t n;
+	uint8_t id[8];
+	/* A chunk whose count says 2^32-1 samples in 8 bytes does not decode. */
+	CHECK_INT(ts_create(ks, KEY("cb"), NULL), 0);
+	put_be64(id, 100);
+	sub_plant("cb", 0, id, 8, "00000000 FFFFFFFF");
+	CHECK_INT(ts_chunk_get(ks, KEY("cb"), 100, &sp, &n), -EUCLEAN);
+	all_str("cb", s, sizeof(s));
+	CHECK_INT(strcmp(s, "err -117"), 0);
+	/* A stored chunk size past what kvfs writes splits without overflow
+	 * (the piece count of 2^64-1 and of 2^63 once wrapped to 0: ENOMEM). */
+	plant_meta("csz", "FFFFFFFFFFFFFFFF");
+	add("csz", 1, 1);
+	add("csz", 2, 2);
+	add("csz", 3, 3);
+	all_str("csz", s, sizeof(s));
+	CHECK(strcmp(s, "1=1 2=2 3=3") == 0);
+	plant_meta("csz2", "8000000000000000");
+	CHECK_INT(ts_chunk_put(ks, KEY("csz2"), 10, &(struct ts_sample){10, 1}, 1), 0);
+	CHECK_INT(ts_chunk_put(ks, KEY("csz2"), 30, &(struct ts_sample){30, 3}, 1), 0);
+	add("csz2", 15, 2); /* into chunk 10, not the newest: the equal split */
+	all_str("csz2", s, sizeof(s));
+	CHECK(strcmp(s, "10=1 15=2 30=3") == 0);
+	/* More rule records than an add can lock: -ENOSPC, read no further
+	 * than that, nothing changed; the rules are still listed. */
+	CHECK_INT(ts_create(ks, KEY("rmany"), NULL), 0);
+	for (int i = 0; i < 200; i++) {
+		char d[16];
+		snprintf(d, sizeof(d), "rm%03d", i);
+		sub_plant("rmany", 2, d, strlen(d),
+			  "07 00000000000003E8 0000000000000000 0000000000000000 01 01"
+			  "0000000000000000 8000000000000000");
+	}
+	CHECK_INT(ts_add(ks, KEY("rmany"), 1, 1, NULL, TS_DUP_NONE, NULL), -ENOSPC);
+	CHECK_INT(ts_get(ks, KEY("rmany"), &(struct ts_sample){0}), 0);
+	struct rule_got g = {0};
+	CHECK_INT(ts_rules(ks, KEY("rmany"), rule_cb, &g), 0);
+	CHECK_INT(g.n, 200);
+}
+
 /* Compaction drops chunks past the retention (Kvrocks's filter). */
 static void test_gc(void)
 {
@@ -784,6 +930,8 @@ int main(void)
 	test_filters();
 	test_wrongtype_missing_bad();
 	test_chunks();
+	test_corrupt_rule();
+	test_stored_bounds();
 	test_gc();
 	ks_close(ks);
 	tmpdir_remove(dir);
