@@ -290,6 +290,9 @@ void ks_track_init(struct ks_track *w, const struct ks_key *k);
  * and ks_batch_empty_del, noting what they saw and did in w. */
 int ks_track_meta_get(struct keyspace *ks, struct ks_track *w, const struct ks_key *k,
 		      enum kv_type want, struct buf *raw, struct enc_meta *m);
+/* ks_meta_head, noting what it saw in w. */
+int ks_track_meta_head(struct keyspace *ks, struct ks_track *w, const struct ks_key *k,
+		       enum kv_type want, struct buf *raw, struct enc_meta *m, uint64_t *vlen);
 int ks_track_put_meta(struct keyspace *ks, struct store_batch *b, struct ks_track *w,
 		      const struct ks_key *k, const struct enc_meta *m, const void *tail,
 		      size_t tlen);

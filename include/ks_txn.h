@@ -28,17 +28,21 @@
  * the stripe order of ks_lock2 (no deadlock between two movers).
  *
  * Errors: the step functions that only stage (sub_put, sub_del, resize,
- * meta_put) return nothing; their first failure is kept (sticky) and
- * ks_txn_commit returns it without writing. ks_txn_get/ks_txn_open return
- * their result and do not make it sticky (-ENOENT is an answer).
+ * delete, touch, meta_put) return nothing; their first failure is kept
+ * (sticky) and ks_txn_commit returns it without writing. The lookups
+ * (get, head, open, lookup) return their result and do not make it
+ * sticky (-ENOENT is an answer).
  *
  * What commit writes, per key, after the verb's sub-key changes:
- *   - a key that resize took to size 0: its metadata deleted, and, with
- *     KS_TXN_KEEP_EMPTY, an empty-collection record of its type;
- *   - otherwise, when its metadata changed (open made it, resize or
- *     meta_put changed it): the metadata, header and tail; a new key also
- *     loses its empty-collection record, and takes over the expiry that
- *     record carried;
+ *   - a key that resize took to size 0, or that delete removed: its
+ *     metadata deleted, and, with KS_TXN_KEEP_EMPTY, an empty-collection
+ *     record of its type; a new key (open, renew) that delete removed
+ *     without KS_TXN_KEEP_EMPTY loses its empty-collection record;
+ *   - otherwise, when its metadata changed (open or renew made it,
+ *     resize, touch or meta_put changed it): the metadata, header and
+ *     tail; a new key also loses its empty-collection record, and takes
+ *     over the expiry that record carried (not a string or JSON key,
+ *     which never did);
  *   - the attribute records the key's change asks for (ks_key.attr: its
  *     times, mode and owner, entry records moved or dropped), for the
  *     version read or written, and its namespace's times when the key
@@ -66,9 +70,12 @@ struct ks_txn_key {
 	size_t tail_len;
 	bool tail_set;
 	bool read;  /* ks_txn_get/open ran */
-	bool fresh; /* made by ks_txn_open */
+	bool fresh; /* made by ks_txn_open, or renewed from nothing */
+	bool found; /* the last get/head saw a record (live, another type, corrupt) */
+	bool cut;   /* read by ks_txn_head: m.tail is cut short */
 	bool dirty; /* m changed: commit writes it */
-	bool gone;  /* resize took it to 0: commit deletes it */
+	bool gone;  /* resize took it to 0, or delete: commit deletes it */
+	bool drop;  /* delete: a new key's empty-collection record goes too */
 	unsigned flags;
 };
 
@@ -120,8 +127,34 @@ int ks_txn_get(struct ks_txn *t, const struct ks_key *k, enum kv_type want, stru
  * metadata, size 0, a new version) that commit writes. 0 (and
  * ks_txn_is_new says which), -KV_EWRONGTYPE, -EUCLEAN, -EIO. */
 int ks_txn_open(struct ks_txn *t, const struct ks_key *k, enum kv_type want, struct enc_meta **m);
-/* Did ks_txn_open make k? */
+/* Did ks_txn_open (or ks_txn_renew, from nothing) make k? */
 bool ks_txn_is_new(const struct ks_txn *t, const struct ks_key *k);
+/*
+ * ks_txn_get reading only the head of a string or JSON record (the whole
+ * record of another type): m->tail is cut short and *vlen is the whole
+ * record's length. For a verb that replaces the value (SET) or needs only
+ * the header; a key read so is written only with a new tail (meta_put),
+ * renewed or deleted (commit refuses it otherwise, -EINVAL).
+ */
+int ks_txn_head(struct ks_txn *t, const struct ks_key *k, enum kv_type want, struct enc_meta **m,
+		uint64_t *vlen);
+/* ks_lookup under the transaction's lock, for a verb that found k absent
+ * (ks_txn_get: -ENOENT) and asks whether it is a remembered empty
+ * collection, and of which type: commit then counts that record as the
+ * key's existence before the write (its namespace's times). 0 with
+ * *info, -ENOENT, -EUCLEAN, -EIO. */
+int ks_txn_lookup(struct ks_txn *t, const struct ks_key *k, struct ks_info *info);
+/*
+ * k becomes a new key of type `type`, whatever it held (SET, a
+ * conversion): *m is fresh metadata (v1, no expiry, size 0, a new
+ * version) that the verb may adjust (expiry, v1, size) and commit writes.
+ * Call it after ks_txn_get/ks_txn_head (any result): a key they found
+ * nothing of is new (ks_txn_is_new) and loses its empty-collection
+ * record, as ks_txn_open's does. What *m pointed to before is gone; the
+ * record read (m->tail) stays valid. 0, or -EINVAL (sticky) for a key the
+ * transaction does not hold.
+ */
+int ks_txn_renew(struct ks_txn *t, const struct ks_key *k, enum kv_type type, struct enc_meta **m);
 
 /* Stage a sub-key put / delete under k's current version (the version of
  * the metadata got or opened; sub is the part after it). */
@@ -134,6 +167,10 @@ void ks_txn_sub_del(struct ks_txn *t, const struct ks_key *k, enum store_cf cf, 
  * size, or, at 0, deletes the key (flags: KS_TXN_KEEP_EMPTY). A size
  * that would go below 0 or past UINT64_MAX is an error (-EUCLEAN). */
 void ks_txn_resize(struct ks_txn *t, const struct ks_key *k, int64_t delta, unsigned flags);
+/* k goes, whatever its size (DEL, a value emptied): commit deletes its
+ * metadata, or with KS_TXN_KEEP_EMPTY keeps it as an empty collection of
+ * its type (*m's); see the top. */
+void ks_txn_delete(struct ks_txn *t, const struct ks_key *k, unsigned flags);
 /* The verb changed *m (its expiry, a type's own fields): commit writes it. */
 void ks_txn_touch(struct ks_txn *t, const struct ks_key *k);
 /* The same, with a new tail (a string's value, a type's own fields after

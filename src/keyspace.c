@@ -301,6 +301,12 @@ int ks_track_meta_get(struct keyspace *ks, struct ks_track *w, const struct ks_k
 	return meta_read(ks, w, k, want, raw, m, NULL);
 }
 
+int ks_track_meta_head(struct keyspace *ks, struct ks_track *w, const struct ks_key *k,
+		       enum kv_type want, struct buf *raw, struct enc_meta *m, uint64_t *vlen)
+{
+	return meta_read(ks, w, k, want, raw, m, vlen);
+}
+
 int ks_card(struct keyspace *ks, const struct ks_key *k, enum kv_type want, uint64_t *n)
 {
 	struct buf raw = BUF_INIT;

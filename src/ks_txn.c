@@ -129,7 +129,9 @@ static struct ks_txn_key *txn_ready(struct ks_txn *t, const struct ks_key *k)
 	return x;
 }
 
-int ks_txn_get(struct ks_txn *t, const struct ks_key *k, enum kv_type want, struct enc_meta **m)
+/* ks_txn_get, or with vlen ks_txn_head. */
+static int txn_read(struct ks_txn *t, const struct ks_key *k, enum kv_type want,
+		    struct enc_meta **m, uint64_t *vlen)
 {
 	size_t at;
 	struct ks_txn_key *x = txn_find(t, k, &at);
@@ -137,13 +139,40 @@ int ks_txn_get(struct ks_txn *t, const struct ks_key *k, enum kv_type want, stru
 	if (!x) /* a key it did not lock, or a begin that failed */
 		return t->rc && t->rc != -EINVAL ? t->rc : -EINVAL;
 	buf_reset(&x->raw);
-	x->read = false;
-	int rc = ks_track_meta_get(t->ks, &t->track[at], k, want, &x->raw, &x->m);
+	x->read = x->cut = false;
+	int rc = vlen ? ks_track_meta_head(t->ks, &t->track[at], k, want, &x->raw, &x->m, vlen)
+		      : ks_track_meta_get(t->ks, &t->track[at], k, want, &x->raw, &x->m);
+	x->found = rc == 0 || rc == -KV_EWRONGTYPE || rc == -EUCLEAN;
 	if (rc)
 		return rc;
 	x->read = true;
+	x->cut = vlen && *vlen > x->raw.len;
 	*m = &x->m;
 	return 0;
+}
+
+int ks_txn_get(struct ks_txn *t, const struct ks_key *k, enum kv_type want, struct enc_meta **m)
+{
+	return txn_read(t, k, want, m, NULL);
+}
+
+int ks_txn_head(struct ks_txn *t, const struct ks_key *k, enum kv_type want, struct enc_meta **m,
+		uint64_t *vlen)
+{
+	return txn_read(t, k, want, m, vlen);
+}
+
+int ks_txn_lookup(struct ks_txn *t, const struct ks_key *k, struct ks_info *info)
+{
+	size_t at;
+	if (!txn_find(t, k, &at))
+		return -EINVAL;
+	int rc = ks_lookup(t->ks, k, info);
+	/* A remembered empty collection is the key's existence before the
+	 * write (for its namespace's times). */
+	if (!rc && info->empty)
+		t->track[at].empty_seen = true;
+	return rc;
 }
 
 int ks_txn_open(struct ks_txn *t, const struct ks_key *k, enum kv_type want, struct enc_meta **m)
@@ -155,6 +184,24 @@ int ks_txn_open(struct ks_txn *t, const struct ks_key *k, enum kv_type want, str
 	struct ks_txn_key *x = txn_find(t, k, &at);
 	ks_meta_new(t->ks, &x->m, want);
 	x->read = x->fresh = true;
+	*m = &x->m;
+	return 0;
+}
+
+int ks_txn_renew(struct ks_txn *t, const struct ks_key *k, enum kv_type type, struct enc_meta **m)
+{
+	size_t at;
+	struct ks_txn_key *x = txn_find(t, k, &at);
+	*m = NULL;
+	if (!x) {
+		ks_txn_fail(t, -EINVAL);
+		return -EINVAL;
+	}
+	ks_meta_new(t->ks, &x->m, type);
+	x->fresh = !x->found;
+	x->read = x->dirty = true;
+	x->gone = x->cut = x->tail_set = x->drop = false;
+	x->flags = 0;
 	*m = &x->m;
 	return 0;
 }
@@ -219,6 +266,16 @@ void ks_txn_resize(struct ks_txn *t, const struct ks_key *k, int64_t delta, unsi
 	x->flags = flags;
 }
 
+void ks_txn_delete(struct ks_txn *t, const struct ks_key *k, unsigned flags)
+{
+	struct ks_txn_key *x;
+	if (t->rc || !(x = txn_ready(t, k)))
+		return;
+	x->gone = x->dirty = x->drop = true;
+	x->tail_set = false;
+	x->flags = flags;
+}
+
 void ks_txn_touch(struct ks_txn *t, const struct ks_key *k)
 {
 	struct ks_txn_key *x;
@@ -263,10 +320,16 @@ static int commit_meta(struct ks_txn *t, struct ks_txn_key *x, struct ks_track *
 			rc = ks_track_del_meta(t->ks, t->b, w, x->k);
 		if (!rc && (x->flags & KS_TXN_KEEP_EMPTY))
 			rc = ks_track_empty_put(t->ks, t->b, w, x->k, x->m.type);
+		else if (!rc && x->fresh && x->drop)
+			rc = ks_track_empty_del(t->ks, t->b, w, x->k);
 		return rc;
 	}
 	if (!x->dirty)
 		return 0;
+	if (x->cut && !x->tail_set) {
+		LOG_ERR("ks_txn: a record read by its head alone would be written whole");
+		return -EINVAL;
+	}
 	if (x->fresh) {
 		/* A new key replaces its empty-collection record and takes
 		 * over the expiry that record was keeping for it. */

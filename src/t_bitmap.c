@@ -13,14 +13,16 @@
  * fragment's length and missing fragments are zero; size may exceed what
  * the fragments hold. Layer: types.
  *
- * Mutations hold the key's lock from the metadata read to the one batch
- * write; updates keep the stored metadata encoding (v0 stays v0); a new
- * key gets fresh v1 metadata and loses its empty-collection record in the
- * same batch. Readers open one RocksDB iterator (a snapshot) under the
- * lock together with the metadata, so what they return is consistent.
+ * Mutations are write transactions (ks_txn.h): the key's lock from the
+ * metadata read to the one batch write; updates keep the stored metadata
+ * encoding (v0 stays v0); a new key gets fresh v1 metadata and loses its
+ * empty-collection record in the same batch. Readers open one RocksDB
+ * iterator (a snapshot) under the lock together with the metadata, so
+ * what they return is consistent.
  */
 #include "t_bitmap.h"
 
+#include "ks_txn.h"
 #include "store.h"
 
 #include <errno.h>
@@ -44,14 +46,12 @@ static uint8_t rev8(uint8_t b)
 	return b;
 }
 
-/* The sub-key of the fragment starting at byte fo: decimal ASCII. */
-static int frag_key(struct keyspace *ks, const struct ks_key *k, uint64_t version, uint64_t fo,
-		    struct buf *out)
+/* The sub-key of the fragment starting at byte fo: decimal ASCII. Its
+ * length. */
+#define FRAG_SUB 24
+static size_t frag_sub(uint64_t fo, char sub[FRAG_SUB])
 {
-	char sub[24];
-	int n = snprintf(sub, sizeof(sub), "%" PRIu64, fo);
-	buf_reset(out);
-	return ks_sub_key(ks, k, version, sub, (size_t)n, out);
+	return (size_t)snprintf(sub, FRAG_SUB, "%" PRIu64, fo);
 }
 
 /* Read a fragment (under the lock). 0, -ENOENT, -EIO. */
@@ -59,22 +59,19 @@ static int frag_get(struct keyspace *ks, const struct ks_key *k, uint64_t versio
 		    struct buf *out)
 {
 	struct buf sk = BUF_INIT;
-	int rc = frag_key(ks, k, version, fo, &sk);
+	char sub[FRAG_SUB];
+	int rc = ks_sub_key(ks, k, version, sub, frag_sub(fo, sub), &sk);
 	if (!rc)
 		rc = store_get(ks_store(ks), STORE_CF_DEFAULT, sk.data, sk.len, out);
 	buf_release(&sk);
 	return rc;
 }
 
-static int frag_put(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
-		    uint64_t version, uint64_t fo, const void *v, size_t n)
+/* Stage the fragment at fo of k's version in t. */
+static void frag_put(struct ks_txn *t, const struct ks_key *k, uint64_t fo, const void *v, size_t n)
 {
-	struct buf sk = BUF_INIT;
-	int rc = frag_key(ks, k, version, fo, &sk);
-	if (!rc)
-		store_batch_put(b, STORE_CF_DEFAULT, sk.data, sk.len, v, n);
-	buf_release(&sk);
-	return rc;
+	char sub[FRAG_SUB];
+	ks_txn_sub_put(t, k, STORE_CF_DEFAULT, sub, frag_sub(fo, sub), v, n);
 }
 
 /* Kvrocks's growth rule for a fragment of length len that must hold byte
@@ -91,27 +88,24 @@ static size_t frag_grow(size_t len, size_t idx)
 
 /* ---- Consistent reads ----------------------------------------------- */
 
-/* The metadata and a snapshot iterator over the fragments of a key. */
+/* The metadata (its header: m.tail is not kept) and a snapshot iterator
+ * over the fragments of a key. */
 struct bm_view {
-	struct buf raw;
 	struct enc_meta m;
 	struct buf prefix; /* sub-key prefix of the version */
 	struct store_iter *si;
 };
 
-/* The view of k, with its lock held by the caller. 0, -ENOENT (missing
- * key), -KV_EWRONGTYPE, ... Close with view_close in every case. */
-static int view_open_locked(struct keyspace *ks, const struct ks_key *k, struct bm_view *v)
+/* The view of the version m of k, read under k's lock (the caller's
+ * transaction). Close with view_close in every case. */
+static int view_iter(struct keyspace *ks, const struct ks_key *k, const struct enc_meta *m,
+		     struct bm_view *v)
 {
 	struct buf upper = BUF_INIT;
-	int rc;
-
-	buf_init(&v->raw);
-	buf_init(&v->prefix);
-	v->si = NULL;
-	rc = ks_meta_get(ks, k, KV_TYPE_BITMAP, &v->raw, &v->m);
-	if (!rc)
-		rc = ks_sub_key(ks, k, v->m.version, NULL, 0, &v->prefix);
+	v->m = *m;
+	v->m.tail = NULL;
+	v->m.tail_len = 0;
+	int rc = ks_sub_key(ks, k, m->version, NULL, 0, &v->prefix);
 	if (!rc)
 		rc = buf_set(&upper, v->prefix.data, v->prefix.len);
 	if (!rc) {
@@ -126,19 +120,30 @@ static int view_open_locked(struct keyspace *ks, const struct ks_key *k, struct 
 	return rc;
 }
 
-/* The same, taking the lock only while the view opens. */
+static void view_init(struct bm_view *v)
+{
+	memset(v, 0, sizeof(*v));
+	buf_init(&v->prefix);
+}
+
+/* The view of k, its metadata and iterator opened under its lock. 0,
+ * -ENOENT (missing key), -KV_EWRONGTYPE, ... Close with view_close in
+ * every case. */
 static int view_open(struct keyspace *ks, const struct ks_key *k, struct bm_view *v)
 {
-	ks_lock(ks, k);
-	int rc = view_open_locked(ks, k, v);
-	ks_unlock(ks, k);
-	return rc;
+	struct ks_txn t;
+	struct enc_meta *m;
+	view_init(v);
+	ks_txn_begin(&t, ks, k);
+	int rc = ks_txn_get(&t, k, KV_TYPE_BITMAP, &m);
+	if (!rc)
+		rc = view_iter(ks, k, m, v);
+	return ks_txn_end(&t, rc);
 }
 
 static void view_close(struct bm_view *v)
 {
 	store_iter_free(v->si);
-	buf_release(&v->raw);
 	buf_release(&v->prefix);
 }
 
@@ -169,13 +174,12 @@ static int view_visit(struct bm_view *v, uint64_t lo, uint64_t hi, frag_fn fn, v
 		return 0;
 	if ((hi - 1) / FRAG - lo / FRAG < SEEK_MAX_FRAGS) {
 		for (fo = first; fo < hi && !rc; fo += FRAG) {
-			char sub[24];
-			int sn = snprintf(sub, sizeof(sub), "%" PRIu64, fo);
+			char sub[FRAG_SUB];
 			size_t kn, vn;
 			const char *cur;
 			const void *val;
 			if ((rc = buf_set(&key, v->prefix.data, v->prefix.len)) ||
-			    (rc = buf_add(&key, sub, (size_t)sn)))
+			    (rc = buf_add(&key, sub, frag_sub(fo, sub))))
 				break;
 			store_iter_seek(v->si, key.data, key.len);
 			if (!store_iter_valid(v->si)) {
@@ -291,33 +295,26 @@ int bitmap_getbit(struct keyspace *ks, const struct ks_key *k, uint64_t bit)
 
 int bitmap_setbit(struct keyspace *ks, const struct ks_key *k, uint64_t bit, bool on)
 {
-	struct buf raw = BUF_INIT, frag = BUF_INIT;
-	struct store_batch *b = NULL;
-	struct enc_meta m;
-	uint64_t fo = bit / 8 / FRAG * FRAG, used;
+	struct buf frag = BUF_INIT;
+	struct ks_txn t;
+	struct enc_meta *m;
+	uint64_t fo = bit / 8 / FRAG * FRAG;
 	size_t idx = (size_t)(bit / 8 % FRAG);
 	uint8_t mask = (uint8_t)(1u << (bit % 8));
-	bool fresh = false;
-	int rc, old = 0;
+	int old = 0;
 
 	if (bit > BITMAP_MAX_BIT)
 		return -EINVAL;
-	if (!(b = store_batch_new(ks_store(ks))))
-		return -ENOMEM;
-	ks_lock(ks, k);
-	rc = ks_meta_get(ks, k, KV_TYPE_BITMAP, &raw, &m);
-	if (rc == -ENOENT) {
-		ks_meta_new(ks, &m, KV_TYPE_BITMAP);
-		fresh = true;
-		rc = 0;
-	} else if (rc == 0) {
-		rc = frag_get(ks, k, m.version, fo, &frag);
+	ks_txn_begin(&t, ks, k);
+	int rc = ks_txn_open(&t, k, KV_TYPE_BITMAP, &m);
+	if (!rc && !ks_txn_is_new(&t, k)) {
+		rc = frag_get(ks, k, m->version, fo, &frag);
 		if (rc == -ENOENT)
 			rc = 0;
 	}
+	if (!rc && idx >= frag.len)
+		rc = buf_resize(&frag, frag_grow(frag.len, idx));
 	if (rc)
-		goto out;
-	if (idx >= frag.len && (rc = buf_resize(&frag, frag_grow(frag.len, idx))))
 		goto out;
 	old = (frag.data[idx] & mask) != 0;
 	if (on)
@@ -325,22 +322,15 @@ int bitmap_setbit(struct keyspace *ks, const struct ks_key *k, uint64_t bit, boo
 	else
 		frag.data[idx] = (char)(frag.data[idx] & ~mask);
 	/* Like Kvrocks, the fragment is written even if no bit changed. */
-	rc = frag_put(ks, b, k, m.version, fo, frag.data, frag.len);
-	used = fo + idx + 1;
-	if (!rc && (fresh || used > m.size)) {
-		if (used > m.size)
-			m.size = used;
-		rc = ks_batch_put_meta(ks, b, k, &m, m.tail, m.tail_len);
+	frag_put(&t, k, fo, frag.data, frag.len);
+	if (fo + idx + 1 > m->size) {
+		m->size = fo + idx + 1;
+		ks_txn_touch(&t, k);
 	}
-	if (!rc && fresh)
-		rc = ks_batch_empty_del(ks, b, k);
-	if (!rc)
-		rc = ks_write(ks, b);
+	rc = ks_txn_commit(&t);
 out:
-	ks_unlock(ks, k);
-	store_batch_free(b);
-	buf_release(&raw);
 	buf_release(&frag);
+	rc = ks_txn_end(&t, rc);
 	return rc ? rc : old;
 }
 
@@ -499,10 +489,11 @@ int bitmap_read(struct keyspace *ks, const struct ks_key *k, uint64_t off, size_
 }
 
 /* Write Redis-order src (the bytes [off, off + n) of the bitmap) into the
- * fragment at fo; puts it in b if it changed. */
-static int write_frag(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
+ * fragment at fo of k's version m; stages it in t (and sets *staged) if
+ * it changed. */
+static int write_frag(struct ks_txn *t, struct keyspace *ks, const struct ks_key *k,
 		      const struct enc_meta *m, bool fresh, uint64_t fo, uint64_t off,
-		      const uint8_t *src, size_t n)
+		      const uint8_t *src, size_t n, bool *staged)
 {
 	struct buf frag = BUF_INIT;
 	uint64_t a = (off > fo ? off : fo) - fo;
@@ -539,8 +530,10 @@ static int write_frag(struct keyspace *ks, struct store_batch *b, const struct k
 			changed = true;
 		}
 	}
-	if (changed)
-		rc = frag_put(ks, b, k, m->version, fo, frag.data, frag.len);
+	if (changed) {
+		frag_put(t, k, fo, frag.data, frag.len);
+		*staged = true;
+	}
 out:
 	buf_release(&frag);
 	return rc;
@@ -549,122 +542,90 @@ out:
 int bitmap_write(struct keyspace *ks, const struct ks_key *k, uint64_t off, const void *data,
 		 size_t n, uint64_t *newsize)
 {
-	struct buf raw = BUF_INIT;
-	struct store_batch *b = NULL;
-	struct enc_meta m;
-	bool fresh = false;
-	int rc;
+	struct ks_txn t;
+	struct enc_meta *m;
+	uint64_t size = 0;
+	bool staged = false;
 
 	if (off > BITMAP_MAX_BYTES || n > BITMAP_MAX_BYTES - off)
 		return -EFBIG;
-	if (!(b = store_batch_new(ks_store(ks))))
-		return -ENOMEM;
-	ks_lock(ks, k);
-	rc = ks_meta_get(ks, k, KV_TYPE_BITMAP, &raw, &m);
-	if (rc == -ENOENT && n > 0) {
-		ks_meta_new(ks, &m, KV_TYPE_BITMAP);
-		fresh = true;
+	ks_txn_begin(&t, ks, k);
+	/* Nothing to write creates nothing. */
+	int rc = n ? ks_txn_open(&t, k, KV_TYPE_BITMAP, &m) : ks_txn_get(&t, k, KV_TYPE_BITMAP, &m);
+	if (rc == -ENOENT)
 		rc = 0;
-	} else if (rc == -ENOENT) {
-		m.size = 0; /* nothing to write, nothing to create */
-		rc = 0;
-		goto done;
-	}
+	else if (!rc)
+		size = m->size;
 	if (rc || n == 0)
 		goto done;
+	bool fresh = ks_txn_is_new(&t, k);
 	for (uint64_t fo = off / FRAG * FRAG; fo < off + n && !rc; fo += FRAG)
-		rc = write_frag(ks, b, k, &m, fresh, fo, off, data, n);
-	if (!rc && (fresh || off + n > m.size)) {
-		if (off + n > m.size)
-			m.size = off + n;
-		rc = ks_batch_put_meta(ks, b, k, &m, m.tail, m.tail_len);
+		rc = write_frag(&t, ks, k, m, fresh, fo, off, data, n, &staged);
+	if (!rc && off + n > size) {
+		size = m->size = off + n;
+		ks_txn_touch(&t, k);
+		staged = true;
 	}
-	if (!rc && fresh)
-		rc = ks_batch_empty_del(ks, b, k);
-	if (!rc && store_batch_count(b) > 0)
-		rc = ks_write(ks, b);
+	/* Zeros into holes change nothing: no write at all. */
+	if (!rc && staged)
+		rc = ks_txn_commit(&t);
 done:
 	if (!rc && newsize)
-		*newsize = m.size;
-	ks_unlock(ks, k);
-	store_batch_free(b);
-	buf_release(&raw);
-	return rc;
+		*newsize = size;
+	return ks_txn_end(&t, rc);
 }
 
 int bitmap_truncate(struct keyspace *ks, const struct ks_key *k, uint64_t size, unsigned flags)
 {
-	struct buf raw = BUF_INIT, prefix = BUF_INIT, upper = BUF_INIT;
-	struct store_batch *b = NULL;
-	struct store_iter *it = NULL;
-	struct enc_meta m;
-	int rc;
+	struct ks_txn t;
+	struct bm_view v;
+	struct enc_meta *m;
 
 	if (size > BITMAP_MAX_BYTES)
 		return -EFBIG;
-	if (!(b = store_batch_new(ks_store(ks))))
-		return -ENOMEM;
-	ks_lock(ks, k);
-	rc = ks_meta_get(ks, k, KV_TYPE_BITMAP, &raw, &m);
-	if (rc || size == m.size)
+	view_init(&v);
+	ks_txn_begin(&t, ks, k);
+	int rc = ks_txn_get(&t, k, KV_TYPE_BITMAP, &m);
+	if (rc || size == m->size)
 		goto out;
 	if (size == 0) {
 		/* Like DEL: the fragments become garbage for compaction. */
-		rc = ks_batch_del_meta(ks, b, k);
-		if (!rc && (flags & BITMAP_KEEP_EMPTY))
-			rc = ks_batch_empty_put(ks, b, k, KV_TYPE_BITMAP);
-		goto write;
+		ks_txn_delete(&t, k, (flags & BITMAP_KEEP_EMPTY) ? KS_TXN_KEEP_EMPTY : 0);
+		rc = ks_txn_commit(&t);
+		goto out;
 	}
-	if (size < m.size) {
+	if (size < m->size && !(rc = view_iter(ks, k, m, &v))) {
 		/* Cut every fragment that holds bytes at or past `size`. */
-		bool bounded;
-		rc = ks_sub_key(ks, k, m.version, NULL, 0, &prefix);
-		if (!rc)
-			rc = buf_set(&upper, prefix.data, prefix.len);
-		if (rc)
-			goto out;
-		bounded = enc_prefix_successor(&upper);
-		it = store_iter_new(ks_store(ks), STORE_CF_DEFAULT, prefix.data, prefix.len,
-				    bounded ? upper.data : NULL, bounded ? upper.len : 0);
-		if (!it) {
-			rc = -ENOMEM;
-			goto out;
-		}
-		for (store_iter_seek_first(it); store_iter_valid(it); store_iter_next(it)) {
+		size_t pn = v.prefix.len;
+		for (store_iter_seek_first(v.si); store_iter_valid(v.si); store_iter_next(v.si)) {
 			size_t kn, vn;
-			const char *key = store_iter_key(it, &kn);
-			const void *val = store_iter_value(it, &vn);
+			const char *key = store_iter_key(v.si, &kn);
+			const void *val = store_iter_value(v.si, &vn);
 			uint64_t fo;
-			if (parse_u64(key + prefix.len, kn - prefix.len, &fo) || fo % FRAG) {
+			if (parse_u64(key + pn, kn - pn, &fo) || fo % FRAG) {
 				/* no read finds it (reads build their keys):
 				 * skipped, as encoding.md section 20 says */
-				ks_corrupt_entry(k, key + prefix.len, kn - prefix.len,
+				ks_corrupt_entry(k, key + pn, kn - pn,
 						 "a bitmap fragment sub-key that is not a decimal "
 						 "offset of a fragment; skipped");
 				continue;
 			}
 			if (fo >= size)
-				store_batch_delete(b, STORE_CF_DEFAULT, key, kn);
+				ks_txn_sub_del(&t, k, STORE_CF_DEFAULT, key + pn, kn - pn);
 			else if (fo + vn > size)
-				store_batch_put(b, STORE_CF_DEFAULT, key, kn, val,
-						(size_t)(size - fo));
+				ks_txn_sub_put(&t, k, STORE_CF_DEFAULT, key + pn, kn - pn, val,
+					       (size_t)(size - fo));
 		}
-		if ((rc = store_iter_status(it)))
-			goto out;
+		rc = store_iter_status(v.si);
 	}
-	m.size = size;
-	rc = ks_batch_put_meta(ks, b, k, &m, m.tail, m.tail_len);
-write:
-	if (!rc)
-		rc = ks_write(ks, b);
+	if (!rc) {
+		m->size = size;
+		ks_txn_touch(&t, k);
+		rc = ks_txn_commit(&t);
+	}
 out:
-	ks_unlock(ks, k);
-	store_iter_free(it);
-	store_batch_free(b);
-	buf_release(&raw);
-	buf_release(&prefix);
-	buf_release(&upper);
-	return rc;
+	view_close(&v);
+	return ks_txn_end(&t, rc);
 }
 
 int bitmap_strlen(struct keyspace *ks, const struct ks_key *k, uint64_t *len)
@@ -684,14 +645,13 @@ int bitmap_strlen(struct keyspace *ks, const struct ks_key *k, uint64_t *len)
 
 /* ---- Whole-value replacement and conversion -------------------------- */
 
-/* Put the fragments of Redis-order bytes d[0, n) for a fresh version:
- * one per 1 KiB run that holds a non-zero byte, cut after the last. */
-static int batch_put_bytes(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
-			   uint64_t version, const uint8_t *d, size_t n)
+/* Stage the fragments of Redis-order bytes d[0, n) for k's (fresh)
+ * version: one per 1 KiB run that holds a non-zero byte, cut after the
+ * last. */
+static void put_bytes(struct ks_txn *t, const struct ks_key *k, const uint8_t *d, size_t n)
 {
 	uint8_t frag[FRAG];
-	int rc = 0;
-	for (size_t fo = 0; fo < n && !rc; fo += FRAG) {
+	for (size_t fo = 0; fo < n; fo += FRAG) {
 		size_t len = n - fo < FRAG ? n - fo : FRAG, top = 0;
 		for (size_t i = 0; i < len; i++)
 			if (d[fo + i])
@@ -700,135 +660,108 @@ static int batch_put_bytes(struct keyspace *ks, struct store_batch *b, const str
 			continue;
 		for (size_t i = 0; i < top; i++)
 			frag[i] = rev8(d[fo + i]);
-		rc = frag_put(ks, b, k, version, fo, frag, top);
+		frag_put(t, k, fo, frag, top);
 	}
-	return rc;
 }
 
-/* The body of bitmap_set and bitmap_from_string, under the key's lock:
- * replace whatever k is (missing, remembered empty, or `from` with header
- * m when `live`) by a bitmap holding d[0, n). */
-static int replace_locked(struct keyspace *ks, const struct ks_key *k, bool live,
-			  const struct enc_meta *m, const void *d, size_t n, unsigned flags)
+/* The body of bitmap_set and bitmap_from_string, in their transaction:
+ * whatever k is (missing, remembered empty, a bitmap, a string: what
+ * ks_txn_get said) becomes a new bitmap holding d[0, n) with expiry
+ * `expire`, or with n == 0 goes (BITMAP_KEEP_EMPTY: remembered empty). */
+static int replace(struct ks_txn *t, const struct ks_key *k, uint64_t expire, const void *d,
+		   size_t n, unsigned flags)
 {
-	struct store_batch *b = store_batch_new(ks_store(ks));
-	struct enc_meta nm;
-	uint64_t expire = live ? m->expire_ms : 0;
-	int rc = 0;
-
-	if (!b)
-		return -ENOMEM;
-	if (n == 0) {
-		if ((flags & BITMAP_KEEP_EMPTY) && expire) {
-			LOG_ERR("%.*s/%.*s: an empty bitmap cannot keep an expiry", (int)k->nslen,
-				k->ns, (int)k->klen, k->key);
-			rc = -EINVAL;
-			goto out;
-		}
-		if (live)
-			rc = ks_batch_del_meta(ks, b, k);
-		if (!rc && (flags & BITMAP_KEEP_EMPTY))
-			rc = ks_batch_empty_put(ks, b, k, KV_TYPE_BITMAP);
-		else if (!rc)
-			rc = ks_batch_empty_del(ks, b, k);
-	} else {
-		ks_meta_new(ks, &nm, KV_TYPE_BITMAP);
-		nm.expire_ms = expire;
-		nm.size = n;
-		rc = batch_put_bytes(ks, b, k, nm.version, d, n);
-		if (!rc)
-			rc = ks_batch_put_meta(ks, b, k, &nm, NULL, 0);
-		if (!rc && !live)
-			rc = ks_batch_empty_del(ks, b, k);
+	struct enc_meta *m;
+	if (n == 0 && (flags & BITMAP_KEEP_EMPTY) && expire) {
+		LOG_ERR("%.*s/%.*s: an empty bitmap cannot keep an expiry", (int)k->nslen, k->ns,
+			(int)k->klen, k->key);
+		return -EINVAL;
 	}
-	if (!rc)
-		rc = ks_write(ks, b);
-out:
-	store_batch_free(b);
-	return rc;
+	int rc = ks_txn_renew(t, k, KV_TYPE_BITMAP, &m);
+	if (rc)
+		return rc;
+	if (n == 0) {
+		ks_txn_delete(t, k, (flags & BITMAP_KEEP_EMPTY) ? KS_TXN_KEEP_EMPTY : 0);
+	} else {
+		m->expire_ms = expire;
+		m->size = n;
+		put_bytes(t, k, d, n);
+	}
+	return ks_txn_commit(t);
 }
 
 int bitmap_set(struct keyspace *ks, const struct ks_key *k, const void *data, size_t n,
 	       unsigned flags)
 {
-	struct buf raw = BUF_INIT;
-	struct enc_meta m;
-	int rc;
+	struct ks_txn t;
+	struct enc_meta *m;
+	struct ks_info info;
 
 	if (n > BITMAP_MAX_BYTES)
 		return -EFBIG;
-	ks_lock(ks, k);
-	rc = ks_meta_get(ks, k, KV_TYPE_BITMAP, &raw, &m);
-	if (rc == 0 || rc == -ENOENT) {
-		struct ks_info info;
+	ks_txn_begin(&t, ks, k);
+	int rc = ks_txn_get(&t, k, KV_TYPE_BITMAP, &m);
+	uint64_t expire = rc ? 0 : m->expire_ms;
+	if (rc == -ENOENT) {
 		/* Missing, or remembered empty: only a bitmap record may be
 		 * replaced by one. */
-		int lr = rc ? ks_lookup(ks, k, &info) : 0;
-		if (lr == 0 && rc && info.type != KV_TYPE_BITMAP)
+		rc = ks_txn_lookup(&t, k, &info);
+		if (rc == 0 && info.type != KV_TYPE_BITMAP)
 			rc = -KV_EWRONGTYPE;
-		else if (lr && lr != -ENOENT)
-			rc = lr;
-		else
-			rc = replace_locked(ks, k, rc == 0, &m, data, n, flags);
+		else if (rc == -ENOENT)
+			rc = 0;
 	}
-	ks_unlock(ks, k);
-	buf_release(&raw);
-	return rc;
+	if (!rc)
+		rc = replace(&t, k, expire, data, n, flags);
+	return ks_txn_end(&t, rc);
 }
 
 int bitmap_from_string(struct keyspace *ks, const struct ks_key *k)
 {
-	struct buf raw = BUF_INIT;
-	struct enc_meta m;
-	int rc;
+	struct ks_txn t;
+	struct enc_meta *m;
 
-	ks_lock(ks, k);
-	rc = ks_meta_get(ks, k, KV_TYPE_STRING, &raw, &m);
-	if (!rc && m.tail_len > BITMAP_MAX_BYTES)
+	ks_txn_begin(&t, ks, k);
+	int rc = ks_txn_get(&t, k, KV_TYPE_STRING, &m);
+	if (!rc && m->tail_len > BITMAP_MAX_BYTES)
 		rc = -EFBIG;
+	/* The string's value stays where it was read while k is renewed. */
 	if (!rc)
-		rc = replace_locked(ks, k, true, &m, m.tail, m.tail_len, BITMAP_KEEP_EMPTY);
-	ks_unlock(ks, k);
-	buf_release(&raw);
-	return rc;
+		rc = replace(&t, k, m->expire_ms, m->tail, m->tail_len, BITMAP_KEEP_EMPTY);
+	return ks_txn_end(&t, rc);
 }
 
 int bitmap_to_string(struct keyspace *ks, const struct ks_key *k)
 {
 	struct buf val = BUF_INIT;
-	struct store_batch *b = NULL;
+	struct ks_txn t;
 	struct bm_view v;
-	struct enc_meta nm;
+	struct enc_meta *m;
 	struct ks_info info;
-	bool live;
-	int rc;
+	uint64_t expire = 0;
 
-	if (!(b = store_batch_new(ks_store(ks))))
-		return -ENOMEM;
-	/* Read and write under one hold of the lock: nothing changes between. */
-	ks_lock(ks, k);
-	rc = view_open_locked(ks, k, &v);
-	live = rc == 0;
+	/* Read and write in one transaction: nothing changes between. */
+	view_init(&v);
+	ks_txn_begin(&t, ks, k);
+	int rc = ks_txn_get(&t, k, KV_TYPE_BITMAP, &m);
 	if (rc == -ENOENT) {
-		rc = ks_lookup(ks, k, &info);
+		rc = ks_txn_lookup(&t, k, &info);
 		if (!rc && info.type != KV_TYPE_BITMAP)
 			rc = -KV_EWRONGTYPE;
+	} else if (!rc) {
+		expire = m->expire_ms;
+		rc = view_iter(ks, k, m, &v);
+		if (!rc)
+			rc = view_read(&v, 0, v.m.size, &val);
 	}
-	if (!rc && live)
-		rc = view_read(&v, 0, v.m.size, &val);
-	if (rc)
-		goto out;
-	ks_meta_new(ks, &nm, KV_TYPE_STRING);
-	nm.expire_ms = live ? v.m.expire_ms : 0;
-	rc = ks_batch_put_meta(ks, b, k, &nm, val.data, val.len);
-	if (!rc && !live)
-		rc = ks_batch_empty_del(ks, b, k);
 	if (!rc)
-		rc = ks_write(ks, b);
-out:
-	ks_unlock(ks, k);
+		rc = ks_txn_renew(&t, k, KV_TYPE_STRING, &m);
+	if (!rc) {
+		m->expire_ms = expire;
+		ks_txn_meta_put(&t, k, val.data, val.len);
+		rc = ks_txn_commit(&t);
+	}
 	view_close(&v);
-	store_batch_free(b);
 	buf_release(&val);
-	return rc;
+	return ks_txn_end(&t, rc);
 }

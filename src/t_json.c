@@ -1,7 +1,9 @@
 /*
  * t_json: the RedisJSON document type, stored as Kvrocks stores it
- * (kvrocks-encoding.md 6.2). Layer: types; the only module that uses
- * cJSON (parsing and compact printing).
+ * (kvrocks-encoding.md 6.2): numbers, parsing and printing, stored
+ * documents and the verbs. Layer: types. With t_json_path.c (paths) and
+ * t_json_cbor.c (Kvrocks's CBOR format) the JSON module, the only one
+ * that uses cJSON; they share t_json_int.h.
  *
  *   CF        key   value
  *   metadata  K     flags | expire | format u8 | payload
@@ -25,7 +27,9 @@
  */
 #include "t_json.h"
 
+#include "ks_txn.h"
 #include "store.h"
+#include "t_json_int.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -33,18 +37,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define JSON_MAX_DEPTH 1000 /* CBOR nesting, as cJSON's CJSON_NESTING_LIMIT */
-#define JSON_NUM_MAX   63   /* cJSON reads at most 63 characters of a number */
-/* A CBOR bignum's magnitude, in bytes: 2^1024 and beyond is past any
- * double and past JSON_NUM_MAX digits, and the decimal conversion is
- * quadratic in the length (encoding.md section 20). */
-#define JSON_CBOR_BIGNUM_MAX 128
+#define JSON_NUM_MAX 63 /* cJSON reads at most 63 characters of a number */
 
 /* ---- Numbers ------------------------------------------------------- */
 
-/* Shortest text that reads back as d, with ".0" if it would look like an
- * integer. "null" for NaN and infinities (JSON has neither). */
-static void fmt_double(double d, char out[40])
+void json_fmt_double(double d, char out[40])
 {
 	if (!isfinite(d)) {
 		strcpy(out, "null");
@@ -62,7 +59,7 @@ static bool lit_is_integer(const char *lit)
 }
 
 /*
- * Is the valid float literal s already what fmt_double would print? True
+ * Is the valid float literal s already what json_fmt_double would print? True
  * for plain decimals of at most 15 significant digits (which %.15g gives
  * back digit for digit) without an exponent, trailing fraction zeros
  * (except a lone ".0") or the leading zeros %g would write as an
@@ -95,7 +92,7 @@ static bool lit_float_is_canon(const char *s, size_t n)
 }
 
 /* The canonical literal of a valid JSON number literal: an integer stays
- * as written, anything else is a double in fmt_double's form. NULL on
+ * as written, anything else is a double in json_fmt_double's form. NULL on
  * ENOMEM; *range set if the value is not finite. */
 static char *lit_canon(const char *s, size_t n, bool *range)
 {
@@ -110,7 +107,7 @@ static char *lit_canon(const char *s, size_t n, bool *range)
 		*range = true;
 		return NULL;
 	}
-	fmt_double(d, out);
+	json_fmt_double(d, out);
 	return strdup(out);
 }
 
@@ -138,11 +135,6 @@ static void lits_free(struct lits *l)
 		free(l->v[i]);
 	free(l->v);
 	memset(l, 0, sizeof(*l));
-}
-
-static bool is_ws(char c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
 static bool is_digit(char c)
@@ -348,7 +340,7 @@ static int parse_values(const char *s, size_t n, cJSON ***vals, size_t max, size
 	if (n >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0)
 		i = 3;
 	for (;;) {
-		while (i < n && is_ws(s[i]))
+		while (i < n && json_is_ws(s[i]))
 			i++;
 		if (i == n)
 			break;
@@ -475,161 +467,22 @@ static const char *value_type(const cJSON *c)
 
 /* ---- Paths ----------------------------------------------------------- */
 
-struct step {
-	bool index;
-	int64_t i;
-	char *name; /* NUL-terminated; names hold no NUL (cJSON keys cannot) */
-};
-
-struct path {
-	struct step *v;
-	size_t n;
-};
-
-static void path_free(struct path *p)
-{
-	for (size_t i = 0; i < p->n; i++)
-		free(p->v[i].name);
-	free(p->v);
-	p->v = NULL;
-	p->n = 0;
-}
-
-static int path_push(struct path *p, bool index, int64_t i, const char *name, size_t nn)
-{
-	struct step *v = realloc(p->v, (p->n + 1) * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	p->v = v;
-	struct step *s = &v[p->n];
-	s->index = index;
-	s->i = i;
-	s->name = NULL;
-	if (!index) {
-		if (memchr(name, '\0', nn))
-			return -EINVAL;
-		if (!(s->name = strndup(name, nn)))
-			return -ENOMEM;
-	}
-	p->n++;
-	return 0;
-}
-
-/* Parse the subset of t_json.h. 0, -EINVAL (*why set), -ENOMEM. */
-static int path_parse(const char *s, size_t n, struct path *p, const char **why)
-{
-	size_t i = 1;
-	int rc = 0;
-	memset(p, 0, sizeof(*p));
-	*why = "a path starts with $";
-	if (n == 0 || s[0] != '$')
-		return -EINVAL;
-	while (i < n && !rc) {
-		if (s[i] == '.') {
-			size_t st = ++i;
-			while (i < n && s[i] != '.' && s[i] != '[')
-				i++;
-			if (i == st) {
-				*why = i < n && s[i] == '.'
-					   ? "recursive descent (..) is not supported"
-					   : "empty member name";
-				rc = -EINVAL;
-			} else if (i - st == 1 && s[st] == '*') {
-				*why = "wildcards are not supported";
-				rc = -EINVAL;
-			} else {
-				rc = path_push(p, false, 0, s + st, i - st);
-			}
-		} else if (s[i] == '[' && i + 1 < n && (s[i + 1] == '\'' || s[i + 1] == '"')) {
-			char q = s[i + 1];
-			struct buf name = BUF_INIT;
-			for (i += 2; i < n && s[i] != q && !rc; i++) {
-				if (s[i] == '\\' && i + 1 < n)
-					i++;
-				rc = buf_add(&name, s + i, 1);
-			}
-			if (!rc && (i + 1 >= n || s[i] != q || s[i + 1] != ']')) {
-				*why = "unterminated ['name']";
-				rc = -EINVAL;
-			}
-			if (!rc) {
-				*why = "NUL in a member name";
-				rc = path_push(p, false, 0, name.data ? name.data : "", name.len);
-			}
-			buf_release(&name);
-			i += 2;
-		} else if (s[i] == '[') {
-			size_t st = ++i;
-			while (i < n && s[i] != ']')
-				i++;
-			int64_t idx;
-			if (i >= n) {
-				*why = "unterminated [";
-				rc = -EINVAL;
-			} else if (i == st || (s[st] == '+') || parse_i64(s + st, i - st, &idx)) {
-				*why = "an index is an integer ([*], slices and filters are not "
-				       "supported)";
-				rc = -EINVAL;
-			} else {
-				rc = path_push(p, true, idx, NULL, 0);
-			}
-			i++;
-		} else {
-			*why = "a step starts with . or [";
-			rc = -EINVAL;
-		}
-	}
-	if (rc)
-		path_free(p);
-	return rc;
-}
-
-int json_path_check(const char *path, size_t n)
-{
-	struct path p;
-	const char *why;
-	int rc = path_parse(path, n, &p, &why);
-	path_free(&p);
-	return rc;
-}
-
 /* Parse a path a caller gave, logging a refusal once. */
-static int path_get(const char *verb, const char *s, size_t n, struct path *p)
+static int path_get(const char *verb, const char *s, size_t n, struct json_path *p)
 {
 	const char *why = "";
-	int rc = path_parse(s, n, p, &why);
+	int rc = json_path_parse(s, n, p, &why);
 	if (rc == -EINVAL)
 		LOG_ERR("%s: bad JSONPath '%.*s': %s", verb, (int)n, s, why);
 	return rc;
 }
 
-/* The array element or object member one step names, or NULL. */
-static cJSON *step_find(cJSON *c, const struct step *s)
-{
-	if (s->index) {
-		if (!cJSON_IsArray(c))
-			return NULL;
-		int64_t len = cJSON_GetArraySize(c), i = s->i < 0 ? s->i + len : s->i;
-		return i >= 0 && i < len ? cJSON_GetArrayItem(c, (int)i) : NULL;
-	}
-	return cJSON_IsObject(c) ? cJSON_GetObjectItemCaseSensitive(c, s->name) : NULL;
-}
-
-/* The value the first `upto` steps lead to, or NULL. */
-static cJSON *path_find(cJSON *root, const struct path *p, size_t upto)
-{
-	cJSON *c = root;
-	for (size_t i = 0; c && i < upto; i++)
-		c = step_find(c, &p->v[i]);
-	return c;
-}
-
 /* The match of path p, which must be of `want` type ("number" takes
  * integers too); a mismatch is logged. */
-static int match_of(const char *verb, const struct ks_key *k, cJSON *root, const struct path *p,
-		    const char *want, cJSON **c)
+static int match_of(const char *verb, const struct ks_key *k, cJSON *root,
+		    const struct json_path *p, const char *want, cJSON **c)
 {
-	*c = path_find(root, p, p->n);
+	*c = json_path_find(root, p, p->n);
 	if (!*c)
 		return -ENOENT;
 	const char *t = value_type(*c);
@@ -677,18 +530,15 @@ static int doc_text(const struct ks_key *k, const struct enc_meta *m, struct buf
 	return rc;
 }
 
-/* Read and parse the document of k. raw and m as ks_meta_get's. */
-static int doc_load(struct keyspace *ks, const struct ks_key *k, struct buf *raw,
-		    struct enc_meta *m, cJSON **root)
+/* Parse the document of k, whose live record m holds. */
+static int doc_parse(const struct ks_key *k, const struct enc_meta *m, cJSON **root)
 {
 	struct buf text = BUF_INIT;
 	size_t at = 0, count;
 	const char *why = "";
 	cJSON **v;
 	*root = NULL;
-	int rc = ks_meta_get(ks, k, KV_TYPE_JSON, raw, m);
-	if (!rc)
-		rc = doc_text(k, m, &text);
+	int rc = doc_text(k, m, &text);
 	if (!rc) {
 		rc = parse_values(text.data, text.len, &v, 1, &count, &at, &why);
 		if (!rc) {
@@ -703,209 +553,53 @@ static int doc_load(struct keyspace *ks, const struct ks_key *k, struct buf *raw
 	return rc;
 }
 
-/* Put the record of document `root` with header m into b. */
-static int doc_put(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
-		   const struct enc_meta *m, cJSON *root)
+/* Read and parse the document of k. raw and m as ks_meta_get's. */
+static int doc_load(struct keyspace *ks, const struct ks_key *k, struct buf *raw,
+		    struct enc_meta *m, cJSON **root)
 {
-	struct buf payload = BUF_INIT;
-	int rc = buf_add_u8(&payload, JSON_FORMAT_TEXT);
+	*root = NULL;
+	int rc = ks_meta_get(ks, k, KV_TYPE_JSON, raw, m);
+	return rc ? rc : doc_parse(k, m, root);
+}
+
+/* How deep containers nest at c: 0 for a scalar, 1 for [] or {}, ... */
+static size_t tree_depth(const cJSON *c)
+{
+	size_t most = 0;
+	if (!cJSON_IsArray(c) && !cJSON_IsObject(c))
+		return 0;
+	for (const cJSON *x = c->child; x; x = x->next) {
+		size_t d = tree_depth(x);
+		if (d > most)
+			most = d;
+	}
+	return most + 1;
+}
+
+/*
+ * The record tail of document `root` of k: the format byte, then its
+ * text. A tree an edit nested deeper than cJSON parses (a deep value put
+ * at a deep path) is refused, -EINVAL: stored, it could not be read back.
+ */
+static int doc_payload(const struct ks_key *k, cJSON *root, struct buf *payload)
+{
+	size_t depth = tree_depth(root);
+	if (depth > CJSON_NESTING_LIMIT) {
+		LOG_ERR("'%.*s': the document would nest %zu levels deep, past the %d JSON "
+			"text can be read back with",
+			(int)k->klen, k->key, depth, CJSON_NESTING_LIMIT);
+		return -EINVAL;
+	}
+	buf_reset(payload);
+	int rc = buf_add_u8(payload, JSON_FORMAT_TEXT);
 	if (!rc)
-		rc = print_value(root, &payload);
-	if (!rc && payload.len - 1 > JSON_MAX)
+		rc = print_value(root, payload);
+	if (!rc && payload->len - 1 > JSON_MAX)
 		rc = -EFBIG;
-	if (!rc)
-		rc = ks_batch_put_meta(ks, b, k, m, payload.data, payload.len);
-	buf_release(&payload);
 	return rc;
 }
 
 /* ---- Verbs ----------------------------------------------------------- */
-
-/* ---- Reading without a tree -------------------------------------------
- *
- * A read at a path scans the stored text for the value the path names
- * and parses only that value: a member of a 1 MiB document costs one pass
- * over its bytes, not a tree of every node. Text the scan does not
- * understand sends the caller back to the full parse.
- */
-
-static size_t skip_ws(const char *s, size_t n, size_t i)
-{
-	while (i < n && is_ws(s[i]))
-		i++;
-	return i;
-}
-
-/* The end of the value that starts at s[i], or 0 if it is malformed. */
-static size_t skip_value(const char *s, size_t n, size_t i)
-{
-	if (i >= n)
-		return 0;
-	if (s[i] == '"') {
-		for (i++; i < n; i++) {
-			if (s[i] == '\\')
-				i++;
-			else if (s[i] == '"')
-				return i + 1;
-		}
-		return 0;
-	}
-	if (s[i] == '{' || s[i] == '[') {
-		size_t depth = 0;
-		for (; i < n; i++) {
-			if (s[i] == '"') {
-				size_t e = skip_value(s, n, i);
-				if (!e)
-					return 0;
-				i = e - 1;
-			} else if (s[i] == '{' || s[i] == '[') {
-				depth++;
-			} else if ((s[i] == '}' || s[i] == ']') && --depth == 0) {
-				return i + 1;
-			}
-		}
-		return 0;
-	}
-	size_t st = i;
-	while (i < n && !is_ws(s[i]) && !strchr(",:]}[{\"", s[i]))
-		i++;
-	return i > st ? i : 0;
-}
-
-/* Is the string token s[i, e) (quotes included) the member name `name`? */
-static int key_is(const char *s, size_t i, size_t e, const char *name, bool *yes)
-{
-	if (!memchr(s + i, '\\', e - i)) {
-		*yes = e - i - 2 == strlen(name) && memcmp(s + i + 1, name, e - i - 2) == 0;
-		return 0;
-	}
-	cJSON *c = cJSON_ParseWithLength(s + i, e - i);
-	if (!c)
-		return -EINVAL;
-	*yes = cJSON_IsString(c) && strcmp(c->valuestring, name) == 0;
-	cJSON_Delete(c);
-	return 0;
-}
-
-/* The member (the last one, if the name repeats) of the object at s[i]. */
-static int scan_member(const char *s, size_t n, size_t *i, size_t *e, const char *name)
-{
-	size_t j = skip_ws(s, n, *i + 1), found = 0, fend = 0;
-	if (j < n && s[j] == '}')
-		return -ENOENT;
-	for (;;) {
-		size_t ke = j < n && s[j] == '"' ? skip_value(s, n, j) : 0;
-		if (!ke)
-			return -EINVAL;
-		bool yes;
-		int rc = key_is(s, j, ke, name, &yes);
-		if (rc)
-			return rc;
-		j = skip_ws(s, n, ke);
-		if (j >= n || s[j] != ':')
-			return -EINVAL;
-		j = skip_ws(s, n, j + 1);
-		size_t ve = skip_value(s, n, j);
-		if (!ve)
-			return -EINVAL;
-		if (yes) {
-			found = j;
-			fend = ve;
-		}
-		j = skip_ws(s, n, ve);
-		if (j < n && s[j] == '}')
-			break;
-		if (j >= n || s[j] != ',')
-			return -EINVAL;
-		j = skip_ws(s, n, j + 1);
-	}
-	if (!fend)
-		return -ENOENT;
-	*i = found;
-	*e = fend;
-	return 0;
-}
-
-/* Element `idx` of the array at s[i]; negative counts from the end. */
-static int scan_element(const char *s, size_t n, size_t *i, size_t *e, int64_t idx)
-{
-	for (int pass = idx < 0 ? 0 : 1; pass < 2; pass++) {
-		size_t j = skip_ws(s, n, *i + 1);
-		int64_t k = 0;
-		if (j < n && s[j] == ']') {
-			if (pass == 0 || idx >= 0)
-				return -ENOENT;
-		}
-		while (j < n && s[j] != ']') {
-			size_t ve = skip_value(s, n, j);
-			if (!ve)
-				return -EINVAL;
-			if (pass == 1 && k == idx) {
-				*i = j;
-				*e = ve;
-				return 0;
-			}
-			k++;
-			j = skip_ws(s, n, ve);
-			if (j < n && s[j] == ',')
-				j = skip_ws(s, n, j + 1);
-			else if (j >= n || s[j] != ']')
-				return -EINVAL;
-		}
-		if (pass == 0) {
-			idx += k; /* the count is known now */
-			if (idx < 0)
-				return -ENOENT;
-		}
-	}
-	return -ENOENT;
-}
-
-/* The span [*start, *start + *len) of text holding the value p names:
- * 0, -ENOENT, or -EINVAL if the scan does not understand the text. */
-static int scan_path(const char *s, size_t n, const struct path *p, size_t *start, size_t *len)
-{
-	size_t i = n >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0, e;
-	i = skip_ws(s, n, i);
-	if (!(e = skip_value(s, n, i)))
-		return -EINVAL;
-	for (size_t k = 0; k < p->n; k++) {
-		const struct step *st = &p->v[k];
-		int rc;
-		if (!st->index && s[i] == '{')
-			rc = scan_member(s, n, &i, &e, st->name);
-		else if (st->index && s[i] == '[')
-			rc = scan_element(s, n, &i, &e, st->i);
-		else
-			rc = -ENOENT; /* a member of an array, an element of an object, a scalar */
-		if (rc)
-			return rc;
-	}
-	*start = i;
-	*len = e - i;
-	return 0;
-}
-
-/* The type of a value from its text (a valid value: the first byte tells). */
-static const char *span_type(const char *s, size_t n)
-{
-	switch (s[0]) {
-	case '{':
-		return "object";
-	case '[':
-		return "array";
-	case '"':
-		return "string";
-	case 't':
-	case 'f':
-		return "boolean";
-	case 'n':
-		return "null";
-	default:
-		return memchr(s, '.', n) || memchr(s, 'e', n) || memchr(s, 'E', n) ? "number"
-										   : "integer";
-	}
-}
 
 /*
  * Read-only verbs: the value `path` matches in k's document, as a tree of
@@ -918,7 +612,7 @@ static int find_ro(struct keyspace *ks, const struct ks_key *k, const char *verb
 {
 	struct buf raw = BUF_INIT, conv = BUF_INIT;
 	struct enc_meta m;
-	struct path p;
+	struct json_path p;
 	const char *text = NULL;
 	size_t tlen = 0, start, len;
 	*root = NULL;
@@ -935,16 +629,16 @@ static int find_ro(struct keyspace *ks, const struct ks_key *k, const char *verb
 		tlen = conv.len;
 	}
 	if (!rc)
-		rc = scan_path(text, tlen, &p, &start, &len);
+		rc = json_scan_path(text, tlen, &p, &start, &len);
 	if (rc == -EINVAL) {
 		/* Text the scan does not follow: the full parse says why. */
 		cJSON *doc;
 		rc = doc_load(ks, k, &raw, &m, &doc);
-		cJSON *c = rc ? NULL : path_find(doc, &p, p.n);
+		cJSON *c = rc ? NULL : json_path_find(doc, &p, p.n);
 		if (!rc && !c)
 			rc = -ENOENT;
 		if (c && doc != c) {
-			c = cJSON_DetachItemViaPointer(path_find(doc, &p, p.n - 1), c);
+			c = cJSON_DetachItemViaPointer(json_path_find(doc, &p, p.n - 1), c);
 			cJSON_Delete(doc);
 			doc = c;
 		}
@@ -954,7 +648,7 @@ static int find_ro(struct keyspace *ks, const struct ks_key *k, const char *verb
 		const char *why;
 		cJSON **v;
 		if (type && !want) {
-			*type = span_type(text + start, len);
+			*type = json_span_type(text + start, len);
 			goto out;
 		}
 		rc = parse_values(text + start, len, &v, 1, &count, &at, &why);
@@ -969,7 +663,7 @@ static int find_ro(struct keyspace *ks, const struct ks_key *k, const char *verb
 	if (!rc && type)
 		*type = value_type(*root);
 	if (!rc && want) {
-		struct path none = {0};
+		struct json_path none = {0};
 		cJSON *c;
 		rc = match_of(verb, k, *root, &none, want, &c);
 	}
@@ -978,7 +672,7 @@ static int find_ro(struct keyspace *ks, const struct ks_key *k, const char *verb
 		*root = NULL;
 	}
 out:
-	path_free(&p);
+	json_path_free(&p);
 	buf_release(&raw);
 	buf_release(&conv);
 	return rc;
@@ -1024,55 +718,47 @@ int json_text_len(struct keyspace *ks, const struct ks_key *k, uint64_t *len)
 }
 
 /*
- * The body of every write: under k's lock, load the document (or, with
- * `create`, start from none), let `edit` change the tree, and store the
- * result with the header as read, in one batch. edit may replace *root;
- * setting *root to NULL deletes the key.
+ * The body of every write, one transaction: load the document (or, with
+ * `create` and the root path, start from none: a missing key or a
+ * remembered empty document), let `edit` change the tree, and store the
+ * result with the header as read. edit may replace *root; setting *root
+ * to NULL deletes the key.
  */
-typedef int (*edit_fn)(const struct ks_key *k, cJSON **root, const struct path *p, void *arg);
+typedef int (*edit_fn)(const struct ks_key *k, cJSON **root, const struct json_path *p, void *arg);
 
 static int doc_edit(struct keyspace *ks, const struct ks_key *k, const char *verb, const char *path,
 		    size_t plen, bool create, edit_fn edit, void *arg)
 {
-	struct buf raw = BUF_INIT;
-	struct store_batch *b = NULL;
-	struct enc_meta m;
-	struct path p;
+	struct buf payload = BUF_INIT;
+	struct ks_txn t;
+	struct enc_meta *m;
+	struct json_path p;
 	cJSON *root = NULL;
-	bool fresh = false;
 	int rc = path_get(verb, path, plen, &p);
 	if (rc)
 		return rc;
-	if (!(b = store_batch_new(ks_store(ks)))) {
-		path_free(&p);
-		return -ENOMEM;
-	}
-	ks_lock(ks, k);
-	rc = doc_load(ks, k, &raw, &m, &root);
-	if (rc == -ENOENT && create && p.n == 0) {
-		ks_meta_new(ks, &m, KV_TYPE_JSON);
-		fresh = true;
-		rc = 0;
-	}
-	if (rc)
-		goto out;
-	rc = edit(k, &root, &p, arg);
-	if (!rc && root)
-		rc = doc_put(ks, b, k, &m, root);
-	else if (!rc)
-		rc = ks_batch_del_meta(ks, b, k);
-	/* A remembered empty document is replaced. */
-	if (!rc && fresh)
-		rc = ks_batch_empty_del(ks, b, k);
+	ks_txn_begin(&t, ks, k);
+	if (create && p.n == 0)
+		rc = ks_txn_open(&t, k, KV_TYPE_JSON, &m);
+	else
+		rc = ks_txn_get(&t, k, KV_TYPE_JSON, &m);
+	if (!rc && !ks_txn_is_new(&t, k))
+		rc = doc_parse(k, m, &root);
 	if (!rc)
-		rc = ks_write(ks, b);
-out:
-	ks_unlock(ks, k);
+		rc = edit(k, &root, &p, arg);
+	if (!rc && root)
+		rc = doc_payload(k, root, &payload);
+	if (!rc) {
+		if (root)
+			ks_txn_meta_put(&t, k, payload.data, payload.len);
+		else
+			ks_txn_delete(&t, k, 0);
+		rc = ks_txn_commit(&t);
+	}
 	cJSON_Delete(root);
-	store_batch_free(b);
-	path_free(&p);
-	buf_release(&raw);
-	return rc;
+	buf_release(&payload);
+	json_path_free(&p);
+	return ks_txn_end(&t, rc);
 }
 
 struct set_arg {
@@ -1080,11 +766,11 @@ struct set_arg {
 	unsigned flags;
 };
 
-static int edit_set(const struct ks_key *k, cJSON **root, const struct path *p, void *arg)
+static int edit_set(const struct ks_key *k, cJSON **root, const struct json_path *p, void *arg)
 {
 	(void)k;
 	struct set_arg *a = arg;
-	cJSON *old = *root ? path_find(*root, p, p->n) : NULL;
+	cJSON *old = *root ? json_path_find(*root, p, p->n) : NULL;
 	if ((a->flags & JSON_SET_NX) && old)
 		return -EEXIST;
 	if ((a->flags & JSON_SET_XX) && !old)
@@ -1093,12 +779,12 @@ static int edit_set(const struct ks_key *k, cJSON **root, const struct path *p, 
 		cJSON_Delete(*root);
 		*root = a->value;
 	} else if (old) {
-		int rc = replace_item(path_find(*root, p, p->n - 1), old, a->value);
+		int rc = replace_item(json_path_find(*root, p, p->n - 1), old, a->value);
 		if (rc)
 			return rc;
 	} else {
-		cJSON *parent = path_find(*root, p, p->n - 1);
-		const struct step *last = &p->v[p->n - 1];
+		cJSON *parent = json_path_find(*root, p, p->n - 1);
+		const struct json_step *last = &p->v[p->n - 1];
 		if (!parent || last->index || !cJSON_IsObject(parent))
 			return -ENOENT;
 		if (!cJSON_AddItemToObject(parent, last->name, a->value))
@@ -1114,9 +800,9 @@ int json_set(struct keyspace *ks, const struct ks_key *k, const char *path, size
 	struct set_arg a = {.flags = flags};
 	if (n > JSON_MAX)
 		return -EFBIG;
-	struct path p;
+	struct json_path p;
 	int rc = path_get("JSON.SET", path, plen, &p);
-	path_free(&p);
+	json_path_free(&p);
 	if (!rc)
 		rc = parse_one("JSON.SET", k, text, n, &a.value);
 	if (!rc)
@@ -1125,11 +811,11 @@ int json_set(struct keyspace *ks, const struct ks_key *k, const char *path, size
 	return rc;
 }
 
-static int edit_del(const struct ks_key *k, cJSON **root, const struct path *p, void *arg)
+static int edit_del(const struct ks_key *k, cJSON **root, const struct json_path *p, void *arg)
 {
 	(void)k;
 	(void)arg;
-	cJSON *c = path_find(*root, p, p->n);
+	cJSON *c = json_path_find(*root, p, p->n);
 	if (!c)
 		return -ENOENT;
 	if (p->n == 0) {
@@ -1137,7 +823,7 @@ static int edit_del(const struct ks_key *k, cJSON **root, const struct path *p, 
 		*root = NULL; /* the key goes */
 		return 0;
 	}
-	cJSON_Delete(cJSON_DetachItemViaPointer(path_find(*root, p, p->n - 1), c));
+	cJSON_Delete(cJSON_DetachItemViaPointer(json_path_find(*root, p, p->n - 1), c));
 	return 0;
 }
 
@@ -1161,7 +847,8 @@ struct append_arg {
 	uint64_t len;
 };
 
-static int edit_arrappend(const struct ks_key *k, cJSON **root, const struct path *p, void *arg)
+static int edit_arrappend(const struct ks_key *k, cJSON **root, const struct json_path *p,
+			  void *arg)
 {
 	struct append_arg *a = arg;
 	cJSON *c;
@@ -1183,9 +870,9 @@ int json_arrappend(struct keyspace *ks, const struct ks_key *k, const char *path
 	struct append_arg a = {0};
 	size_t at = 0;
 	const char *why = "";
-	struct path p;
+	struct json_path p;
 	int rc = path_get("JSON.ARRAPPEND", path, plen, &p);
-	path_free(&p);
+	json_path_free(&p);
 	if (rc)
 		return rc;
 	rc = parse_values(text, n, &a.vals, 0, &a.n, &at, &why);
@@ -1207,7 +894,8 @@ struct str_arg {
 	uint64_t len;
 };
 
-static int edit_strappend(const struct ks_key *k, cJSON **root, const struct path *p, void *arg)
+static int edit_strappend(const struct ks_key *k, cJSON **root, const struct json_path *p,
+			  void *arg)
 {
 	struct str_arg *a = arg;
 	cJSON *c;
@@ -1227,7 +915,7 @@ static int edit_strappend(const struct ks_key *k, cJSON **root, const struct pat
 	}
 	cJSON_free(ns->valuestring);
 	ns->valuestring = s;
-	cJSON *parent = p->n ? path_find(*root, p, p->n - 1) : NULL;
+	cJSON *parent = p->n ? json_path_find(*root, p, p->n - 1) : NULL;
 	if (parent) {
 		if ((rc = replace_item(parent, c, ns))) {
 			cJSON_Delete(ns);
@@ -1245,9 +933,9 @@ int json_strappend(struct keyspace *ks, const struct ks_key *k, const char *path
 		   const char *text, size_t n, uint64_t *newlen)
 {
 	struct str_arg a = {0};
-	struct path p;
+	struct json_path p;
 	int rc = path_get("JSON.STRAPPEND", path, plen, &p);
-	path_free(&p);
+	json_path_free(&p);
 	if (!rc)
 		rc = parse_one("JSON.STRAPPEND", k, text, n, &a.value);
 	if (!rc && !cJSON_IsString(a.value)) {
@@ -1268,7 +956,8 @@ struct incr_arg {
 	struct buf *out;
 };
 
-static int edit_numincrby(const struct ks_key *k, cJSON **root, const struct path *p, void *arg)
+static int edit_numincrby(const struct ks_key *k, cJSON **root, const struct json_path *p,
+			  void *arg)
 {
 	struct incr_arg *a = arg;
 	cJSON *c;
@@ -1293,12 +982,12 @@ static int edit_numincrby(const struct ks_key *k, cJSON **root, const struct pat
 				(int)k->klen, k->key, cur, a->by);
 			return -EOVERFLOW;
 		}
-		fmt_double(d, lit);
+		json_fmt_double(d, lit);
 	}
 	cJSON *nn = num_new(lit);
 	if (!nn)
 		return -ENOMEM;
-	cJSON *parent = p->n ? path_find(*root, p, p->n - 1) : NULL;
+	cJSON *parent = p->n ? json_path_find(*root, p, p->n - 1) : NULL;
 	if (parent) {
 		if ((rc = replace_item(parent, c, nn))) {
 			cJSON_Delete(nn);
@@ -1315,9 +1004,9 @@ int json_numincrby(struct keyspace *ks, const struct ks_key *k, const char *path
 		   const char *text, size_t n, struct buf *out)
 {
 	cJSON *v = NULL;
-	struct path p;
+	struct json_path p;
 	int rc = path_get("JSON.NUMINCRBY", path, plen, &p);
-	path_free(&p);
+	json_path_free(&p);
 	if (!rc)
 		rc = parse_one("JSON.NUMINCRBY", k, text, n, &v);
 	if (!rc && !cJSON_IsNumber(v)) {
@@ -1350,431 +1039,105 @@ int json_objkeys(struct keyspace *ks, const struct ks_key *k, const char *path, 
 
 int json_clear(struct keyspace *ks, const struct ks_key *k)
 {
-	struct buf raw = BUF_INIT;
-	struct store_batch *b = store_batch_new(ks_store(ks));
-	struct enc_meta m;
+	struct ks_txn t;
+	struct enc_meta *m;
 	struct ks_info info;
-	if (!b)
-		return -ENOMEM;
-	ks_lock(ks, k);
-	int rc = ks_meta_head(ks, k, KV_TYPE_JSON, &raw, &m, &(uint64_t){0});
+	uint64_t vlen;
+
+	ks_txn_begin(&t, ks, k);
+	int rc = ks_txn_head(&t, k, KV_TYPE_JSON, &m, &vlen);
 	if (rc == -ENOENT) {
 		/* A remembered empty document stays as it is. */
-		rc = ks_lookup(ks, k, &info);
+		rc = ks_txn_lookup(&t, k, &info);
 		if (!rc && (!info.empty || info.type != KV_TYPE_JSON))
 			rc = info.type == KV_TYPE_JSON ? -ENOENT : -KV_EWRONGTYPE;
-		goto out;
+		return ks_txn_end(&t, rc);
 	}
-	if (!rc && m.expire_ms) {
+	if (!rc && m->expire_ms) {
 		LOG_ERR("JSON key '%.*s' has an expiry: it cannot become an empty document "
 			"(an empty key has no record to carry it)",
 			(int)k->klen, k->key);
 		rc = -EINVAL;
 	}
-	if (!rc)
-		rc = ks_batch_del_meta(ks, b, k);
-	if (!rc)
-		rc = ks_batch_empty_put(ks, b, k, KV_TYPE_JSON);
-	if (!rc)
-		rc = ks_write(ks, b);
-out:
-	ks_unlock(ks, k);
-	store_batch_free(b);
-	buf_release(&raw);
-	return rc;
+	if (!rc) {
+		ks_txn_delete(&t, k, KS_TXN_KEEP_EMPTY);
+		rc = ks_txn_commit(&t);
+	}
+	return ks_txn_end(&t, rc);
 }
 
 int json_from_string(struct keyspace *ks, const struct ks_key *k)
 {
-	struct buf raw = BUF_INIT;
-	struct store_batch *b = store_batch_new(ks_store(ks));
-	struct enc_meta m, nm;
+	struct buf payload = BUF_INIT;
+	struct ks_txn t;
+	struct enc_meta *m;
 	cJSON *root = NULL;
-	if (!b)
-		return -ENOMEM;
-	ks_lock(ks, k);
-	int rc = ks_meta_get(ks, k, KV_TYPE_STRING, &raw, &m);
+
+	ks_txn_begin(&t, ks, k);
+	int rc = ks_txn_get(&t, k, KV_TYPE_STRING, &m);
 	if (rc)
-		goto out;
-	if (m.tail_len == 0) {
-		if (m.expire_ms) {
-			LOG_ERR("'%.*s' is empty and has an expiry: an empty JSON key has no "
-				"record to carry it",
-				(int)k->klen, k->key);
-			rc = -EINVAL;
-			goto out;
-		}
-		rc = ks_batch_del_meta(ks, b, k);
+		return ks_txn_end(&t, rc);
+	bool v1 = m->v1;
+	uint64_t expire = m->expire_ms;
+	if (m->tail_len == 0 && expire) {
+		LOG_ERR("'%.*s' is empty and has an expiry: an empty JSON key has no "
+			"record to carry it",
+			(int)k->klen, k->key);
+		rc = -EINVAL;
+	} else if (m->tail_len) {
+		rc = parse_one("JSON from string", k, (const char *)m->tail, m->tail_len, &root);
 		if (!rc)
-			rc = ks_batch_empty_put(ks, b, k, KV_TYPE_JSON);
-	} else {
-		rc = parse_one("JSON from string", k, (const char *)m.tail, m.tail_len, &root);
-		if (!rc) {
-			ks_meta_new(ks, &nm, KV_TYPE_JSON);
-			nm.v1 = m.v1;
-			nm.expire_ms = m.expire_ms;
-			rc = doc_put(ks, b, k, &nm, root);
-		}
+			rc = doc_payload(k, root, &payload);
 	}
 	if (!rc)
-		rc = ks_write(ks, b);
-out:
-	ks_unlock(ks, k);
+		rc = ks_txn_renew(&t, k, KV_TYPE_JSON, &m);
+	if (!rc) {
+		if (root) {
+			m->v1 = v1;
+			m->expire_ms = expire;
+			ks_txn_meta_put(&t, k, payload.data, payload.len);
+		} else {
+			/* An empty string: a remembered empty document. */
+			ks_txn_delete(&t, k, KS_TXN_KEEP_EMPTY);
+		}
+		rc = ks_txn_commit(&t);
+	}
 	cJSON_Delete(root);
-	store_batch_free(b);
-	buf_release(&raw);
-	return rc;
+	buf_release(&payload);
+	return ks_txn_end(&t, rc);
 }
 
 int json_to_string(struct keyspace *ks, const struct ks_key *k, unsigned flags)
 {
-	struct buf raw = BUF_INIT, text = BUF_INIT;
-	struct store_batch *b = store_batch_new(ks_store(ks));
-	struct enc_meta m, nm;
+	struct buf text = BUF_INIT;
+	struct ks_txn t;
+	struct enc_meta *m;
 	struct ks_info info;
-	if (!b)
-		return -ENOMEM;
-	ks_lock(ks, k);
-	int rc = ks_meta_get(ks, k, KV_TYPE_JSON, &raw, &m);
+	bool v1 = true;
+	uint64_t expire = 0;
+
+	ks_txn_begin(&t, ks, k);
+	int rc = ks_txn_get(&t, k, KV_TYPE_JSON, &m);
 	if (rc == -ENOENT) {
-		rc = ks_lookup(ks, k, &info);
+		/* A remembered empty document becomes an empty string. */
+		rc = ks_txn_lookup(&t, k, &info);
 		if (!rc && (!info.empty || info.type != KV_TYPE_JSON))
 			rc = -KV_EWRONGTYPE;
-		ks_meta_new(ks, &nm, KV_TYPE_STRING);
-		if (!rc)
-			rc = ks_batch_empty_del(ks, b, k);
 	} else if (!rc) {
-		rc = doc_text(k, &m, &text);
+		v1 = m->v1;
+		expire = m->expire_ms;
+		rc = doc_text(k, m, &text);
 		if (!rc && (flags & JSON_NEWLINE))
 			rc = buf_add(&text, "\n", 1);
-		ks_meta_new(ks, &nm, KV_TYPE_STRING);
-		nm.v1 = m.v1;
-		nm.expire_ms = m.expire_ms;
 	}
 	if (!rc)
-		rc = ks_batch_put_meta(ks, b, k, &nm, text.data, text.len);
-	if (!rc)
-		rc = ks_write(ks, b);
-	ks_unlock(ks, k);
-	store_batch_free(b);
-	buf_release(&raw);
+		rc = ks_txn_renew(&t, k, KV_TYPE_STRING, &m);
+	if (!rc) {
+		m->v1 = v1;
+		m->expire_ms = expire;
+		ks_txn_meta_put(&t, k, text.data, text.len);
+		rc = ks_txn_commit(&t);
+	}
 	buf_release(&text);
-	return rc;
-}
-
-/* ---- CBOR (RFC 8949) to JSON text ------------------------------------- */
-
-struct cbor {
-	const unsigned char *p, *end;
-	struct buf *out;
-	int depth;
-};
-
-/* The argument of an item head: *v, or -EUCLEAN. ai 31 (indefinite)
- * gives *indef. */
-static int cbor_arg(struct cbor *c, unsigned ai, uint64_t *v, bool *indef)
-{
-	*indef = false;
-	if (ai < 24) {
-		*v = ai;
-		return 0;
-	}
-	if (ai == 31) {
-		*indef = true;
-		return 0;
-	}
-	if (ai > 27)
-		return -EUCLEAN;
-	size_t n = (size_t)1 << (ai - 24);
-	if ((size_t)(c->end - c->p) < n)
-		return -EUCLEAN;
-	*v = 0;
-	for (size_t i = 0; i < n; i++)
-		*v = (*v << 8) | *c->p++;
-	return 0;
-}
-
-static int json_add_string(struct buf *out, const unsigned char *s, size_t n)
-{
-	int rc = buf_add(out, "\"", 1);
-	for (size_t i = 0; i < n && !rc; i++) {
-		unsigned char b = s[i];
-		if (b == '"' || b == '\\')
-			rc = buf_printf(out, "\\%c", b);
-		else if (b == '\n')
-			rc = buf_add(out, "\\n", 2);
-		else if (b == '\t')
-			rc = buf_add(out, "\\t", 2);
-		else if (b == '\r')
-			rc = buf_add(out, "\\r", 2);
-		else if (b < 0x20)
-			rc = buf_printf(out, "\\u%04x", b);
-		else
-			rc = buf_add(out, &b, 1);
-	}
-	return rc ? rc : buf_add(out, "\"", 1);
-}
-
-/* Bytes (or text) of a string item, indefinite chunks joined. */
-static int cbor_bytes(struct cbor *c, unsigned major, unsigned ai, struct buf *s)
-{
-	uint64_t len;
-	bool indef;
-	int rc = cbor_arg(c, ai, &len, &indef);
-	if (rc)
-		return rc;
-	if (!indef) {
-		if ((uint64_t)(c->end - c->p) < len)
-			return -EUCLEAN;
-		rc = buf_add(s, c->p, (size_t)len);
-		c->p += len;
-		return rc;
-	}
-	for (;;) {
-		if (c->p >= c->end)
-			return -EUCLEAN;
-		unsigned char h = *c->p++;
-		if (h == 0xFF)
-			return 0;
-		if (h >> 5 != major || (h & 31) == 31)
-			return -EUCLEAN;
-		if ((rc = cbor_bytes(c, major, h & 31, s)))
-			return rc;
-	}
-}
-
-/* Bytes as base64url without padding (jsoncons's default for byte
- * strings), base64 (tag 22) or base16 (tag 23). */
-static int bytes_text(struct buf *out, const unsigned char *s, size_t n, uint64_t tag)
-{
-	static const char url[] =
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-	static const char std[] =
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	const char *abc = tag == 22 ? std : url;
-	int rc = buf_add(out, "\"", 1);
-	if (tag == 23) {
-		for (size_t i = 0; i < n && !rc; i++)
-			rc = buf_printf(out, "%02x", s[i]);
-		return rc ? rc : buf_add(out, "\"", 1);
-	}
-	for (size_t i = 0; i < n && !rc; i += 3) {
-		uint32_t v = (uint32_t)s[i] << 16;
-		size_t k = n - i < 3 ? n - i : 3;
-		if (k > 1)
-			v |= (uint32_t)s[i + 1] << 8;
-		if (k > 2)
-			v |= s[i + 2];
-		char q[4] = {abc[v >> 18], abc[(v >> 12) & 63], abc[(v >> 6) & 63], abc[v & 63]};
-		rc = buf_add(out, q, k + 1);
-		if (!rc && tag == 22 && k < 3)
-			rc = buf_add(out, "==", 3 - k);
-	}
-	return rc ? rc : buf_add(out, "\"", 1);
-}
-
-/* A big-endian unsigned magnitude (plus one, for negative bignums) in
- * decimal. */
-static int bignum_text(struct buf *out, const unsigned char *s, size_t n, bool negative)
-{
-	if (n > JSON_CBOR_BIGNUM_MAX)
-		return -EUCLEAN;
-	struct buf digits = BUF_INIT;
-	unsigned char *v = malloc(n + 1);
-	int rc = 0;
-	if (!v)
-		return -ENOMEM;
-	v[0] = 0;
-	if (n) /* an empty magnitude may come with no bytes at all (s NULL) */
-		memcpy(v + 1, s, n);
-	n++;
-	if (negative) /* -1 - m: print m + 1 */
-		for (size_t i = n; i-- > 0;)
-			if (++v[i] != 0)
-				break;
-	for (;;) {
-		bool zero = true;
-		unsigned rem = 0;
-		for (size_t i = 0; i < n; i++) {
-			unsigned cur = rem * 256 + v[i];
-			v[i] = (unsigned char)(cur / 10);
-			rem = cur % 10;
-			zero = zero && v[i] == 0;
-		}
-		char d = (char)('0' + rem);
-		if ((rc = buf_add(&digits, &d, 1)) || zero)
-			break;
-	}
-	if (!rc && negative)
-		rc = buf_add(out, "-", 1);
-	for (size_t i = digits.len; !rc && i-- > 0;)
-		rc = buf_add(out, digits.data + i, 1);
-	free(v);
-	buf_release(&digits);
-	return rc;
-}
-
-static double half_to_double(unsigned h)
-{
-	unsigned e = (h >> 10) & 31, m = h & 1023;
-	double d = e == 0    ? ldexp(m, -24)
-		   : e == 31 ? (m ? NAN : INFINITY)
-			     : ldexp(m + 1024, e - 25);
-	return h & 0x8000 ? -d : d;
-}
-
-static int cbor_item(struct cbor *c);
-
-/* A map key: a text string, or an integer written as its decimal text. */
-static int cbor_key(struct cbor *c)
-{
-	if (c->p >= c->end)
-		return -EUCLEAN;
-	unsigned major = *c->p >> 5;
-	if (major == 3)
-		return cbor_item(c);
-	if (major > 1)
-		return -EUCLEAN;
-	int rc = buf_add(c->out, "\"", 1);
-	if (!rc)
-		rc = cbor_item(c);
-	return rc ? rc : buf_add(c->out, "\"", 1);
-}
-
-static int cbor_container(struct cbor *c, bool map, unsigned ai)
-{
-	uint64_t n;
-	bool indef;
-	int rc = cbor_arg(c, ai, &n, &indef);
-	if (!rc)
-		rc = buf_add(c->out, map ? "{" : "[", 1);
-	for (uint64_t i = 0; !rc; i++) {
-		if (indef ? c->p < c->end && *c->p == 0xFF : i == n) {
-			c->p += indef;
-			break;
-		}
-		if (i && (rc = buf_add(c->out, ",", 1)))
-			break;
-		if (map && !(rc = cbor_key(c)))
-			rc = buf_add(c->out, ":", 1);
-		if (!rc)
-			rc = cbor_item(c);
-	}
-	return rc ? rc : buf_add(c->out, map ? "}" : "]", 1);
-}
-
-static int cbor_item(struct cbor *c)
-{
-	struct buf s = BUF_INIT;
-	char num[40];
-	uint64_t v = 0, tag = 0;
-	bool indef;
-	int rc;
-	if (c->p >= c->end || ++c->depth > JSON_MAX_DEPTH)
-		return -EUCLEAN;
-	unsigned char h = *c->p++;
-	unsigned major = h >> 5, ai = h & 31;
-	switch (major) {
-	case 0:
-	case 1:
-		rc = cbor_arg(c, ai, &v, &indef);
-		if (!rc && indef)
-			rc = -EUCLEAN;
-		if (!rc && major == 0)
-			rc = buf_printf(c->out, "%llu", (unsigned long long)v);
-		else if (!rc && v == UINT64_MAX)
-			rc = buf_add(c->out, "-18446744073709551616", 21);
-		else if (!rc)
-			rc = buf_printf(c->out, "-%llu", (unsigned long long)v + 1);
-		break;
-	case 2:
-		rc = cbor_bytes(c, 2, ai, &s);
-		if (!rc)
-			rc = bytes_text(c->out, (unsigned char *)s.data, s.len, 21);
-		break;
-	case 3:
-		rc = cbor_bytes(c, 3, ai, &s);
-		if (!rc)
-			rc = json_add_string(c->out, (unsigned char *)s.data, s.len);
-		break;
-	case 4:
-	case 5:
-		rc = cbor_container(c, major == 5, ai);
-		break;
-	case 6:
-		rc = cbor_arg(c, ai, &tag, &indef);
-		if (!rc && indef)
-			rc = -EUCLEAN;
-		if (rc)
-			break;
-		if ((tag == 2 || tag == 3) && c->p < c->end && *c->p >> 5 == 2) {
-			unsigned char bh = *c->p++;
-			rc = cbor_bytes(c, 2, bh & 31, &s);
-			if (!rc)
-				rc = bignum_text(c->out, (unsigned char *)s.data, s.len, tag == 3);
-		} else if ((tag == 21 || tag == 22 || tag == 23) && c->p < c->end &&
-			   *c->p >> 5 == 2) {
-			unsigned char bh = *c->p++;
-			rc = cbor_bytes(c, 2, bh & 31, &s);
-			if (!rc)
-				rc = bytes_text(c->out, (unsigned char *)s.data, s.len, tag);
-		} else if (tag == 4 && c->end - c->p >= 3 && *c->p == 0x82 && c->p[1] >> 5 <= 1) {
-			/* A decimal fraction [exponent, mantissa]: mantissa "e" exponent. */
-			struct buf e = BUF_INIT, *out = c->out;
-			c->p++;
-			c->out = &e;
-			rc = cbor_item(c);
-			c->out = out;
-			if (!rc)
-				rc = cbor_item(c);
-			if (!rc)
-				rc = buf_printf(out, "e%s", e.data);
-			buf_release(&e);
-		} else {
-			rc = cbor_item(c); /* other tags: the value they tag */
-		}
-		break;
-	default: /* 7 */
-		if (ai == 20 || ai == 21) {
-			rc = buf_add(c->out, ai == 21 ? "true" : "false", ai == 21 ? 4 : 5);
-		} else if (ai < 24 || ai == 24) {
-			if (ai == 24 && c->p++ >= c->end)
-				return -EUCLEAN;
-			rc = buf_add(c->out, "null", 4); /* null, undefined, other simples */
-		} else if (ai >= 25 && ai <= 27) {
-			if ((rc = cbor_arg(c, ai, &v, &indef)))
-				break;
-			double d;
-			if (ai == 25) {
-				d = half_to_double((unsigned)v);
-			} else if (ai == 26) {
-				uint32_t u = (uint32_t)v;
-				float f;
-				memcpy(&f, &u, 4);
-				d = f;
-			} else {
-				memcpy(&d, &v, 8);
-			}
-			fmt_double(d, num);
-			rc = buf_add(c->out, num, strlen(num));
-		} else {
-			rc = -EUCLEAN; /* a break outside an indefinite item, or reserved */
-		}
-		break;
-	}
-	c->depth--;
-	buf_release(&s);
-	return rc;
-}
-
-int json_cbor_to_text(const void *cbor, size_t n, struct buf *out)
-{
-	struct cbor c = {cbor, (const unsigned char *)cbor + n, out, 0};
-	size_t start = out->len;
-	int rc = cbor_item(&c);
-	if (!rc && c.p != c.end)
-		rc = -EUCLEAN; /* trailing bytes */
-	if (rc)
-		buf_resize(out, start);
-	return rc;
+	return ks_txn_end(&t, rc);
 }

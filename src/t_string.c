@@ -3,13 +3,14 @@
  * record (kvrocks-encoding.md 6.1): flags | expire | value bytes, no
  * version, no size, no sub-keys. Layer: types.
  *
- * Mutations hold the key's lock from the metadata read to the write. SET
- * writes a fresh v1 record (as Kvrocks's SET does); APPEND and SETRANGE
- * edit the stored record in place, so its flags, expiry and v0/v1
- * encoding stay as they were (as Kvrocks keeps the stored header).
+ * Mutations are write transactions (ks_txn.h): the key's lock from the
+ * metadata read to the write. SET writes a fresh v1 record (as Kvrocks's
+ * SET does); APPEND and SETRANGE keep the stored header, so its expiry
+ * and v0/v1 encoding stay as they were (as Kvrocks keeps it).
  */
 #include "t_string.h"
 
+#include "ks_txn.h"
 #include "store.h"
 
 #include <errno.h>
@@ -75,120 +76,75 @@ void string_unpin(struct string_pin *pin)
 
 int string_set(struct keyspace *ks, const struct ks_key *k, const void *v, size_t n, unsigned flags)
 {
-	struct buf raw = BUF_INIT;
-	struct store_batch *b = NULL;
-	struct enc_meta m, nm;
-	bool exists, decoded;
-	uint64_t oldlen;
-	int rc;
+	struct ks_txn t;
+	struct enc_meta *m;
+	uint64_t vlen, expire = 0;
 
 	if (string_too_big(0, n))
 		return -EFBIG;
-	if (!(b = store_batch_new(ks_store(ks))))
-		return -ENOMEM;
-	ks_lock(ks, k);
+	ks_txn_begin(&t, ks, k);
 	/* Only the header of the old record matters: never copy its value. */
-	rc = ks_meta_head(ks, k, KV_TYPE_NONE, &raw, &m, &oldlen);
+	int rc = ks_txn_head(&t, k, KV_TYPE_NONE, &m, &vlen);
 	/* SET replaces a key of any type, even a corrupt record. */
-	decoded = rc == 0;
-	exists = decoded || rc == -EUCLEAN;
+	bool exists = rc == 0 || rc == -EUCLEAN;
 	if (rc && !exists && rc != -ENOENT)
-		goto out;
-	rc = 0;
-	if ((flags & STRING_SET_NX) && exists) {
-		rc = -EEXIST;
-		goto out;
+		return ks_txn_end(&t, rc);
+	if ((flags & STRING_SET_NX) && exists)
+		return ks_txn_end(&t, -EEXIST);
+	if ((flags & STRING_SET_XX) && !exists)
+		return ks_txn_end(&t, -ENOENT);
+	if ((flags & STRING_SET_KEEPTTL) && rc == 0)
+		expire = m->expire_ms;
+	rc = ks_txn_renew(&t, k, KV_TYPE_STRING, &m);
+	if (!rc) {
+		m->expire_ms = expire;
+		ks_txn_meta_put(&t, k, v, n);
+		rc = ks_txn_commit(&t);
 	}
-	if ((flags & STRING_SET_XX) && !exists) {
-		rc = -ENOENT;
-		goto out;
-	}
-	ks_meta_new(ks, &nm, KV_TYPE_STRING);
-	if ((flags & STRING_SET_KEEPTTL) && decoded)
-		nm.expire_ms = m.expire_ms;
-	rc = ks_batch_put_meta(ks, b, k, &nm, v, n);
-	/* A missing key may be remembered as an empty collection. */
-	if (!rc && !exists)
-		rc = ks_batch_empty_del(ks, b, k);
-	if (!rc)
-		rc = ks_write(ks, b);
-out:
-	ks_unlock(ks, k);
-	store_batch_free(b);
-	buf_release(&raw);
-	return rc;
+	return ks_txn_end(&t, rc);
 }
 
 /*
  * The body of APPEND and SETRANGE: write v at offset `off` (for APPEND,
- * the current length), zero-filling any gap. An existing record is edited
- * as raw bytes so its header is kept exactly.
+ * the current length), zero-filling any gap. The stored header (its
+ * expiry, its v0/v1 encoding) is kept.
  */
 static int string_write_at(struct keyspace *ks, const struct ks_key *k, bool append, uint64_t off,
 			   const void *v, size_t n, uint64_t *newlen)
 {
-	struct buf raw = BUF_INIT, key = BUF_INIT;
-	struct store_batch *b = NULL;
-	struct enc_meta m;
-	int rc;
+	struct buf val = BUF_INIT;
+	struct ks_txn t;
+	struct enc_meta *m;
 
-	if (!(b = store_batch_new(ks_store(ks))))
-		return -ENOMEM;
-	ks_lock(ks, k);
-	rc = ks_meta_get(ks, k, KV_TYPE_STRING, &raw, &m);
-	if (rc == -ENOENT) {
-		/* Redis: SETRANGE with an empty value does not create the key. */
-		if (!append && n == 0) {
-			*newlen = 0;
-			rc = 0;
-			goto out;
-		}
-		if (string_too_big(off, n)) {
-			rc = -EFBIG;
-			goto out;
-		}
-		ks_meta_new(ks, &m, KV_TYPE_STRING);
-		buf_reset(&raw);
-		if (!(rc = enc_meta_encode(&raw, &m)))
-			rc = buf_resize(&raw, raw.len + (size_t)off);
-		if (!rc)
-			rc = buf_add(&raw, v, n);
-		if (!rc)
-			rc = ks_batch_empty_del(ks, b, k);
-		if (!rc)
-			*newlen = off + n;
-	} else if (rc == 0) {
-		size_t hdr = (size_t)((const char *)m.tail - raw.data);
-		uint64_t len = m.tail_len;
-		if (append)
-			off = len;
-		if (n == 0) {
-			*newlen = len;
-			goto out;
-		}
-		if (string_too_big(off, n)) {
-			rc = -EFBIG;
-			goto out;
-		}
-		uint64_t end = off + n > len ? off + n : len;
-		rc = buf_resize(&raw, hdr + (size_t)end);
-		if (!rc) {
-			memcpy(raw.data + hdr + off, v, n);
-			*newlen = end;
-		}
+	ks_txn_begin(&t, ks, k);
+	int rc = ks_txn_open(&t, k, KV_TYPE_STRING, &m);
+	if (rc)
+		return ks_txn_end(&t, rc);
+	bool fresh = ks_txn_is_new(&t, k);
+	uint64_t len = m->tail_len;
+	if (append)
+		off = len;
+	/* Redis: SETRANGE with an empty value does not create the key. */
+	if (n == 0 && (!fresh || !append)) {
+		*newlen = len;
+		return ks_txn_end(&t, 0);
+	}
+	if (string_too_big(off, n))
+		return ks_txn_end(&t, -EFBIG);
+	uint64_t end = off + n > len ? off + n : len;
+	rc = buf_set(&val, m->tail, (size_t)len);
+	if (!rc)
+		rc = buf_resize(&val, (size_t)end);
+	if (!rc) {
+		if (n)
+			memcpy(val.data + off, v, n);
+		ks_txn_meta_put(&t, k, val.data, val.len);
+		rc = ks_txn_commit(&t);
 	}
 	if (!rc)
-		rc = ks_meta_key(ks, k, &key);
-	if (!rc) {
-		store_batch_put(b, STORE_CF_METADATA, key.data, key.len, raw.data, raw.len);
-		rc = ks_write(ks, b);
-	}
-out:
-	ks_unlock(ks, k);
-	store_batch_free(b);
-	buf_release(&raw);
-	buf_release(&key);
-	return rc;
+		*newlen = end;
+	buf_release(&val);
+	return ks_txn_end(&t, rc);
 }
 
 int string_append(struct keyspace *ks, const struct ks_key *k, const void *v, size_t n,
@@ -262,21 +218,14 @@ int string_strlen(struct keyspace *ks, const struct ks_key *k, uint64_t *len)
 
 int string_del(struct keyspace *ks, const struct ks_key *k)
 {
-	struct buf raw = BUF_INIT;
-	struct store_batch *b = NULL;
-	struct enc_meta m;
-	int rc;
+	struct ks_txn t;
+	struct enc_meta *m;
 
-	if (!(b = store_batch_new(ks_store(ks))))
-		return -ENOMEM;
-	ks_lock(ks, k);
-	rc = ks_meta_get(ks, k, KV_TYPE_STRING, &raw, &m);
-	if (!rc)
-		rc = ks_batch_del_meta(ks, b, k);
-	if (!rc)
-		rc = ks_write(ks, b);
-	ks_unlock(ks, k);
-	store_batch_free(b);
-	buf_release(&raw);
-	return rc;
+	ks_txn_begin(&t, ks, k);
+	int rc = ks_txn_get(&t, k, KV_TYPE_STRING, &m);
+	if (!rc) {
+		ks_txn_delete(&t, k, 0);
+		rc = ks_txn_commit(&t);
+	}
+	return ks_txn_end(&t, rc);
 }

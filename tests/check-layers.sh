@@ -7,7 +7,9 @@
 # which belong to one layer:
 #   <rocksdb/...>         only src/store.c (RocksDB never leaves the store)
 #   <fuse*.h>, <fuse3/..> only the fs layer and main.c
-#   <cjson/...>           only the JSON type (t_json.c/.h) and main.c
+#   <cjson/...>           only the JSON module (t_json*.c/.h) and main.c
+# and one project header belongs to one module:
+#   "t_json_int.h"        only the JSON module's files (t_json*.c/.h)
 #
 #   file                 layer     may include (project headers)
 #   util.c/h             util      util.h
@@ -103,7 +105,7 @@ system_allowed() {
 		;;
 	cjson/* | cJSON.h)
 		case $base in
-		t_json.c | t_json.h | main.c) return 0 ;;
+		t_json.c | t_json.h | t_json_*.c | t_json_*.h | main.c) return 0 ;;
 		esac
 		return 1
 		;;
@@ -140,6 +142,8 @@ for file in "${files[@]}"; do
 			seen+=("\"$h\"")
 			allowed "$layer" "$own" "$h" ||
 				fail "$file:$n: the $layer layer may not include \"$h\""
+			[ "$h" != t_json_int.h ] || [[ $(basename "$file") == t_json* ]] ||
+				fail "$file:$n: \"$h\" is private to the JSON module (t_json*.c)"
 		elif [[ $text =~ include[[:space:]]*\<([^\>]+)\> ]]; then
 			h=${BASH_REMATCH[1]}
 			case $h in

@@ -672,6 +672,33 @@ static void test_set_convert(void)
 	CHECK_INT(bitmap_from_string(ks, BADKEY), -EINVAL);
 }
 
+/* A stored fragment longer than 1024 bytes (no writer makes one) sizes
+ * nothing: readers use its first 1024 bytes, a truncate cuts it. */
+static void test_long_fragment(void)
+{
+	static unsigned char ff[3000];
+	uint64_t count;
+	struct buf sk = BUF_INIT;
+	memset(ff, 0xFF, sizeof(ff));
+	CHECK_INT(bitmap_truncate(ks, KEY(DEFNS, "lf"), 0, 0), -ENOENT);
+	CHECK_INT(bitmap_write(ks, KEY(DEFNS, "lf"), 0, "\x01", 1, NULL), 0);
+	CHECK_INT(bitmap_truncate(ks, KEY(DEFNS, "lf"), 3000, 0), 0);
+	CHECK_INT(ks_sub_key(ks, KEY(DEFNS, "lf"), stored_version("lf"), "0", 1, &sk), 0);
+	struct store_batch *b = store_batch_new(ks_store(ks));
+	store_batch_put(b, STORE_CF_DEFAULT, sk.data, sk.len, ff, sizeof(ff));
+	CHECK_INT(store_write(ks_store(ks), b, false), 0);
+	store_batch_free(b);
+	buf_release(&sk);
+	CHECK_INT(bitmap_bitcount(ks, KEY(DEFNS, "lf"), 0, -1, &count), 0);
+	CHECK_INT(count, 1024 * 8);
+	CHECK_INT(bitmap_read(ks, KEY(DEFNS, "lf"), 1000, 100, &v), 0);
+	CHECK_INT(v.len, 100);
+	CHECK(v.len == 100 && (unsigned char)v.data[23] == 0xFF && v.data[24] == 0);
+	CHECK_INT(bitmap_getbit(ks, KEY(DEFNS, "lf"), 1024 * 8), 0);
+	CHECK_INT(bitmap_truncate(ks, KEY(DEFNS, "lf"), 1500, 0), 0);
+	CHECK_INT(frag_len("lf", 0), 1500);
+}
+
 int main(void)
 {
 	log_level_current = -1;
@@ -685,6 +712,7 @@ int main(void)
 	test_count_pos();
 	test_v0();
 	test_set_convert();
+	test_long_fragment();
 	test_model();
 	ks_close(ks);
 	buf_release(&v);

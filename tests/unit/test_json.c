@@ -601,6 +601,61 @@ static void test_expiry_kept(void)
 	unchanged("ttl");
 }
 
+/* Nesting and counts read from a record, or made by an edit, are bounded. */
+static void test_bounds(void)
+{
+	struct buf t = BUF_INIT, path = BUF_INIT;
+	uint64_t n;
+	/* CBOR: containers nest at most 1000 deep; counts and lengths are
+	 * checked against the bytes there before anything is sized. */
+	unsigned char deep[1001];
+	memset(deep, 0x81, sizeof(deep)); /* [[[...0...]]]: 1000 arrays, then 0 */
+	deep[1000] = 0x00;
+	buf_reset(&v);
+	CHECK_INT(json_cbor_to_text(deep + 1, 1000, &v), 0); /* 999 levels and the 0 */
+	CHECK_INT(v.len, 999 * 2 + 1);
+	buf_reset(&v);
+	CHECK_INT(json_cbor_to_text(deep, 1001, &v), -EUCLEAN); /* one more */
+	CHECK_INT(v.len, 0);
+	static const unsigned char huge[][10] = {
+	    {0x9B, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x00}, /* 2^64-1 elements */
+	    {0xBB, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x00}, /* 2^64-1 members */
+	    {0x7B, 0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x61}, /* 2^63-1 bytes of text */
+	    {0x5B, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x61}, /* 2^64-1 bytes */
+	};
+	for (size_t i = 0; i < sizeof(huge) / sizeof(huge[0]); i++)
+		CHECK_INT(json_cbor_to_text(huge[i], sizeof(huge[i]), &v), -EUCLEAN);
+	unsigned char tags[1002];
+	memset(tags, 0xC6, sizeof(tags)); /* tag 6 of tag 6 of ... */
+	tags[1001] = 0x00;
+	CHECK_INT(json_cbor_to_text(tags, sizeof(tags), &v), -EUCLEAN);
+
+	/* An edit that would nest a document deeper than JSON text is read
+	 * back with (1000) is refused, and changes nothing. */
+	for (int i = 0; i < 600; i++)
+		CHECK_INT(buf_add(&t, "[", 1), 0);
+	for (int i = 0; i < 600; i++)
+		CHECK_INT(buf_add(&t, "]", 1), 0);
+	CHECK_INT(json_set(ks, KEY("deep"), P("$"), t.data, t.len, 0), 0);
+	CHECK_INT(buf_add(&path, "$", 1), 0);
+	for (int i = 0; i < 399; i++)
+		CHECK_INT(buf_add(&path, "[0]", 3), 0);
+	/* The array 400 deep takes a value 600 deep: 1000 in all. */
+	CHECK_INT(json_arrappend(ks, KEY("deep"), path.data, path.len, t.data, t.len, &n), 0);
+	CHECK_INT(n, 2);
+	snapshot("deep");
+	/* One level deeper is refused; so is a SET putting the value one
+	 * level below where it would fit. */
+	CHECK_INT(buf_add(&path, "[0]", 3), 0);
+	CHECK_INT(json_arrappend(ks, KEY("deep"), path.data, path.len, t.data, t.len, &n), -EINVAL);
+	CHECK_INT(buf_add(&path, "[0]", 3), 0);
+	CHECK_INT(json_set(ks, KEY("deep"), path.data, path.len, t.data, t.len, 0), -EINVAL);
+	unchanged("deep");
+	CHECK_INT(json_get(ks, KEY("deep"), P("$[0]"), &v), 0);
+	buf_release(&t);
+	buf_release(&path);
+}
+
 static void test_clear_convert(void)
 {
 	struct ks_info info;
@@ -673,6 +728,7 @@ int main(void)
 	test_cbor();
 	test_expiry_kept();
 	test_clear_convert();
+	test_bounds();
 	ks_close(ks);
 	buf_release(&v);
 	buf_release(&snap);

@@ -2,9 +2,10 @@
  * Unit tests for ks_txn, the write transaction of every type verb, on a
  * temporary database: lookup and lookup-or-create with the type checked
  * once, staged sub-key changes, the size step (delete when empty, keep
- * empty), the sticky error, two and n keys, the empty-collection record
- * and its pending expiry, attribute changes riding on the key, and what
- * commit writes, read back byte for byte.
+ * empty), head reads, renew and delete, the sticky error, two and n
+ * keys, the empty-collection record and its pending expiry, attribute
+ * changes riding on the key, and what commit writes, read back byte for
+ * byte.
  */
 #include "check.h"
 #include "fixture.h"
@@ -338,6 +339,88 @@ static void test_read_only_txn(void)
 	buf_release(&raw);
 }
 
+static void test_head_renew_delete_lookup(void)
+{
+	struct buf raw = BUF_INIT, val = BUF_INIT;
+	struct ks_info info;
+	struct ks_txn t;
+	struct enc_meta *m;
+	uint64_t vlen;
+	fresh();
+
+	/* ks_txn_head: the head of a long string, and its whole length. */
+	CHECK_INT(buf_resize(&val, 3000), 0);
+	memset(val.data, 'x', val.len);
+	CHECK_INT(string_set(ks, KEY(DEFNS, "s"), val.data, val.len, 0), 0);
+	ks_txn_begin(&t, ks, KEY(DEFNS, "s"));
+	CHECK_INT(ks_txn_head(&t, KEY(DEFNS, "s"), KV_TYPE_STRING, &m, &vlen), 0);
+	CHECK_INT(vlen, 9 + 3000);
+	CHECK(m->tail_len < 3000);
+	/* A record read by its head is never written whole. */
+	m->expire_ms = 4102444800000ull;
+	ks_txn_touch(&t, KEY(DEFNS, "s"));
+	CHECK_INT(ks_txn_end(&t, ks_txn_commit(&t)), -EINVAL);
+	CHECK_INT(meta_raw("s", &raw), 0);
+	CHECK_INT(raw.len, 9 + 3000);
+	CHECK_INT(get_be64(raw.data + 1), 0);
+
+	/* ks_txn_renew over a live key of another type: a new key of the
+	 * type asked for, not new to the transaction (no empty record). */
+	CHECK_INT(hset(KEY(DEFNS, "h"), "f", "v"), 0);
+	ks_txn_begin(&t, ks, KEY(DEFNS, "h"));
+	CHECK_INT(ks_txn_head(&t, KEY(DEFNS, "h"), KV_TYPE_NONE, &m, &vlen), 0);
+	CHECK_INT(m->type, KV_TYPE_HASH);
+	CHECK_INT(ks_txn_renew(&t, KEY(DEFNS, "h"), KV_TYPE_STRING, &m), 0);
+	CHECK(!ks_txn_is_new(&t, KEY(DEFNS, "h")));
+	CHECK_INT(m->type, KV_TYPE_STRING);
+	ks_txn_meta_put(&t, KEY(DEFNS, "h"), "ab", 2);
+	CHECK_INT(ks_txn_end(&t, ks_txn_commit(&t)), 0);
+	CHECK_INT(meta_raw("h", &raw), 0);
+	CHECK_MEM(raw.data, raw.len, "\x81\0\0\0\0\0\0\0\0ab", 11);
+
+	/* ks_txn_lookup and ks_txn_renew of a remembered empty collection:
+	 * new, and its record goes at commit. */
+	CHECK_INT(ks_empty_create(ks, KEY(DEFNS, "e"), KV_TYPE_BITMAP), 0);
+	ks_txn_begin(&t, ks, KEY(DEFNS, "e"));
+	CHECK_INT(ks_txn_get(&t, KEY(DEFNS, "e"), KV_TYPE_BITMAP, &m), -ENOENT);
+	CHECK_INT(ks_txn_lookup(&t, KEY(DEFNS, "e"), &info), 0);
+	CHECK(info.empty && info.type == KV_TYPE_BITMAP);
+	CHECK_INT(ks_txn_renew(&t, KEY(DEFNS, "e"), KV_TYPE_STRING, &m), 0);
+	CHECK(ks_txn_is_new(&t, KEY(DEFNS, "e")));
+	ks_txn_meta_put(&t, KEY(DEFNS, "e"), "", 0);
+	CHECK_INT(ks_txn_end(&t, ks_txn_commit(&t)), 0);
+	CHECK_INT(ks_lookup(ks, KEY(DEFNS, "e"), &info), 0);
+	CHECK(!info.empty && info.type == KV_TYPE_STRING);
+	ks_txn_begin(&t, ks, KEY(DEFNS, "none"));
+	CHECK_INT(ks_txn_lookup(&t, KEY(DEFNS, "none"), &info), -ENOENT);
+	ks_txn_end(&t, 0);
+
+	/* ks_txn_delete: a live key goes, whatever its size; with
+	 * KS_TXN_KEEP_EMPTY it is remembered empty, of its type. */
+	CHECK_INT(hset(KEY(DEFNS, "d"), "f", "v"), 0);
+	CHECK_INT(hset(KEY(DEFNS, "d"), "g", "v"), 0);
+	ks_txn_begin(&t, ks, KEY(DEFNS, "d"));
+	CHECK_INT(ks_txn_get(&t, KEY(DEFNS, "d"), KV_TYPE_HASH, &m), 0);
+	ks_txn_delete(&t, KEY(DEFNS, "d"), KS_TXN_KEEP_EMPTY);
+	CHECK_INT(ks_txn_end(&t, ks_txn_commit(&t)), 0);
+	CHECK_INT(meta_raw("d", &raw), -ENOENT);
+	CHECK_INT(ks_lookup(ks, KEY(DEFNS, "d"), &info), 0);
+	CHECK(info.empty && info.type == KV_TYPE_HASH);
+	/* A new key deleted without it: the empty record goes too. */
+	ks_txn_begin(&t, ks, KEY(DEFNS, "d"));
+	CHECK_INT(ks_txn_open(&t, KEY(DEFNS, "d"), KV_TYPE_HASH, &m), 0);
+	ks_txn_delete(&t, KEY(DEFNS, "d"), 0);
+	CHECK_INT(ks_txn_end(&t, ks_txn_commit(&t)), 0);
+	CHECK_INT(ks_lookup(ks, KEY(DEFNS, "d"), &info), -ENOENT);
+	/* Deleting a key the transaction did not read is a bug: sticky. */
+	ks_txn_begin(&t, ks, KEY(DEFNS, "s"));
+	ks_txn_delete(&t, KEY(DEFNS, "s"), 0);
+	CHECK_INT(ks_txn_end(&t, ks_txn_commit(&t)), -EINVAL);
+	CHECK_INT(meta_raw("s", &raw), 0);
+	buf_release(&raw);
+	buf_release(&val);
+}
+
 int main(void)
 {
 	test_open_creates_what_commit_marks();
@@ -348,6 +431,7 @@ int main(void)
 	test_pending_expiry_and_attrs();
 	test_meta_put();
 	test_read_only_txn();
+	test_head_renew_delete_lookup();
 	fixture_done(ks);
 	return check_done("ks_txn");
 }
