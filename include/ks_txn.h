@@ -129,6 +129,10 @@ int ks_txn_get(struct ks_txn *t, const struct ks_key *k, enum kv_type want, stru
 int ks_txn_open(struct ks_txn *t, const struct ks_key *k, enum kv_type want, struct enc_meta **m);
 /* Did ks_txn_open (or ks_txn_renew, from nothing) make k? */
 bool ks_txn_is_new(const struct ks_txn *t, const struct ks_key *k);
+/* ks_txn_open for a key that must not exist yet (BF.RESERVE,
+ * TDIGEST.CREATE, TOPK.RESERVE): -EEXIST when k is live, whatever its
+ * type; else as ks_txn_open, and k is new. */
+int ks_txn_create(struct ks_txn *t, const struct ks_key *k, enum kv_type want, struct enc_meta **m);
 /*
  * ks_txn_get reading only the head of a string or JSON record (the whole
  * record of another type): m->tail is cut short and *vlen is the whole

@@ -213,6 +213,16 @@ bool ks_txn_is_new(const struct ks_txn *t, const struct ks_key *k)
 	return x && x->fresh;
 }
 
+int ks_txn_create(struct ks_txn *t, const struct ks_key *k, enum kv_type want, struct enc_meta **m)
+{
+	int rc = ks_txn_open(t, k, want, m);
+	if (rc == -KV_EWRONGTYPE || (!rc && !ks_txn_is_new(t, k))) {
+		*m = NULL;
+		rc = -EEXIST;
+	}
+	return rc;
+}
+
 static void sub_change(struct ks_txn *t, const struct ks_key *k, enum store_cf cf, const void *sub,
 		       size_t sn, const void *v, size_t vn, bool put)
 {
