@@ -123,10 +123,12 @@ int list_iter_next(struct list_iter *it, uint64_t *pos, const char **v, size_t *
 uint64_t list_iter_len(const struct list_iter *it);
 void list_iter_free(struct list_iter *it);
 
-/* For t_convert: put a new list of n >= 1 elements at k into batch b (a
- * fresh version, head at LIST_INITIAL_INDEX, the given expiry),
- * overwriting whatever metadata k has. 0 or -ENOMEM/-EINVAL/-EFBIG. */
-int list_batch_create(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
-		      uint64_t expire_ms, const struct list_value *vals, size_t n);
+/* For t_convert: k, read in transaction t, becomes a new list of n >= 1
+ * elements, head at LIST_INITIAL_INDEX (ks_txn_renew: a fresh version,
+ * expiry expire_ms); then t commits. 0, what ks_txn_commit returns, or
+ * -EINVAL/-EFBIG with nothing staged. */
+struct ks_txn;
+int list_txn_create(struct ks_txn *t, const struct ks_key *k, uint64_t expire_ms,
+		    const struct list_value *vals, size_t n);
 
 #endif

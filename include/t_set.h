@@ -50,14 +50,16 @@ struct set_iter *set_iter_new(struct keyspace *ks, const struct ks_key *k, const
 int set_iter_next(struct set_iter *it, const char **m, size_t *mn);
 void set_iter_free(struct set_iter *it);
 
-/* For t_convert: put a new set of n >= 1 distinct members at k into
- * batch b (fresh version, the given expiry), overwriting whatever
- * metadata k has. 0 or -ENOMEM/-EINVAL/-EFBIG. */
+/* For t_convert: k, read in transaction t, becomes a new set of n >= 1
+ * distinct members (ks_txn_renew: a fresh version, expiry expire_ms);
+ * then t commits. 0, what ks_txn_commit returns, or -EINVAL/-EFBIG with
+ * nothing staged. */
 struct set_member {
 	const void *data;
 	size_t len;
 };
-int set_batch_create(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
-		     uint64_t expire_ms, const struct set_member *ms, size_t n);
+struct ks_txn;
+int set_txn_create(struct ks_txn *t, const struct ks_key *k, uint64_t expire_ms,
+		   const struct set_member *ms, size_t n);
 
 #endif

@@ -54,10 +54,12 @@ struct sortedint_iter *sortedint_iter_new(struct keyspace *ks, const struct ks_k
 int sortedint_iter_next(struct sortedint_iter *it, uint64_t *id);
 void sortedint_iter_free(struct sortedint_iter *it);
 
-/* For t_convert: put a new sortedint of n >= 1 distinct ids at k into
- * batch b (fresh version, the given expiry), overwriting whatever
- * metadata k has. 0 or -ENOMEM/-EINVAL. */
-int sortedint_batch_create(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
-			   uint64_t expire_ms, const uint64_t *ids, size_t n);
+/* For t_convert: k, read in transaction t, becomes a new sortedint of
+ * n >= 1 distinct ids (ks_txn_renew: a fresh version, expiry expire_ms);
+ * then t commits. 0, what ks_txn_commit returns, or -EINVAL with nothing
+ * staged. */
+struct ks_txn;
+int sortedint_txn_create(struct ks_txn *t, const struct ks_key *k, uint64_t expire_ms,
+			 const uint64_t *ids, size_t n);
 
 #endif

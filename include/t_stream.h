@@ -49,14 +49,15 @@ int stream_value_check(const struct ks_key *k, const struct stream_id *id, const
  * (not logged), -ENOMEM. */
 int stream_value_encode(const struct stream_str *fv, size_t nf, struct buf *out);
 
-/* For t_convert: put a new stream at k into batch b (fresh version, the
- * given expiry) with n >= 1 entries ids[i] -> vals[i] (stored values),
- * ids ascending, distinct, none 0-0; the counters are those of adding
- * them in order. Overwrites whatever metadata k has. 0, -EINVAL,
- * -ENOMEM. */
-int stream_batch_create(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
-			uint64_t expire_ms, const struct stream_id *ids, const char *const *vals,
-			const size_t *lens, size_t n);
+/* For t_convert: k, read in transaction t, becomes a new stream with
+ * n >= 1 entries ids[i] -> vals[i] (stored values), ids ascending,
+ * distinct, none 0-0, the counters those of adding them in order
+ * (ks_txn_renew: a fresh version, expiry expire_ms); then t commits. 0,
+ * what ks_txn_commit returns, or -EINVAL with nothing staged. */
+struct ks_txn;
+int stream_txn_create(struct ks_txn *t, const struct ks_key *k, uint64_t expire_ms,
+		      const struct stream_id *ids, const char *const *vals, const size_t *lens,
+		      size_t n);
 
 /* The metadata of a stream (XINFO STREAM), every counter as stored. */
 struct stream_info {

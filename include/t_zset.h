@@ -134,10 +134,12 @@ int zset_member_iter_next(struct zset_member_iter *it, const char **m, size_t *m
 bool zset_member_iter_bad(const struct zset_member_iter *it);
 void zset_member_iter_free(struct zset_member_iter *it);
 
-/* For t_convert: put a new zset of n >= 1 distinct members at k into
- * batch b (fresh version, the given expiry), overwriting whatever
- * metadata k has. 0 or -ENOMEM/-EINVAL (NaN, n == 0)/-EFBIG. */
-int zset_batch_create(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
-		      uint64_t expire_ms, const struct zset_member *ms, size_t n);
+/* For t_convert: k, read in transaction t, becomes a new zset of n >= 1
+ * distinct members (ks_txn_renew: a fresh version, expiry expire_ms);
+ * then t commits. 0, what ks_txn_commit returns, -ENOMEM, or -EINVAL
+ * (NaN, n == 0)/-EFBIG with nothing staged. */
+struct ks_txn;
+int zset_txn_create(struct ks_txn *t, const struct ks_key *k, uint64_t expire_ms,
+		    const struct zset_member *ms, size_t n);
 
 #endif

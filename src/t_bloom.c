@@ -15,6 +15,7 @@
  */
 #include "t_bloom.h"
 
+#include "ks_txn.h"
 #include "store.h"
 
 #include <errno.h>
@@ -59,14 +60,22 @@ static int filter_key(struct keyspace *ks, const struct ks_key *k, uint64_t vers
 	return ks_sub_key(ks, k, version, sub, sizeof(sub), out);
 }
 
-/* Metadata of a bloom key, its parameters checked but not its chain
- * (see meta_get): 0, -ENOENT, -KV_EWRONGTYPE, -EUCLEAN. */
-static int meta_read(struct keyspace *ks, const struct ks_key *k, struct buf *raw,
-		     struct enc_meta *m, struct bloom_state *st)
+/* Stage filter i of k (NULL: delete it) in t. */
+static void filter_stage(struct ks_txn *t, const struct ks_key *k, uint32_t i, const void *d,
+			 size_t n)
 {
-	int rc = ks_meta_get(ks, k, KV_TYPE_BLOOM, raw, m);
-	if (rc)
-		return rc;
+	uint8_t sub[2];
+	put_be16(sub, (uint16_t)i);
+	if (d)
+		ks_txn_sub_put(t, k, STORE_CF_DEFAULT, sub, sizeof(sub), d, n);
+	else
+		ks_txn_sub_del(t, k, STORE_CF_DEFAULT, sub, sizeof(sub));
+}
+
+/* The parameters of a bloom key from its metadata, checked but not its
+ * chain (see chain_check): 0, -EUCLEAN. */
+static int state_decode(const struct ks_key *k, const struct enc_meta *m, struct bloom_state *st)
+{
 	if (m->tail_len < TAIL_LEN)
 		return ks_corrupt(k, "bloom metadata tail of %zu bytes, not %d", m->tail_len,
 				  TAIL_LEN);
@@ -86,14 +95,10 @@ static int meta_read(struct keyspace *ks, const struct ks_key *k, struct buf *ra
 	return 0;
 }
 
-/* Metadata of a bloom key, its chain checked against bloom_bytes (one
- * step per filter): 0, -ENOENT, -KV_EWRONGTYPE, -EUCLEAN. */
-static int meta_get(struct keyspace *ks, const struct ks_key *k, struct buf *raw,
-		    struct enc_meta *m, struct bloom_state *st)
+/* The chain of st checked against its bloom_bytes (one step per filter):
+ * 0, -EUCLEAN. */
+static int chain_check(const struct ks_key *k, const struct bloom_state *st)
 {
-	int rc = meta_read(ks, k, raw, m, st);
-	if (rc)
-		return rc;
 	uint64_t total = 0;
 	for (uint32_t i = 0; i < st->n_filters && total <= st->bloom_bytes; i++)
 		total += filter_bytes(st, i);
@@ -105,17 +110,70 @@ static int meta_get(struct keyspace *ks, const struct ks_key *k, struct buf *raw
 	return 0;
 }
 
-static int meta_put(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
-		    struct enc_meta *m, const struct bloom_state *st)
+/* The state of a bloom key from its metadata, its chain checked: 0,
+ * -EUCLEAN. */
+static int meta_state(const struct ks_key *k, const struct enc_meta *m, struct bloom_state *st)
 {
-	uint8_t tail[TAIL_LEN];
+	int rc = state_decode(k, m, st);
+	return rc ? rc : chain_check(k, st);
+}
+
+/* Metadata of a bloom key, its parameters checked but not its chain
+ * (see meta_get): 0, -ENOENT, -KV_EWRONGTYPE, -EUCLEAN. */
+static int meta_read(struct keyspace *ks, const struct ks_key *k, struct buf *raw,
+		     struct enc_meta *m, struct bloom_state *st)
+{
+	int rc = ks_meta_get(ks, k, KV_TYPE_BLOOM, raw, m);
+	return rc ? rc : state_decode(k, m, st);
+}
+
+/* Metadata of a bloom key, its chain checked against bloom_bytes:
+ * 0, -ENOENT, -KV_EWRONGTYPE, -EUCLEAN. */
+static int meta_get(struct keyspace *ks, const struct ks_key *k, struct buf *raw,
+		    struct enc_meta *m, struct bloom_state *st)
+{
+	int rc = ks_meta_get(ks, k, KV_TYPE_BLOOM, raw, m);
+	return rc ? rc : meta_state(k, m, st);
+}
+
+/* The same under t's lock (*m is t's). */
+static int txn_get(struct ks_txn *t, const struct ks_key *k, struct enc_meta **m,
+		   struct bloom_state *st)
+{
+	int rc = ks_txn_get(t, k, KV_TYPE_BLOOM, m);
+	return rc ? rc : meta_state(k, *m, st);
+}
+
+static void tail_encode(uint8_t tail[TAIL_LEN], const struct bloom_state *st)
+{
 	put_be16(tail, st->n_filters);
 	put_be16(tail + 2, st->expansion);
 	put_be32(tail + 4, st->base_capacity);
 	put_be64(tail + 8, enc_double_to_sortable(st->error_rate));
 	put_be32(tail + 16, st->bloom_bytes);
+}
+
+/* Stage k's metadata for state st; tail (the caller's) holds it until
+ * the commit. */
+static void meta_stage(struct ks_txn *t, const struct ks_key *k, struct enc_meta *m,
+		       const struct bloom_state *st, uint8_t tail[TAIL_LEN])
+{
+	tail_encode(tail, st);
 	m->size = st->size;
-	return ks_batch_put_meta(ks, b, k, m, tail, sizeof(tail));
+	ks_txn_meta_put(t, k, tail, TAIL_LEN);
+}
+
+/* k, read in t, becomes a new bloom of state st with expiry expire_ms
+ * (ks_txn_renew: a fresh version, so no filter record: each reads as
+ * zeros); tail (the caller's) holds its metadata until the commit. */
+static void renew_stage(struct ks_txn *t, const struct ks_key *k, uint64_t expire_ms,
+			const struct bloom_state *st, uint8_t tail[TAIL_LEN])
+{
+	struct enc_meta *m;
+	if (ks_txn_renew(t, k, KV_TYPE_BLOOM, &m))
+		return; /* the error is sticky */
+	m->expire_ms = expire_ms;
+	meta_stage(t, k, m, st, tail);
 }
 
 /* Read filter i of version `version` into out: the stored bytes, or
@@ -149,64 +207,13 @@ static void new_state(struct bloom_state *st, uint32_t capacity, double error_ra
 	st->bloom_bytes = filter_bytes(st, 0);
 }
 
-/* Put a fresh chain (metadata, one zero filter) at k into b. */
-static int batch_create(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
-			struct enc_meta *m, const struct bloom_state *st, uint64_t expire_ms)
-{
-	struct buf sk = BUF_INIT, zero = BUF_INIT;
-	ks_meta_new(ks, m, KV_TYPE_BLOOM);
-	m->expire_ms = expire_ms;
-	int rc = filter_key(ks, k, m->version, 0, &sk);
-	if (!rc)
-		rc = buf_resize(&zero, st->bloom_bytes);
-	if (!rc) {
-		store_batch_put(b, STORE_CF_DEFAULT, sk.data, sk.len, zero.data, zero.len);
-		rc = meta_put(ks, b, k, m, st);
-	}
-	if (!rc)
-		rc = ks_batch_empty_del(ks, b, k);
-	buf_release(&sk);
-	buf_release(&zero);
-	return rc;
-}
-
-int bloom_reserve(struct keyspace *ks, const struct ks_key *k, uint32_t capacity, double error_rate,
-		  uint16_t expansion)
-{
-	struct buf raw = BUF_INIT;
-	struct store_batch *b;
-	struct enc_meta m;
-	struct bloom_state st;
-	int rc = bloom_check_params(capacity, error_rate, "BF.RESERVE");
-	if (rc)
-		return rc;
-	if (!(b = store_batch_new(ks_store(ks))))
-		return -ENOMEM;
-	ks_lock(ks, k);
-	rc = ks_meta_get(ks, k, KV_TYPE_NONE, &raw, &m);
-	if (rc == 0)
-		rc = -EEXIST;
-	if (rc == -ENOENT) {
-		new_state(&st, capacity, error_rate, expansion);
-		rc = batch_create(ks, b, k, &m, &st, 0);
-		if (!rc)
-			rc = ks_write(ks, b);
-	}
-	ks_unlock(ks, k);
-	store_batch_free(b);
-	buf_release(&raw);
-	return rc;
-}
-
 /* A chain loaded whole: its filters in memory, which ones changed. */
 struct chain {
 	struct bloom_state st;
-	struct enc_meta m;
-	struct buf raw;
 	struct buf *f;
 	bool *dirty;
 	uint32_t n, cap;
-	bool fresh;
+	uint8_t tail[TAIL_LEN]; /* the metadata chain_stage stages */
 };
 
 static void chain_release(struct chain *c)
@@ -215,7 +222,6 @@ static void chain_release(struct chain *c)
 		buf_release(&c->f[i]);
 	free(c->f);
 	free(c->dirty);
-	buf_release(&c->raw);
 }
 
 static int chain_grow(struct chain *c)
@@ -238,29 +244,28 @@ static int chain_grow(struct chain *c)
 	return 0;
 }
 
-/* Load k's chain (-ENOENT if missing, unless `create`: then a default
- * chain with one zero filter, fresh). */
-static int chain_load(struct keyspace *ks, const struct ks_key *k, struct chain *c, bool create)
+/* A new chain at state st in c (empty): one zero filter, to be written. */
+static int chain_new(struct chain *c, const struct bloom_state *st)
 {
 	memset(c, 0, sizeof(*c));
-	buf_init(&c->raw);
-	int rc = meta_get(ks, k, &c->raw, &c->m, &c->st);
-	if (rc == -ENOENT && create) {
-		new_state(&c->st, BLOOM_DEFAULT_CAPACITY, BLOOM_DEFAULT_ERROR_RATE,
-			  BLOOM_DEFAULT_EXPANSION);
-		ks_meta_new(ks, &c->m, KV_TYPE_BLOOM);
-		c->fresh = true;
-		rc = chain_grow(c);
-		if (!rc) {
-			rc = buf_resize(&c->f[0], c->st.bloom_bytes);
-			c->dirty[0] = true;
-		}
-		return rc;
+	c->st = *st;
+	int rc = chain_grow(c);
+	if (!rc) {
+		rc = buf_resize(&c->f[0], c->st.bloom_bytes);
+		c->dirty[0] = true;
 	}
+	return rc;
+}
+
+/* Load the filters of c->st (checked) of version `version` of k. */
+static int chain_fill(struct keyspace *ks, const struct ks_key *k, uint64_t version,
+		      struct chain *c)
+{
+	int rc = 0;
 	for (uint32_t i = 0; !rc && i < c->st.n_filters; i++) {
 		rc = chain_grow(c);
 		if (!rc)
-			rc = filter_read(ks, k, c->m.version, &c->st, i, &c->f[i]);
+			rc = filter_read(ks, k, version, &c->st, i, &c->f[i]);
 	}
 	return rc;
 }
@@ -273,82 +278,115 @@ static bool chain_find(const struct chain *c, uint64_t h)
 	return false;
 }
 
-static int chain_write(struct keyspace *ks, const struct ks_key *k, struct chain *c)
+/* Stage the changed filters of c and its metadata in t. */
+static void chain_stage(struct ks_txn *t, const struct ks_key *k, struct enc_meta *m,
+			struct chain *c)
 {
-	struct buf sk = BUF_INIT;
-	struct store_batch *b = store_batch_new(ks_store(ks));
-	int rc = b ? 0 : -ENOMEM;
-	for (uint32_t i = 0; !rc && i < c->n; i++) {
-		if (!c->dirty[i])
-			continue;
-		rc = filter_key(ks, k, c->m.version, i, &sk);
-		if (!rc)
-			store_batch_put(b, STORE_CF_DEFAULT, sk.data, sk.len, c->f[i].data,
-					c->f[i].len);
+	for (uint32_t i = 0; i < c->n; i++)
+		if (c->dirty[i])
+			filter_stage(t, k, i, c->f[i].data, c->f[i].len);
+	meta_stage(t, k, m, &c->st, c->tail);
+}
+
+int bloom_reserve(struct keyspace *ks, const struct ks_key *k, uint32_t capacity, double error_rate,
+		  uint16_t expansion)
+{
+	struct ks_txn t;
+	struct enc_meta *m;
+	struct bloom_state st;
+	struct chain c;
+	int rc = bloom_check_params(capacity, error_rate, "BF.RESERVE");
+	if (rc)
+		return rc;
+	new_state(&st, capacity, error_rate, expansion);
+	ks_txn_begin(&t, ks, k);
+	rc = ks_txn_create(&t, k, KV_TYPE_BLOOM, &m);
+	if (!rc)
+		rc = chain_new(&c, &st);
+	if (!rc) {
+		chain_stage(&t, k, m, &c);
+		rc = ks_txn_commit(&t);
+		chain_release(&c);
 	}
-	if (!rc)
-		rc = meta_put(ks, b, k, &c->m, &c->st);
-	if (!rc && c->fresh)
-		rc = ks_batch_empty_del(ks, b, k);
-	if (!rc)
-		rc = ks_write(ks, b);
-	store_batch_free(b);
-	buf_release(&sk);
-	return rc;
+	return ks_txn_end(&t, rc);
+}
+
+/* Add one item (hash h) to c: 1 if it was new, 0 if (probably) there,
+ * -ENOSPC (logged) if the chain is full, -ENOMEM. */
+static int chain_add(const struct ks_key *k, struct chain *c, uint64_t h)
+{
+	if (chain_find(c, h))
+		return 0;
+	if (c->st.size + 1 > bloom_state_capacity(&c->st)) {
+		uint32_t bytes = filter_bytes(&c->st, c->n);
+		if (c->st.expansion == 0 || c->n >= UINT16_MAX ||
+		    (uint64_t)c->st.bloom_bytes + bytes > UINT32_MAX) {
+			LOG_ERR("bloom '%.*s' is full (%" PRIu64 " items%s)", (int)k->klen, k->key,
+				c->st.size, c->st.expansion ? "" : ", non-scaling");
+			return -ENOSPC;
+		}
+		int rc = chain_grow(c);
+		if (!rc)
+			rc = buf_resize(&c->f[c->n - 1], bytes);
+		if (rc)
+			return rc;
+		c->dirty[c->n - 1] = true;
+		c->st.n_filters++;
+		c->st.bloom_bytes += bytes;
+	}
+	struct buf *last = &c->f[c->n - 1];
+	bloom_insert((uint8_t *)last->data, (uint32_t)last->len, h);
+	c->dirty[c->n - 1] = true;
+	c->st.size++;
+	return 1;
 }
 
 int bloom_add(struct keyspace *ks, const struct ks_key *k, const struct iovec *items, size_t n,
 	      int *added)
 {
-	struct chain c;
+	struct ks_txn t;
+	struct enc_meta *m;
+	struct bloom_state st;
+	struct chain c = {0};
 	bool any = false;
-	ks_lock(ks, k);
-	int rc = chain_load(ks, k, &c, true);
-	for (size_t j = 0; !rc && j < n; j++) {
-		uint64_t h = bloom_hash(items[j].iov_base, items[j].iov_len);
-		if (chain_find(&c, h)) {
-			if (added)
-				added[j] = 0;
-			continue;
-		}
-		if (c.st.size + 1 > bloom_state_capacity(&c.st)) {
-			uint32_t bytes = filter_bytes(&c.st, c.n);
-			if (c.st.expansion == 0 || c.n >= UINT16_MAX ||
-			    (uint64_t)c.st.bloom_bytes + bytes > UINT32_MAX) {
-				LOG_ERR("bloom '%.*s' is full (%" PRIu64 " items%s)", (int)k->klen,
-					k->key, c.st.size, c.st.expansion ? "" : ", non-scaling");
-				rc = -ENOSPC;
-				break;
-			}
-			rc = chain_grow(&c);
-			if (!rc)
-				rc = buf_resize(&c.f[c.n - 1], bytes);
-			if (rc)
-				break;
-			c.dirty[c.n - 1] = true;
-			c.st.n_filters++;
-			c.st.bloom_bytes += bytes;
-		}
-		struct buf *last = &c.f[c.n - 1];
-		bloom_insert((uint8_t *)last->data, (uint32_t)last->len, h);
-		c.dirty[c.n - 1] = true;
-		c.st.size++;
-		any = true;
-		if (added)
-			added[j] = 1;
+
+	ks_txn_begin(&t, ks, k);
+	int rc = ks_txn_open(&t, k, KV_TYPE_BLOOM, &m);
+	bool fresh = !rc && ks_txn_is_new(&t, k);
+	if (fresh) {
+		new_state(&st, BLOOM_DEFAULT_CAPACITY, BLOOM_DEFAULT_ERROR_RATE,
+			  BLOOM_DEFAULT_EXPANSION);
+		rc = chain_new(&c, &st);
+	} else if (!rc) {
+		rc = meta_state(k, m, &c.st);
+		if (!rc)
+			rc = chain_fill(ks, k, m->version, &c);
 	}
-	if (!rc && (any || c.fresh))
-		rc = chain_write(ks, k, &c);
-	ks_unlock(ks, k);
+	for (size_t j = 0; !rc && j < n; j++) {
+		int r = chain_add(k, &c, bloom_hash(items[j].iov_base, items[j].iov_len));
+		if (r < 0)
+			rc = r;
+		else if (added)
+			added[j] = r;
+		any |= r > 0;
+	}
+	if (!rc && (any || fresh)) {
+		chain_stage(&t, k, m, &c);
+		rc = ks_txn_commit(&t);
+	}
 	chain_release(&c);
-	return rc;
+	return ks_txn_end(&t, rc);
 }
 
 int bloom_exists(struct keyspace *ks, const struct ks_key *k, const struct iovec *items, size_t n,
 		 int *found)
 {
-	struct chain c;
-	int rc = chain_load(ks, k, &c, false);
+	struct buf raw = BUF_INIT;
+	struct enc_meta m;
+	struct chain c = {0};
+	int rc = meta_get(ks, k, &raw, &m, &c.st);
+	if (!rc)
+		rc = chain_fill(ks, k, m.version, &c);
 	if (rc == -ENOENT) {
 		memset(found, 0, n * sizeof(*found));
 		rc = 0;
@@ -357,6 +395,7 @@ int bloom_exists(struct keyspace *ks, const struct ks_key *k, const struct iovec
 			found[j] = chain_find(&c, bloom_hash(items[j].iov_base, items[j].iov_len));
 	}
 	chain_release(&c);
+	buf_release(&raw);
 	return rc;
 }
 
@@ -403,14 +442,11 @@ int bloom_filter(struct keyspace *ks, const struct ks_key *k, uint32_t i, struct
 int bloom_set_filter(struct keyspace *ks, const struct ks_key *k, uint32_t i, const void *d,
 		     size_t n)
 {
-	struct buf raw = BUF_INIT, sk = BUF_INIT;
-	struct store_batch *b = store_batch_new(ks_store(ks));
-	struct enc_meta m;
+	struct ks_txn t;
+	struct enc_meta *m;
 	struct bloom_state st;
-	if (!b)
-		return -ENOMEM;
-	ks_lock(ks, k);
-	int rc = meta_get(ks, k, &raw, &m, &st);
+	ks_txn_begin(&t, ks, k);
+	int rc = txn_get(&t, k, &m, &st);
 	if (!rc && i >= st.n_filters)
 		rc = -ENOENT;
 	if (!rc && n != filter_bytes(&st, i)) {
@@ -418,44 +454,29 @@ int bloom_set_filter(struct keyspace *ks, const struct ks_key *k, uint32_t i, co
 			(int)k->klen, k->key, i, filter_bytes(&st, i), n);
 		rc = -EINVAL;
 	}
-	if (!rc)
-		rc = filter_key(ks, k, m.version, i, &sk);
 	if (!rc) {
-		store_batch_put(b, STORE_CF_DEFAULT, sk.data, sk.len, d, n);
-		rc = ks_write(ks, b);
+		filter_stage(&t, k, i, d, n);
+		rc = ks_txn_commit(&t);
 	}
-	ks_unlock(ks, k);
-	store_batch_free(b);
-	buf_release(&raw);
-	buf_release(&sk);
-	return rc;
+	return ks_txn_end(&t, rc);
 }
 
 int bloom_clear(struct keyspace *ks, const struct ks_key *k)
 {
-	struct buf raw = BUF_INIT;
-	struct store_batch *b = store_batch_new(ks_store(ks));
-	struct enc_meta m;
+	struct ks_txn t;
+	struct enc_meta *m;
 	struct bloom_state st;
-	if (!b)
-		return -ENOMEM;
-	ks_lock(ks, k);
-	int rc = meta_get(ks, k, &raw, &m, &st);
+	uint8_t tail[TAIL_LEN];
+	ks_txn_begin(&t, ks, k);
+	int rc = txn_get(&t, k, &m, &st);
 	if (!rc) {
 		/* A new version: the old filter records are garbage, and a
 		 * missing filter reads as zeros of its size. */
-		uint64_t expire = m.expire_ms;
-		ks_meta_new(ks, &m, KV_TYPE_BLOOM);
-		m.expire_ms = expire;
 		st.size = 0;
-		rc = meta_put(ks, b, k, &m, &st);
+		renew_stage(&t, k, m->expire_ms, &st, tail);
+		rc = ks_txn_commit(&t);
 	}
-	if (!rc)
-		rc = ks_write(ks, b);
-	ks_unlock(ks, k);
-	store_batch_free(b);
-	buf_release(&raw);
-	return rc;
+	return ks_txn_end(&t, rc);
 }
 
 /* Check a whole state (parameters, at least one filter, at most 4 GiB of
@@ -481,13 +502,11 @@ static int state_check(struct bloom_state *st)
 	return 0;
 }
 
-int bloom_batch_create(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
-		       uint64_t expire_ms, const struct bloom_state *want,
-		       const struct iovec *filters)
+int bloom_txn_create(struct ks_txn *t, const struct ks_key *k, uint64_t expire_ms,
+		     const struct bloom_state *want, const struct iovec *filters)
 {
-	struct buf sk = BUF_INIT;
-	struct enc_meta m;
 	struct bloom_state st = *want;
+	uint8_t tail[TAIL_LEN];
 	int rc = state_check(&st);
 	for (uint32_t i = 0; !rc && i < st.n_filters; i++) {
 		if (filters[i].iov_base && filters[i].iov_len != filter_bytes(&st, i)) {
@@ -498,58 +517,46 @@ int bloom_batch_create(struct keyspace *ks, struct store_batch *b, const struct 
 	}
 	if (rc)
 		return rc;
-	ks_meta_new(ks, &m, KV_TYPE_BLOOM);
-	m.expire_ms = expire_ms;
-	for (uint32_t i = 0; !rc && i < st.n_filters; i++) {
-		if (!filters[i].iov_base)
-			continue; /* a missing filter reads as zeros */
-		rc = filter_key(ks, k, m.version, i, &sk);
-		if (!rc)
-			store_batch_put(b, STORE_CF_DEFAULT, sk.data, sk.len, filters[i].iov_base,
-					filters[i].iov_len);
-	}
-	if (!rc)
-		rc = meta_put(ks, b, k, &m, &st);
-	buf_release(&sk);
-	return rc;
+	renew_stage(t, k, expire_ms, &st, tail);
+	for (uint32_t i = 0; i < st.n_filters; i++)
+		if (filters[i].iov_base) /* a missing filter reads as zeros */
+			filter_stage(t, k, i, filters[i].iov_base, filters[i].iov_len);
+	return ks_txn_commit(t);
 }
 
 /* bloom_set_state, or with if_empty bloom_set_params. */
 static int set_state(struct keyspace *ks, const struct ks_key *k, const struct bloom_state *want,
 		     bool if_empty)
 {
-	struct buf raw = BUF_INIT, sk = BUF_INIT, zero = BUF_INIT;
-	struct store_batch *b;
-	struct enc_meta m;
+	struct buf zero = BUF_INIT;
+	struct ks_txn t;
+	struct enc_meta *m;
 	struct bloom_state old = {0}, st = *want;
-	bool fresh = false;
+	uint8_t tail[TAIL_LEN];
 	int rc = state_check(&st);
 	if (rc)
 		return rc;
-	if (!(b = store_batch_new(ks_store(ks))))
-		return -ENOMEM;
-	ks_lock(ks, k);
-	rc = meta_get(ks, k, &raw, &m, &old);
-	if (rc == -ENOENT) {
-		ks_meta_new(ks, &m, KV_TYPE_BLOOM);
-		fresh = true;
-		rc = ks_batch_empty_del(ks, b, k);
-	} else if (!rc && if_empty && old.base_capacity == st.base_capacity &&
-		   old.error_rate == st.error_rate && old.expansion == st.expansion) {
+	ks_txn_begin(&t, ks, k);
+	rc = ks_txn_open(&t, k, KV_TYPE_BLOOM, &m);
+	bool fresh = !rc && ks_txn_is_new(&t, k);
+	if (!rc && !fresh)
+		rc = meta_state(k, m, &old);
+	if (rc)
+		goto out;
+	if (!fresh && if_empty && old.base_capacity == st.base_capacity &&
+	    old.error_rate == st.error_rate && old.expansion == st.expansion)
 		goto out; /* the parameters it has: nothing to do */
-	} else if (!rc && if_empty && old.size) {
+	if (!fresh && if_empty && old.size) {
 		LOG_ERR("bloom '%.*s' holds %" PRIu64
 			" items; parameters are set on an empty filter",
 			(int)k->klen, k->key, old.size);
 		rc = -ENOTEMPTY;
+		goto out;
 	}
 	uint32_t top = st.n_filters > old.n_filters ? st.n_filters : old.n_filters;
 	for (uint32_t i = 0; !rc && i < top; i++) {
-		rc = filter_key(ks, k, m.version, i, &sk);
-		if (rc)
-			break;
 		if (i >= st.n_filters) {
-			store_batch_delete(b, STORE_CF_DEFAULT, sk.data, sk.len);
+			filter_stage(&t, k, i, NULL, 0);
 			continue;
 		}
 		uint32_t bytes = filter_bytes(&st, i);
@@ -558,19 +565,15 @@ static int set_state(struct keyspace *ks, const struct ks_key *k, const struct b
 		buf_reset(&zero);
 		rc = buf_resize(&zero, bytes);
 		if (!rc)
-			store_batch_put(b, STORE_CF_DEFAULT, sk.data, sk.len, zero.data, zero.len);
+			filter_stage(&t, k, i, zero.data, zero.len);
 	}
-	if (!rc)
-		rc = meta_put(ks, b, k, &m, &st);
-	if (!rc)
-		rc = ks_write(ks, b);
+	if (!rc) {
+		meta_stage(&t, k, m, &st, tail);
+		rc = ks_txn_commit(&t);
+	}
 out:
-	ks_unlock(ks, k);
-	store_batch_free(b);
-	buf_release(&raw);
-	buf_release(&sk);
 	buf_release(&zero);
-	return rc;
+	return ks_txn_end(&t, rc);
 }
 
 int bloom_set_state(struct keyspace *ks, const struct ks_key *k, const struct bloom_state *want)

@@ -4,14 +4,15 @@
  * include/t_convert.h). Under the key's lock the hash is
  * read whole, each field is read by the caller's callback, the result is
  * checked (list positions 0..n-1 each once, distinct sortedint ids), and
- * one batch puts the new key's metadata (a fresh version, the old expiry)
- * and sub-keys through the target module's batch helper. The metadata
- * record is overwritten in place, so no state exists in which the key is
- * missing or both. Layer: types.
+ * one transaction renews the key as the target type (ks_txn_renew: a
+ * fresh version, the old expiry; its attribute records follow it), its
+ * sub-keys staged and the transaction committed by the target module's
+ * txn helper. The metadata record is overwritten in place, so no state
+ * exists in which the key is missing or both. Layer: types.
  */
 #include "t_convert.h"
 
-#include "store.h"
+#include "ks_txn.h"
 #include "t_hash.h"
 #include "t_hll.h"
 #include "t_list.h"
@@ -96,8 +97,8 @@ static void log_field(const struct ks_key *k, const struct field *x, const char 
 	LOG_ERR("%.*s: field '%.*s' %s", (int)k->klen, k->key, (int)x->fn, x->f, why);
 }
 
-static int put_list(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
-		    uint64_t expire, const struct fields *fs)
+static int put_list(struct ks_txn *t, const struct ks_key *k, uint64_t expire,
+		    const struct fields *fs)
 {
 	struct list_value *vals = calloc(fs->n, sizeof(*vals));
 	bool *seen = calloc(fs->n, sizeof(*seen));
@@ -116,14 +117,14 @@ static int put_list(struct keyspace *ks, struct store_batch *b, const struct ks_
 		vals[x->it.num].len = x->vn;
 	}
 	if (!rc)
-		rc = list_batch_create(ks, b, k, expire, vals, fs->n);
+		rc = list_txn_create(t, k, expire, vals, fs->n);
 	free(vals);
 	free(seen);
 	return rc;
 }
 
-static int put_set(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
-		   uint64_t expire, const struct fields *fs)
+static int put_set(struct ks_txn *t, const struct ks_key *k, uint64_t expire,
+		   const struct fields *fs)
 {
 	struct set_member *ms = calloc(fs->n, sizeof(*ms));
 	if (!ms)
@@ -132,13 +133,13 @@ static int put_set(struct keyspace *ks, struct store_batch *b, const struct ks_k
 		ms[i].data = fs->d[i].f;
 		ms[i].len = fs->d[i].fn;
 	}
-	int rc = set_batch_create(ks, b, k, expire, ms, fs->n);
+	int rc = set_txn_create(t, k, expire, ms, fs->n);
 	free(ms);
 	return rc;
 }
 
-static int put_zset(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
-		    uint64_t expire, const struct fields *fs)
+static int put_zset(struct ks_txn *t, const struct ks_key *k, uint64_t expire,
+		    const struct fields *fs)
 {
 	struct zset_member *ms = calloc(fs->n, sizeof(*ms));
 	if (!ms)
@@ -148,7 +149,7 @@ static int put_zset(struct keyspace *ks, struct store_batch *b, const struct ks_
 		ms[i].len = fs->d[i].fn;
 		ms[i].score = fs->d[i].it.score;
 	}
-	int rc = zset_batch_create(ks, b, k, expire, ms, fs->n);
+	int rc = zset_txn_create(t, k, expire, ms, fs->n);
 	free(ms);
 	return rc;
 }
@@ -159,8 +160,8 @@ static int u64_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int put_sortedint(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
-			 uint64_t expire, const struct fields *fs)
+static int put_sortedint(struct ks_txn *t, const struct ks_key *k, uint64_t expire,
+			 const struct fields *fs)
 {
 	uint64_t *ids = calloc(fs->n, sizeof(*ids));
 	int rc = 0;
@@ -177,23 +178,23 @@ static int put_sortedint(struct keyspace *ks, struct store_batch *b, const struc
 		}
 	}
 	if (!rc)
-		rc = sortedint_batch_create(ks, b, k, expire, ids, fs->n);
+		rc = sortedint_txn_create(t, k, expire, ids, fs->n);
 	free(ids);
 	return rc;
 }
 
-static int put_hll(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
-		   uint64_t expire, const struct fields *fs)
+static int put_hll(struct ks_txn *t, const struct ks_key *k, uint64_t expire,
+		   const struct fields *fs)
 {
 	if (fs->n != 1 || fs->d[0].it.num != 0) {
 		LOG_ERR("%.*s: a hyperloglog is one field, its registers", (int)k->klen, k->key);
 		return -EINVAL;
 	}
-	return hll_batch_create(ks, b, k, expire, fs->d[0].v, fs->d[0].vn);
+	return hll_txn_create(t, k, expire, fs->d[0].v, fs->d[0].vn);
 }
 
-static int put_bloom(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
-		     uint64_t expire, const struct fields *fs)
+static int put_bloom(struct ks_txn *t, const struct ks_key *k, uint64_t expire,
+		     const struct fields *fs)
 {
 	const struct field *chain = NULL;
 	for (size_t i = 0; i < fs->n; i++)
@@ -224,7 +225,7 @@ static int put_bloom(struct keyspace *ks, struct store_batch *b, const struct ks
 		filters[x->it.num - 1].iov_len = x->vn;
 	}
 	if (!rc)
-		rc = bloom_batch_create(ks, b, k, expire, &chain->it.bloom, filters);
+		rc = bloom_txn_create(t, k, expire, &chain->it.bloom, filters);
 	free(filters);
 	return rc;
 }
@@ -237,8 +238,8 @@ static int id_cmp(const void *a, const void *b)
 	return x->it.seq < y->it.seq ? -1 : x->it.seq > y->it.seq;
 }
 
-static int put_stream(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
-		      uint64_t expire, const struct fields *fs)
+static int put_stream(struct ks_txn *t, const struct ks_key *k, uint64_t expire,
+		      const struct fields *fs)
 {
 	struct field **order = calloc(fs->n, sizeof(*order));
 	struct stream_id *ids = calloc(fs->n, sizeof(*ids));
@@ -263,7 +264,7 @@ static int put_stream(struct keyspace *ks, struct store_batch *b, const struct k
 		}
 	}
 	if (!rc)
-		rc = stream_batch_create(ks, b, k, expire, ids, vals, lens, fs->n);
+		rc = stream_txn_create(t, k, expire, ids, vals, lens, fs->n);
 out:
 	free(order);
 	free(ids);
@@ -275,55 +276,47 @@ out:
 int convert_hash(struct keyspace *ks, const struct ks_key *k, enum kv_type to, convert_field_cb cb,
 		 void *arg)
 {
-	struct buf raw = BUF_INIT;
 	struct fields fs = {NULL, 0, 0};
-	struct store_batch *b = NULL;
-	struct enc_meta m;
-	int rc;
+	struct ks_txn t;
+	struct enc_meta *m;
 
 	if (to != KV_TYPE_LIST && to != KV_TYPE_SET && to != KV_TYPE_ZSET &&
 	    to != KV_TYPE_SORTEDINT && to != KV_TYPE_STREAM && to != KV_TYPE_HLL &&
 	    to != KV_TYPE_BLOOM)
 		return -EOPNOTSUPP;
-	if (!(b = store_batch_new(ks_store(ks))))
-		return -ENOMEM;
-	ks_lock(ks, k);
-	rc = ks_meta_get(ks, k, KV_TYPE_HASH, &raw, &m);
+	ks_txn_begin(&t, ks, k);
+	int rc = ks_txn_get(&t, k, KV_TYPE_HASH, &m);
 	if (!rc)
 		rc = read_fields(ks, k, cb, arg, &fs);
 	if (!rc && fs.n == 0)
 		rc = -ENOENT; /* size and sub-keys disagree: leave it alone */
 	if (rc)
 		goto out;
+	uint64_t expire = m->expire_ms; /* the new key keeps it */
 	switch (to) {
 	case KV_TYPE_LIST:
-		rc = put_list(ks, b, k, m.expire_ms, &fs);
+		rc = put_list(&t, k, expire, &fs);
 		break;
 	case KV_TYPE_SET:
-		rc = put_set(ks, b, k, m.expire_ms, &fs);
+		rc = put_set(&t, k, expire, &fs);
 		break;
 	case KV_TYPE_ZSET:
-		rc = put_zset(ks, b, k, m.expire_ms, &fs);
+		rc = put_zset(&t, k, expire, &fs);
 		break;
 	case KV_TYPE_HLL:
-		rc = put_hll(ks, b, k, m.expire_ms, &fs);
+		rc = put_hll(&t, k, expire, &fs);
 		break;
 	case KV_TYPE_BLOOM:
-		rc = put_bloom(ks, b, k, m.expire_ms, &fs);
+		rc = put_bloom(&t, k, expire, &fs);
 		break;
 	case KV_TYPE_STREAM:
-		rc = put_stream(ks, b, k, m.expire_ms, &fs);
+		rc = put_stream(&t, k, expire, &fs);
 		break;
 	default:
-		rc = put_sortedint(ks, b, k, m.expire_ms, &fs);
+		rc = put_sortedint(&t, k, expire, &fs);
 		break;
 	}
-	if (!rc)
-		rc = ks_write(ks, b);
 out:
-	ks_unlock(ks, k);
-	store_batch_free(b);
 	fields_release(&fs);
-	buf_release(&raw);
-	return rc;
+	return ks_txn_end(&t, rc);
 }

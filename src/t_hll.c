@@ -12,6 +12,7 @@
  */
 #include "t_hll.h"
 
+#include "ks_txn.h"
 #include "store.h"
 
 #include <errno.h>
@@ -25,6 +26,17 @@ static int seg_key(struct keyspace *ks, const struct ks_key *k, uint64_t version
 	int n = snprintf(s, sizeof(s), "%d", seg);
 	buf_reset(out);
 	return ks_sub_key(ks, k, version, s, (size_t)n, out);
+}
+
+/* Stage segment s of k (NULL: delete it) in t. */
+static void seg_stage(struct ks_txn *t, const struct ks_key *k, int s, const uint8_t *seg)
+{
+	char sub[4];
+	int n = snprintf(sub, sizeof(sub), "%d", s);
+	if (seg)
+		ks_txn_sub_put(t, k, STORE_CF_DEFAULT, sub, (size_t)n, seg, HLL_SEGMENT_BYTES);
+	else
+		ks_txn_sub_del(t, k, STORE_CF_DEFAULT, sub, (size_t)n);
 }
 
 /* The segment number a sub-key spells ("0".."15"), or -1. */
@@ -265,30 +277,24 @@ static int check_size(const struct ks_key *k, size_t n)
 	return -EINVAL;
 }
 
-int hll_batch_create(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
-		     uint64_t expire_ms, const void *regs, size_t n)
+int hll_txn_create(struct ks_txn *t, const struct ks_key *k, uint64_t expire_ms, const void *regs,
+		   size_t n)
 {
-	struct buf sk = BUF_INIT;
-	struct enc_meta m;
-	uint8_t tail = 0;
+	static const uint8_t dense = 0; /* the tail: encode_type */
+	struct enc_meta *m;
 	int rc = check_size(k, n);
+	if (!rc)
+		rc = ks_txn_renew(t, k, KV_TYPE_HLL, &m);
 	if (rc)
 		return rc;
-	ks_meta_new(ks, &m, KV_TYPE_HLL);
-	m.expire_ms = expire_ms;
-	for (int s = 0; s < HLL_SEGMENTS && !rc; s++) {
+	m->expire_ms = expire_ms;
+	for (int s = 0; s < HLL_SEGMENTS; s++) {
 		const uint8_t *seg = (const uint8_t *)regs + (size_t)s * HLL_SEGMENT_BYTES;
-		if (all_zero(seg, HLL_SEGMENT_BYTES))
-			continue;
-		rc = seg_key(ks, k, m.version, s, &sk);
-		if (!rc)
-			store_batch_put(b, STORE_CF_DEFAULT, sk.data, sk.len, seg,
-					HLL_SEGMENT_BYTES);
+		if (!all_zero(seg, HLL_SEGMENT_BYTES))
+			seg_stage(t, k, s, seg);
 	}
-	if (!rc)
-		rc = ks_batch_put_meta(ks, b, k, &m, &tail, 1);
-	buf_release(&sk);
-	return rc;
+	ks_txn_meta_put(t, k, &dense, 1);
+	return ks_txn_commit(t);
 }
 
 int hll_set_registers(struct keyspace *ks, const struct ks_key *k, const void *regs, size_t n)

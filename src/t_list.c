@@ -936,32 +936,28 @@ int list_range(struct keyspace *ks, const struct ks_key *k, int64_t start, int64
 
 /* ---- For t_convert --------------------------------------------------- */
 
-int list_batch_create(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
-		      uint64_t expire_ms, const struct list_value *vals, size_t n)
+int list_txn_create(struct ks_txn *t, const struct ks_key *k, uint64_t expire_ms,
+		    const struct list_value *vals, size_t n)
 {
-	struct buf sk = BUF_INIT;
-	struct enc_meta m;
-	uint8_t tail[16];
-	int rc = 0;
+	struct enc_meta *m;
+	uint8_t tail[16], sub[8];
 
 	if (n == 0)
 		return -EINVAL;
-	ks_meta_new(ks, &m, KV_TYPE_LIST);
-	m.expire_ms = expire_ms;
-	m.size = n;
-	for (size_t i = 0; i < n && !rc; i++) {
+	for (size_t i = 0; i < n; i++)
 		if (vals[i].len > LIST_VALUE_MAX)
-			rc = -EFBIG;
-		else
-			rc = elem_key(ks, k, m.version, LIST_INITIAL_INDEX + i, &sk);
-		if (!rc)
-			store_batch_put(b, STORE_CF_DEFAULT, sk.data, sk.len, vals[i].data,
-					vals[i].len);
+			return -EFBIG;
+	int rc = ks_txn_renew(t, k, KV_TYPE_LIST, &m);
+	if (rc)
+		return rc;
+	m->expire_ms = expire_ms;
+	m->size = n;
+	for (size_t i = 0; i < n; i++) {
+		put_be64(sub, LIST_INITIAL_INDEX + i);
+		ks_txn_sub_put(t, k, STORE_CF_DEFAULT, sub, sizeof(sub), vals[i].data, vals[i].len);
 	}
 	put_be64(tail, LIST_INITIAL_INDEX);
 	put_be64(tail + 8, LIST_INITIAL_INDEX + n);
-	if (!rc)
-		rc = ks_batch_put_meta(ks, b, k, &m, tail, sizeof(tail));
-	buf_release(&sk);
-	return rc;
+	ks_txn_meta_put(t, k, tail, sizeof(tail));
+	return ks_txn_commit(t);
 }

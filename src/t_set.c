@@ -144,30 +144,22 @@ void set_iter_free(struct set_iter *it)
 
 /* ---- For t_convert --------------------------------------------------- */
 
-int set_batch_create(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
-		     uint64_t expire_ms, const struct set_member *ms, size_t n)
+int set_txn_create(struct ks_txn *t, const struct ks_key *k, uint64_t expire_ms,
+		   const struct set_member *ms, size_t n)
 {
-	struct buf sk = BUF_INIT;
-	struct enc_meta meta;
-	int rc = 0;
+	struct enc_meta *m;
 
 	if (n == 0)
 		return -EINVAL;
-	ks_meta_new(ks, &meta, KV_TYPE_SET);
-	meta.expire_ms = expire_ms;
-	meta.size = n;
-	for (size_t i = 0; i < n && !rc; i++) {
-		if (ms[i].len > SET_MEMBER_MAX) {
-			rc = -EFBIG;
-			break;
-		}
-		buf_reset(&sk);
-		rc = ks_sub_key(ks, k, meta.version, ms[i].data, ms[i].len, &sk);
-		if (!rc)
-			store_batch_put(b, STORE_CF_DEFAULT, sk.data, sk.len, "", 0);
-	}
-	if (!rc)
-		rc = ks_batch_put_meta(ks, b, k, &meta, NULL, 0);
-	buf_release(&sk);
-	return rc;
+	for (size_t i = 0; i < n; i++)
+		if (ms[i].len > SET_MEMBER_MAX)
+			return -EFBIG;
+	int rc = ks_txn_renew(t, k, KV_TYPE_SET, &m);
+	if (rc)
+		return rc;
+	m->expire_ms = expire_ms;
+	m->size = n;
+	for (size_t i = 0; i < n; i++)
+		ks_txn_sub_put(t, k, STORE_CF_DEFAULT, ms[i].data, ms[i].len, "", 0);
+	return ks_txn_commit(t);
 }

@@ -177,25 +177,22 @@ int sortedint_range(struct keyspace *ks, const struct ks_key *k, const uint64_t 
 
 /* ---- For t_convert --------------------------------------------------- */
 
-int sortedint_batch_create(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
-			   uint64_t expire_ms, const uint64_t *ids, size_t n)
+int sortedint_txn_create(struct ks_txn *t, const struct ks_key *k, uint64_t expire_ms,
+			 const uint64_t *ids, size_t n)
 {
-	struct buf sk = BUF_INIT;
-	struct enc_meta m;
-	int rc = 0;
+	struct enc_meta *m;
+	uint8_t sub[8];
 
 	if (n == 0)
 		return -EINVAL;
-	ks_meta_new(ks, &m, KV_TYPE_SORTEDINT);
-	m.expire_ms = expire_ms;
-	m.size = n;
-	for (size_t i = 0; i < n && !rc; i++) {
-		rc = id_key(ks, k, m.version, ids[i], &sk);
-		if (!rc)
-			store_batch_put(b, STORE_CF_DEFAULT, sk.data, sk.len, "", 0);
+	int rc = ks_txn_renew(t, k, KV_TYPE_SORTEDINT, &m);
+	if (rc)
+		return rc;
+	m->expire_ms = expire_ms;
+	m->size = n;
+	for (size_t i = 0; i < n; i++) {
+		put_be64(sub, ids[i]);
+		ks_txn_sub_put(t, k, STORE_CF_DEFAULT, sub, sizeof(sub), "", 0);
 	}
-	if (!rc)
-		rc = ks_batch_put_meta(ks, b, k, &m, NULL, 0);
-	buf_release(&sk);
-	return rc;
+	return ks_txn_commit(t);
 }

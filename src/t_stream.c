@@ -238,37 +238,31 @@ int stream_value_encode(const struct stream_str *fv, size_t nf, struct buf *out)
 	return rc;
 }
 
-int stream_batch_create(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
-			uint64_t expire_ms, const struct stream_id *ids, const char *const *vals,
-			const size_t *lens, size_t n)
+int stream_txn_create(struct ks_txn *t, const struct ks_key *k, uint64_t expire_ms,
+		      const struct stream_id *ids, const char *const *vals, const size_t *lens,
+		      size_t n)
 {
-	struct buf sk = BUF_INIT;
-	struct enc_meta m;
 	struct stream_info i = {0};
-	uint8_t tail[TAIL_LEN];
-	int rc = 0;
+	struct enc_meta *m;
+	uint8_t sub[16];
 	if (n == 0)
 		return -EINVAL;
-	ks_meta_new(ks, &m, KV_TYPE_STREAM);
-	m.expire_ms = expire_ms;
-	for (size_t j = 0; j < n && !rc; j++) {
+	for (size_t j = 0; j < n; j++)
 		if (stream_id_is_zero(&ids[j]) || ids[j].ms == UINT64_MAX ||
 		    (j && stream_id_cmp(&ids[j - 1], &ids[j]) >= 0))
-			rc = -EINVAL;
-		if (!rc)
-			rc = entry_key(ks, k, m.version, &ids[j], &sk);
-		if (!rc)
-			store_batch_put(b, STORE_CF_STREAM, sk.data, sk.len, vals[j], lens[j]);
+			return -EINVAL;
+	int rc = ks_txn_renew(t, k, KV_TYPE_STREAM, &m);
+	if (rc)
+		return rc;
+	m->expire_ms = expire_ms;
+	for (size_t j = 0; j < n; j++) {
+		stream_id_put(sub, &ids[j]);
+		ks_txn_sub_put(t, k, STORE_CF_STREAM, sub, sizeof(sub), vals[j], lens[j]);
 	}
-	if (!rc) {
-		m.size = i.size = i.entries_added = n;
-		i.first = i.recorded_first = ids[0];
-		i.last = i.last_generated = ids[n - 1];
-		tail_encode(&i, tail);
-		rc = ks_batch_put_meta(ks, b, k, &m, tail, sizeof(tail));
-	}
-	buf_release(&sk);
-	return rc;
+	i.size = i.entries_added = n;
+	i.first = i.recorded_first = ids[0];
+	i.last = i.last_generated = ids[n - 1];
+	return stream_meta_commit(t, k, m, &i);
 }
 
 /* ---- XADD ---------------------------------------------------------- */

@@ -634,41 +634,33 @@ void zset_member_iter_free(struct zset_member_iter *it)
 
 /* ---- For t_convert --------------------------------------------------- */
 
-int zset_batch_create(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
-		      uint64_t expire_ms, const struct zset_member *ms, size_t n)
+int zset_txn_create(struct ks_txn *t, const struct ks_key *k, uint64_t expire_ms,
+		    const struct zset_member *ms, size_t n)
 {
-	struct buf sk = BUF_INIT, sub = BUF_INIT;
-	struct enc_meta meta;
+	struct buf sub = BUF_INIT;
+	struct enc_meta *m;
 	uint8_t sv[8];
-	int rc = 0;
 
 	if (n == 0)
 		return -EINVAL;
-	ks_meta_new(ks, &meta, KV_TYPE_ZSET);
-	meta.expire_ms = expire_ms;
-	meta.size = n;
-	for (size_t i = 0; i < n && !rc; i++) {
+	for (size_t i = 0; i < n; i++) {
 		if (isnan(ms[i].score))
-			rc = -EINVAL;
-		else if (ms[i].len > ZSET_MEMBER_MAX)
-			rc = -EFBIG;
-		else
-			rc = ks_sub_key(ks, k, meta.version, ms[i].member, ms[i].len, &sk);
-		if (rc)
-			break;
+			return -EINVAL;
+		if (ms[i].len > ZSET_MEMBER_MAX)
+			return -EFBIG;
+	}
+	int rc = ks_txn_renew(t, k, KV_TYPE_ZSET, &m);
+	if (rc)
+		return rc;
+	m->expire_ms = expire_ms;
+	m->size = n;
+	for (size_t i = 0; i < n && !rc; i++) {
 		put_be64(sv, enc_double_to_sortable(ms[i].score));
-		store_batch_put(b, STORE_CF_DEFAULT, sk.data, sk.len, sv, sizeof(sv));
-		buf_reset(&sk);
+		ks_txn_sub_put(t, k, STORE_CF_DEFAULT, ms[i].member, ms[i].len, sv, sizeof(sv));
 		rc = score_sub(&sub, ms[i].score, ms[i].member, ms[i].len);
 		if (!rc)
-			rc = ks_sub_key(ks, k, meta.version, sub.data, sub.len, &sk);
-		if (!rc)
-			store_batch_put(b, STORE_CF_ZSET_SCORE, sk.data, sk.len, "", 0);
-		buf_reset(&sk);
+			ks_txn_sub_put(t, k, STORE_CF_ZSET_SCORE, sub.data, sub.len, "", 0);
 	}
-	if (!rc)
-		rc = ks_batch_put_meta(ks, b, k, &meta, NULL, 0);
-	buf_release(&sk);
 	buf_release(&sub);
-	return rc;
+	return rc ? rc : ks_txn_commit(t);
 }

@@ -10,6 +10,7 @@
 #include "alg_bloom.h"
 #include "check.h"
 #include "keyspace.h"
+#include "ks_attr.h"
 #include "store.h"
 #include "t_bloom.h"
 #include "t_convert.h"
@@ -279,8 +280,18 @@ static void test_state(void)
 	CHECK_INT(bloom_info(ks, KEY("st"), &got), 0);
 	CHECK_INT(got.n_filters, 2);
 	CHECK(got.error_rate == 0.01);
-	/* Clear: no items, zero filters (no records), same parameters. */
+	/* Clear: no items, zero filters (no records), same parameters, a new
+	 * version that the key's attribute records follow. */
+	struct ks_attr_set mode = {.mask = KS_ATTR_SET_MODE, .mode = 0604};
+	struct ks_info before, after;
+	struct ks_attr a;
+	CHECK_INT(ks_attr_set(ks, KEY("st"), NULL, 0, &mode), 0);
+	CHECK_INT(ks_lookup(ks, KEY("st"), &before), 0);
 	CHECK_INT(bloom_clear(ks, KEY("st")), 0);
+	CHECK_INT(ks_lookup(ks, KEY("st"), &after), 0);
+	CHECK(after.version != before.version);
+	CHECK_INT(ks_attr_get(ks, KEY("st"), after.version, NULL, 0, &a), 0);
+	CHECK_INT(a.mode, 0604);
 	CHECK_INT(bloom_info(ks, KEY("st"), &got), 0);
 	CHECK_INT(got.size, 0);
 	CHECK_INT(got.n_filters, 2);

@@ -8,6 +8,7 @@
  */
 #include "check.h"
 #include "keyspace.h"
+#include "ks_attr.h"
 #include "store.h"
 #include "t_convert.h"
 #include "t_hash.h"
@@ -191,6 +192,23 @@ static void test_set_zset_sortedint(void)
 	check_meta("i2", 0x82, 2);
 }
 
+/* The key's attribute records follow it to its new version. */
+static void test_attrs_follow(void)
+{
+	struct ks_attr_set s = {.mask = KS_ATTR_SET_MODE, .mode = 0640};
+	struct ks_info before, after;
+	struct ks_attr a;
+	hset("am", "0", "x");
+	CHECK_INT(ks_attr_set(ks, KEY(DEFNS, "am"), NULL, 0, &s), 0);
+	CHECK_INT(ks_lookup(ks, KEY(DEFNS, "am"), &before), 0);
+	CHECK_INT(convert_hash(ks, KEY(DEFNS, "am"), KV_TYPE_LIST, num_cb, NULL), 0);
+	CHECK_INT(ks_lookup(ks, KEY(DEFNS, "am"), &after), 0);
+	CHECK(after.type == KV_TYPE_LIST && after.version != before.version);
+	CHECK_INT(ks_attr_get(ks, KEY(DEFNS, "am"), after.version, NULL, 0, &a), 0);
+	CHECK(a.has & KS_ATTR_HAS_MODE);
+	CHECK_INT(a.mode, 0640);
+}
+
 static void test_refusals(void)
 {
 	struct ks_info info;
@@ -217,6 +235,7 @@ int main(void)
 		return check_done("test_convert");
 	test_list();
 	test_set_zset_sortedint();
+	test_attrs_follow();
 	test_refusals();
 	ks_close(ks);
 	buf_release(&v);
