@@ -19,15 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static int seg_key(struct keyspace *ks, const struct ks_key *k, uint64_t version, int seg,
-		   struct buf *out)
-{
-	char s[4];
-	int n = snprintf(s, sizeof(s), "%d", seg);
-	buf_reset(out);
-	return ks_sub_key(ks, k, version, s, (size_t)n, out);
-}
-
 /* Stage segment s of k (NULL: delete it) in t. */
 static void seg_stage(struct ks_txn *t, const struct ks_key *k, int s, const uint8_t *seg)
 {
@@ -48,29 +39,32 @@ static int seg_of(const char *s, size_t n)
 	return (int)v;
 }
 
+/* Is m the metadata of a dense HLL (the only form kvfs reads)? 0,
+ * -EUCLEAN. */
+static int meta_check(const struct ks_key *k, const struct enc_meta *m)
+{
+	if (m->tail_len < 1 || m->tail[0] != 0)
+		return ks_corrupt(k, "hyperloglog encode_type %d is not the dense form (0)",
+				  m->tail_len ? m->tail[0] : -1);
+	return 0;
+}
+
 /* Metadata of an HLL key: 0, -ENOENT, -KV_EWRONGTYPE, -EUCLEAN. */
 static int meta_get(struct keyspace *ks, const struct ks_key *k, struct buf *raw,
 		    struct enc_meta *m)
 {
 	int rc = ks_meta_get(ks, k, KV_TYPE_HLL, raw, m);
-	if (!rc && (m->tail_len < 1 || m->tail[0] != 0)) {
-		rc = ks_corrupt(k, "hyperloglog encode_type %d is not the dense form (0)",
-				m->tail_len ? m->tail[0] : -1);
-	}
-	return rc;
+	return rc ? rc : meta_check(k, m);
 }
 
-/* Read the registers of the key version m into regs (zeros first);
- * present[s] = segment s is stored. */
-static int regs_read(struct keyspace *ks, const struct ks_key *k, uint8_t *regs,
-		     bool present[HLL_SEGMENTS])
+/* Read the registers of the key's current version into regs (zeros
+ * first). */
+static int regs_read(struct keyspace *ks, const struct ks_key *k, uint8_t *regs)
 {
 	int rc = 0;
 	const char *sub, *v;
 	size_t sn, vn;
 	memset(regs, 0, HLL_DENSE_BYTES);
-	if (present)
-		memset(present, 0, HLL_SEGMENTS * sizeof(bool));
 	struct ks_sub_iter *it = ks_sub_iter_new(ks, k, KV_TYPE_HLL, NULL, 0, &rc);
 	if (!it)
 		return rc ? rc : -ENOMEM;
@@ -84,8 +78,6 @@ static int regs_read(struct keyspace *ks, const struct ks_key *k, uint8_t *regs,
 			break;
 		}
 		memcpy(regs + (size_t)s * HLL_SEGMENT_BYTES, v, vn);
-		if (present)
-			present[s] = true;
 	}
 	ks_sub_iter_free(it);
 	return rc < 0 ? rc : 0;
@@ -109,65 +101,46 @@ typedef int (*regs_change_fn)(uint8_t *regs, void *arg);
 static int regs_update(struct keyspace *ks, const struct ks_key *k, regs_change_fn change,
 		       void *arg, bool *changed)
 {
-	struct buf raw = BUF_INIT, sk = BUF_INIT;
-	struct store_batch *b = NULL;
-	struct enc_meta m;
-	bool present[HLL_SEGMENTS], fresh = false, any = false;
+	static const uint8_t dense = 0; /* a new key's tail: encode_type */
+	struct ks_txn t;
+	struct enc_meta *m;
+	bool any = false;
 	uint8_t *old = malloc(HLL_DENSE_BYTES), *regs = malloc(HLL_DENSE_BYTES);
-	int rc = -ENOMEM;
 
-	if (!old || !regs || !(b = store_batch_new(ks_store(ks))))
-		goto free;
-	ks_lock(ks, k);
-	rc = meta_get(ks, k, &raw, &m);
-	if (rc == -ENOENT) {
-		ks_meta_new(ks, &m, KV_TYPE_HLL);
-		memset(old, 0, HLL_DENSE_BYTES);
-		memset(present, 0, sizeof(present));
-		fresh = true;
-		rc = 0;
-	} else if (!rc) {
-		rc = regs_read(ks, k, old, present);
+	if (!old || !regs) {
+		free(old);
+		free(regs);
+		return -ENOMEM;
 	}
-	if (rc)
-		goto out;
-	memcpy(regs, old, HLL_DENSE_BYTES);
-	rc = change(regs, arg);
-	if (rc)
-		goto out;
+	ks_txn_begin(&t, ks, k);
+	int rc = ks_txn_open(&t, k, KV_TYPE_HLL, &m);
+	bool fresh = !rc && ks_txn_is_new(&t, k);
+	if (!rc && !fresh)
+		rc = meta_check(k, m);
+	if (!rc && !fresh)
+		rc = regs_read(ks, k, old);
+	if (fresh)
+		memset(old, 0, HLL_DENSE_BYTES);
+	if (!rc) {
+		memcpy(regs, old, HLL_DENSE_BYTES);
+		rc = change(regs, arg);
+	}
 	for (int s = 0; s < HLL_SEGMENTS && !rc; s++) {
 		const uint8_t *seg = regs + (size_t)s * HLL_SEGMENT_BYTES;
 		if (!memcmp(seg, old + (size_t)s * HLL_SEGMENT_BYTES, HLL_SEGMENT_BYTES))
 			continue;
 		any = true;
-		rc = seg_key(ks, k, m.version, s, &sk);
-		if (rc)
-			break;
-		if (all_zero(seg, HLL_SEGMENT_BYTES))
-			store_batch_delete(b, STORE_CF_DEFAULT, sk.data, sk.len);
-		else
-			store_batch_put(b, STORE_CF_DEFAULT, sk.data, sk.len, seg,
-					HLL_SEGMENT_BYTES);
+		seg_stage(&t, k, s, all_zero(seg, HLL_SEGMENT_BYTES) ? NULL : seg);
 	}
-	if (!rc && fresh) {
-		uint8_t tail = 0;
-		rc = ks_batch_put_meta(ks, b, k, &m, &tail, 1);
-		if (!rc)
-			rc = ks_batch_empty_del(ks, b, k);
-	}
+	if (!rc && fresh)
+		ks_txn_meta_put(&t, k, &dense, 1);
 	if (!rc && (any || fresh))
-		rc = ks_write(ks, b);
+		rc = ks_txn_commit(&t);
 	if (!rc && changed)
 		*changed = any || fresh;
-out:
-	ks_unlock(ks, k);
-free:
-	store_batch_free(b);
-	buf_release(&raw);
-	buf_release(&sk);
 	free(old);
 	free(regs);
-	return rc;
+	return ks_txn_end(&t, rc);
 }
 
 struct add_arg {
@@ -201,7 +174,7 @@ static int regs_get(struct keyspace *ks, const struct ks_key *k, uint8_t *regs)
 		memset(regs, 0, HLL_DENSE_BYTES);
 		return 0;
 	}
-	return rc ? rc : regs_read(ks, k, regs, NULL);
+	return rc ? rc : regs_read(ks, k, regs);
 }
 
 /* Union of n keys into u (zeros first). */
@@ -259,7 +232,7 @@ int hll_registers(struct keyspace *ks, const struct ks_key *k, uint8_t *regs)
 	struct enc_meta m;
 	int rc = meta_get(ks, k, &raw, &m);
 	buf_release(&raw);
-	return rc ? rc : regs_read(ks, k, regs, NULL);
+	return rc ? rc : regs_read(ks, k, regs);
 }
 
 static int set_change(uint8_t *regs, void *arg)

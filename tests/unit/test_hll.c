@@ -275,6 +275,49 @@ static void test_corrupt(void)
 	buf_release(&raw);
 }
 
+/* Put v at sub-key `seg` of key's current version. */
+static void plant_seg(const char *key, const char *seg, const void *v, size_t n)
+{
+	struct buf raw = BUF_INIT, sk = BUF_INIT;
+	struct store_batch *b = store_batch_new(ks_store(ks));
+	CHECK_INT(meta_raw(key, &raw), 0);
+	CHECK_INT(ks_sub_key(ks, KEY(key), get_be64(raw.data + 9), seg, strlen(seg), &sk), 0);
+	store_batch_put(b, STORE_CF_DEFAULT, sk.data, sk.len, v, n);
+	CHECK_INT(store_write(ks_store(ks), b, false), 0);
+	store_batch_free(b);
+	buf_release(&raw);
+	buf_release(&sk);
+}
+
+/* Issue 15: a segment's index and size are checked before its bytes go
+ * into the register array: one of another size is -EUCLEAN for every
+ * verb that reads it (and changes nothing); a sub-key that names no
+ * segment 0..15 is not read at all. */
+static void test_corrupt_segments(void)
+{
+	static uint8_t big[HLL_SEGMENT_BYTES + 1], regs[HLL_DENSE_BYTES], got[HLL_DENSE_BYTES];
+	struct iovec a = {"zz", 2};
+	uint64_t c;
+	memset(big, 0xff, sizeof(big));
+	const char *names[] = {"16", "99", "015", "-1", "1a"};
+	CHECK_INT(add_seq("hs", 1, 100), 0);
+	CHECK_INT(hll_registers(ks, KEY("hs"), regs), 0);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		plant_seg("hs", names[i], big, sizeof(big));
+	CHECK_INT(hll_registers(ks, KEY("hs"), got), 0);
+	CHECK(memcmp(regs, got, sizeof(regs)) == 0);
+	size_t sizes[] = {HLL_SEGMENT_BYTES + 1, HLL_SEGMENT_BYTES - 1, 0};
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		plant_seg("hs", "15", big, sizes[i]);
+		CHECK_INT(hll_count(ks, KEY("hs"), 1, &c), -EUCLEAN);
+		CHECK_INT(hll_add(ks, KEY("hs"), &a, 1, NULL), -EUCLEAN);
+		CHECK_INT(hll_registers(ks, KEY("hs"), got), -EUCLEAN);
+		CHECK_INT(hll_merge(ks, KEY("hs2"), KEY("hs"), 1), -EUCLEAN);
+		CHECK_INT(hll_count(ks, KEY("hs2"), 1, &c), 0);
+		CHECK_INT(c, 0);
+	}
+}
+
 /* The fs layer's reading of a hash field: "registers" is state file 0. */
 static int regs_cb(void *arg, const char *f, size_t fn, const char *v, size_t vn,
 		   struct convert_item *it)
@@ -328,6 +371,7 @@ int main(void)
 	test_merge();
 	test_set_registers();
 	test_corrupt();
+	test_corrupt_segments();
 	test_convert();
 	ks_close(ks);
 	tmpdir_remove(dir);
