@@ -14,7 +14,7 @@
  * digest has min DBL_MAX and max -DBL_MAX. seq is the centroid's position
  * (0, 1, ...), which keeps equal means apart.
  *
- * Invariants kept by every write (one batch under the key's lock):
+ * Invariants kept by every write (one transaction, ks_txn.h):
  * unmerged_nodes = samples in the buffer (no buffer record when 0),
  * merged_nodes = centroid records, merged_weight = their weight,
  * total_weight = merged_weight + unmerged_nodes. Rewriting the centroids
@@ -22,6 +22,7 @@
  */
 #include "t_tdigest.h"
 
+#include "ks_txn.h"
 #include "store.h"
 
 #include <errno.h>
@@ -83,7 +84,7 @@ static void info_new(struct tdigest_info *in, uint32_t compression)
 	in->max = -DBL_MAX;
 }
 
-/* The key's metadata and tail, read under its lock by writers. */
+/* The key's metadata and tail, for a read. */
 static int meta_read(struct keyspace *ks, const struct ks_key *k, struct buf *raw,
 		     struct enc_meta *m, struct tdigest_info *in)
 {
@@ -91,25 +92,40 @@ static int meta_read(struct keyspace *ks, const struct ks_key *k, struct buf *ra
 	return rc ? rc : tail_decode(k, m, in);
 }
 
-static int batch_meta(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
-		      const struct enc_meta *m, const struct tdigest_info *in)
+/* The same under t's lock (*m is t's). */
+static int txn_get(struct ks_txn *t, const struct ks_key *k, struct enc_meta **m,
+		   struct tdigest_info *in)
 {
-	uint8_t tail[TD_TAIL];
+	int rc = ks_txn_get(t, k, KV_TYPE_TDIGEST, m);
+	return rc ? rc : tail_decode(k, *m, in);
+}
+
+/* Stage k's metadata with the tail of in; tail (the caller's) holds it
+ * until the commit. */
+static void meta_stage(struct ks_txn *t, const struct ks_key *k, const struct tdigest_info *in,
+		       uint8_t tail[TD_TAIL])
+{
 	tail_encode(tail, in);
-	return ks_batch_put_meta(ks, b, k, m, tail, sizeof(tail));
+	ks_txn_meta_put(t, k, tail, TD_TAIL);
+}
+
+/* The sub-key after the version: a segment, and for a centroid its mean
+ * and seq. Its length. */
+static size_t sub_of(uint8_t sub[13], uint8_t seg, const double *mean, uint32_t seq)
+{
+	sub[0] = seg;
+	if (!mean)
+		return 1;
+	put_be64(sub + 1, enc_double_to_sortable(*mean));
+	put_be32(sub + 9, seq);
+	return 13;
 }
 
 static int sub_key(struct keyspace *ks, const struct ks_key *k, uint64_t version, uint8_t seg,
 		   const double *mean, uint32_t seq, struct buf *out)
 {
 	uint8_t sub[13];
-	size_t n = 1;
-	sub[0] = seg;
-	if (mean) {
-		put_be64(sub + 1, enc_double_to_sortable(*mean));
-		put_be32(sub + 9, seq);
-		n = 13;
-	}
+	size_t n = sub_of(sub, seg, mean, seq);
 	buf_reset(out);
 	return ks_sub_key(ks, k, version, sub, n, out);
 }
@@ -136,15 +152,13 @@ static int buffer_read(struct keyspace *ks, const struct ks_key *k, uint64_t ver
 	return rc;
 }
 
-/* Read the centroid records into d (in key order = mean order). With b,
- * also delete each of them in b. */
+/* Read the centroid records into d (in key order = mean order). With t,
+ * also delete each of them in t. */
 static int centroids_read(struct keyspace *ks, const struct ks_key *k,
-			  const struct tdigest_info *in, struct td_digest *d, struct store_batch *b,
-			  uint64_t version)
+			  const struct tdigest_info *in, struct td_digest *d, struct ks_txn *t)
 {
 	int rc = 0;
 	uint8_t after = SEG_BUFFER;
-	struct buf sk = BUF_INIT;
 	struct ks_sub_iter *it = ks_sub_iter_new(ks, k, KV_TYPE_TDIGEST, &after, 1, &rc);
 	if (!it)
 		return rc ? rc : -ENOMEM;
@@ -159,17 +173,12 @@ static int centroids_read(struct keyspace *ks, const struct ks_key *k,
 		}
 		rc = td_push(d, enc_sortable_to_double(get_be64(s + 1)),
 			     enc_sortable_to_double(get_be64(v)));
-		if (!rc && b) {
-			rc = ks_sub_key(ks, k, version, s, sn, &sk);
-			if (!rc)
-				store_batch_delete(b, STORE_CF_DEFAULT, sk.data, sk.len);
-			buf_reset(&sk);
-		}
 		if (rc)
 			break;
+		if (t)
+			ks_txn_sub_del(t, k, STORE_CF_DEFAULT, s, sn);
 	}
 	ks_sub_iter_free(it);
-	buf_release(&sk);
 	if (rc > 0)
 		rc = 0;
 	if (!rc && d->n != in->merged_nodes)
@@ -181,38 +190,33 @@ static int centroids_read(struct keyspace *ks, const struct ks_key *k,
 	return rc;
 }
 
-/* Put the centroids of d (old ones already deleted in b). */
-static int centroids_put(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
-			 uint64_t version, const struct td_centroid *c, size_t n)
+/* Stage the centroids c[0..n) (old ones already deleted). */
+static void centroids_put(struct ks_txn *t, const struct ks_key *k, const struct td_centroid *c,
+			  size_t n)
 {
-	struct buf sk = BUF_INIT;
-	int rc = 0;
-	for (size_t i = 0; i < n && !rc; i++) {
-		uint8_t w[8];
-		rc = sub_key(ks, k, version, SEG_CENTROID, &c[i].mean, (uint32_t)i, &sk);
+	for (size_t i = 0; i < n; i++) {
+		uint8_t sub[13], w[8];
+		size_t sn = sub_of(sub, SEG_CENTROID, &c[i].mean, (uint32_t)i);
 		put_be64(w, enc_double_to_sortable(c[i].weight));
-		if (!rc)
-			store_batch_put(b, STORE_CF_DEFAULT, sk.data, sk.len, w, sizeof(w));
+		ks_txn_sub_put(t, k, STORE_CF_DEFAULT, sub, sn, w, sizeof(w));
 	}
-	buf_release(&sk);
-	return rc;
 }
 
-/* Put (n > 0) or delete the buffer record. */
-static int buffer_put(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
-		      uint64_t version, const double *v, size_t n)
+/* Stage the buffer record: put (n > 0) or delete. */
+static void buffer_put(struct ks_txn *t, const struct ks_key *k, const double *v, size_t n)
 {
-	struct buf sk = BUF_INIT, val = BUF_INIT;
-	int rc = sub_key(ks, k, version, SEG_BUFFER, NULL, 0, &sk);
+	struct buf val = BUF_INIT;
+	uint8_t sub = SEG_BUFFER;
+	int rc = 0;
 	for (size_t i = 0; i < n && !rc; i++)
 		rc = buf_add_double(&val, v[i]);
-	if (!rc && n)
-		store_batch_put(b, STORE_CF_DEFAULT, sk.data, sk.len, val.data, val.len);
-	else if (!rc)
-		store_batch_delete(b, STORE_CF_DEFAULT, sk.data, sk.len);
-	buf_release(&sk);
+	if (rc)
+		ks_txn_fail(t, rc);
+	else if (n)
+		ks_txn_sub_put(t, k, STORE_CF_DEFAULT, &sub, 1, val.data, val.len);
+	else
+		ks_txn_sub_del(t, k, STORE_CF_DEFAULT, &sub, 1);
 	buf_release(&val);
-	return rc;
 }
 
 static bool all_finite(const struct ks_key *k, const double *v, size_t n, const char *what)
@@ -229,11 +233,10 @@ static bool all_finite(const struct ks_key *k, const double *v, size_t n, const 
 
 int tdigest_create(struct keyspace *ks, const struct ks_key *k, uint32_t compression)
 {
-	struct buf raw = BUF_INIT;
-	struct store_batch *b;
-	struct enc_meta m;
+	struct ks_txn t;
+	struct enc_meta *m;
 	struct tdigest_info in;
-	int rc;
+	uint8_t tail[TD_TAIL];
 
 	if (compression == 0)
 		compression = TD_COMPRESSION_DEFAULT;
@@ -242,30 +245,19 @@ int tdigest_create(struct keyspace *ks, const struct ks_key *k, uint32_t compres
 			compression, TD_COMPRESSION_MAX);
 		return -EINVAL;
 	}
-	if (!(b = store_batch_new(ks_store(ks))))
-		return -ENOMEM;
-	ks_lock(ks, k);
-	rc = ks_meta_get(ks, k, KV_TYPE_NONE, &raw, &m);
-	if (rc == 0)
-		rc = -EEXIST;
-	if (rc == -ENOENT) {
-		ks_meta_new(ks, &m, KV_TYPE_TDIGEST);
+	ks_txn_begin(&t, ks, k);
+	int rc = ks_txn_create(&t, k, KV_TYPE_TDIGEST, &m);
+	if (!rc) {
 		info_new(&in, compression);
-		rc = batch_meta(ks, b, k, &m, &in);
-		if (!rc)
-			rc = ks_batch_empty_del(ks, b, k);
-		if (!rc)
-			rc = ks_write(ks, b);
+		meta_stage(&t, k, &in, tail);
+		rc = ks_txn_commit(&t);
 	}
-	ks_unlock(ks, k);
-	store_batch_free(b);
-	buf_release(&raw);
-	return rc;
+	return ks_txn_end(&t, rc);
 }
 
-/* Merge the stored buffer (plus `extra`) into the centroids, in b:
+/* Merge the stored buffer (plus `extra`) into the centroids, in t:
  * Kvrocks's mergeCurrentBuffer. */
-static int merge_buffer(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
+static int merge_buffer(struct ks_txn *t, struct keyspace *ks, const struct ks_key *k,
 			const struct enc_meta *m, struct tdigest_info *in, const double *extra,
 			size_t nextra)
 {
@@ -277,17 +269,15 @@ static int merge_buffer(struct keyspace *ks, struct store_batch *b, const struct
 	if (!rc)
 		rc = buffer_read(ks, k, m->version, in, all);
 	if (!rc)
-		rc = centroids_read(ks, k, in, &d, b, m->version);
+		rc = centroids_read(ks, k, in, &d, t);
 	if (!rc) {
 		if (nextra)
 			memcpy(all + in->unmerged_nodes, extra, nextra * sizeof(*all));
 		rc = td_merge_input(&d, all, nb);
 	}
-	if (!rc)
-		rc = buffer_put(ks, b, k, m->version, NULL, 0);
-	if (!rc)
-		rc = centroids_put(ks, b, k, m->version, d.c, d.n);
 	if (!rc) {
+		buffer_put(t, k, NULL, 0);
+		centroids_put(t, k, d.c, d.n);
 		in->merge_times++;
 		in->merged_nodes = d.n;
 		in->unmerged_nodes = 0;
@@ -302,48 +292,41 @@ static int merge_buffer(struct keyspace *ks, struct store_batch *b, const struct
 
 int tdigest_add(struct keyspace *ks, const struct ks_key *k, const double *v, size_t n)
 {
-	struct buf raw = BUF_INIT;
-	struct store_batch *b;
-	struct enc_meta m;
+	struct ks_txn t;
+	struct enc_meta *m;
 	struct tdigest_info in;
-	int rc;
+	uint8_t tail[TD_TAIL];
 
 	if (n == 0 || !all_finite(k, v, n, "sample"))
 		return -EINVAL;
-	if (!(b = store_batch_new(ks_store(ks))))
-		return -ENOMEM;
-	ks_lock(ks, k);
-	rc = meta_read(ks, k, &raw, &m, &in);
+	ks_txn_begin(&t, ks, k);
+	int rc = txn_get(&t, k, &m, &in);
 	if (rc)
-		goto out;
+		return ks_txn_end(&t, rc);
 	in.observations += n;
 	in.total_weight += n;
 	if (in.unmerged_nodes + n <= in.capacity) {
 		double *all = malloc((in.unmerged_nodes + n) * sizeof(*all));
-		rc = all ? buffer_read(ks, k, m.version, &in, all) : -ENOMEM;
+		rc = all ? buffer_read(ks, k, m->version, &in, all) : -ENOMEM;
 		if (!rc) {
 			memcpy(all + in.unmerged_nodes, v, n * sizeof(*v));
-			rc = buffer_put(ks, b, k, m.version, all, in.unmerged_nodes + n);
+			buffer_put(&t, k, all, in.unmerged_nodes + n);
 		}
 		free(all);
 		in.unmerged_nodes += n;
 	} else {
-		rc = merge_buffer(ks, b, k, &m, &in, v, n);
+		rc = merge_buffer(&t, ks, k, m, &in, v, n);
 	}
-	if (!rc)
-		rc = batch_meta(ks, b, k, &m, &in);
-	if (!rc)
-		rc = ks_write(ks, b);
-out:
-	ks_unlock(ks, k);
-	store_batch_free(b);
-	buf_release(&raw);
-	return rc;
+	if (!rc) {
+		meta_stage(&t, k, &in, tail);
+		rc = ks_txn_commit(&t);
+	}
+	return ks_txn_end(&t, rc);
 }
 
-/* Delete every sub-key record of the key's version in b. */
-static int delete_all(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
-		      uint64_t version)
+/* Delete every sub-key record of k's version in t. */
+static void delete_all(struct ks_txn *t, struct keyspace *ks, const struct ks_key *k,
+		       uint64_t version)
 {
 	struct buf lo = BUF_INIT, hi = BUF_INIT;
 	int rc = ks_sub_key(ks, k, version, NULL, 0, &lo);
@@ -352,43 +335,37 @@ static int delete_all(struct keyspace *ks, struct store_batch *b, const struct k
 	if (!rc && !enc_prefix_successor(&hi))
 		rc = -EINVAL;
 	if (!rc)
-		store_batch_delete_range(b, STORE_CF_DEFAULT, lo.data, lo.len, hi.data, hi.len);
+		store_batch_delete_range(ks_txn_batch(t), STORE_CF_DEFAULT, lo.data, lo.len,
+					 hi.data, hi.len);
+	ks_txn_fail(t, rc);
 	buf_release(&lo);
 	buf_release(&hi);
-	return rc;
 }
 
 int tdigest_reset(struct keyspace *ks, const struct ks_key *k)
 {
-	struct buf raw = BUF_INIT;
-	struct store_batch *b;
-	struct enc_meta m;
+	struct ks_txn t;
+	struct enc_meta *m;
 	struct tdigest_info in;
-	int rc;
+	uint8_t tail[TD_TAIL];
 
-	if (!(b = store_batch_new(ks_store(ks))))
-		return -ENOMEM;
-	ks_lock(ks, k);
-	rc = meta_read(ks, k, &raw, &m, &in);
+	ks_txn_begin(&t, ks, k);
+	int rc = txn_get(&t, k, &m, &in);
 	if (!rc) {
 		struct tdigest_info fresh;
 		info_new(&fresh, in.compression);
 		fresh.capacity = in.capacity;
-		rc = delete_all(ks, b, k, m.version);
-		if (!rc)
-			rc = batch_meta(ks, b, k, &m, &fresh);
-		if (!rc)
-			rc = ks_write(ks, b);
+		delete_all(&t, ks, k, m->version);
+		meta_stage(&t, k, &fresh, tail);
+		rc = ks_txn_commit(&t);
 	}
-	ks_unlock(ks, k);
-	store_batch_free(b);
-	buf_release(&raw);
-	return rc;
+	return ks_txn_end(&t, rc);
 }
 
-/* The queries' digest of one key, its lock held by the caller. */
-static int digest_locked(struct keyspace *ks, const struct ks_key *k, struct td_digest *d,
-			 struct tdigest_info *in)
+/* The queries' digest of one key (its lock held by the caller, for one
+ * moment's records). */
+static int digest_read(struct keyspace *ks, const struct ks_key *k, struct td_digest *d,
+		       struct tdigest_info *in)
 {
 	struct buf raw = BUF_INIT;
 	struct enc_meta m;
@@ -397,7 +374,7 @@ static int digest_locked(struct keyspace *ks, const struct ks_key *k, struct td_
 	if (rc)
 		goto out;
 	d->compression = in->compression;
-	rc = centroids_read(ks, k, in, d, NULL, m.version);
+	rc = centroids_read(ks, k, in, d, NULL);
 	if (!rc && in->unmerged_nodes) {
 		all = malloc(in->unmerged_nodes * sizeof(*all));
 		rc = all ? buffer_read(ks, k, m.version, in, all) : -ENOMEM;
@@ -414,11 +391,11 @@ int tdigest_digest(struct keyspace *ks, const struct ks_key *k, struct td_digest
 		   struct tdigest_info *info)
 {
 	struct tdigest_info in;
+	struct ks_txn t;
 	td_init(d, 0);
-	ks_lock(ks, k);
-	int rc = digest_locked(ks, k, d, info ? info : &in);
-	ks_unlock(ks, k);
-	return rc;
+	ks_txn_begin(&t, ks, k); /* a read: the lock only */
+	int rc = digest_read(ks, k, d, info ? info : &in);
+	return ks_txn_end(&t, rc);
 }
 
 int tdigest_info(struct keyspace *ks, const struct ks_key *k, struct tdigest_info *out)
@@ -433,12 +410,12 @@ int tdigest_info(struct keyspace *ks, const struct ks_key *k, struct tdigest_inf
 int tdigest_merge(struct keyspace *ks, const struct ks_key *dest, const struct ks_key *src,
 		  size_t nsrc, uint32_t compression, bool override)
 {
-	struct buf raw = BUF_INIT;
-	struct store_batch *b = NULL;
+	struct ks_txn t;
+	struct enc_meta *m;
 	struct td_digest *ds = NULL, out;
 	const struct td_digest **dp = NULL;
 	struct tdigest_info din, sin;
-	struct enc_meta m;
+	uint8_t tail[TD_TAIL];
 	size_t nd = 0;
 	uint64_t observations = 0;
 	int rc = 0;
@@ -451,36 +428,34 @@ int tdigest_merge(struct keyspace *ks, const struct ks_key *dest, const struct k
 	}
 	ds = calloc(nsrc + 1, sizeof(*ds));
 	dp = calloc(nsrc + 1, sizeof(*dp));
-	b = store_batch_new(ks_store(ks));
-	if (!ds || !dp || !b) {
-		rc = -ENOMEM;
-		goto free;
+	if (!ds || !dp) {
+		free(ds);
+		free(dp);
+		return -ENOMEM;
 	}
 	/* One source (the common case): both locks, in ks_lock2's order.
 	 * NEEDSWORK: with more, only dest's lock is held and the sources
 	 * are read as any read is (a concurrent write to one may or may not
 	 * be seen). */
-	bool two = nsrc == 1;
-	if (two)
-		ks_lock2(ks, dest, &src[0]);
+	if (nsrc == 1)
+		ks_txn_begin2(&t, ks, dest, &src[0]);
 	else
-		ks_lock(ks, dest);
+		ks_txn_begin(&t, ks, dest);
 
-	rc = meta_read(ks, dest, &raw, &m, &din);
-	bool dest_exists = rc == 0;
-	if (rc && rc != -ENOENT)
-		goto unlock;
-	rc = 0;
-	if (dest_exists && !override) {
+	rc = ks_txn_open(&t, dest, KV_TYPE_TDIGEST, &m);
+	bool dest_exists = !rc && !ks_txn_is_new(&t, dest);
+	if (dest_exists)
+		rc = tail_decode(dest, m, &din);
+	if (!rc && dest_exists && !override) {
 		td_init(&ds[nd], 0);
-		rc = digest_locked(ks, dest, &ds[nd], &din);
+		rc = digest_read(ks, dest, &ds[nd], &din);
 		observations += din.observations;
 		nd++;
 	}
 	uint32_t cmax = 0;
 	for (size_t i = 0; i < nsrc && !rc; i++) {
 		td_init(&ds[nd], 0);
-		rc = digest_locked(ks, &src[i], &ds[nd], &sin);
+		rc = digest_read(ks, &src[i], &ds[nd], &sin);
 		nd++;
 		if (!rc) {
 			observations += sin.observations;
@@ -488,7 +463,7 @@ int tdigest_merge(struct keyspace *ks, const struct ks_key *dest, const struct k
 		}
 	}
 	if (rc)
-		goto unlock;
+		goto out;
 	if (compression == 0)
 		compression = dest_exists && !override ? din.compression : cmax;
 	for (size_t i = 0; i < nd; i++)
@@ -496,14 +471,10 @@ int tdigest_merge(struct keyspace *ks, const struct ks_key *dest, const struct k
 	out.compression = compression;
 	rc = td_merge_digests(&out, dp, nd);
 	if (rc)
-		goto unlock;
+		goto out;
 	uint64_t times = dest_exists && !override ? din.merge_times + 1 : 1;
-	if (dest_exists) {
-		rc = delete_all(ks, b, dest, m.version);
-	} else {
-		ks_meta_new(ks, &m, KV_TYPE_TDIGEST);
-		rc = ks_batch_empty_del(ks, b, dest);
-	}
+	if (dest_exists)
+		delete_all(&t, ks, dest, m->version);
 	info_new(&din, compression);
 	din.merged_nodes = out.n;
 	din.merged_weight = din.total_weight = (uint64_t)out.total_weight;
@@ -511,26 +482,16 @@ int tdigest_merge(struct keyspace *ks, const struct ks_key *dest, const struct k
 	din.max = out.max;
 	din.observations = observations;
 	din.merge_times = times;
-	if (!rc)
-		rc = centroids_put(ks, b, dest, m.version, out.c, out.n);
-	if (!rc)
-		rc = batch_meta(ks, b, dest, &m, &din);
-	if (!rc)
-		rc = ks_write(ks, b);
-unlock:
-	if (two)
-		ks_unlock2(ks, dest, &src[0]);
-	else
-		ks_unlock(ks, dest);
-free:
+	centroids_put(&t, dest, out.c, out.n);
+	meta_stage(&t, dest, &din, tail);
+	rc = ks_txn_commit(&t);
+out:
 	for (size_t i = 0; i < nd; i++)
 		td_release(&ds[i]);
 	td_release(&out);
 	free(ds);
 	free(dp);
-	store_batch_free(b);
-	buf_release(&raw);
-	return rc;
+	return ks_txn_end(&t, rc);
 }
 
 /* ---- The exact state ------------------------------------------------------ */
@@ -538,27 +499,24 @@ free:
 int tdigest_state(struct keyspace *ks, const struct ks_key *k, struct tdigest_info *info,
 		  struct td_digest *d, double **buf, size_t *nbuf)
 {
-	struct buf raw = BUF_INIT;
-	struct enc_meta m;
-	int rc;
+	struct ks_txn t;
+	struct enc_meta *m;
 	td_init(d, 0);
 	*buf = NULL;
 	*nbuf = 0;
-	ks_lock(ks, k);
-	rc = meta_read(ks, k, &raw, &m, info);
+	ks_txn_begin(&t, ks, k); /* a read: the lock only */
+	int rc = txn_get(&t, k, &m, info);
 	if (!rc) {
 		d->compression = info->compression;
-		rc = centroids_read(ks, k, info, d, NULL, m.version);
+		rc = centroids_read(ks, k, info, d, NULL);
 	}
 	if (!rc && info->unmerged_nodes) {
 		*buf = malloc(info->unmerged_nodes * sizeof(**buf));
-		rc = *buf ? buffer_read(ks, k, m.version, info, *buf) : -ENOMEM;
+		rc = *buf ? buffer_read(ks, k, m->version, info, *buf) : -ENOMEM;
 		if (!rc)
 			*nbuf = info->unmerged_nodes;
 	}
-	ks_unlock(ks, k);
-	buf_release(&raw);
-	return rc;
+	return ks_txn_end(&t, rc);
 }
 
 /* One edit of the state under the key's lock: what = 'b'uffer,
@@ -597,18 +555,15 @@ static int compression_ok(const struct ks_key *k, uint32_t compression)
 
 static int edit(struct keyspace *ks, const struct ks_key *k, const struct edit *e)
 {
-	struct buf raw = BUF_INIT;
-	struct store_batch *b;
-	struct enc_meta m;
+	struct ks_txn t;
+	struct enc_meta *m;
 	struct tdigest_info in;
-	int rc;
+	uint8_t tail[TD_TAIL];
 
-	if (!(b = store_batch_new(ks_store(ks))))
-		return -ENOMEM;
-	ks_lock(ks, k);
-	rc = meta_read(ks, k, &raw, &m, &in);
+	ks_txn_begin(&t, ks, k);
+	int rc = txn_get(&t, k, &m, &in);
 	if (rc)
-		goto out;
+		return ks_txn_end(&t, rc);
 	switch (e->what) {
 	case 'b':
 		if (e->n > in.capacity) {
@@ -617,19 +572,18 @@ static int edit(struct keyspace *ks, const struct ks_key *k, const struct edit *
 			rc = -EINVAL;
 			break;
 		}
-		rc = buffer_put(ks, b, k, m.version, e->v, e->n);
+		buffer_put(&t, k, e->v, e->n);
 		in.unmerged_nodes = e->n;
 		break;
 	case 'c': {
 		struct td_digest old;
 		double w = 0;
 		td_init(&old, 0);
-		rc = centroids_read(ks, k, &in, &old, b, m.version);
+		rc = centroids_read(ks, k, &in, &old, &t);
 		td_release(&old);
 		for (size_t i = 0; i < e->n; i++)
 			w += e->c[i].weight;
-		if (!rc)
-			rc = centroids_put(ks, b, k, m.version, e->c, e->n);
+		centroids_put(&t, k, e->c, e->n);
 		in.merged_nodes = e->n;
 		in.merged_weight = (uint64_t)w;
 		break;
@@ -646,15 +600,11 @@ static int edit(struct keyspace *ks, const struct ks_key *k, const struct edit *
 		rc = compression_change(k, &in, e->compression);
 	}
 	in.total_weight = in.merged_weight + in.unmerged_nodes;
-	if (!rc)
-		rc = batch_meta(ks, b, k, &m, &in);
-	if (!rc)
-		rc = ks_write(ks, b);
-out:
-	ks_unlock(ks, k);
-	store_batch_free(b);
-	buf_release(&raw);
-	return rc;
+	if (!rc) {
+		meta_stage(&t, k, &in, tail);
+		rc = ks_txn_commit(&t);
+	}
+	return ks_txn_end(&t, rc);
 }
 
 int tdigest_set_buffer(struct keyspace *ks, const struct ks_key *k, const double *v, size_t n)
