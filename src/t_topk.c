@@ -17,6 +17,7 @@
  */
 #include "t_topk.h"
 
+#include "ks_txn.h"
 #include "store.h"
 
 #include <errno.h>
@@ -68,20 +69,21 @@ static int params_check(const struct ks_key *k, const struct topk_params *p)
 	return -EINVAL;
 }
 
-static int row_key(struct keyspace *ks, const struct ks_key *k, uint64_t version, uint32_t row,
-		   struct buf *out)
+/* The sub-key of row r (after the version). */
+static void row_sub(uint8_t sub[5], uint32_t r)
 {
-	uint8_t sub[5] = {SEG_ROW};
-	put_be32(sub + 1, row);
-	buf_reset(out);
-	return ks_sub_key(ks, k, version, sub, sizeof(sub), out);
+	sub[0] = SEG_ROW;
+	put_be32(sub + 1, r);
 }
 
-static int heap_key(struct keyspace *ks, const struct ks_key *k, uint64_t version, struct buf *out)
+/* Read the stored record of sub-key sub of version `version` into out:
+ * 0, -ENOENT, -EIO. */
+static int sub_get(struct keyspace *ks, const struct ks_key *k, uint64_t version,
+		   const uint8_t *sub, size_t sn, struct buf *sk, struct buf *out)
 {
-	uint8_t sub = SEG_HEAP;
-	buf_reset(out);
-	return ks_sub_key(ks, k, version, &sub, 1, out);
+	buf_reset(sk);
+	int rc = ks_sub_key(ks, k, version, sub, sn, sk);
+	return rc ? rc : store_get(ks_store(ks), STORE_CF_DEFAULT, sk->data, sk->len, out);
 }
 
 /* Parse a stored heap into t (empty). */
@@ -122,27 +124,25 @@ static int heap_encode(const struct topk_entry *h, size_t n, struct buf *out)
 	return rc;
 }
 
-/* Load the whole state of k (t initialised here): metadata in m (from
- * raw), rows, heap. */
-static int load(struct keyspace *ks, const struct ks_key *k, struct buf *raw, struct enc_meta *m,
+/* Load the whole state of k, whose metadata is m, into t (initialised
+ * here): parameters, rows, heap. */
+static int load(struct keyspace *ks, const struct ks_key *k, const struct enc_meta *m,
 		struct topk *t)
 {
+	static const uint8_t heap_sub = SEG_HEAP;
 	struct topk_params p;
 	struct buf sk = BUF_INIT, v = BUF_INIT;
 	uint64_t draws;
-	memset(t, 0, sizeof(*t));
-	int rc = ks_meta_get(ks, k, KV_TYPE_TOPK, raw, m);
-	if (!rc)
-		rc = tail_decode(k, m, &p, &draws);
+	int rc = tail_decode(k, m, &p, &draws);
 	if (!rc)
 		rc = topk_init(t, p.k, p.width, p.depth, p.decay);
 	if (rc)
 		return rc;
 	t->draws = draws;
 	for (uint32_t r = 0; r < t->depth && !rc; r++) {
-		rc = row_key(ks, k, m->version, r, &sk);
-		if (!rc)
-			rc = store_get(ks_store(ks), STORE_CF_DEFAULT, sk.data, sk.len, &v);
+		uint8_t sub[5];
+		row_sub(sub, r);
+		rc = sub_get(ks, k, m->version, sub, sizeof(sub), &sk, &v);
 		if (rc == -ENOENT) {
 			rc = 0;
 			continue;
@@ -157,10 +157,8 @@ static int load(struct keyspace *ks, const struct ks_key *k, struct buf *raw, st
 			b->count = get_be32(v.data + 8 * c + 4);
 		}
 	}
-	if (!rc)
-		rc = heap_key(ks, k, m->version, &sk);
 	if (!rc) {
-		rc = store_get(ks_store(ks), STORE_CF_DEFAULT, sk.data, sk.len, &v);
+		rc = sub_get(ks, k, m->version, &heap_sub, 1, &sk, &v);
 		if (rc == -ENOENT)
 			rc = 0;
 		else if (!rc)
@@ -174,26 +172,37 @@ static int load(struct keyspace *ks, const struct ks_key *k, struct buf *raw, st
 	return rc;
 }
 
-/* Write t into b: the metadata, the rows that differ from `old` (all when
- * old is NULL), and the heap. */
-static int store_state(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
-		       struct enc_meta *m, const struct topk *t, const struct topk_bucket *old,
-		       bool heap)
+/* k's whole state under tx's lock (t initialised here, *m is tx's). */
+static int txn_load(struct ks_txn *tx, struct keyspace *ks, const struct ks_key *k,
+		    struct enc_meta **m, struct topk *t)
 {
-	struct buf sk = BUF_INIT, v = BUF_INIT;
-	uint8_t tail[TOPK_TAIL];
+	memset(t, 0, sizeof(*t));
+	int rc = ks_txn_get(tx, k, KV_TYPE_TOPK, m);
+	return rc ? rc : load(ks, k, *m, t);
+}
+
+/* Stage t in tx: the metadata (tail, the caller's, holds it until the
+ * commit), the rows that differ from `old` (all when old is NULL), and
+ * the heap. */
+static void state_stage(struct ks_txn *tx, const struct ks_key *k, struct enc_meta *m,
+			const struct topk *t, const struct topk_bucket *old, bool heap,
+			uint8_t tail[TOPK_TAIL])
+{
+	static const uint8_t heap_sub = SEG_HEAP;
+	struct buf v = BUF_INIT;
 	int rc = 0;
 	for (uint32_t r = 0; r < t->depth && !rc; r++) {
 		const struct topk_bucket *row = &t->b[(size_t)r * t->width];
 		size_t bytes = (size_t)t->width * sizeof(*row);
+		uint8_t sub[5];
 		if (old && memcmp(row, &old[(size_t)r * t->width], bytes) == 0)
 			continue;
 		bool zero = true;
 		for (uint32_t c = 0; c < t->width && zero; c++)
 			zero = !row[c].fp && !row[c].count;
-		rc = row_key(ks, k, m->version, r, &sk);
-		if (!rc && zero) {
-			store_batch_delete(b, STORE_CF_DEFAULT, sk.data, sk.len);
+		row_sub(sub, r);
+		if (zero) {
+			ks_txn_sub_del(tx, k, STORE_CF_DEFAULT, sub, sizeof(sub));
 			continue;
 		}
 		buf_reset(&v);
@@ -203,58 +212,41 @@ static int store_state(struct keyspace *ks, struct store_batch *b, const struct 
 				rc = buf_add_be32(&v, row[c].count);
 		}
 		if (!rc)
-			store_batch_put(b, STORE_CF_DEFAULT, sk.data, sk.len, v.data, v.len);
+			ks_txn_sub_put(tx, k, STORE_CF_DEFAULT, sub, sizeof(sub), v.data, v.len);
 	}
 	if (!rc && heap) {
-		rc = heap_key(ks, k, m->version, &sk);
-		if (!rc)
-			rc = heap_encode(t->heap, t->n, &v);
+		rc = heap_encode(t->heap, t->n, &v);
 		if (!rc && t->n)
-			store_batch_put(b, STORE_CF_DEFAULT, sk.data, sk.len, v.data, v.len);
+			ks_txn_sub_put(tx, k, STORE_CF_DEFAULT, &heap_sub, 1, v.data, v.len);
 		else if (!rc)
-			store_batch_delete(b, STORE_CF_DEFAULT, sk.data, sk.len);
+			ks_txn_sub_del(tx, k, STORE_CF_DEFAULT, &heap_sub, 1);
 	}
+	ks_txn_fail(tx, rc);
 	m->size = t->n;
 	tail_encode(tail, t);
-	if (!rc)
-		rc = ks_batch_put_meta(ks, b, k, m, tail, sizeof(tail));
-	buf_release(&sk);
+	ks_txn_meta_put(tx, k, tail, TOPK_TAIL);
 	buf_release(&v);
-	return rc;
 }
 
 int topk_reserve(struct keyspace *ks, const struct ks_key *k, const struct topk_params *p)
 {
-	struct buf raw = BUF_INIT;
-	struct store_batch *b;
-	struct enc_meta m;
-	struct topk t;
+	struct ks_txn tx;
+	struct enc_meta *m;
+	uint8_t tail[TOPK_TAIL];
 	int rc = params_check(k, p);
 	if (rc)
 		return rc;
-	if (!(b = store_batch_new(ks_store(ks))))
-		return -ENOMEM;
-	ks_lock(ks, k);
-	rc = ks_meta_get(ks, k, KV_TYPE_NONE, &raw, &m);
-	if (rc == 0)
-		rc = -EEXIST;
-	if (rc == -ENOENT) {
+	ks_txn_begin(&tx, ks, k);
+	rc = ks_txn_create(&tx, k, KV_TYPE_TOPK, &m);
+	if (!rc) {
 		/* the tail only: no row or heap record is written */
-		uint8_t tail[TOPK_TAIL];
-		t = (struct topk){
+		struct topk t = {
 		    .k = p->k, .width = p->width, .depth = p->depth, .decay = p->decay};
-		ks_meta_new(ks, &m, KV_TYPE_TOPK);
 		tail_encode(tail, &t);
-		rc = ks_batch_put_meta(ks, b, k, &m, tail, sizeof(tail));
-		if (!rc)
-			rc = ks_batch_empty_del(ks, b, k);
-		if (!rc)
-			rc = ks_write(ks, b);
+		ks_txn_meta_put(&tx, k, tail, sizeof(tail));
+		rc = ks_txn_commit(&tx);
 	}
-	ks_unlock(ks, k);
-	store_batch_free(b);
-	buf_release(&raw);
-	return rc;
+	return ks_txn_end(&tx, rc);
 }
 
 struct expelled {
@@ -265,12 +257,12 @@ struct expelled {
 int topk_add(struct keyspace *ks, const struct ks_key *k, const struct topk_item *items, size_t n,
 	     topk_expelled_cb cb, void *arg)
 {
-	struct buf raw = BUF_INIT;
-	struct store_batch *b = NULL;
+	struct ks_txn tx;
 	struct topk_bucket *old = NULL;
 	struct expelled *ex = NULL;
-	struct enc_meta m;
+	struct enc_meta *m;
 	struct topk t;
+	uint8_t tail[TOPK_TAIL];
 	int rc = 0;
 
 	memset(&t, 0, sizeof(t));
@@ -288,12 +280,10 @@ int topk_add(struct keyspace *ks, const struct ks_key *k, const struct topk_item
 			return -EINVAL;
 		}
 	}
-	if (!(b = store_batch_new(ks_store(ks))) || !(ex = calloc(n, sizeof(*ex)))) {
-		store_batch_free(b);
+	if (!(ex = calloc(n, sizeof(*ex))))
 		return -ENOMEM;
-	}
-	ks_lock(ks, k);
-	rc = load(ks, k, &raw, &m, &t);
+	ks_txn_begin(&tx, ks, k);
+	rc = txn_load(&tx, ks, k, &m, &t);
 	if (!rc) {
 		size_t bytes = (size_t)t.width * t.depth * sizeof(*old);
 		if ((old = malloc(bytes)))
@@ -304,11 +294,11 @@ int topk_add(struct keyspace *ks, const struct ks_key *k, const struct topk_item
 	for (size_t i = 0; i < n && !rc; i++)
 		rc = topk_incrby(&t, items[i].item, items[i].len, items[i].incr, &ex[i].item,
 				 &ex[i].len);
-	if (!rc)
-		rc = store_state(ks, b, k, &m, &t, old, true);
-	if (!rc)
-		rc = ks_write(ks, b);
-	ks_unlock(ks, k);
+	if (!rc) {
+		state_stage(&tx, k, m, &t, old, true, tail);
+		rc = ks_txn_commit(&tx);
+	}
+	rc = ks_txn_end(&tx, rc);
 	for (size_t i = 0; i < n; i++) {
 		if (!rc && cb)
 			cb(arg, i, ex[i].item, ex[i].len);
@@ -317,20 +307,16 @@ int topk_add(struct keyspace *ks, const struct ks_key *k, const struct topk_item
 	topk_release(&t);
 	free(old);
 	free(ex);
-	store_batch_free(b);
-	buf_release(&raw);
 	return rc;
 }
 
 int topk_state(struct keyspace *ks, const struct ks_key *k, struct topk *t)
 {
-	struct buf raw = BUF_INIT;
-	struct enc_meta m;
-	ks_lock(ks, k); /* rows and heap of one moment */
-	int rc = load(ks, k, &raw, &m, t);
-	ks_unlock(ks, k);
-	buf_release(&raw);
-	return rc;
+	struct ks_txn tx;
+	struct enc_meta *m;
+	ks_txn_begin(&tx, ks, k); /* a read: the lock, for rows and heap of one moment */
+	int rc = txn_load(&tx, ks, k, &m, t);
+	return ks_txn_end(&tx, rc);
 }
 
 int topk_has(struct keyspace *ks, const struct ks_key *k, const void *item, size_t len)
@@ -378,17 +364,14 @@ struct edit {
 
 static int edit(struct keyspace *ks, const struct ks_key *k, const struct edit *e)
 {
-	struct buf raw = BUF_INIT;
-	struct store_batch *b;
-	struct enc_meta m;
+	struct ks_txn tx;
+	struct enc_meta *m;
 	struct topk t;
+	uint8_t tail[TOPK_TAIL];
 	bool heap = false, rows = false;
-	int rc;
 
-	if (!(b = store_batch_new(ks_store(ks))))
-		return -ENOMEM;
-	ks_lock(ks, k);
-	rc = load(ks, k, &raw, &m, &t);
+	ks_txn_begin(&tx, ks, k);
+	int rc = txn_load(&tx, ks, k, &m, &t);
 	if (rc)
 		goto out;
 	switch (e->what) {
@@ -439,16 +422,13 @@ static int edit(struct keyspace *ks, const struct ks_key *k, const struct edit *
 	default:
 		t.draws = e->draws;
 	}
-	if (!rc)
-		rc = store_state(ks, b, k, &m, &t, rows ? NULL : t.b, heap);
-	if (!rc)
-		rc = ks_write(ks, b);
+	if (!rc) {
+		state_stage(&tx, k, m, &t, rows ? NULL : t.b, heap, tail);
+		rc = ks_txn_commit(&tx);
+	}
 out:
-	ks_unlock(ks, k);
 	topk_release(&t);
-	store_batch_free(b);
-	buf_release(&raw);
-	return rc;
+	return ks_txn_end(&tx, rc);
 }
 
 int topk_set_params(struct keyspace *ks, const struct ks_key *k, const struct topk_params *p)

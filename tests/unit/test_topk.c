@@ -290,6 +290,91 @@ static void test_setters(void)
 	buf_release(&v);
 }
 
+/* Put raw bytes at `key`'s metadata key (sub NULL) or at its sub-key
+ * subhex of version `version`. */
+static void plant(const char *key, const char *subhex, uint64_t version, const void *v, size_t n)
+{
+	unsigned char sub[64];
+	struct buf k = BUF_INIT;
+	struct store_batch *b = store_batch_new(ks_store(ks));
+	int rc = subhex ? ks_sub_key(ks, KEY(DEFNS, key), version, sub,
+				     check_unhex(subhex, sub, sizeof(sub)), &k)
+			: ks_meta_key(ks, KEY(DEFNS, key), &k);
+	CHECK_INT(rc, 0);
+	store_batch_put(b, subhex ? STORE_CF_DEFAULT : STORE_CF_METADATA, k.data, k.len, v, n);
+	CHECK_INT(store_write(ks_store(ks), b, false), 0);
+	store_batch_free(b);
+	buf_release(&k);
+}
+
+/* A top-k metadata record of version 4096 with this tail (hex). */
+static void plant_meta(const char *key, const char *tailhex)
+{
+	unsigned char r[25 + 64] = {0x8E};
+	put_be64(r + 9, 4096);
+	size_t n = check_unhex(tailhex, r + 25, sizeof(r) - 25);
+	plant(key, NULL, 0, r, 25 + n);
+}
+
+/* Every verb that loads a corrupt top-k answers -EUCLEAN and changes
+ * nothing. */
+static void check_corrupt(const char *key, bool params_bad)
+{
+	struct topk_params p;
+	struct topk t;
+	struct topk_item it = ITEM("x", 1);
+	struct buf snap = BUF_INIT;
+	snapshot(key, &snap);
+	CHECK_INT(topk_info(ks, KEY(DEFNS, key), &p), params_bad ? -EUCLEAN : 0);
+	CHECK_INT(topk_state(ks, KEY(DEFNS, key), &t), -EUCLEAN);
+	topk_release(&t);
+	CHECK_INT(topk_add(ks, KEY(DEFNS, key), &it, 1, NULL, NULL), -EUCLEAN);
+	CHECK_INT(topk_set_draws(ks, KEY(DEFNS, key), 7), -EUCLEAN);
+	CHECK_INT(topk_has(ks, KEY(DEFNS, key), "x", 1), -EUCLEAN);
+	CHECK(unchanged(key, &snap));
+	buf_release(&snap);
+}
+
+/* Issue 15: the stored k, width and depth size the sketch's arrays and
+ * loops; out of kvfs's bounds they are -EUCLEAN before anything is
+ * allocated. With the address space capped at 256 MiB over what the
+ * process has, a sketch sized by 2^32-1 x 2^32-1 buckets fails the test
+ * if it is allocated. */
+static void test_corrupt(void)
+{
+	struct rlimit old = check_limit_as(256u << 20);
+	/* tails: k | width | depth | decay 0.9 | draws */
+	plant_meta("c1", "00000000 00000008 00000007" DECAY09 "0000000000000000");
+	check_corrupt("c1", true);
+	plant_meta("c2", "00000003 FFFFFFFF FFFFFFFF" DECAY09 "0000000000000000");
+	check_corrupt("c2", true);
+	plant_meta("c3", "00000003 01000000 00000400" DECAY09 "0000000000000000");
+	check_corrupt("c3", true);
+	plant_meta("c4", "FFFFFFFF 00000008 00000007" DECAY09 "0000000000000000");
+	check_corrupt("c4", true);
+	plant_meta("c5", "00000003 00000008 00000007 FFF8000000000000 0000000000000000");
+	check_corrupt("c5", true);
+	plant_meta("c6", "00000003 00000008 00000007" DECAY09 "00000000000000"); /* 27 bytes */
+	check_corrupt("c6", true);
+	/* Well-formed parameters (k 1, width 2, depth 1), corrupt records: */
+	static const unsigned char heap2[] = {0, 0, 0, 2, 0, 0, 0, 1, 'a',
+					      0, 0, 0, 1, 0, 0, 0, 1, 'b'};
+	plant_meta("c7", "00000001 00000002 00000001" DECAY09 "0000000000000000");
+	plant("c7", "01", 4096, heap2, sizeof(heap2)); /* two entries, k is 1 */
+	check_corrupt("c7", false);
+	plant_meta("c8", "00000001 00000002 00000001" DECAY09 "0000000000000000");
+	plant("c8", "01", 4096, heap2, 9 + 3); /* the second entry cut short */
+	check_corrupt("c8", false);
+	plant_meta("c9", "00000001 00000002 00000001" DECAY09 "0000000000000000");
+	plant("c9", "00 00000000", 4096, heap2, 8); /* a row of 8 bytes, not 16 */
+	check_corrupt("c9", false);
+	plant_meta("c10", "00000001 00000002 00000001" DECAY09 "0000000000000000");
+	static const unsigned char long_item[] = {0, 0, 0, 1, 0, 1, 0, 1}; /* 65537 bytes */
+	plant("c10", "01", 4096, long_item, sizeof(long_item));
+	check_corrupt("c10", false);
+	check_unlimit_as(old);
+}
+
 int main(void)
 {
 	log_level_current = -1;
@@ -301,6 +386,7 @@ int main(void)
 	test_add();
 	test_reads();
 	test_setters();
+	test_corrupt();
 	ks_close(ks);
 	tmpdir_remove(dir);
 	return check_done("test_topk");
