@@ -136,14 +136,6 @@ static int meta_get(struct keyspace *ks, const struct ks_key *k, struct buf *raw
 	return rc ? rc : meta_state(k, m, st);
 }
 
-/* The same under t's lock (*m is t's). */
-static int txn_get(struct ks_txn *t, const struct ks_key *k, struct enc_meta **m,
-		   struct bloom_state *st)
-{
-	int rc = ks_txn_get(t, k, KV_TYPE_BLOOM, m);
-	return rc ? rc : meta_state(k, *m, st);
-}
-
 static void tail_encode(uint8_t tail[TAIL_LEN], const struct bloom_state *st)
 {
 	put_be16(tail, st->n_filters);
@@ -446,7 +438,9 @@ int bloom_set_filter(struct keyspace *ks, const struct ks_key *k, uint32_t i, co
 	struct enc_meta *m;
 	struct bloom_state st;
 	ks_txn_begin(&t, ks, k);
-	int rc = txn_get(&t, k, &m, &st);
+	int rc = ks_txn_get(&t, k, KV_TYPE_BLOOM, &m);
+	if (!rc)
+		rc = meta_state(k, m, &st);
 	if (!rc && i >= st.n_filters)
 		rc = -ENOENT;
 	if (!rc && n != filter_bytes(&st, i)) {
@@ -468,7 +462,9 @@ int bloom_clear(struct keyspace *ks, const struct ks_key *k)
 	struct bloom_state st;
 	uint8_t tail[TAIL_LEN];
 	ks_txn_begin(&t, ks, k);
-	int rc = txn_get(&t, k, &m, &st);
+	int rc = ks_txn_get(&t, k, KV_TYPE_BLOOM, &m);
+	if (!rc)
+		rc = meta_state(k, m, &st);
 	if (!rc) {
 		/* A new version: the old filter records are garbage, and a
 		 * missing filter reads as zeros of its size. */
