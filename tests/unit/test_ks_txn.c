@@ -1,6 +1,6 @@
 /*
  * Unit tests for ks_txn, the write transaction of every type verb, on a
- * temporary database: lookup and lookup-or-create with the type checked
+ * temporary database: lookup, lookup-or-create and create with the type checked
  * once, staged sub-key changes, the size step (delete when empty, keep
  * empty), head reads, renew and delete, the sticky error, two and n
  * keys, the empty-collection record and its pending expiry, attribute
@@ -421,6 +421,42 @@ static void test_head_renew_delete_lookup(void)
 	buf_release(&val);
 }
 
+static void test_create(void)
+{
+	struct buf raw = BUF_INIT;
+	struct ks_txn t;
+	struct enc_meta *m;
+	fresh();
+	CHECK_INT(string_set(ks, KEY(DEFNS, "s"), "x", 1, 0), 0);
+	CHECK_INT(hset(KEY(DEFNS, "h"), "f", "v"), 0);
+	CHECK_INT(ks_empty_create(ks, KEY(DEFNS, "e"), KV_TYPE_SET), 0);
+
+	/* A live key of any type is -EEXIST, its own type included. */
+	const char *live[] = {"s", "h"};
+	for (size_t i = 0; i < 2; i++) {
+		ks_txn_begin(&t, ks, KEY(DEFNS, live[i]));
+		CHECK_INT(ks_txn_create(&t, KEY(DEFNS, live[i]), KV_TYPE_HASH, &m), -EEXIST);
+		CHECK(m == NULL);
+		CHECK_INT(ks_txn_end(&t, -EEXIST), -EEXIST);
+	}
+	/* Absent, or remembered empty: new, and commit replaces the record. */
+	const char *absent[] = {"n", "e"};
+	for (size_t i = 0; i < 2; i++) {
+		ks_txn_begin(&t, ks, KEY(DEFNS, absent[i]));
+		CHECK_INT(ks_txn_create(&t, KEY(DEFNS, absent[i]), KV_TYPE_HASH, &m), 0);
+		CHECK(ks_txn_is_new(&t, KEY(DEFNS, absent[i])));
+		ks_txn_sub_put(&t, KEY(DEFNS, absent[i]), STORE_CF_DEFAULT, "f", 1, "v", 1);
+		ks_txn_resize(&t, KEY(DEFNS, absent[i]), +1, 0);
+		CHECK_INT(ks_txn_end(&t, ks_txn_commit(&t)), 0);
+		CHECK_INT(meta_raw(absent[i], &raw), 0);
+		CHECK_INT((unsigned char)raw.data[0], 0x82);
+	}
+	struct ks_info info;
+	CHECK_INT(ks_lookup(ks, KEY(DEFNS, "e"), &info), 0);
+	CHECK(!info.empty && info.type == KV_TYPE_HASH);
+	buf_release(&raw);
+}
+
 int main(void)
 {
 	test_open_creates_what_commit_marks();
@@ -432,6 +468,7 @@ int main(void)
 	test_meta_put();
 	test_read_only_txn();
 	test_head_renew_delete_lookup();
+	test_create();
 	fixture_done(ks);
 	return check_done("ks_txn");
 }
