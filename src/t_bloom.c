@@ -11,7 +11,7 @@
  * size is bloom_filter_bytes() of that. An add checks every filter
  * (newest first), appends a filter when the chain's capacity is reached
  * (a non-scaling chain is full instead) and inserts into the last one.
- * Every mutation is one batch under the key's lock.
+ * Every mutation is one transaction (ks_txn.h): one batch under the key's lock.
  */
 #include "t_bloom.h"
 

@@ -7,8 +7,8 @@
  *                (registers 1024 s .. 1024 s + 1023 of the dense array)
  *
  * Every mutation reads the registers, changes them in memory and writes
- * the changed segments and (for a new key) the metadata in one batch
- * under the key's lock. The registers and the estimator are alg_hll's.
+ * the changed segments and (for a new key) the metadata in one
+ * transaction (ks_txn.h). The registers and the estimator are alg_hll's.
  */
 #include "t_hll.h"
 
