@@ -393,7 +393,7 @@ int tdigest_digest(struct keyspace *ks, const struct ks_key *k, struct td_digest
 	struct tdigest_info in;
 	struct ks_txn t;
 	td_init(d, 0);
-	ks_txn_begin(&t, ks, k); /* a read: the lock only */
+	ks_txn_begin_read(&t, ks, k); /* centroids and buffer of one moment */
 	int rc = digest_read(ks, k, d, info ? info : &in);
 	return ks_txn_end(&t, rc);
 }
@@ -504,7 +504,7 @@ int tdigest_state(struct keyspace *ks, const struct ks_key *k, struct tdigest_in
 	td_init(d, 0);
 	*buf = NULL;
 	*nbuf = 0;
-	ks_txn_begin(&t, ks, k); /* a read: the lock only */
+	ks_txn_begin_read(&t, ks, k); /* centroids and buffer of one moment */
 	int rc = txn_get(&t, k, &m, info);
 	if (!rc) {
 		d->compression = info->compression;

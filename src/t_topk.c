@@ -314,7 +314,7 @@ int topk_state(struct keyspace *ks, const struct ks_key *k, struct topk *t)
 {
 	struct ks_txn tx;
 	struct enc_meta *m;
-	ks_txn_begin(&tx, ks, k); /* a read: the lock, for rows and heap of one moment */
+	ks_txn_begin_read(&tx, ks, k); /* rows and heap of one moment */
 	int rc = txn_load(&tx, ks, k, &m, t);
 	return ks_txn_end(&tx, rc);
 }
