@@ -88,14 +88,14 @@ int bloom_set_state(struct keyspace *ks, const struct ks_key *k, const struct bl
  * -ENOTEMPTY (logged) if it holds items; -EINVAL for bad parameters. */
 int bloom_set_params(struct keyspace *ks, const struct ks_key *k, uint32_t capacity,
 		     double error_rate, uint16_t expansion);
-/* For t_convert: k, read in transaction t, becomes a new bloom of state
- * st (its bloom_bytes is ignored; ks_txn_renew: a fresh version, expiry
- * expire_ms) with filters[i] (st->n_filters entries) as filter i, an
- * entry with iov_base NULL a zero filter (not stored); then t commits.
- * 0, what ks_txn_commit returns, or -EINVAL (logged: bad parameters, a
- * filter of the wrong size) with nothing staged. */
+/* For t_convert: k, read in transaction t and renewed there as a bloom
+ * (ks_txn_renew; m its metadata), gets state st (its bloom_bytes is
+ * ignored) and filters[i] (st->n_filters entries) as filter i, an entry
+ * with iov_base NULL a zero filter (not stored); then t commits. 0, what
+ * ks_txn_commit returns, or -EINVAL (logged: bad parameters, a filter of
+ * the wrong size) with nothing staged. */
 struct ks_txn;
-int bloom_txn_create(struct ks_txn *t, const struct ks_key *k, uint64_t expire_ms,
+int bloom_txn_create(struct ks_txn *t, const struct ks_key *k, struct enc_meta *m,
 		     const struct bloom_state *st, const struct iovec *filters);
 
 #endif

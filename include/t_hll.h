@@ -41,13 +41,11 @@ int hll_registers(struct keyspace *ks, const struct ks_key *k, uint8_t *regs);
  * (a segment that becomes all zeros is deleted). */
 int hll_set_registers(struct keyspace *ks, const struct ks_key *k, const void *regs, size_t n);
 
-/* For t_convert: k, read in transaction t, becomes a new hyperloglog
- * with these registers (n must be HLL_DENSE_BYTES; ks_txn_renew: a fresh
- * version, expiry expire_ms), its non-zero segments stored; then t
- * commits. 0, what ks_txn_commit returns, or -EINVAL (logged) with
- * nothing staged. */
+/* For t_convert: k, read in transaction t and renewed there as a
+ * hyperloglog (ks_txn_renew), gets these registers (n must be
+ * HLL_DENSE_BYTES), its non-zero segments stored; then t commits. 0, what
+ * ks_txn_commit returns, or -EINVAL (logged) with nothing staged. */
 struct ks_txn;
-int hll_txn_create(struct ks_txn *t, const struct ks_key *k, uint64_t expire_ms, const void *regs,
-		   size_t n);
+int hll_txn_create(struct ks_txn *t, const struct ks_key *k, const void *regs, size_t n);
 
 #endif

@@ -123,12 +123,12 @@ int list_iter_next(struct list_iter *it, uint64_t *pos, const char **v, size_t *
 uint64_t list_iter_len(const struct list_iter *it);
 void list_iter_free(struct list_iter *it);
 
-/* For t_convert: k, read in transaction t, becomes a new list of n >= 1
- * elements, head at LIST_INITIAL_INDEX (ks_txn_renew: a fresh version,
- * expiry expire_ms); then t commits. 0, what ks_txn_commit returns, or
- * -EINVAL/-EFBIG with nothing staged. */
+/* For t_convert: k, read in transaction t and renewed there as a list
+ * (ks_txn_renew; m its metadata), gets n >= 1 elements, head at
+ * LIST_INITIAL_INDEX; then t commits. 0, what ks_txn_commit returns, or
+ * -EINVAL/-EFBIG (not committed). */
 struct ks_txn;
-int list_txn_create(struct ks_txn *t, const struct ks_key *k, uint64_t expire_ms,
+int list_txn_create(struct ks_txn *t, const struct ks_key *k, struct enc_meta *m,
 		    const struct list_value *vals, size_t n);
 
 #endif

@@ -50,16 +50,16 @@ struct set_iter *set_iter_new(struct keyspace *ks, const struct ks_key *k, const
 int set_iter_next(struct set_iter *it, const char **m, size_t *mn);
 void set_iter_free(struct set_iter *it);
 
-/* For t_convert: k, read in transaction t, becomes a new set of n >= 1
- * distinct members (ks_txn_renew: a fresh version, expiry expire_ms);
- * then t commits. 0, what ks_txn_commit returns, or -EINVAL/-EFBIG with
- * nothing staged. */
+/* For t_convert: k, read in transaction t and renewed there as a set
+ * (ks_txn_renew; m its metadata), gets n >= 1 distinct members; then t
+ * commits. 0, what ks_txn_commit returns, or -EINVAL/-EFBIG (not
+ * committed). */
 struct set_member {
 	const void *data;
 	size_t len;
 };
 struct ks_txn;
-int set_txn_create(struct ks_txn *t, const struct ks_key *k, uint64_t expire_ms,
+int set_txn_create(struct ks_txn *t, const struct ks_key *k, struct enc_meta *m,
 		   const struct set_member *ms, size_t n);
 
 #endif

@@ -54,12 +54,12 @@ struct sortedint_iter *sortedint_iter_new(struct keyspace *ks, const struct ks_k
 int sortedint_iter_next(struct sortedint_iter *it, uint64_t *id);
 void sortedint_iter_free(struct sortedint_iter *it);
 
-/* For t_convert: k, read in transaction t, becomes a new sortedint of
- * n >= 1 distinct ids (ks_txn_renew: a fresh version, expiry expire_ms);
- * then t commits. 0, what ks_txn_commit returns, or -EINVAL with nothing
- * staged. */
+/* For t_convert: k, read in transaction t and renewed there as a
+ * sortedint (ks_txn_renew; m its metadata), gets n >= 1 distinct ids;
+ * then t commits. 0, what ks_txn_commit returns, or -EINVAL (not
+ * committed). */
 struct ks_txn;
-int sortedint_txn_create(struct ks_txn *t, const struct ks_key *k, uint64_t expire_ms,
+int sortedint_txn_create(struct ks_txn *t, const struct ks_key *k, struct enc_meta *m,
 			 const uint64_t *ids, size_t n);
 
 #endif

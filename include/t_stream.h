@@ -49,13 +49,13 @@ int stream_value_check(const struct ks_key *k, const struct stream_id *id, const
  * (not logged), -ENOMEM. */
 int stream_value_encode(const struct stream_str *fv, size_t nf, struct buf *out);
 
-/* For t_convert: k, read in transaction t, becomes a new stream with
- * n >= 1 entries ids[i] -> vals[i] (stored values), ids ascending,
- * distinct, none 0-0, the counters those of adding them in order
- * (ks_txn_renew: a fresh version, expiry expire_ms); then t commits. 0,
- * what ks_txn_commit returns, or -EINVAL with nothing staged. */
+/* For t_convert: k, read in transaction t and renewed there as a stream
+ * (ks_txn_renew; m its metadata), gets n >= 1 entries ids[i] -> vals[i]
+ * (stored values), ids ascending, distinct, none 0-0, the counters those
+ * of adding them in order; then t commits. 0, what ks_txn_commit
+ * returns, or -EINVAL (not committed). */
 struct ks_txn;
-int stream_txn_create(struct ks_txn *t, const struct ks_key *k, uint64_t expire_ms,
+int stream_txn_create(struct ks_txn *t, const struct ks_key *k, struct enc_meta *m,
 		      const struct stream_id *ids, const char *const *vals, const size_t *lens,
 		      size_t n);
 

@@ -134,12 +134,12 @@ int zset_member_iter_next(struct zset_member_iter *it, const char **m, size_t *m
 bool zset_member_iter_bad(const struct zset_member_iter *it);
 void zset_member_iter_free(struct zset_member_iter *it);
 
-/* For t_convert: k, read in transaction t, becomes a new zset of n >= 1
- * distinct members (ks_txn_renew: a fresh version, expiry expire_ms);
- * then t commits. 0, what ks_txn_commit returns, -ENOMEM, or -EINVAL
- * (NaN, n == 0)/-EFBIG with nothing staged. */
+/* For t_convert: k, read in transaction t and renewed there as a zset
+ * (ks_txn_renew; m its metadata), gets n >= 1 distinct members; then t
+ * commits. 0, what ks_txn_commit returns, or -ENOMEM/-EINVAL (NaN, n ==
+ * 0)/-EFBIG (not committed). */
 struct ks_txn;
-int zset_txn_create(struct ks_txn *t, const struct ks_key *k, uint64_t expire_ms,
+int zset_txn_create(struct ks_txn *t, const struct ks_key *k, struct enc_meta *m,
 		    const struct zset_member *ms, size_t n);
 
 #endif

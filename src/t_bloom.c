@@ -155,19 +155,6 @@ static void meta_stage(struct ks_txn *t, const struct ks_key *k, struct enc_meta
 	ks_txn_meta_put(t, k, tail, TAIL_LEN);
 }
 
-/* k, read in t, becomes a new bloom of state st with expiry expire_ms
- * (ks_txn_renew: a fresh version, so no filter record: each reads as
- * zeros); tail (the caller's) holds its metadata until the commit. */
-static void renew_stage(struct ks_txn *t, const struct ks_key *k, uint64_t expire_ms,
-			const struct bloom_state *st, uint8_t tail[TAIL_LEN])
-{
-	struct enc_meta *m;
-	if (ks_txn_renew(t, k, KV_TYPE_BLOOM, &m))
-		return; /* the error is sticky */
-	m->expire_ms = expire_ms;
-	meta_stage(t, k, m, st, tail);
-}
-
 /* Read filter i of version `version` into out: the stored bytes, or
  * zeros of its expected size when missing. */
 static int filter_read(struct keyspace *ks, const struct ks_key *k, uint64_t version,
@@ -468,9 +455,14 @@ int bloom_clear(struct keyspace *ks, const struct ks_key *k)
 	if (!rc) {
 		/* A new version: the old filter records are garbage, and a
 		 * missing filter reads as zeros of its size. */
-		st.size = 0;
-		renew_stage(&t, k, m->expire_ms, &st, tail);
-		rc = ks_txn_commit(&t);
+		uint64_t expire = m->expire_ms;
+		rc = ks_txn_renew(&t, k, KV_TYPE_BLOOM, &m);
+		if (!rc) {
+			m->expire_ms = expire;
+			st.size = 0;
+			meta_stage(&t, k, m, &st, tail);
+			rc = ks_txn_commit(&t);
+		}
 	}
 	return ks_txn_end(&t, rc);
 }
@@ -498,7 +490,7 @@ static int state_check(struct bloom_state *st)
 	return 0;
 }
 
-int bloom_txn_create(struct ks_txn *t, const struct ks_key *k, uint64_t expire_ms,
+int bloom_txn_create(struct ks_txn *t, const struct ks_key *k, struct enc_meta *m,
 		     const struct bloom_state *want, const struct iovec *filters)
 {
 	struct bloom_state st = *want;
@@ -513,10 +505,10 @@ int bloom_txn_create(struct ks_txn *t, const struct ks_key *k, uint64_t expire_m
 	}
 	if (rc)
 		return rc;
-	renew_stage(t, k, expire_ms, &st, tail);
 	for (uint32_t i = 0; i < st.n_filters; i++)
 		if (filters[i].iov_base) /* a missing filter reads as zeros */
 			filter_stage(t, k, i, filters[i].iov_base, filters[i].iov_len);
+	meta_stage(t, k, m, &st, tail);
 	return ks_txn_commit(t);
 }
 

@@ -5,9 +5,9 @@
  * read whole, each field is read by the caller's callback, the result is
  * checked (list positions 0..n-1 each once, distinct sortedint ids), and
  * one transaction renews the key as the target type (ks_txn_renew: a
- * fresh version, the old expiry; its attribute records follow it), its
- * sub-keys staged and the transaction committed by the target module's
- * txn helper. The metadata record is overwritten in place, so no state
+ * fresh version, the old expiry; its attribute records follow it), the
+ * target module's txn helper staging its sub-keys and metadata and
+ * committing. The metadata record is overwritten in place, so no state
  * exists in which the key is missing or both. Layer: types.
  */
 #include "t_convert.h"
@@ -97,7 +97,7 @@ static void log_field(const struct ks_key *k, const struct field *x, const char 
 	LOG_ERR("%.*s: field '%.*s' %s", (int)k->klen, k->key, (int)x->fn, x->f, why);
 }
 
-static int put_list(struct ks_txn *t, const struct ks_key *k, uint64_t expire,
+static int put_list(struct ks_txn *t, const struct ks_key *k, struct enc_meta *m,
 		    const struct fields *fs)
 {
 	struct list_value *vals = calloc(fs->n, sizeof(*vals));
@@ -117,13 +117,13 @@ static int put_list(struct ks_txn *t, const struct ks_key *k, uint64_t expire,
 		vals[x->it.num].len = x->vn;
 	}
 	if (!rc)
-		rc = list_txn_create(t, k, expire, vals, fs->n);
+		rc = list_txn_create(t, k, m, vals, fs->n);
 	free(vals);
 	free(seen);
 	return rc;
 }
 
-static int put_set(struct ks_txn *t, const struct ks_key *k, uint64_t expire,
+static int put_set(struct ks_txn *t, const struct ks_key *k, struct enc_meta *m,
 		   const struct fields *fs)
 {
 	struct set_member *ms = calloc(fs->n, sizeof(*ms));
@@ -133,12 +133,12 @@ static int put_set(struct ks_txn *t, const struct ks_key *k, uint64_t expire,
 		ms[i].data = fs->d[i].f;
 		ms[i].len = fs->d[i].fn;
 	}
-	int rc = set_txn_create(t, k, expire, ms, fs->n);
+	int rc = set_txn_create(t, k, m, ms, fs->n);
 	free(ms);
 	return rc;
 }
 
-static int put_zset(struct ks_txn *t, const struct ks_key *k, uint64_t expire,
+static int put_zset(struct ks_txn *t, const struct ks_key *k, struct enc_meta *m,
 		    const struct fields *fs)
 {
 	struct zset_member *ms = calloc(fs->n, sizeof(*ms));
@@ -149,7 +149,7 @@ static int put_zset(struct ks_txn *t, const struct ks_key *k, uint64_t expire,
 		ms[i].len = fs->d[i].fn;
 		ms[i].score = fs->d[i].it.score;
 	}
-	int rc = zset_txn_create(t, k, expire, ms, fs->n);
+	int rc = zset_txn_create(t, k, m, ms, fs->n);
 	free(ms);
 	return rc;
 }
@@ -160,7 +160,7 @@ static int u64_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int put_sortedint(struct ks_txn *t, const struct ks_key *k, uint64_t expire,
+static int put_sortedint(struct ks_txn *t, const struct ks_key *k, struct enc_meta *m,
 			 const struct fields *fs)
 {
 	uint64_t *ids = calloc(fs->n, sizeof(*ids));
@@ -178,22 +178,21 @@ static int put_sortedint(struct ks_txn *t, const struct ks_key *k, uint64_t expi
 		}
 	}
 	if (!rc)
-		rc = sortedint_txn_create(t, k, expire, ids, fs->n);
+		rc = sortedint_txn_create(t, k, m, ids, fs->n);
 	free(ids);
 	return rc;
 }
 
-static int put_hll(struct ks_txn *t, const struct ks_key *k, uint64_t expire,
-		   const struct fields *fs)
+static int put_hll(struct ks_txn *t, const struct ks_key *k, const struct fields *fs)
 {
 	if (fs->n != 1 || fs->d[0].it.num != 0) {
 		LOG_ERR("%.*s: a hyperloglog is one field, its registers", (int)k->klen, k->key);
 		return -EINVAL;
 	}
-	return hll_txn_create(t, k, expire, fs->d[0].v, fs->d[0].vn);
+	return hll_txn_create(t, k, fs->d[0].v, fs->d[0].vn);
 }
 
-static int put_bloom(struct ks_txn *t, const struct ks_key *k, uint64_t expire,
+static int put_bloom(struct ks_txn *t, const struct ks_key *k, struct enc_meta *m,
 		     const struct fields *fs)
 {
 	const struct field *chain = NULL;
@@ -225,7 +224,7 @@ static int put_bloom(struct ks_txn *t, const struct ks_key *k, uint64_t expire,
 		filters[x->it.num - 1].iov_len = x->vn;
 	}
 	if (!rc)
-		rc = bloom_txn_create(t, k, expire, &chain->it.bloom, filters);
+		rc = bloom_txn_create(t, k, m, &chain->it.bloom, filters);
 	free(filters);
 	return rc;
 }
@@ -238,7 +237,7 @@ static int id_cmp(const void *a, const void *b)
 	return x->it.seq < y->it.seq ? -1 : x->it.seq > y->it.seq;
 }
 
-static int put_stream(struct ks_txn *t, const struct ks_key *k, uint64_t expire,
+static int put_stream(struct ks_txn *t, const struct ks_key *k, struct enc_meta *m,
 		      const struct fields *fs)
 {
 	struct field **order = calloc(fs->n, sizeof(*order));
@@ -264,7 +263,7 @@ static int put_stream(struct ks_txn *t, const struct ks_key *k, uint64_t expire,
 		}
 	}
 	if (!rc)
-		rc = stream_txn_create(t, k, expire, ids, vals, lens, fs->n);
+		rc = stream_txn_create(t, k, m, ids, vals, lens, fs->n);
 out:
 	free(order);
 	free(ids);
@@ -293,27 +292,31 @@ int convert_hash(struct keyspace *ks, const struct ks_key *k, enum kv_type to, c
 	if (rc)
 		goto out;
 	uint64_t expire = m->expire_ms; /* the new key keeps it */
+	rc = ks_txn_renew(&t, k, to, &m);
+	if (rc)
+		goto out;
+	m->expire_ms = expire;
 	switch (to) {
 	case KV_TYPE_LIST:
-		rc = put_list(&t, k, expire, &fs);
+		rc = put_list(&t, k, m, &fs);
 		break;
 	case KV_TYPE_SET:
-		rc = put_set(&t, k, expire, &fs);
+		rc = put_set(&t, k, m, &fs);
 		break;
 	case KV_TYPE_ZSET:
-		rc = put_zset(&t, k, expire, &fs);
+		rc = put_zset(&t, k, m, &fs);
 		break;
 	case KV_TYPE_HLL:
-		rc = put_hll(&t, k, expire, &fs);
+		rc = put_hll(&t, k, &fs);
 		break;
 	case KV_TYPE_BLOOM:
-		rc = put_bloom(&t, k, expire, &fs);
+		rc = put_bloom(&t, k, m, &fs);
 		break;
 	case KV_TYPE_STREAM:
-		rc = put_stream(&t, k, expire, &fs);
+		rc = put_stream(&t, k, m, &fs);
 		break;
 	default:
-		rc = put_sortedint(&t, k, expire, &fs);
+		rc = put_sortedint(&t, k, m, &fs);
 		break;
 	}
 out:

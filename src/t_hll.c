@@ -250,17 +250,12 @@ static int check_size(const struct ks_key *k, size_t n)
 	return -EINVAL;
 }
 
-int hll_txn_create(struct ks_txn *t, const struct ks_key *k, uint64_t expire_ms, const void *regs,
-		   size_t n)
+int hll_txn_create(struct ks_txn *t, const struct ks_key *k, const void *regs, size_t n)
 {
 	static const uint8_t dense = 0; /* the tail: encode_type */
-	struct enc_meta *m;
 	int rc = check_size(k, n);
-	if (!rc)
-		rc = ks_txn_renew(t, k, KV_TYPE_HLL, &m);
 	if (rc)
 		return rc;
-	m->expire_ms = expire_ms;
 	for (int s = 0; s < HLL_SEGMENTS; s++) {
 		const uint8_t *seg = (const uint8_t *)regs + (size_t)s * HLL_SEGMENT_BYTES;
 		if (!all_zero(seg, HLL_SEGMENT_BYTES))

@@ -936,26 +936,20 @@ int list_range(struct keyspace *ks, const struct ks_key *k, int64_t start, int64
 
 /* ---- For t_convert --------------------------------------------------- */
 
-int list_txn_create(struct ks_txn *t, const struct ks_key *k, uint64_t expire_ms,
+int list_txn_create(struct ks_txn *t, const struct ks_key *k, struct enc_meta *m,
 		    const struct list_value *vals, size_t n)
 {
-	struct enc_meta *m;
 	uint8_t tail[16], sub[8];
 
 	if (n == 0)
 		return -EINVAL;
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		if (vals[i].len > LIST_VALUE_MAX)
 			return -EFBIG;
-	int rc = ks_txn_renew(t, k, KV_TYPE_LIST, &m);
-	if (rc)
-		return rc;
-	m->expire_ms = expire_ms;
-	m->size = n;
-	for (size_t i = 0; i < n; i++) {
 		put_be64(sub, LIST_INITIAL_INDEX + i);
 		ks_txn_sub_put(t, k, STORE_CF_DEFAULT, sub, sizeof(sub), vals[i].data, vals[i].len);
 	}
+	m->size = n;
 	put_be64(tail, LIST_INITIAL_INDEX);
 	put_be64(tail + 8, LIST_INITIAL_INDEX + n);
 	ks_txn_meta_put(t, k, tail, sizeof(tail));

@@ -144,22 +144,16 @@ void set_iter_free(struct set_iter *it)
 
 /* ---- For t_convert --------------------------------------------------- */
 
-int set_txn_create(struct ks_txn *t, const struct ks_key *k, uint64_t expire_ms,
+int set_txn_create(struct ks_txn *t, const struct ks_key *k, struct enc_meta *m,
 		   const struct set_member *ms, size_t n)
 {
-	struct enc_meta *m;
-
 	if (n == 0)
 		return -EINVAL;
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		if (ms[i].len > SET_MEMBER_MAX)
 			return -EFBIG;
-	int rc = ks_txn_renew(t, k, KV_TYPE_SET, &m);
-	if (rc)
-		return rc;
-	m->expire_ms = expire_ms;
-	m->size = n;
-	for (size_t i = 0; i < n; i++)
 		ks_txn_sub_put(t, k, STORE_CF_DEFAULT, ms[i].data, ms[i].len, "", 0);
+	}
+	m->size = n;
 	return ks_txn_commit(t);
 }

@@ -177,22 +177,17 @@ int sortedint_range(struct keyspace *ks, const struct ks_key *k, const uint64_t 
 
 /* ---- For t_convert --------------------------------------------------- */
 
-int sortedint_txn_create(struct ks_txn *t, const struct ks_key *k, uint64_t expire_ms,
+int sortedint_txn_create(struct ks_txn *t, const struct ks_key *k, struct enc_meta *m,
 			 const uint64_t *ids, size_t n)
 {
-	struct enc_meta *m;
 	uint8_t sub[8];
 
 	if (n == 0)
 		return -EINVAL;
-	int rc = ks_txn_renew(t, k, KV_TYPE_SORTEDINT, &m);
-	if (rc)
-		return rc;
-	m->expire_ms = expire_ms;
-	m->size = n;
 	for (size_t i = 0; i < n; i++) {
 		put_be64(sub, ids[i]);
 		ks_txn_sub_put(t, k, STORE_CF_DEFAULT, sub, sizeof(sub), "", 0);
 	}
+	m->size = n;
 	return ks_txn_commit(t);
 }

@@ -238,24 +238,18 @@ int stream_value_encode(const struct stream_str *fv, size_t nf, struct buf *out)
 	return rc;
 }
 
-int stream_txn_create(struct ks_txn *t, const struct ks_key *k, uint64_t expire_ms,
+int stream_txn_create(struct ks_txn *t, const struct ks_key *k, struct enc_meta *m,
 		      const struct stream_id *ids, const char *const *vals, const size_t *lens,
 		      size_t n)
 {
 	struct stream_info i = {0};
-	struct enc_meta *m;
 	uint8_t sub[16];
 	if (n == 0)
 		return -EINVAL;
-	for (size_t j = 0; j < n; j++)
+	for (size_t j = 0; j < n; j++) {
 		if (stream_id_is_zero(&ids[j]) || ids[j].ms == UINT64_MAX ||
 		    (j && stream_id_cmp(&ids[j - 1], &ids[j]) >= 0))
 			return -EINVAL;
-	int rc = ks_txn_renew(t, k, KV_TYPE_STREAM, &m);
-	if (rc)
-		return rc;
-	m->expire_ms = expire_ms;
-	for (size_t j = 0; j < n; j++) {
 		stream_id_put(sub, &ids[j]);
 		ks_txn_sub_put(t, k, STORE_CF_STREAM, sub, sizeof(sub), vals[j], lens[j]);
 	}

@@ -634,33 +634,27 @@ void zset_member_iter_free(struct zset_member_iter *it)
 
 /* ---- For t_convert --------------------------------------------------- */
 
-int zset_txn_create(struct ks_txn *t, const struct ks_key *k, uint64_t expire_ms,
+int zset_txn_create(struct ks_txn *t, const struct ks_key *k, struct enc_meta *m,
 		    const struct zset_member *ms, size_t n)
 {
 	struct buf sub = BUF_INIT;
-	struct enc_meta *m;
 	uint8_t sv[8];
+	int rc = n ? 0 : -EINVAL;
 
-	if (n == 0)
-		return -EINVAL;
-	for (size_t i = 0; i < n; i++) {
-		if (isnan(ms[i].score))
-			return -EINVAL;
-		if (ms[i].len > ZSET_MEMBER_MAX)
-			return -EFBIG;
-	}
-	int rc = ks_txn_renew(t, k, KV_TYPE_ZSET, &m);
-	if (rc)
-		return rc;
-	m->expire_ms = expire_ms;
-	m->size = n;
 	for (size_t i = 0; i < n && !rc; i++) {
+		if (isnan(ms[i].score))
+			rc = -EINVAL;
+		else if (ms[i].len > ZSET_MEMBER_MAX)
+			rc = -EFBIG;
+		else
+			rc = score_sub(&sub, ms[i].score, ms[i].member, ms[i].len);
+		if (rc)
+			break;
 		put_be64(sv, enc_double_to_sortable(ms[i].score));
 		ks_txn_sub_put(t, k, STORE_CF_DEFAULT, ms[i].member, ms[i].len, sv, sizeof(sv));
-		rc = score_sub(&sub, ms[i].score, ms[i].member, ms[i].len);
-		if (!rc)
-			ks_txn_sub_put(t, k, STORE_CF_ZSET_SCORE, sub.data, sub.len, "", 0);
+		ks_txn_sub_put(t, k, STORE_CF_ZSET_SCORE, sub.data, sub.len, "", 0);
 	}
 	buf_release(&sub);
+	m->size = n;
 	return rc ? rc : ks_txn_commit(t);
 }
