@@ -159,21 +159,9 @@ int ks_key_dup(const struct ks_key *k, struct buf *store, struct ks_key *out);
 int ks_corrupt_entry(const struct ks_key *k, const void *entry, size_t en, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
-/*
- * Per-key locks: a fixed array of mutexes indexed by hash(ns, key). Every
- * read-modify-write of a key holds its lock. Two-key operations use
- * ks_lock2, which takes the two stripes in ascending index order (once if
- * they are the same stripe) so two threads can never deadlock.
- */
-void ks_lock(struct keyspace *ks, const struct ks_key *k);
-void ks_unlock(struct keyspace *ks, const struct ks_key *k);
-void ks_lock2(struct keyspace *ks, const struct ks_key *a, const struct ks_key *b);
-void ks_unlock2(struct keyspace *ks, const struct ks_key *a, const struct ks_key *b);
-/* Lock / unlock the stripes of n keys (n <= KS_LOCKV_MAX), each once, in
- * ascending order: a time series and the destinations of its rules. */
+/* The most keys one transaction locks (ks_txn_beginv): a time series and
+ * the destinations of its rules. */
 #define KS_LOCKV_MAX 64
-void ks_lockv(struct keyspace *ks, const struct ks_key *keys, size_t n);
-void ks_unlockv(struct keyspace *ks, const struct ks_key *keys, size_t n);
 
 /*
  * Read the live metadata of k. `want` = KV_TYPE_NONE accepts any type.
@@ -207,17 +195,6 @@ uint64_t ks_version_new(struct keyspace *ks);
 int ks_meta_key(struct keyspace *ks, const struct ks_key *k, struct buf *out);
 int ks_sub_key(struct keyspace *ks, const struct ks_key *k, uint64_t version, const void *sub,
 	       size_t sublen, struct buf *out);
-
-/* Batch helpers. The metadata record is header(m) + tail. */
-int ks_batch_put_meta(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
-		      const struct enc_meta *m, const void *tail, size_t tlen);
-int ks_batch_del_meta(struct keyspace *ks, struct store_batch *b, const struct ks_key *k);
-/* Record / forget k as an empty collection of type t, in batch b. */
-int ks_batch_empty_put(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
-		       enum kv_type t);
-int ks_batch_empty_del(struct keyspace *ks, struct store_batch *b, const struct ks_key *k);
-/* Apply a batch (WAL on, not synced). 0, -EROFS, -EIO. */
-int ks_write(struct keyspace *ks, struct store_batch *b);
 
 /*
  * Iterate the sub-keys of the current version of k (a key of type
@@ -261,13 +238,12 @@ bool ks_cluster(const struct keyspace *ks);
 
 /*
  * What a write tracks of one key it holds the lock of, for the records
- * its commit adds (ks_track_apply): the version read or written, whether
+ * its commit adds (ks_txn_commit): the version read or written, whether
  * the key is live after the batch and was before, its empty-collection
  * record, and the attribute change its caller asked for (ks_key.attr).
  * The batch helpers ks_track_* update it; a write transaction (ks_txn.h)
  * owns one per key. Fields are private to keyspace.c.
  */
-#define KS_TRACK_META 128 /* metadata copies up to this size */
 struct ks_track {
 	const struct ks_key *k;
 	const struct ks_attr_change *attr; /* k->attr */
@@ -281,13 +257,12 @@ struct ks_track {
 	 * batch and does after, so that its namespace is touched. */
 	bool empty_seen, empty_made;
 	uint64_t pending_expire; /* the deleted empty record's expiry */
-	struct enc_meta m;	 /* m.tail points into meta[] */
-	uint8_t meta[KS_TRACK_META];
-	bool has_meta;
 };
 void ks_track_init(struct ks_track *w, const struct ks_key *k);
-/* ks_meta_get, ks_batch_put_meta, ks_batch_del_meta, ks_batch_empty_put
- * and ks_batch_empty_del, noting what they saw and did in w. */
+/* The metadata read (as ks_meta_get) and the batch steps of a write
+ * (the metadata put or deleted as header(m) + tail, k remembered as an
+ * empty collection of type t or forgotten), noting what they saw and did
+ * in w (NULL: nothing noted). */
 int ks_track_meta_get(struct keyspace *ks, struct ks_track *w, const struct ks_key *k,
 		      enum kv_type want, struct buf *raw, struct enc_meta *m);
 /* ks_meta_head, noting what it saw in w. */
@@ -302,12 +277,16 @@ int ks_track_empty_put(struct keyspace *ks, struct store_batch *b, struct ks_tra
 		       const struct ks_key *k, enum kv_type t);
 int ks_track_empty_del(struct keyspace *ks, struct store_batch *b, struct ks_track *w,
 		       const struct ks_key *k);
-/* Add to b the records the n tracked keys' changes ask for: attribute
- * changes, moved entry records, a pending expiry, namespace times. */
-int ks_track_apply(struct keyspace *ks, struct store_batch *b, struct ks_track *w, size_t n);
-/* The stripe locks of a (and b, if not NULL), in the order of ks_lock2,
- * without the write context of the verbs not yet on ks_txn. */
+/*
+ * Per-key locks: a fixed array of mutexes indexed by hash(ns, key) (the
+ * order rule is at the array, ks_int.h). Every read-modify-write of a key
+ * holds its lock, through its transaction. ks_lock_pair takes the stripes
+ * of a and b (b may be NULL) in ascending index order, once if they are
+ * the same; ks_lockv those of n keys (n <= KS_LOCKV_MAX) so.
+ */
 void ks_lock_pair(struct keyspace *ks, const struct ks_key *a, const struct ks_key *b);
 void ks_unlock_pair(struct keyspace *ks, const struct ks_key *a, const struct ks_key *b);
+void ks_lockv(struct keyspace *ks, const struct ks_key *keys, size_t n);
+void ks_unlockv(struct keyspace *ks, const struct ks_key *keys, size_t n);
 
 #endif

@@ -33,7 +33,6 @@
  */
 #include "keyspace.h"
 
-#include "ks_attr.h"
 #include "ks_int.h"
 #include "names.h"
 #include "store.h"
@@ -45,18 +44,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
-
-/*
- * The write context of the verbs not yet on ks_txn: for the keys whose
- * locks this thread holds (at most two), what the verb under way saw of
- * them (struct ks_track, keyspace.h). Set by ks_lock/ks_lock2, cleared by
- * the unlocks, read by ks_write; only the owning thread touches it.
- * NEEDSWORK: goes when the last verb writes through ks_txn.
- */
-static _Thread_local struct {
-	int n;
-	struct ks_track keys[2];
-} wctx;
 
 /* ---- Open, close, locks -------------------------------------------- */
 
@@ -112,33 +99,6 @@ void ks_track_init(struct ks_track *w, const struct ks_key *k)
 	w->attr = k->attr;
 }
 
-static void wctx_begin(const struct ks_key *a, const struct ks_key *b)
-{
-	ks_track_init(&wctx.keys[0], a);
-	wctx.n = 1;
-	if (b) {
-		ks_track_init(&wctx.keys[1], b);
-		wctx.n = 2;
-	}
-}
-
-static void wctx_end(void)
-{
-	wctx.n = 0;
-}
-
-void ks_lock(struct keyspace *ks, const struct ks_key *k)
-{
-	pthread_mutex_lock(&ks->locks[ks_stripe(k)]);
-	wctx_begin(k, NULL);
-}
-
-void ks_unlock(struct keyspace *ks, const struct ks_key *k)
-{
-	wctx_end();
-	pthread_mutex_unlock(&ks->locks[ks_stripe(k)]);
-}
-
 void ks_lock_pair(struct keyspace *ks, const struct ks_key *a, const struct ks_key *b)
 {
 	unsigned x = ks_stripe(a), y = b ? ks_stripe(b) : x;
@@ -158,18 +118,6 @@ void ks_unlock_pair(struct keyspace *ks, const struct ks_key *a, const struct ks
 	if (y != x)
 		pthread_mutex_unlock(&ks->locks[y]);
 	pthread_mutex_unlock(&ks->locks[x]);
-}
-
-void ks_lock2(struct keyspace *ks, const struct ks_key *a, const struct ks_key *b)
-{
-	ks_lock_pair(ks, a, b);
-	wctx_begin(a, b);
-}
-
-void ks_unlock2(struct keyspace *ks, const struct ks_key *a, const struct ks_key *b)
-{
-	wctx_end();
-	ks_unlock_pair(ks, a, b);
 }
 
 static int stripe_cmp(const void *a, const void *b)
@@ -254,15 +202,6 @@ bool ks_is_reserved_ns(const void *ns, size_t n)
 }
 
 /* The write-context entry of k, if this thread holds its lock. */
-static struct ks_track *wctx_find(const struct ks_key *k)
-{
-	if (!wctx.n)
-		return NULL;
-	for (int i = 0; i < wctx.n; i++)
-		if (wctx.keys[i].k == k || ks_key_eq(wctx.keys[i].k, k))
-			return &wctx.keys[i];
-	return NULL;
-}
 
 /* A verb read k's live metadata m. */
 static void track_saw(struct ks_track *w, const struct enc_meta *m)
@@ -286,13 +225,13 @@ static int meta_read(struct keyspace *ks, struct ks_track *w, const struct ks_ke
 int ks_meta_head(struct keyspace *ks, const struct ks_key *k, enum kv_type want, struct buf *raw,
 		 struct enc_meta *m, uint64_t *vlen)
 {
-	return meta_read(ks, wctx_find(k), k, want, raw, m, vlen);
+	return meta_read(ks, NULL, k, want, raw, m, vlen);
 }
 
 int ks_meta_get(struct keyspace *ks, const struct ks_key *k, enum kv_type want, struct buf *raw,
 		struct enc_meta *m)
 {
-	return meta_read(ks, wctx_find(k), k, want, raw, m, NULL);
+	return meta_read(ks, NULL, k, want, raw, m, NULL);
 }
 
 int ks_track_meta_get(struct keyspace *ks, struct ks_track *w, const struct ks_key *k,
@@ -408,7 +347,7 @@ int ks_meta_pin(struct keyspace *ks, const struct ks_key *k, enum kv_type want,
 	if (!rc) {
 		size_t n;
 		const char *p = store_value_data(*v, &n);
-		rc = meta_check(wctx_find(k), k, want, p, n, m);
+		rc = meta_check(NULL, k, want, p, n, m);
 	}
 	if (rc) {
 		store_value_free(*v);
@@ -457,12 +396,6 @@ bool ks_meta_value_live(const void *v, size_t n, uint64_t now, struct enc_meta *
 	return enc_meta_decode(v, n, m) == 0 && !enc_meta_is_expired(m, now);
 }
 
-int ks_batch_put_meta(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
-		      const struct enc_meta *m, const void *tail, size_t tlen)
-{
-	return ks_track_put_meta(ks, b, wctx_find(k), k, m, tail, tlen);
-}
-
 int ks_track_put_meta(struct keyspace *ks, struct store_batch *b, struct ks_track *w,
 		      const struct ks_key *k, const struct enc_meta *m, const void *tail,
 		      size_t tlen)
@@ -481,25 +414,10 @@ int ks_track_put_meta(struct keyspace *ks, struct store_batch *b, struct ks_trac
 	if (!rc && w) {
 		w->version = enc_type_is_inline(m->type) ? 0 : m->version;
 		w->live = true;
-		/* A collection's header, kept in case a pending expiry must be
-		 * applied to it (ks_write). */
-		w->has_meta = !enc_type_is_inline(m->type) && tlen <= sizeof(w->meta);
-		if (w->has_meta) {
-			w->m = *m;
-			if (tlen)
-				memcpy(w->meta, tail, tlen);
-			w->m.tail = w->meta;
-			w->m.tail_len = tlen;
-		}
 	}
 	buf_release(&key);
 	buf_release(&hdr);
 	return rc;
-}
-
-int ks_batch_del_meta(struct keyspace *ks, struct store_batch *b, const struct ks_key *k)
-{
-	return ks_track_del_meta(ks, b, wctx_find(k), k);
 }
 
 int ks_track_del_meta(struct keyspace *ks, struct store_batch *b, struct ks_track *w,
@@ -511,73 +429,9 @@ int ks_track_del_meta(struct keyspace *ks, struct store_batch *b, struct ks_trac
 		store_batch_delete(b, STORE_CF_METADATA, key.data, key.len);
 	if (!rc && w) {
 		w->live = false;
-		w->has_meta = false;
 	}
 	buf_release(&key);
 	return rc;
-}
-
-/* The tracked key of k among w[0..n). */
-static struct ks_track *track_find(struct ks_track *w, size_t n, const struct ks_key *k)
-{
-	for (size_t i = 0; i < n; i++)
-		if (w[i].k == k || ks_key_eq(w[i].k, k))
-			return &w[i];
-	return NULL;
-}
-
-/* What a write adds to its batch for one key w of the tracked all[0..n). */
-static int track_apply(struct keyspace *ks, struct store_batch *b, struct ks_track *w,
-		       struct ks_track *all, size_t n)
-{
-	const struct ks_attr_change *c = w->attr;
-	int rc = 0;
-	if (w->pending_expire && w->live && w->has_meta && !w->m.expire_ms) {
-		/* The first entry of an empty collection that had an expiry. */
-		struct enc_meta m = w->m;
-		m.expire_ms = w->pending_expire;
-		rc = ks_batch_put_meta(ks, b, w->k, &m, m.tail, m.tail_len);
-		w->pending_expire = 0;
-	}
-	/* A key made from nothing (not live, no empty record) starts
-	 * without the records a dead key of that name may have left (expired,
-	 * or deleted by someone else). */
-	if (!rc && w->live && !w->was_live && !w->was_empty)
-		rc = ks_attr_batch_drop_key(ks, b, w->k);
-	/* A key re-made with a new version in one batch (a hash converted to
-	 * a list): its own records follow it. */
-	if (!rc && w->live && w->read_version && w->version != w->read_version)
-		rc = ks_attr_batch_restamp(ks, b, w->k, w->read_version, w->version);
-	/* A key created or removed changes its namespace directory. */
-	bool before = w->was_live || w->empty_seen;
-	bool after = w->live || w->empty_made || (w->empty_seen && !w->was_empty);
-	if (!rc && before != after && !ks_is_reserved_ns(w->k->ns, w->k->nslen))
-		rc = ks_attr_batch_ns_touch(b, w->k->ns, w->k->nslen);
-	if (!rc && c)
-		rc = ks_attr_batch_change(ks, b, w->k, w->version, w->live, c);
-	if (!rc && c && (c->flags & KS_ATTR_MOVE) && c->from && c->entry) {
-		struct ks_track *f = track_find(all, n, c->from);
-		if (f)
-			rc = ks_attr_batch_move(ks, b, c->from, f->version, c->fentry, c->flen,
-						w->k, w->version, c->entry, c->elen);
-	}
-	return rc;
-}
-
-int ks_track_apply(struct keyspace *ks, struct store_batch *b, struct ks_track *w, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		int rc = track_apply(ks, b, &w[i], w, n);
-		if (rc)
-			return rc;
-	}
-	return 0;
-}
-
-int ks_write(struct keyspace *ks, struct store_batch *b)
-{
-	int rc = ks_track_apply(ks, b, wctx.keys, (size_t)wctx.n);
-	return rc ? rc : store_write(ks->st, b, false);
 }
 
 /* ---- The reserved namespace ---------------------------------------- */
@@ -708,12 +562,6 @@ int ks_empty_get(struct keyspace *ks, struct ks_track *w, const struct ks_key *k
 	return rc;
 }
 
-int ks_batch_empty_put(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
-		       enum kv_type t)
-{
-	return ks_empty_put(ks, b, wctx_find(k), k, t, 0);
-}
-
 int ks_track_empty_put(struct keyspace *ks, struct store_batch *b, struct ks_track *w,
 		       const struct ks_key *k, enum kv_type t)
 {
@@ -759,11 +607,6 @@ int ks_empty_put(struct keyspace *ks, struct store_batch *b, struct ks_track *w,
  * the bloom filter): an unconditional delete on every write would leave a
  * tombstone per key in the range that key iteration scans.
  */
-int ks_batch_empty_del(struct keyspace *ks, struct store_batch *b, const struct ks_key *k)
-{
-	return ks_track_empty_del(ks, b, wctx_find(k), k);
-}
-
 int ks_track_empty_del(struct keyspace *ks, struct store_batch *b, struct ks_track *w,
 		       const struct ks_key *k)
 {
@@ -828,7 +671,7 @@ int ks_lookup(struct keyspace *ks, const struct ks_key *k, struct ks_info *out)
 	int rc = ks_meta_head(ks, k, KV_TYPE_NONE, &raw, &m, &vlen);
 	if (rc == -ENOENT) {
 		uint64_t exp = 0;
-		rc = ks_empty_get(ks, wctx_find(k), k, &t, &exp);
+		rc = ks_empty_get(ks, NULL, k, &t, &exp);
 		if (rc == 0) {
 			out->type = t;
 			out->empty = true;

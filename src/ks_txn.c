@@ -7,6 +7,9 @@
  */
 #include "ks_txn.h"
 
+#include "ks_attr.h"
+#include "ks_int.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -321,6 +324,56 @@ void ks_txn_fail(struct ks_txn *t, int rc)
 		t->rc = rc;
 }
 
+/* The tracked key of k among w[0..n). */
+static struct ks_track *track_find(struct ks_track *w, size_t n, const struct ks_key *k)
+{
+	for (size_t i = 0; i < n; i++)
+		if (w[i].k == k || ks_key_eq(w[i].k, k))
+			return &w[i];
+	return NULL;
+}
+
+/* What a write adds to its batch for one key w of the tracked all[0..n). */
+static int track_apply(struct keyspace *ks, struct store_batch *b, struct ks_track *w,
+		       struct ks_track *all, size_t n)
+{
+	const struct ks_attr_change *c = w->attr;
+	int rc = 0;
+	/* A key made from nothing (not live, no empty record) starts
+	 * without the records a dead key of that name may have left (expired,
+	 * or deleted by someone else). */
+	if (!rc && w->live && !w->was_live && !w->was_empty)
+		rc = ks_attr_batch_drop_key(ks, b, w->k);
+	/* A key re-made with a new version in one batch (a hash converted to
+	 * a list): its own records follow it. */
+	if (!rc && w->live && w->read_version && w->version != w->read_version)
+		rc = ks_attr_batch_restamp(ks, b, w->k, w->read_version, w->version);
+	/* A key created or removed changes its namespace directory. */
+	bool before = w->was_live || w->empty_seen;
+	bool after = w->live || w->empty_made || (w->empty_seen && !w->was_empty);
+	if (!rc && before != after && !ks_is_reserved_ns(w->k->ns, w->k->nslen))
+		rc = ks_attr_batch_ns_touch(b, w->k->ns, w->k->nslen);
+	if (!rc && c)
+		rc = ks_attr_batch_change(ks, b, w->k, w->version, w->live, c);
+	if (!rc && c && (c->flags & KS_ATTR_MOVE) && c->from && c->entry) {
+		struct ks_track *f = track_find(all, n, c->from);
+		if (f)
+			rc = ks_attr_batch_move(ks, b, c->from, f->version, c->fentry, c->flen,
+						w->k, w->version, c->entry, c->elen);
+	}
+	return rc;
+}
+
+static int track_apply_all(struct keyspace *ks, struct store_batch *b, struct ks_track *w, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		int rc = track_apply(ks, b, &w[i], w, n);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 /* What commit writes of one key's metadata (see ks_txn.h). */
 static int commit_meta(struct ks_txn *t, struct ks_txn_key *x, struct ks_track *w)
 {
@@ -362,7 +415,7 @@ int ks_txn_commit(struct ks_txn *t)
 		if (t->key[i].read)
 			rc = commit_meta(t, &t->key[i], &t->track[i]);
 	if (!rc)
-		rc = ks_track_apply(t->ks, t->b, t->track, t->n);
+		rc = track_apply_all(t->ks, t->b, t->track, t->n);
 	if (!rc)
 		rc = store_write(ks_store(t->ks), t->b, false);
 	return rc;

@@ -265,7 +265,7 @@ static void test_corrupt(void)
 	raw.data[25] = 1;
 	CHECK_INT(ks_meta_key(ks, KEY("h1"), &mk), 0);
 	store_batch_put(b, STORE_CF_METADATA, mk.data, mk.len, raw.data, raw.len);
-	CHECK_INT(ks_write(ks, b), 0);
+	CHECK_INT(store_write(ks_store(ks), b, false), 0);
 	uint64_t c;
 	CHECK_INT(hll_count(ks, KEY("h1"), 1, &c), -EUCLEAN);
 	struct iovec a = {"zz", 2};

@@ -41,7 +41,7 @@ static void put_raw(const char *key, const char *hex)
 	struct store_batch *b = store_batch_new(ks_store(ks));
 	CHECK_INT(ks_meta_key(ks, KEY(key), &k), 0);
 	store_batch_put(b, STORE_CF_METADATA, k.data, k.len, val, n);
-	CHECK_INT(ks_write(ks, b), 0);
+	CHECK_INT(store_write(ks_store(ks), b, false), 0);
 	store_batch_free(b);
 	buf_release(&k);
 }

@@ -804,19 +804,19 @@ static void test_concurrent(void)
 static void test_locks(void)
 {
 	struct keyspace *ks = fresh_ks(false);
-	/* Same stripe twice through ks_lock2 must not self-deadlock. */
-	ks_lock2(ks, KEY(DEFNS, "a"), KEY(DEFNS, "a"));
-	ks_unlock2(ks, KEY(DEFNS, "a"), KEY(DEFNS, "a"));
-	ks_lock2(ks, KEY(DEFNS, "a"), KEY(DEFNS, "b"));
-	ks_unlock2(ks, KEY(DEFNS, "a"), KEY(DEFNS, "b"));
-	ks_lock(ks, KEY(DEFNS, "a"));
-	ks_unlock(ks, KEY(DEFNS, "a"));
+	/* Same stripe twice through ks_lock_pair must not self-deadlock. */
+	ks_lock_pair(ks, KEY(DEFNS, "a"), KEY(DEFNS, "a"));
+	ks_unlock_pair(ks, KEY(DEFNS, "a"), KEY(DEFNS, "a"));
+	ks_lock_pair(ks, KEY(DEFNS, "a"), KEY(DEFNS, "b"));
+	ks_unlock_pair(ks, KEY(DEFNS, "a"), KEY(DEFNS, "b"));
+	ks_lock_pair(ks, KEY(DEFNS, "a"), NULL);
+	ks_unlock_pair(ks, KEY(DEFNS, "a"), NULL);
 	/* Long keys hash too. */
 	char big[5000];
 	memset(big, 'k', sizeof(big));
 	struct ks_key lk = {DEFNS, strlen(DEFNS), big, sizeof(big), NULL};
-	ks_lock(ks, &lk);
-	ks_unlock(ks, &lk);
+	ks_lock_pair(ks, &lk, NULL);
+	ks_unlock_pair(ks, &lk, NULL);
 	CHECK(1);
 	ks_close(ks);
 }
