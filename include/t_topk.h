@@ -48,7 +48,8 @@ int topk_count_of(struct keyspace *ks, const struct ks_key *k, const void *item,
 /* TOPK.INFO. */
 int topk_info(struct keyspace *ks, const struct ks_key *k, struct topk_params *p);
 /* The whole state (TOPK.LIST is topk_list() of it): t is initialised
- * here; topk_release() it, also on error. */
+ * here; topk_release() it (on error it holds nothing, and releasing it
+ * is harmless). */
 int topk_state(struct keyspace *ks, const struct ks_key *k, struct topk *t);
 
 /* ---- The exact state, for the tree (docs/mapping.md) ------------------- */

@@ -354,6 +354,17 @@ double td_cdf(const struct td_digest *d, double x)
 	return cdf_weight(d, x) / d->total_weight;
 }
 
+/* A weight as a rank: weights from a record that does not hold together
+ * (infinite, NaN, past 2^63) must not make the cast undefined. */
+static int64_t rank_of(double w)
+{
+	if (!(w > 0))
+		return 0;
+	if (w >= 9223372036854775807.0)
+		return INT64_MAX;
+	return (int64_t)w;
+}
+
 int64_t td_rank(const struct td_digest *d, double x)
 {
 	if (d->n == 0)
@@ -361,8 +372,8 @@ int64_t td_rank(const struct td_digest *d, double x)
 	if (x < d->min)
 		return -1;
 	if (x > d->max)
-		return (int64_t)d->total_weight;
-	return (int64_t)round(cdf_weight(d, x));
+		return rank_of(d->total_weight);
+	return rank_of(round(cdf_weight(d, x)));
 }
 
 int64_t td_revrank(const struct td_digest *d, double x)
@@ -372,10 +383,10 @@ int64_t td_revrank(const struct td_digest *d, double x)
 	if (x > d->max)
 		return -1;
 	if (x < d->min)
-		return (int64_t)d->total_weight;
+		return rank_of(d->total_weight);
 	double f = d->total_weight - cdf_weight(d, x);
 	double fl = floor(f);
-	return (int64_t)(f - fl > 0.5 ? ceil(f) : fl); /* halves round down */
+	return rank_of(f - fl > 0.5 ? ceil(f) : fl); /* halves round down */
 }
 
 double td_byrank(const struct td_digest *d, double rank)

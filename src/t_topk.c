@@ -167,6 +167,8 @@ static int load(struct keyspace *ks, const struct ks_key *k, const struct enc_me
 	if (!rc && !topk_heap_ok(t->heap, t->n)) {
 		rc = ks_corrupt(k, "the top-k heap record is not a heap");
 	}
+	if (rc)
+		topk_release(t); /* on error t holds nothing */
 	buf_release(&sk);
 	buf_release(&v);
 	return rc;

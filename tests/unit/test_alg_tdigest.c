@@ -265,6 +265,28 @@ static double gen_exponential(void)
 	return -log(uniform01()) / 0.25;
 }
 
+/* Weights a corrupt record can hold (the fuzzer's find): an infinite
+ * total and centroids past 2^63 give ranks at the limits, never an
+ * undefined conversion (UBSan aborts on one under make asan). */
+static void test_rank_of_huge_weights(void)
+{
+	struct td_digest d;
+	td_init(&d, 100);
+	CHECK_INT(td_push(&d, 1.0, 1e300), 0);
+	CHECK_INT(td_push(&d, 2.0, 1e308), 0);
+	CHECK_INT(td_push(&d, 3.0, 1e308), 0);
+	d.min = 1.0;
+	d.max = 3.0;
+	d.total_weight = INFINITY;
+	CHECK_INT(td_rank(&d, 4.0), INT64_MAX);
+	CHECK_INT(td_revrank(&d, 0.5), INT64_MAX);
+	CHECK(td_rank(&d, 2.5) >= 0);
+	CHECK(td_revrank(&d, 1.5) >= 0);
+	d.total_weight = 5e18;
+	CHECK_INT(td_rank(&d, 4.0), 5000000000000000000ll);
+	td_release(&d);
+}
+
 int main(void)
 {
 	test_capacity();
@@ -274,6 +296,7 @@ int main(void)
 	test_cdf_quantile_small();
 	test_merge_rules();
 	test_compression_bound();
+	test_rank_of_huge_weights();
 	accuracy("uniform", gen_uniform);
 	accuracy("normal", gen_normal);
 	accuracy("exponential", gen_exponential);
