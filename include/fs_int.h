@@ -78,24 +78,18 @@ struct fs_handle {
 	struct buf added;
 };
 
+/* ---- fs_node.c: helpers (paths, attributes, errno, invalidations) ---- */
+
 /* Kind of the children of `parent`. */
 enum fs_kind fs_child_kind(const struct fs *fs, const struct fs_node *parent);
 /* The key a path names (namespace from -o ns= when set). Borrowed. */
 void fs_path_key(const struct fs *fs, const struct fs_path *p, struct ks_key *k);
+/* The path of `name` inside `parent`. */
 int fs_child_path(struct fs *fs, struct fs_node *parent, const char *name, size_t n,
 		  struct fs_path *p);
-bool fs_type_is_file(enum kv_type t);
-/* How a key whose metadata does not decode is shown: true (a file) for
- * file types and an unknown type (KV_TYPE_NONE), else a directory. */
-bool fs_corrupt_is_file(enum kv_type t);
-bool fs_type_is_supported(enum kv_type t);
 /* Fill st for an object with this mode, size and Kvrocks version/expiry. */
 void fs_stat_fill(const struct fs *fs, mode_t mode, uint64_t size, uint64_t version,
 		  uint64_t expire_ms, struct stat *st, double *timeout);
-/* Attributes of the root, a namespace or a key (kind FS_ROOT, FS_NS or
- * FS_KEY) that path p names. 0, -ENOENT, or another errno. */
-int fs_stat_path(struct fs *fs, enum fs_kind kind, const struct fs_path *p, struct stat *st,
-		 double *timeout);
 /*
  * Overlay what only the node knows: buffered data, and attributes set
  * on a node that has no stored record. `since`: fs_seq() taken before st
@@ -109,9 +103,6 @@ bool fs_stat_overlay(struct fs_node *node, uint64_t since, struct stat *st);
  * (taken under the node's lock, after the store). */
 uint64_t fs_seq(struct fs *fs);
 void fs_seq_store_locked(struct fs *fs, struct fs_node *node);
-/* Attributes of a node (getattr): never older than a write acknowledged
- * before the call. */
-int fs_node_stat(struct fs *fs, struct fs_node *node, struct stat *st, double *timeout);
 /* Overlay the stored attributes (ks_attr) of key k (entry NULL) or of
  * one of its entries (shape sh) on st; version: the key's. An entry
  * without times of its own shows its key's. */
@@ -130,8 +121,50 @@ void fs_stat_attrs_cached(struct fs *fs, const struct fs_shape *sh, const struct
  * zero padding). */
 void fs_attr_entry(const struct fs_shape *sh, const char *name, size_t n, const char **e,
 		   size_t *en);
-/* A local entry was stored: store the attributes set on it meanwhile
- * (locked: the caller holds the node's lock). */
+/* Map a type-layer error to what the file system should say. */
+int fs_errno(int rc);
+/* Send the invalidations a request collected, after its reply, and
+ * release them. They are handed to a thread of their own: a request
+ * handler that waited for the kernel (which may wait for the directory
+ * lock a system call holds while it waits for another handler) could
+ * leave no handler free. */
+void fs_inval_send(struct fs *fs, struct fs_inval *iv);
+/* Start that thread (once a session exists), and stop it: invalidations
+ * sent after the stop are dropped. */
+void fs_notifier_start(struct fs *fs);
+void fs_notifier_stop(struct fs *fs);
+
+/* ---- fs_shape.c: the types and their shapes ---------------------------- */
+
+bool fs_type_is_file(enum kv_type t);
+/* How a key whose metadata does not decode is shown: true (a file) for
+ * file types and an unknown type (KV_TYPE_NONE), else a directory. */
+bool fs_corrupt_is_file(enum kv_type t);
+bool fs_type_is_supported(enum kv_type t);
+
+/* ---- fs_stat.c: attributes of nodes ------------------------------------ */
+
+/* Attributes of the root, a namespace or a key (kind FS_ROOT, FS_NS or
+ * FS_KEY) that path p names. 0, -ENOENT, or another errno. */
+int fs_stat_path(struct fs *fs, enum fs_kind kind, const struct fs_path *p, struct stat *st,
+		 double *timeout);
+/* Attributes of a node (getattr): never older than a write acknowledged
+ * before the call. */
+int fs_node_stat(struct fs *fs, struct fs_node *node, struct stat *st, double *timeout);
+/* A local key or entry: a file of whatever its buffer holds, its times
+ * now. */
+void fs_local_stat(struct fs *fs, struct fs_node *node, struct stat *st, double *timeout);
+
+/* ---- fs_attrs.c: stored attributes -------------------------------------- */
+
+/* Store mode, owner and times (to_set: FUSE_SET_ATTR_*, times left out
+ * keep cur's) set on a key, a stored entry or a namespace, in one batch.
+ * 0, an errno, or 1: the node has no record (the caller keeps them in the
+ * node). */
+int fs_attrs_store(struct fs *fs, struct fs_node *node, const struct stat *attr, int to_set,
+		   const struct stat *cur);
+/* A local entry was stored: store the attributes and user.* xattrs set
+ * on it meanwhile (locked: the caller holds the node's lock). */
 void fs_node_attrs_flush(struct fs *fs, struct fs_node *node, bool locked);
 /* The commit that first stores a local entry or key: add the mode and
  * owner its node holds (its creation's, or set since) to the change ch
@@ -140,31 +173,17 @@ void fs_node_attrs_flush(struct fs *fs, struct fs_node *node, bool locked);
  * Node lock held. */
 void fs_node_attrs_stage(struct fs_node *node, struct ks_attr_change *ch);
 void fs_node_attrs_stored(struct fs_node *node);
-/* fs_xattr.c: the same for user.* attributes set on a local entry. */
-void fs_node_xattrs_flush(struct fs *fs, struct fs_node *node, bool locked);
-int fs_decode_name(struct fs *fs, struct fs_node *parent, const char *name, struct buf *out);
-
-/* How fs_reply_entry answers. */
-struct fs_reply {
-	double entry_timeout, attr_timeout;
-	enum fs_local local; /* a new local entry: the node holds it */
-	enum kv_type ktype;  /* the node's type, for a create */
-	uint64_t since;	     /* fs_seq() before the attributes were read */
-	/* A create of a local entry: the mode and owner its node keeps until
-	 * it is stored (KS_ATTR_CREATE; NULL or no flag: none). */
-	const struct ks_attr_change *init;
-};
-/* Reply with an entry for (parent, stored name); with fi, a create reply
- * whose handle (fi->fh) gets the node. */
-void fs_reply_entry(fuse_req_t req, struct fs *fs, struct fs_node *parent, const char *stored,
-		    size_t n, struct stat *st, const struct fs_reply *r, struct fuse_file_info *fi);
-int fs_errno(int rc);
-/* Send the invalidations a request collected, after its reply, and
- * release them. They are handed to a thread of their own: a request
- * handler that waited for the kernel (which may wait for the directory
- * lock a system call holds while it waits for another handler) could
- * leave no handler free. */
-void fs_inval_send(struct fs *fs, struct fs_inval *iv);
+/* The user.* xattrs (not user.kvfs.*) of a key or a stored entry
+ * (ks_xattr_*), or those a local entry holds until it is stored: get one
+ * (-ENODATA), list the names (appended, NUL-ended; none for the root, a
+ * namespace or a view), set one (value) or remove it (NULL; XATTR_CREATE,
+ * XATTR_REPLACE in flags). */
+#define FS_XATTR_USER "user."
+#define FS_XATTR_KVFS "user.kvfs."
+int fs_user_xattr_get(struct fs *fs, struct fs_node *node, const char *name, struct buf *val);
+int fs_user_xattr_list(struct fs *fs, struct fs_node *node, struct buf *list);
+int fs_user_xattr_set(struct fs *fs, struct fs_node *node, const char *name, const char *value,
+		      size_t size, int flags);
 
 /* ---- Entries of a key, by the key's type ---------------------------- */
 

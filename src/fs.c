@@ -23,84 +23,6 @@
 #include "t_stream.h"
 #include "t_string.h"
 
-/* The invalidation thread: a queue of items, sent in order. */
-struct fs_notifier {
-	pthread_t thread;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	struct fs_inval queue;
-	bool stop;
-};
-
-static void inval_send_now(struct fs *fs, struct fs_inval *iv)
-{
-	struct buf name = BUF_INIT;
-	for (size_t i = 0; i < iv->len && fs->se; i++) {
-		const struct fs_inval_item *x = &iv->v[i];
-		if (x->parent && names_encode(x->name, x->n, &name) == 0)
-			fuse_lowlevel_notify_inval_entry(fs->se, x->parent, name.data, name.len);
-		if (x->ino)
-			fuse_lowlevel_notify_inval_inode(fs->se, x->ino, 0, 0);
-	}
-	buf_release(&name);
-	fs_inval_release(iv);
-}
-
-static void *notifier_main(void *arg)
-{
-	struct fs *fs = arg;
-	struct fs_notifier *n = fs->notifier;
-	pthread_mutex_lock(&n->lock);
-	for (;;) {
-		while (!n->stop && n->queue.len == 0)
-			pthread_cond_wait(&n->cond, &n->lock);
-		if (n->stop)
-			break;
-		struct fs_inval batch = n->queue;
-		fs_inval_init(&n->queue);
-		pthread_mutex_unlock(&n->lock);
-		inval_send_now(fs, &batch);
-		pthread_mutex_lock(&n->lock);
-	}
-	pthread_mutex_unlock(&n->lock);
-	return NULL;
-}
-
-static void notifier_stop(struct fs *fs)
-{
-	struct fs_notifier *n = fs->notifier;
-	if (!n)
-		return;
-	pthread_mutex_lock(&n->lock);
-	n->stop = true;
-	pthread_cond_signal(&n->cond);
-	pthread_mutex_unlock(&n->lock);
-	pthread_join(n->thread, NULL);
-	fs_inval_release(&n->queue);
-	pthread_cond_destroy(&n->cond);
-	pthread_mutex_destroy(&n->lock);
-	free(n);
-	fs->notifier = NULL;
-}
-
-void fs_inval_send(struct fs *fs, struct fs_inval *iv)
-{
-	struct fs_notifier *n = fs->notifier;
-	if (iv->len == 0 || !n) {
-		fs_inval_release(iv); /* no session: nothing to tell */
-		return;
-	}
-	pthread_mutex_lock(&n->lock);
-	for (size_t i = 0; i < iv->len; i++) {
-		struct fs_inval_item *x = &iv->v[i];
-		if (fs_inval_add(&n->queue, x->parent, x->ino, x->name, x->n))
-			break; /* out of memory: the entry timeout bounds the damage */
-	}
-	pthread_cond_signal(&n->cond);
-	pthread_mutex_unlock(&n->lock);
-	fs_inval_release(iv);
-}
-
 struct fs *fs_new(struct keyspace *ks, const struct fs_options *opt)
 {
 	struct fs *fs = calloc(1, sizeof(*fs));
@@ -131,7 +53,7 @@ void fs_free(struct fs *fs)
 {
 	if (!fs)
 		return;
-	notifier_stop(fs);
+	fs_notifier_stop(fs);
 	fs_file_release_all(fs);
 	fs_itable_free(fs->it);
 	buf_release(&fs->backup.name);
@@ -143,159 +65,8 @@ void fs_free(struct fs *fs)
 void fs_set_session(struct fs *fs, struct fuse_session *se)
 {
 	fs->se = se;
-	if (!se || fs->notifier)
-		return;
-	struct fs_notifier *n = calloc(1, sizeof(*n));
-	if (!n)
-		return; /* invalidations are dropped; entry timeouts still hold */
-	pthread_mutex_init(&n->lock, NULL);
-	pthread_cond_init(&n->cond, NULL);
-	fs_inval_init(&n->queue);
-	fs->notifier = n;
-	if (pthread_create(&n->thread, NULL, notifier_main, fs)) {
-		pthread_cond_destroy(&n->cond);
-		pthread_mutex_destroy(&n->lock);
-		free(n);
-		fs->notifier = NULL;
-	}
-}
-
-static int setattr_store(struct fs *fs, struct fs_node *node, const struct stat *attr, int to_set,
-			 const struct stat *cur);
-
-/* ---- identities ------------------------------------------------------ */
-
-enum fs_kind fs_child_kind(const struct fs *fs, const struct fs_node *parent)
-{
-	switch (parent->kind) {
-	case FS_ROOT:
-		return fs->ns ? FS_KEY : FS_NS;
-	case FS_NS:
-		return FS_KEY;
-	default:
-		return FS_ENTRY;
-	}
-}
-
-void fs_path_key(const struct fs *fs, const struct fs_path *p, struct ks_key *k)
-{
-	if (fs->ns) {
-		k->ns = fs->ns;
-		k->nslen = fs->nslen;
-	} else {
-		k->ns = p->ns.data;
-		k->nslen = p->ns.len;
-	}
-	k->key = p->key.data;
-	k->klen = p->key.len;
-	k->attr = NULL;
-}
-
-/* The path of `name` inside `parent`. */
-int fs_child_path(struct fs *fs, struct fs_node *parent, const char *name, size_t n,
-		  struct fs_path *p)
-{
-	int rc = fs_itable_path(fs->it, parent, p);
-	if (rc)
-		return rc;
-	switch (fs_child_kind(fs, parent)) {
-	case FS_NS:
-		return buf_set(&p->ns, name, n);
-	case FS_KEY:
-		return buf_set(&p->key, name, n);
-	default:
-		return buf_set(&p->entry, name, n);
-	}
-}
-
-bool fs_type_is_file(enum kv_type t)
-{
-	return t == KV_TYPE_STRING || t == KV_TYPE_JSON || t == KV_TYPE_BITMAP;
-}
-
-bool fs_corrupt_is_file(enum kv_type t)
-{
-	return t == KV_TYPE_NONE || fs_type_is_file(t);
-}
-
-/* Types whose contents this version of kvfs maps into the tree. */
-bool fs_type_is_supported(enum kv_type t)
-{
-	return t == KV_TYPE_STRING || t == KV_TYPE_BITMAP || t == KV_TYPE_JSON ||
-	       fs_shape_of(t) != NULL;
-}
-
-const struct fs_shape *fs_shape_of(enum kv_type t)
-{
-	switch (t) {
-	case KV_TYPE_HASH:
-		return &fs_hash_shape;
-	case KV_TYPE_LIST:
-		return &fs_list_shape;
-	case KV_TYPE_SET:
-		return &fs_set_shape;
-	case KV_TYPE_ZSET:
-		return &fs_zset_shape;
-	case KV_TYPE_SORTEDINT:
-		return &fs_sortedint_shape;
-	case KV_TYPE_TIMESERIES:
-		return &fs_timeseries_shape;
-	case KV_TYPE_TDIGEST:
-		return &fs_tdigest_shape;
-	case KV_TYPE_TOPK:
-		return &fs_topk_shape;
-	case KV_TYPE_HLL:
-		return &fs_hll_shape;
-	case KV_TYPE_BLOOM:
-		return &fs_bloom_shape;
-	case KV_TYPE_STREAM:
-		return &fs_stream_shape;
-	default:
-		return NULL;
-	}
-}
-
-bool fs_is_temp_name(const char *name, size_t n)
-{
-	if (n > 0 && (name[0] == '.' || name[n - 1] == '~'))
-		return true;
-	if (n != 9 || memcmp(name, "sed", 3) != 0)
-		return false;
-	for (size_t i = 3; i < n; i++)
-		if (!isalnum((unsigned char)name[i]))
-			return false;
-	return true;
-}
-
-bool fs_is_swap_name(const char *name, size_t n)
-{
-	if (n < 5 || name[0] != '.')
-		return false;
-	if (n >= 6 && memcmp(name + n - 5, ".swpx", 5) == 0)
-		return true;
-	return memcmp(name + n - 4, ".sw", 3) == 0 && name[n - 1] >= 'a' && name[n - 1] <= 'p';
-}
-
-bool fs_shape_is_special(const struct fs_shape *sh, const char *name, size_t n)
-{
-	return (sh->is_view && sh->is_view(name, n)) || (sh->is_input && sh->is_input(name, n));
-}
-
-int fs_ctx_open(struct fs *fs, struct fs_node *dir, const struct fs_path *p, struct fs_inval *iv,
-		struct fs_ctx *c, const struct fs_shape **sh)
-{
-	memset(c, 0, sizeof(*c));
-	c->fs = fs;
-	c->dir = dir;
-	c->iv = iv;
-	fs_path_key(fs, p, &c->k);
-	int rc = ks_lookup(fs->ks, &c->k, &c->info);
-	if (rc)
-		return rc;
-	if (fs_type_is_file(c->info.type))
-		return -ENOTDIR;
-	*sh = fs_shape_of(c->info.type);
-	return *sh ? 0 : -EOPNOTSUPP;
+	if (se)
+		fs_notifier_start(fs);
 }
 
 /* fs_ctx_open for a change to an entry: a type not mapped yet is logged. */
@@ -307,328 +78,6 @@ static int entry_ctx(struct fs *fs, struct fs_node *dir, const struct fs_path *p
 		LOG_WARN("'%.*s' is a %s: its entries cannot be changed yet", (int)c->k.klen,
 			 c->k.key, enc_type_name(c->info.type));
 	return rc;
-}
-
-void fs_entry_init(struct fs_entry *e)
-{
-	memset(e, 0, sizeof(*e));
-	buf_init(&e->name);
-}
-
-void fs_entry_release(struct fs_entry *e)
-{
-	buf_release(&e->name);
-}
-
-int fs_entry_set(struct fs_entry *e, const char *name, size_t n, mode_t mode, uint64_t size)
-{
-	e->mode = mode;
-	e->size = size;
-	return buf_set(&e->name, name, n);
-}
-
-/* ---- attributes ------------------------------------------------------ */
-
-static void ts_from_us(struct timespec *ts, uint64_t us)
-{
-	ts->tv_sec = (time_t)(us / 1000000u);
-	ts->tv_nsec = (long)(us % 1000000u) * 1000;
-}
-
-/* The permission bits of an object without stored ones: from -o umask,
- * keeping a read-only object (a view) read-only. */
-static mode_t default_perm(const struct fs *fs, mode_t mode)
-{
-	mode_t perm = (S_ISDIR(mode) ? 0777 : 0666) & ~fs->opt.umask;
-	if (!(mode & 0222))
-		perm &= ~(mode_t)0222;
-	return perm;
-}
-
-void fs_stat_fill(const struct fs *fs, mode_t mode, uint64_t size, uint64_t version,
-		  uint64_t expire_ms, struct stat *st, double *timeout)
-{
-	memset(st, 0, sizeof(*st));
-	st->st_mode = (mode & S_IFMT) | default_perm(fs, mode);
-	st->st_nlink = 1;
-	st->st_uid = fs->opt.uid;
-	st->st_gid = fs->opt.gid;
-	st->st_blksize = 4096;
-	st->st_size = (off_t)size;
-	st->st_blocks = (blkcnt_t)((size + 511) / 512);
-	st->st_mtim = fs->mount_time;
-	if (version)
-		ts_from_us(&st->st_mtim, version >> 11);
-	st->st_ctim = st->st_atim = st->st_mtim;
-	*timeout = fs->opt.timeout;
-	if (expire_ms) {
-		uint64_t now = now_ms();
-		double left = expire_ms > now ? (double)(expire_ms - now) / 1000 : 0;
-		if (left < *timeout)
-			*timeout = left;
-	}
-}
-
-void fs_attr_entry(const struct fs_shape *sh, const char *name, size_t n, const char **e,
-		   size_t *en)
-{
-	/* A list position is one record whatever width its name has now. */
-	if (sh && sh->type == KV_TYPE_LIST)
-		while (n > 1 && name[0] == '0') {
-			name++;
-			n--;
-		}
-	*e = name;
-	*en = n;
-}
-
-static void apply_times(struct stat *st, const struct ks_attr *a)
-{
-	st->st_mtim = a->mtime;
-	st->st_atim = a->atime;
-	st->st_ctim = a->ctime;
-}
-
-void fs_stat_attrs(struct fs *fs, const struct fs_shape *sh, const struct ks_key *k,
-		   uint64_t version, const char *entry, size_t elen, struct stat *st)
-{
-	fs_stat_attrs_cached(fs, sh, k, version, entry, elen, st, NULL);
-}
-
-void fs_stat_attrs_cached(struct fs *fs, const struct fs_shape *sh, const struct ks_key *k,
-			  uint64_t version, const char *entry, size_t elen, struct stat *st,
-			  struct fs_key_attrs *kc)
-{
-	struct ks_attr a;
-	const char *e = NULL;
-	size_t en = 0;
-	int rc;
-	if (entry)
-		fs_attr_entry(sh, entry, elen, &e, &en);
-	if (entry && kc) {
-		/* A listing: the key's record, read once, says whether any
-		 * entry has more than times. */
-		if (!kc->loaded)
-			kc->loaded = ks_attr_get(fs->ks, k, version, NULL, 0, &kc->a) == 0;
-		rc = kc->loaded && !kc->a.entry_attrs
-			 ? ks_attr_get_times(fs->ks, k, version, e, en, &a)
-			 : ks_attr_get(fs->ks, k, version, e, en, &a);
-	} else {
-		rc = ks_attr_get(fs->ks, k, version, e, en, &a);
-	}
-	if (rc)
-		return;
-	if (a.has & KS_ATTR_HAS_TIMES) {
-		apply_times(st, &a);
-	} else if (entry) {
-		/* An entry without times of its own: its key's (the last
-		 * change to the key), else the key's creation. */
-		struct fs_key_attrs local = {0};
-		if (!kc)
-			kc = &local;
-		if (version)
-			ts_from_us(&st->st_mtim, version >> 11);
-		st->st_atim = st->st_ctim = st->st_mtim;
-		if (!kc->loaded)
-			kc->loaded = ks_attr_get(fs->ks, k, version, NULL, 0, &kc->a) == 0;
-		if (kc->loaded && (kc->a.has & KS_ATTR_HAS_TIMES))
-			apply_times(st, &kc->a);
-	}
-	if (a.has & KS_ATTR_HAS_MODE)
-		st->st_mode = (st->st_mode & S_IFMT) | (mode_t)a.mode;
-	if (a.has & KS_ATTR_HAS_UID)
-		st->st_uid = a.uid;
-	if (a.has & KS_ATTR_HAS_GID)
-		st->st_gid = a.gid;
-}
-
-/* A namespace directory's stored mode, owner and times (ks_attr_ns_key):
- * times of its last key created or removed, or of its mkdir. */
-static void stat_ns_attrs(struct fs *fs, const char *ns, size_t n, struct stat *st)
-{
-	struct ks_key k;
-	ks_attr_ns_key(&k, ns, n);
-	fs_stat_attrs(fs, NULL, &k, 0, NULL, 0, st);
-}
-
-/*
- * Attributes of the root, a namespace or a key at path p. Times of
- * collections come from their Kvrocks version (its creation time); other
- * times are the mount time until they are set. The entry timeout is
- * capped at the key's remaining time to live.
- */
-int fs_stat_path(struct fs *fs, enum fs_kind kind, const struct fs_path *p, struct stat *st,
-		 double *timeout)
-{
-	struct ks_key k;
-	struct ks_info info;
-	int rc;
-
-	fs_path_key(fs, p, &k);
-	switch (kind) {
-	case FS_NS:
-		rc = ks_ns_exists(fs->ks, p->ns.data, p->ns.len);
-		if (rc <= 0)
-			return rc < 0 ? rc : -ENOENT;
-		fs_stat_fill(fs, S_IFDIR | 0755, 0, 0, 0, st, timeout);
-		stat_ns_attrs(fs, p->ns.data, p->ns.len, st);
-		return 0;
-	case FS_KEY:
-		if (fs_ts_is_ns_view(k.key, k.klen)) {
-			/* A read-only view of the namespace's time series. */
-			struct buf out = BUF_INIT;
-			rc = fs_ts_ns_view(fs, &k, &out);
-			if (!rc)
-				fs_stat_fill(fs, S_IFREG | 0444, out.len, 0, 0, st, timeout);
-			*timeout = 0;
-			buf_release(&out);
-			return rc;
-		}
-		rc = ks_lookup(fs->ks, &k, &info);
-		if (rc == -ENOENT)
-			return fs_json_stat(fs, &k, NULL, st, timeout); /* a JSON path name? */
-		if (rc == -EUCLEAN) {
-			/* Metadata that does not decode (logged): the key is not
-			 * listed, but its name answers, in the shape its type
-			 * byte gives (a file if none), so that rm, rm -r and
-			 * user.kvfs.ttl 0 can delete it; its contents are EIO. */
-			fs_stat_fill(
-			    fs, fs_corrupt_is_file(info.type) ? S_IFREG | 0644 : S_IFDIR | 0755, 0,
-			    0, 0, st, timeout);
-			*timeout = 0;
-			return 0;
-		}
-		if (rc)
-			return rc;
-		if (info.type == KV_TYPE_JSON)
-			return fs_json_stat(fs, &k, &info, st, timeout);
-		fs_stat_fill(fs, fs_type_is_file(info.type) ? S_IFREG | 0644 : S_IFDIR | 0755,
-			     info.size, info.version, info.expire_ms, st, timeout);
-		fs_stat_attrs(fs, NULL, &k, info.version, NULL, 0, st);
-		return 0;
-	case FS_ENTRY:
-		return -EINVAL; /* entries: fs_entry_stat */
-	default:
-		break;
-	}
-	fs_stat_fill(fs, S_IFDIR | 0755, 0, 0, 0, st, timeout);
-	if (fs->ns) /* -o ns=: the root is that namespace */
-		stat_ns_attrs(fs, fs->ns, fs->nslen, st);
-	return 0;
-}
-
-uint64_t fs_seq(struct fs *fs)
-{
-	return __atomic_load_n(&fs->seq, __ATOMIC_SEQ_CST);
-}
-
-void fs_seq_store_locked(struct fs *fs, struct fs_node *node)
-{
-	node->stored = __atomic_add_fetch(&fs->seq, 1, __ATOMIC_SEQ_CST);
-}
-
-/* The node's attributes set during this mount on a node without stored
- * records: the root, a namespace, a local entry. */
-bool fs_stat_overlay(struct fs_node *node, uint64_t since, struct stat *st)
-{
-	pthread_mutex_lock(&node->lock);
-	bool stale = !node->loaded && node->stored > since;
-	if (node->trunc_want && S_ISREG(st->st_mode)) {
-		st->st_size = 0; /* as the kernel has it since the O_TRUNC open */
-		st->st_blocks = 0;
-	} else if (node->loaded && S_ISREG(st->st_mode) && !node->live) {
-		st->st_size = (off_t)node->data.len;
-		st->st_blocks = (blkcnt_t)((node->data.len + 511) / 512);
-	}
-	/* Buffered, not committed yet: the times of that change. */
-	if (node->dirty && (node->changed.tv_sec || node->changed.tv_nsec))
-		st->st_mtim = st->st_ctim = node->changed;
-	if (node->mtime.tv_sec || node->mtime.tv_nsec)
-		st->st_mtim = st->st_ctim = node->mtime;
-	if (node->atime.tv_sec || node->atime.tv_nsec)
-		st->st_atim = node->atime;
-	if (node->has_mode)
-		st->st_mode = (st->st_mode & S_IFMT) | (node->mode & 07777);
-	if (node->has_owner) {
-		st->st_uid = node->uid;
-		st->st_gid = node->gid;
-	}
-	pthread_mutex_unlock(&node->lock);
-	st->st_ino = node->ino;
-	return stale;
-}
-
-void fs_node_attrs_stage(struct fs_node *node, struct ks_attr_change *ch)
-{
-	if (node->has_mode) {
-		ch->init |= KS_ATTR_HAS_MODE;
-		ch->mode = node->mode & 07777;
-	}
-	if (node->has_owner) {
-		ch->init |= KS_ATTR_HAS_UID | KS_ATTR_HAS_GID;
-		ch->uid = node->uid;
-		ch->gid = node->gid;
-	}
-	if (ch->init)
-		ch->flags |= KS_ATTR_CREATE;
-}
-
-void fs_node_attrs_stored(struct fs_node *node)
-{
-	node->has_mode = node->has_owner = false;
-}
-
-void fs_node_attrs_flush(struct fs *fs, struct fs_node *node, bool locked)
-{
-	struct stat attr;
-	int to_set = 0;
-	memset(&attr, 0, sizeof(attr));
-	if (!locked)
-		pthread_mutex_lock(&node->lock);
-	if (node->has_mode) {
-		attr.st_mode = node->mode;
-		to_set |= FUSE_SET_ATTR_MODE;
-	}
-	if (node->has_owner) {
-		attr.st_uid = node->uid;
-		attr.st_gid = node->gid;
-		to_set |= FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID;
-	}
-	/* Times are stored together: one never set takes the other. */
-	bool mt = node->mtime.tv_sec || node->mtime.tv_nsec;
-	bool at = node->atime.tv_sec || node->atime.tv_nsec;
-	if (mt || at) {
-		attr.st_mtim = mt ? node->mtime : node->atime;
-		attr.st_atim = at ? node->atime : node->mtime;
-		to_set |= FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_ATIME;
-	}
-	node->has_mode = node->has_owner = false;
-	memset(&node->mtime, 0, sizeof(node->mtime));
-	memset(&node->atime, 0, sizeof(node->atime));
-	if (!locked)
-		pthread_mutex_unlock(&node->lock);
-	fs_node_xattrs_flush(fs, node, locked);
-	if (!to_set)
-		return;
-	int rc = setattr_store(fs, node, &attr, to_set, &attr);
-	pthread_mutex_lock(&node->lock); /* its name (fs_inode.h) */
-	if (rc < 0)
-		LOG_WARN("attributes set before '%s' was stored are lost: %s", node->name,
-			 strerror(-rc));
-	pthread_mutex_unlock(&node->lock);
-}
-
-/* A local entry: a file of whatever its buffer holds. */
-static void local_stat(struct fs *fs, struct fs_node *node, struct stat *st, double *timeout)
-{
-	pthread_mutex_lock(&node->lock);
-	uint64_t size = node->data.len;
-	pthread_mutex_unlock(&node->lock);
-	fs_stat_fill(fs, S_IFREG | 0644, size, 0, 0, st, timeout);
-	/* Being written: its times are now (not the mount's) until it is
-	 * stored with the times of that change; set ones show over these. */
-	clock_gettime(CLOCK_REALTIME, &st->st_mtim);
-	st->st_atim = st->st_ctim = st->st_mtim;
 }
 
 /* A new key of directory `parent` that its node still holds (created,
@@ -659,128 +108,12 @@ static int store_local_key(struct fs *fs, struct fs_node *parent, const char *na
 	return rc;
 }
 
-int fs_entry_stat(struct fs *fs, struct fs_node *node, struct stat *st, double *timeout)
-{
-	struct fs_path p;
-	struct fs_ctx c;
-	struct fs_entry e;
-	const struct fs_shape *sh;
-	int rc;
-
-	if (fs_itable_local(fs->it, node) != FS_LOCAL_NONE) {
-		local_stat(fs, node, st, timeout);
-		pthread_mutex_lock(&node->lock);
-		sh = fs_shape_of(node->ktype);
-		pthread_mutex_unlock(&node->lock);
-		if (sh && sh->recomputed)
-			*timeout = 0; /* the commit will rewrite it */
-		return 0;
-	}
-	fs_path_init(&p);
-	fs_entry_init(&e);
-	rc = fs_itable_path(fs->it, node, &p);
-	if (!rc && p.unhashed)
-		rc = -ENOENT;
-	struct fs_node *dir = fs_itable_parent(fs->it, node);
-	if (!rc)
-		rc = fs_ctx_open(fs, dir, &p, NULL, &c, &sh);
-	if (rc == -ENOTDIR || rc == -EOPNOTSUPP)
-		rc = -ENOENT; /* no entries in a key of that type */
-	if (!rc)
-		rc = sh->lookup(&c, p.entry.data, p.entry.len, &e);
-	fs_itable_unref(fs->it, dir);
-	if (!rc) {
-		fs_stat_fill(fs, e.mode, e.size, e.version, 0, st, timeout);
-		fs_stat_attrs(fs, sh, &c.k, c.info.version, e.name.data, e.name.len, st);
-	}
-	if (!rc && e.blksize)
-		st->st_blksize = e.blksize;
-	if (!rc && (sh->recomputed || (sh->is_live && sh->is_live(p.entry.data, p.entry.len))))
-		*timeout = 0;
-	fs_entry_release(&e);
-	fs_path_release(&p);
-	return rc;
-}
-
-/* Is node a file removed or replaced while open, whose buffer holds its
- * value (fs_file_keep)? Its open files still stat and read it. */
-static bool node_orphan(struct fs *fs, struct fs_node *node)
-{
-	struct fs_path p;
-	fs_path_init(&p);
-	bool gone = fs_itable_path(fs->it, node, &p) == 0 && p.unhashed;
-	fs_path_release(&p);
-	if (!gone)
-		return false;
-	pthread_mutex_lock(&node->lock);
-	bool kept = node->opens > 0 && node->loaded;
-	pthread_mutex_unlock(&node->lock);
-	return kept;
-}
-
-static int node_stat_since(struct fs *fs, struct fs_node *node, uint64_t since, struct stat *st,
-			   double *timeout, bool *stale)
-{
-	int rc;
-	if ((node->kind == FS_KEY || node->kind == FS_ENTRY) &&
-	    fs_itable_local(fs->it, node) == FS_LOCAL_NONE && node_orphan(fs, node)) {
-		local_stat(fs, node, st, timeout);
-		st->st_nlink = 0;
-		*stale = fs_stat_overlay(node, since, st);
-		return 0;
-	}
-	if (node->kind == FS_ENTRY) {
-		rc = fs_entry_stat(fs, node, st, timeout);
-	} else if (node->kind == FS_KEY && fs_itable_local(fs->it, node) != FS_LOCAL_NONE) {
-		local_stat(fs, node, st, timeout);
-		rc = 0;
-	} else {
-		struct fs_path p;
-		fs_path_init(&p);
-		rc = fs_itable_path(fs->it, node, &p);
-		if (!rc)
-			rc = p.unhashed ? -ENOENT : fs_stat_path(fs, node->kind, &p, st, timeout);
-		bool unhashed = p.unhashed;
-		fs_path_release(&p);
-		if (rc == -ENOENT && node->kind == FS_KEY && !unhashed) {
-			/* A JSON path name created and open, not written yet:
-			 * a file of what its buffer holds. */
-			pthread_mutex_lock(&node->lock);
-			bool open_json = node->opens && node->ktype == KV_TYPE_JSON;
-			pthread_mutex_unlock(&node->lock);
-			if (open_json) {
-				local_stat(fs, node, st, timeout);
-				*timeout = 0;
-				rc = 0;
-			}
-		}
-	}
-	if (!rc)
-		*stale = fs_stat_overlay(node, since, st);
-	return rc;
-}
-
-int fs_node_stat(struct fs *fs, struct fs_node *node, struct stat *st, double *timeout)
-{
-	bool stale = false;
-	int rc = node_stat_since(fs, node, fs_seq(fs), st, timeout, &stale);
-	if ((!rc && stale) || rc == -ENOENT) {
-		/* The node stored a write while we read, or was renamed over
-		 * or removed (its open files still stat it): read again holding
-		 * its lock, so that neither can come between. */
-		pthread_mutex_lock(&node->lock);
-		rc = node_stat_since(fs, node, fs_seq(fs), st, timeout, &stale);
-		pthread_mutex_unlock(&node->lock);
-	}
-	return rc;
-}
-
 /*
  * Decode a file name into stored bytes. A long name (PREFIX%~HASH) is
  * resolved to the stored name it stands for among the children of
  * `parent`; -ENOENT if none matches.
  */
-int fs_decode_name(struct fs *fs, struct fs_node *parent, const char *name, struct buf *out)
+static int decode_name(struct fs *fs, struct fs_node *parent, const char *name, struct buf *out)
 {
 	uint64_t hash;
 	int rc = names_decode(name, out, &hash);
@@ -801,9 +134,22 @@ static void node_set_created(struct fs_node *node, const struct ks_attr_change *
 	node->gid = (gid_t)init->gid;
 }
 
-/* Reply to a lookup-like request with the node for (parent, name). */
-void fs_reply_entry(fuse_req_t req, struct fs *fs, struct fs_node *parent, const char *stored,
-		    size_t n, struct stat *st, const struct fs_reply *r, struct fuse_file_info *fi)
+/* How reply_entry answers. */
+struct fs_reply {
+	double entry_timeout, attr_timeout;
+	enum fs_local local; /* a new local entry: the node holds it */
+	enum kv_type ktype;  /* the node's type, for a create */
+	uint64_t since;	     /* fs_seq() before the attributes were read */
+	/* A create of a local entry: the mode and owner its node keeps until
+	 * it is stored (KS_ATTR_CREATE; NULL or no flag: none). */
+	const struct ks_attr_change *init;
+};
+
+/* Reply to a lookup-like request with the node for (parent, stored
+ * name); with fi, a create reply whose handle (fi->fh) gets the node. */
+static void reply_entry(fuse_req_t req, struct fs *fs, struct fs_node *parent, const char *stored,
+			size_t n, struct stat *st, const struct fs_reply *r,
+			struct fuse_file_info *fi)
 {
 	enum fs_kind kind = fs_child_kind(fs, parent);
 	struct fs_node *node = fs_itable_lookup(fs->it, parent, kind, stored, n);
@@ -878,17 +224,6 @@ void fs_reply_entry(fuse_req_t req, struct fs *fs, struct fs_node *parent, const
 		fs_itable_forget(fs->it, node->ino, 1);
 }
 
-/* Map a type-layer error to what the file system should say. */
-int fs_errno(int rc)
-{
-	/* A corrupt record is an I/O error for the file system; a wrong type
-	 * (a key changed shape between a check and the act) stays
-	 * EMEDIUMTYPE, documented in docs/errors.md. */
-	if (rc == -EUCLEAN)
-		return EIO;
-	return -rc;
-}
-
 /* ---- lookup, attributes ---------------------------------------------- */
 
 /* Resolve an entry name in a key's directory: a local entry, or what the
@@ -905,7 +240,7 @@ static int lookup_entry(struct fs *fs, struct fs_node *parent, const struct fs_p
 	int rc;
 
 	if (local) {
-		local_stat(fs, local, st, &timeout);
+		fs_local_stat(fs, local, st, &timeout);
 		fs_itable_unref(fs->it, local);
 		r->entry_timeout = r->attr_timeout = timeout;
 		return buf_set(nodename, stored, n);
@@ -920,7 +255,7 @@ static int lookup_entry(struct fs *fs, struct fs_node *parent, const struct fs_p
 		if (sh->canon(stored, n, &cn) == 0 && (cn.len != n || memcmp(cn.data, stored, n)))
 			local = fs_itable_find_local(fs->it, parent, cn.data, cn.len);
 		if (local) {
-			local_stat(fs, local, st, &timeout);
+			fs_local_stat(fs, local, st, &timeout);
 			fs_itable_unref(fs->it, local);
 			r->attr_timeout = timeout;
 			r->entry_timeout = 0; /* not the node's own name */
@@ -974,7 +309,7 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 		rc = -ENOTDIR;
 		goto out;
 	}
-	rc = fs_decode_name(fs, parent, name, &stored);
+	rc = decode_name(fs, parent, name, &stored);
 	if (rc)
 		goto out;
 	rc = fs_child_path(fs, parent, stored.data, stored.len, &p);
@@ -991,7 +326,7 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 	if (kind == FS_ENTRY) {
 		rc = lookup_entry(fs, parent, &p, stored.data, stored.len, &st, &r, &nodename);
 	} else if (local) {
-		local_stat(fs, local, &st, &r.attr_timeout);
+		fs_local_stat(fs, local, &st, &r.attr_timeout);
 		fs_itable_unref(fs->it, local);
 		r.entry_timeout = r.attr_timeout;
 		rc = buf_set(&nodename, stored.data, stored.len);
@@ -1003,7 +338,7 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 	}
 	if (rc)
 		goto out;
-	fs_reply_entry(req, fs, parent, nodename.data, nodename.len, &st, &r, NULL);
+	reply_entry(req, fs, parent, nodename.data, nodename.len, &st, &r, NULL);
 out:
 	if (rc == -ENOENT) {
 		/* A negative entry: the kernel remembers the miss (but not of
@@ -1052,81 +387,6 @@ static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 		fuse_reply_attr(req, &st, timeout);
 }
 
-static struct timespec set_time(const struct timespec *cur, const struct timespec *v, int to_set,
-				int bit, int now_bit)
-{
-	struct timespec ts = *cur;
-	if (to_set & now_bit)
-		clock_gettime(CLOCK_REALTIME, &ts);
-	else if (to_set & bit)
-		ts = *v;
-	return ts;
-}
-
-/* Store mode, owner and times set on a key or a stored entry, in one
- * batch. 0, an errno, or 1: the node has no record (kept in the node). */
-static int setattr_store(struct fs *fs, struct fs_node *node, const struct stat *attr, int to_set,
-			 const struct stat *cur)
-{
-	struct fs_path p;
-	struct ks_key k;
-	struct ks_info info;
-	struct ks_attr_set s = {0};
-	const struct fs_shape *sh = NULL;
-	const char *e = NULL;
-	size_t en = 0;
-	int rc;
-
-	bool ns_dir = node->kind == FS_NS || (node->kind == FS_ROOT && fs->ns);
-	if (node->kind != FS_KEY && node->kind != FS_ENTRY && !ns_dir)
-		return 1; /* the root: kept in the node */
-	if (fs_itable_local(fs->it, node) != FS_LOCAL_NONE)
-		return 1; /* a new key or entry: stored with it (fs_node_attrs_flush) */
-	fs_path_init(&p);
-	rc = fs_itable_path(fs->it, node, &p);
-	if (!rc && p.unhashed)
-		rc = -ENOENT;
-	if (rc)
-		goto out;
-	fs_path_key(fs, &p, &k);
-	if (ns_dir) /* a namespace directory's own records */
-		ks_attr_ns_key(&k, k.ns, k.nslen);
-	if (node->kind == FS_ENTRY) {
-		rc = ks_lookup(fs->ks, &k, &info);
-		if (!rc)
-			sh = fs_shape_of(info.type);
-		if (!rc && !sh)
-			rc = -ENOENT;
-		if (rc)
-			goto out;
-		fs_attr_entry(sh, p.entry.data, p.entry.len, &e, &en);
-	}
-	if (to_set & FUSE_SET_ATTR_MODE) {
-		s.mask |= KS_ATTR_SET_MODE;
-		s.mode = attr->st_mode & 07777;
-	}
-	if (to_set & FUSE_SET_ATTR_UID) {
-		s.mask |= KS_ATTR_SET_UID;
-		s.uid = attr->st_uid;
-	}
-	if (to_set & FUSE_SET_ATTR_GID) {
-		s.mask |= KS_ATTR_SET_GID;
-		s.gid = attr->st_gid;
-	}
-	if (to_set & (FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_ATIME)) {
-		/* Times are stored together: one left out keeps its value. */
-		s.mask |= KS_ATTR_SET_TIMES;
-		s.mtime = set_time(&cur->st_mtim, &attr->st_mtim, to_set, FUSE_SET_ATTR_MTIME,
-				   FUSE_SET_ATTR_MTIME_NOW);
-		s.atime = set_time(&cur->st_atim, &attr->st_atim, to_set, FUSE_SET_ATTR_ATIME,
-				   FUSE_SET_ATTR_ATIME_NOW);
-	}
-	rc = ks_attr_set(fs->ks, &k, e, en, &s);
-out:
-	fs_path_release(&p);
-	return rc;
-}
-
 static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
 		       struct fuse_file_info *fi)
 {
@@ -1156,7 +416,7 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
 	}
 	if (to_set & (FUSE_SET_ATTR_MODE | FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID |
 		      FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_ATIME)) {
-		rc = setattr_store(fs, node, attr, to_set, &st);
+		rc = fs_attrs_store(fs, node, attr, to_set, &st);
 		if (rc != 1)
 			goto done;
 	}
@@ -1205,7 +465,7 @@ static int child_begin(struct fs *fs, fuse_ino_t parent_ino, const char *name,
 		return -ESTALE;
 	if ((*parent)->kind == FS_ENTRY)
 		return -ENOTDIR;
-	int rc = fs_decode_name(fs, *parent, name, stored);
+	int rc = decode_name(fs, *parent, name, stored);
 	if (!rc)
 		rc = fs_child_path(fs, *parent, stored->data, stored->len, p);
 	/* Every caller changes the tree: a read-only mount refuses it here. */
@@ -1355,7 +615,7 @@ static int create_key(struct fs *fs, struct fs_node *parent, const struct fs_pat
 	struct fs_node *local = local_key(fs, parent, p->key.data, p->key.len);
 	if (local) {
 		double timeout;
-		local_stat(fs, local, &m->st, &timeout);
+		fs_local_stat(fs, local, &m->st, &timeout);
 		fs_itable_unref(fs->it, local);
 		if (excl)
 			return -EEXIST;
@@ -1434,7 +694,7 @@ static int create_entry(struct fs *fs, struct fs_node *parent, const struct fs_p
 		fs_itable_unref(fs->it, local);
 		if (excl)
 			return -EEXIST;
-		local_stat(fs, local, &m->st, &timeout);
+		fs_local_stat(fs, local, &m->st, &timeout);
 		m->r.entry_timeout = timeout;
 		m->r.attr_timeout = sh->recomputed ? 0 : timeout;
 		return buf_set(&m->name, stored, n);
@@ -1531,8 +791,8 @@ static void op_create(fuse_req_t req, fuse_ino_t parent_ino, const char *name, m
 		goto out;
 	}
 	fi->fh = (uintptr_t)h;
-	/* fs_reply_entry attaches the node to the handle and counts the open. */
-	fs_reply_entry(req, fs, parent, m.name.data, m.name.len, &m.st, &m.r, fi);
+	/* reply_entry attaches the node to the handle and counts the open. */
+	reply_entry(req, fs, parent, m.name.data, m.name.len, &m.st, &m.r, fi);
 out:
 	if (rc)
 		fuse_reply_err(req, fs_errno(rc));
@@ -1594,7 +854,7 @@ static void op_mknod(fuse_req_t req, fuse_ino_t parent_ino, const char *name, mo
 	if (!rc && m.made)
 		created_stat(&init, &m.st);
 	if (!rc)
-		fs_reply_entry(req, fs, parent, m.name.data, m.name.len, &m.st, &m.r, NULL);
+		reply_entry(req, fs, parent, m.name.data, m.name.len, &m.st, &m.r, NULL);
 	else
 		fuse_reply_err(req, fs_errno(rc));
 	fs_inval_send(fs, &iv);
@@ -1654,7 +914,7 @@ static void op_mkdir(fuse_req_t req, fuse_ino_t parent_ino, const char *name, mo
 		rc = fs_stat_path(fs, fs_child_kind(fs, parent), &p, &st, &r.attr_timeout);
 	r.entry_timeout = r.attr_timeout;
 	if (!rc)
-		fs_reply_entry(req, fs, parent, stored.data, stored.len, &st, &r, NULL);
+		reply_entry(req, fs, parent, stored.data, stored.len, &st, &r, NULL);
 out:
 	if (rc)
 		fuse_reply_err(req, fs_errno(rc));
@@ -2297,7 +1557,7 @@ static void op_statfs(fuse_req_t req, fuse_ino_t ino)
  * files hold is stored then (its invalidations are dropped). */
 static void op_destroy(void *userdata)
 {
-	notifier_stop(userdata);
+	fs_notifier_stop(userdata);
 	fs_file_commit_all(userdata);
 }
 

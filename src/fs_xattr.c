@@ -57,203 +57,6 @@ static void reply_xattr(fuse_req_t req, const char *v, size_t n, size_t size)
 		fuse_reply_buf(req, n ? v : NULL, n);
 }
 
-/*
- * Where the user.* attributes of a node live: its key (k, borrowing from
- * p), the key's version, and for an entry its record name. 0; -ENOENT;
- * -ENOTSUP for the root, a namespace, a local entry or a view.
- */
-static int xattr_obj(struct fs *fs, struct fs_node *node, struct fs_path *p, struct ks_key *k,
-		     uint64_t *version, const char **entry, size_t *elen)
-{
-	struct ks_info info;
-	*entry = NULL;
-	*elen = 0;
-	if (node->kind != FS_KEY && node->kind != FS_ENTRY)
-		return -ENOTSUP;
-	if (node->kind == FS_ENTRY && fs_itable_local(fs->it, node) != FS_LOCAL_NONE)
-		return -ENOTSUP;
-	int rc = fs_itable_path(fs->it, node, p);
-	if (rc)
-		return rc;
-	if (p->unhashed)
-		return -ENOENT;
-	fs_path_key(fs, p, k);
-	rc = ks_lookup(fs->ks, k, &info);
-	if (rc)
-		return rc;
-	*version = info.version;
-	if (node->kind == FS_ENTRY) {
-		const struct fs_shape *sh = fs_shape_of(info.type);
-		if (!sh)
-			return -ENOENT;
-		if (fs_shape_is_special(sh, p->entry.data, p->entry.len))
-			return -ENOTSUP;
-		fs_attr_entry(sh, p->entry.data, p->entry.len, entry, elen);
-	}
-	return 0;
-}
-
-/*
- * A local entry (a list or sortedint scratch file, rsync's temp file)
- * holds its user.* attributes in the node until it is stored
- * (fs_node_xattrs_flush). The layout is the records' (ks_attr.c).
- */
-static bool is_local(struct fs *fs, struct fs_node *node)
-{
-	return node->kind == FS_ENTRY && fs_itable_local(fs->it, node) != FS_LOCAL_NONE;
-}
-
-/* Find name in a node's list: its offset and whole length, or false. */
-static bool local_find(const struct buf *x, const char *name, size_t nlen, size_t *at, size_t *len,
-		       const char **val, size_t *vlen)
-{
-	size_t i = 0;
-	while (i + 1 <= x->len) {
-		size_t nl = (uint8_t)x->data[i];
-		size_t vl = get_be32(x->data + i + 1 + nl);
-		size_t whole = 1 + nl + 4 + vl;
-		if (nl == nlen && memcmp(x->data + i + 1, name, nl) == 0) {
-			*at = i;
-			*len = whole;
-			*val = x->data + i + 1 + nl + 4;
-			*vlen = vl;
-			return true;
-		}
-		i += whole;
-	}
-	return false;
-}
-
-static int local_get(struct fs_node *node, const char *name, struct buf *out)
-{
-	size_t at, len, vl;
-	const char *v;
-	pthread_mutex_lock(&node->lock);
-	int rc = local_find(&node->xattrs, name, strlen(name), &at, &len, &v, &vl)
-		     ? buf_set(out, v, vl)
-		     : -ENODATA;
-	pthread_mutex_unlock(&node->lock);
-	return rc;
-}
-
-static int local_list(struct fs_node *node, struct buf *out)
-{
-	int rc = 0;
-	pthread_mutex_lock(&node->lock);
-	const struct buf *x = &node->xattrs;
-	for (size_t i = 0; !rc && i < x->len;) {
-		size_t nl = (uint8_t)x->data[i];
-		rc = buf_add(out, x->data + i + 1, nl);
-		if (!rc)
-			rc = buf_add_u8(out, 0);
-		i += 1 + nl + 4 + get_be32(x->data + i + 1 + nl);
-	}
-	pthread_mutex_unlock(&node->lock);
-	return rc;
-}
-
-/* Bytes of names and values in a node's list. */
-static size_t local_total(const struct buf *x)
-{
-	size_t total = 0;
-	for (size_t i = 0; i < x->len;) {
-		size_t nl = (uint8_t)x->data[i];
-		size_t vl = get_be32(x->data + i + 1 + nl);
-		total += nl + vl;
-		i += 1 + nl + 4 + vl;
-	}
-	return total;
-}
-
-static int local_set(struct fs_node *node, const char *name, const char *value, size_t size,
-		     int flags)
-{
-	size_t nlen = strlen(name), at, len, vl;
-	const char *v;
-	int rc = 0;
-	if (nlen > KS_XATTR_NAME_MAX)
-		return -ERANGE;
-	if (value && size > KS_XATTR_SIZE_MAX)
-		return -E2BIG;
-	pthread_mutex_lock(&node->lock);
-	bool found = local_find(&node->xattrs, name, nlen, &at, &len, &v, &vl);
-	if ((flags & XATTR_CREATE) && found)
-		rc = -EEXIST;
-	else if (((flags & XATTR_REPLACE) || !value) && !found)
-		rc = -ENODATA;
-	else if (value && local_total(&node->xattrs) - (found ? len - 5 : 0) + nlen + size >
-			      KS_XATTR_SIZE_MAX)
-		rc = -ENOSPC; /* names and values together, as ks_xattr_set counts */
-	if (!rc && found) {
-		memmove(node->xattrs.data + at, node->xattrs.data + at + len,
-			node->xattrs.len - at - len);
-		buf_resize(&node->xattrs, node->xattrs.len - len);
-	}
-	if (!rc && value && !(rc = buf_add_u8(&node->xattrs, (uint8_t)nlen)) &&
-	    !(rc = buf_add(&node->xattrs, name, nlen)) &&
-	    !(rc = buf_add_be32(&node->xattrs, (uint32_t)size)))
-		rc = buf_add(&node->xattrs, value, size);
-	pthread_mutex_unlock(&node->lock);
-	return rc;
-}
-
-/* getxattr of a stored user.* attribute. */
-static void get_user(fuse_req_t req, struct fs *fs, struct fs_node *node, const char *name,
-		     size_t size)
-{
-	struct fs_path p;
-	struct ks_key k;
-	struct buf val = BUF_INIT;
-	uint64_t version = 0;
-	const char *e;
-	size_t en;
-	fs_path_init(&p);
-	int rc = is_local(fs, node) ? local_get(node, name, &val)
-				    : xattr_obj(fs, node, &p, &k, &version, &e, &en);
-	if (rc == -ENOTSUP)
-		rc = -ENODATA;
-	if (!rc && !is_local(fs, node))
-		rc = ks_xattr_get(fs->ks, &k, version, e, en, name, strlen(name), &val);
-	if (rc)
-		fuse_reply_err(req, fs_errno(rc));
-	else
-		reply_xattr(req, val.data, val.len, size);
-	buf_release(&val);
-	fs_path_release(&p);
-}
-
-/* setxattr (value) or removexattr (NULL) of a stored user.* attribute. */
-static int set_user(struct fs *fs, struct fs_node *node, const char *name, const char *value,
-		    size_t size, int flags)
-{
-	struct fs_path p;
-	struct ks_key k;
-	uint64_t version = 0;
-	const char *e;
-	size_t en;
-	int kf = (flags & XATTR_CREATE ? KS_XATTR_CREATE : 0) |
-		 (flags & XATTR_REPLACE ? KS_XATTR_REPLACE : 0);
-	if (is_local(fs, node) && !has_prefix(name, XATTR_KVFS))
-		return local_set(node, name, value, size, flags);
-	fs_path_init(&p);
-	int rc = xattr_obj(fs, node, &p, &k, &version, &e, &en);
-	/* The node's lock keeps its name from a rename while it is logged. */
-	pthread_mutex_lock(&node->lock);
-	if (rc == -ENOTSUP)
-		LOG_INFO("%s: '%s' keeps no extended attributes", name, node->name);
-	if (!rc && has_prefix(name, XATTR_KVFS)) {
-		LOG_ERR("%s: names under %s are kvfs's own", name, XATTR_KVFS);
-		rc = -ENOTSUP;
-	}
-	if (!rc)
-		rc = ks_xattr_set(fs->ks, &k, e, en, name, strlen(name), value, size, kf);
-	if (rc == -ERANGE || rc == -E2BIG || rc == -ENOSPC)
-		LOG_ERR("%s on '%s': %s", name, node->name, strerror(-rc));
-	pthread_mutex_unlock(&node->lock);
-	fs_path_release(&p);
-	return rc;
-}
-
 /* The key a KEY node names, and what it is. */
 static int node_key_info(struct fs *fs, struct fs_node *node, struct fs_path *p,
 			 struct ks_info *info)
@@ -672,7 +475,13 @@ void fs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t siz
 		return;
 	}
 	if (!is_type && !is_ttl && !is_ts) {
-		get_user(req, fs, node, name, size);
+		struct buf val = BUF_INIT;
+		int rc = fs_user_xattr_get(fs, node, name, &val);
+		if (rc)
+			fuse_reply_err(req, fs_errno(rc));
+		else
+			reply_xattr(req, val.data, val.len, size);
+		buf_release(&val);
 		return;
 	}
 	struct fs_path p;
@@ -716,9 +525,6 @@ void fs_op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 	struct buf list = BUF_INIT;
 	struct fs_path p;
 	struct ks_key k;
-	uint64_t version = 0;
-	const char *e;
-	size_t en;
 	int rc = node ? key_stored(fs, node) : -ESTALE;
 	fs_path_init(&p);
 	if (!rc && node && node->kind == FS_KEY) {
@@ -740,15 +546,8 @@ void fs_op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 		fs_path_release(&p);
 		fs_path_init(&p);
 	}
-	if (!rc && is_local(fs, node)) {
-		rc = local_list(node, &list);
-	} else if (!rc) {
-		rc = xattr_obj(fs, node, &p, &k, &version, &e, &en);
-		if (!rc)
-			rc = ks_xattr_list(fs->ks, &k, version, e, en, &list);
-		else if (rc == -ENOTSUP)
-			rc = 0; /* nothing stored there */
-	}
+	if (!rc)
+		rc = fs_user_xattr_list(fs, node, &list);
 	if (rc)
 		fuse_reply_err(req, fs_errno(rc));
 	else
@@ -1013,7 +812,7 @@ void fs_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char
 	else if (node->kind == FS_KEY && (psh = param_shape(name, &param)) != NULL)
 		rc = set_param(fs, node, psh, param, value, size, &iv);
 	else if (has_prefix(name, XATTR_USER) && !has_prefix(name, XATTR_KVFS))
-		rc = set_user(fs, node, name, value, size, flags);
+		rc = fs_user_xattr_set(fs, node, name, value, size, flags);
 	else
 		rc = -ENOTSUP;
 	if (gone)
@@ -1058,38 +857,11 @@ void fs_op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 		return;
 	}
 	if (node && has_prefix(name, XATTR_USER) && !has_prefix(name, XATTR_KVFS)) {
-		int rc = fs->opt.read_only ? -EROFS : set_user(fs, node, name, NULL, 0, 0);
+		int rc = fs->opt.read_only ? -EROFS : fs_user_xattr_set(fs, node, name, NULL, 0, 0);
 		if (rc == -ENOTSUP)
 			rc = -ENODATA;
 		fuse_reply_err(req, fs_errno(rc));
 		return;
 	}
 	fuse_reply_err(req, node ? ENODATA : ESTALE);
-}
-
-void fs_node_xattrs_flush(struct fs *fs, struct fs_node *node, bool locked)
-{
-	struct buf x = BUF_INIT;
-	struct buf name = BUF_INIT;
-	if (!locked)
-		pthread_mutex_lock(&node->lock);
-	x = node->xattrs;
-	buf_init(&node->xattrs);
-	if (!locked)
-		pthread_mutex_unlock(&node->lock);
-	for (size_t i = 0; i < x.len;) {
-		size_t nl = (uint8_t)x.data[i];
-		size_t vl = get_be32(x.data + i + 1 + nl);
-		if (buf_set(&name, x.data + i + 1, nl) == 0) {
-			int rc = set_user(fs, node, name.data, x.data + i + 1 + nl + 4, vl, 0);
-			pthread_mutex_lock(&node->lock); /* its name, see set_user */
-			if (rc)
-				LOG_WARN("%s set before '%s' was stored is lost: %s", name.data,
-					 node->name, strerror(-rc));
-			pthread_mutex_unlock(&node->lock);
-		}
-		i += 1 + nl + 4 + vl;
-	}
-	buf_release(&x);
-	buf_release(&name);
 }
