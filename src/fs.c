@@ -19,10 +19,6 @@
 #include <stdlib.h>
 #include <sys/statvfs.h>
 
-#include "t_list.h"
-#include "t_stream.h"
-#include "t_string.h"
-
 struct fs *fs_new(struct keyspace *ks, const struct fs_options *opt)
 {
 	struct fs *fs = calloc(1, sizeof(*fs));
@@ -342,12 +338,13 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 out:
 	if (rc == -ENOENT) {
 		/* A negative entry: the kernel remembers the miss (but not of
-		 * a name that may be a JSON path name: a write may make it). */
+		 * a name that may be a file that is no key, a JSON path name:
+		 * a write may make it). */
 		struct fuse_entry_param e;
 		memset(&e, 0, sizeof(e));
 		e.entry_timeout = r.entry_timeout;
 		if (parent && fs_child_kind(fs, parent) == FS_KEY &&
-		    fs_json_maybe_alias(stored.data, stored.len))
+		    fs_file_shape_named(stored.data, stored.len, false))
 			e.entry_timeout = 0;
 		fuse_reply_entry(req, &e);
 	} else if (rc) {
@@ -566,22 +563,17 @@ static enum kv_type backup_type(struct fs *fs, struct fs_node *parent, const cha
 	return t;
 }
 
-/* Create (or, without excl, find) JSON path name k: nothing is stored
- * before the file's commit. -ENOENT if k is no path name. */
-static int create_json_path(struct fs *fs, const struct ks_key *k, const struct fs_path *p,
-			    bool excl, struct made *m)
+/* Create (or, without excl, find) name k that is no key but a file of
+ * shape fsh (a JSON path name): nothing is stored before the file's
+ * commit. -ENOENT if k is none of its names. */
+static int create_name(struct fs *fs, const struct fs_file_shape *fsh, const struct ks_key *k,
+		       const struct fs_path *p, bool excl, struct made *m)
 {
-	struct fs_jalias a;
-	fs_jalias_init(&a);
-	int rc = fs_json_alias(fs, k, &a);
-	if (!rc && a.view != FS_JVIEW_VALUE) {
-		LOG_ERR("'%s' is a read-only view", p->key.data);
-		rc = -EACCES;
-	}
-	fs_jalias_release(&a);
+	bool view;
+	int rc = fsh->open(fs, k, true, &view);
 	if (rc)
 		return rc;
-	rc = fs_json_stat(fs, k, NULL, &m->st, &m->r.attr_timeout);
+	rc = fsh->stat(fs, k, NULL, &m->st, &m->r.attr_timeout);
 	if (rc == 0 && excl)
 		rc = -EEXIST;
 	if (rc == -ENOENT) {
@@ -589,7 +581,7 @@ static int create_json_path(struct fs *fs, const struct ks_key *k, const struct 
 		rc = 0;
 	}
 	m->r.attr_timeout = m->r.entry_timeout = 0;
-	m->r.ktype = KV_TYPE_JSON;
+	m->r.ktype = fsh->type;
 	return rc ? rc : buf_set(&m->name, p->key.data, p->key.len);
 }
 
@@ -620,7 +612,7 @@ static int create_key(struct fs *fs, struct fs_node *parent, const struct fs_pat
 		if (excl)
 			return -EEXIST;
 		m->r.attr_timeout = m->r.entry_timeout = timeout;
-		m->r.ktype = KV_TYPE_STRING;
+		m->r.ktype = fs_new_file_shape->type;
 		return buf_set(&m->name, p->key.data, p->key.len);
 	}
 	fs_path_key(fs, p, &k);
@@ -628,7 +620,8 @@ static int create_key(struct fs *fs, struct fs_node *parent, const struct fs_pat
 again:;
 	int rc = ks_lookup(fs->ks, &k, &info);
 	if (rc == -ENOENT) {
-		rc = create_json_path(fs, &k, p, excl, m);
+		const struct fs_file_shape *named = fs_file_shape_named(k.key, k.klen, false);
+		rc = named ? create_name(fs, named, &k, p, excl, m) : -ENOENT;
 		if (rc != -ENOENT)
 			return rc;
 		enum kv_type t = backup_type(fs, parent, p->key.data, p->key.len);
@@ -637,7 +630,7 @@ again:;
 			fs_stat_fill(fs, S_IFREG | 0644, 0, 0, 0, &m->st, &m->r.attr_timeout);
 			clock_gettime(CLOCK_REALTIME, &m->st.st_mtim);
 			m->st.st_atim = m->st.st_ctim = m->st.st_mtim;
-			m->r.ktype = KV_TYPE_STRING;
+			m->r.ktype = fs_new_file_shape->type;
 			m->r.entry_timeout = m->r.attr_timeout;
 			m->r.local = FS_LOCAL_PENDING;
 			m->r.init = init; /* the node keeps them until it is stored */
@@ -646,10 +639,11 @@ again:;
 		}
 		stage_created(&ch, init);
 		k.attr = &ch;
-		rc = string_set(fs->ks, &k, "", 0, STRING_SET_NX);
+		rc = fs_new_file_shape->create(fs, &k);
 		k.attr = NULL;
 		m->made = rc == 0;
-		if (!rc && t != KV_TYPE_NONE && fs_file_convert(fs, &k, KV_TYPE_STRING, t) == 0)
+		if (!rc && t != KV_TYPE_NONE &&
+		    fs_file_convert(fs, &k, fs_new_file_shape->type, t) == 0)
 			LOG_INFO("'%s' written anew after its backup: it keeps its type, %s",
 				 p->key.data, enc_type_name(t));
 	} else if (rc == 0) {
@@ -901,7 +895,7 @@ static void op_mkdir(fuse_req_t req, fuse_ino_t parent_ino, const char *name, mo
 		fs_path_key(fs, &p, &k);
 		stage_created(&ch, &init);
 		k.attr = &ch;
-		rc = ks_empty_create(fs->ks, &k, KV_TYPE_HASH);
+		rc = ks_empty_create(fs->ks, &k, fs_new_dir_shape->type);
 		k.attr = NULL;
 		break;
 	}
@@ -997,6 +991,13 @@ static bool unlink_local_key(struct fs *fs, struct fs_node *parent, const char *
 	return local && forget_local(fs, local);
 }
 
+/* rm of name k that no key has: a file of a shape's all the same? */
+static int unlink_name(struct fs *fs, const struct ks_key *k)
+{
+	const struct fs_file_shape *fsh = fs_file_shape_named(k->key, k->klen, false);
+	return fsh && fsh->unlink ? fsh->unlink(fs, k) : -ENOENT;
+}
+
 static void op_unlink(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 {
 	struct fs *fs = fuse_req_userdata(req);
@@ -1028,7 +1029,7 @@ static void op_unlink(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 		if (rc == -EUCLEAN) /* corrupt metadata: DEL needs nothing else */
 			rc = fs_corrupt_is_file(info.type) ? 0 : -EISDIR;
 		if (rc == -ENOENT) {
-			rc = fs_json_unlink(fs, &k); /* a JSON path name: JSON.DEL */
+			rc = unlink_name(fs, &k); /* a JSON path name: JSON.DEL */
 		} else if (!rc && !fs_corrupt_is_file(info.type)) {
 			rc = -EISDIR;
 		} else if (!rc) {
@@ -1051,21 +1052,15 @@ out:
 	fs_path_release(&p);
 }
 
-/* rmdir of a live key: a sketch that lists nothing goes (DEL); so does a
- * key whose state does not decode (-EUCLEAN, logged by the type): rm -r
- * met EIO listing it, and DEL needs only the metadata. Anything else is
- * not empty. */
+/* rmdir of a live key: one that lists nothing goes (DEL: a sketch, an
+ * emptied stream); so does a key whose state does not decode (-EUCLEAN,
+ * logged by the type): rm -r met EIO listing it, and DEL needs only the
+ * metadata. Anything else is not empty (the shape's is_blank says). */
 static int rmdir_blank(struct fs *fs, const struct ks_key *k, const struct ks_info *info)
 {
 	const struct fs_shape *sh = fs_shape_of(info->type);
 	struct fs_ctx c = {.fs = fs, .dir = NULL, .k = *k, .iv = NULL, .info = *info};
 	int rc = sh && sh->is_blank ? sh->is_blank(&c) : 0;
-	if (!sh || !sh->is_blank) {
-		/* Of the other shapes only a list has state beyond its
-		 * metadata that can fail to decode (head and tail). */
-		uint64_t n;
-		rc = info->type == KV_TYPE_LIST ? list_len(fs->ks, k, &n) : 0;
-	}
 	if (rc == 1 || rc == -EUCLEAN)
 		return ks_del(fs->ks, k);
 	return rc < 0 ? rc : -ENOTEMPTY;
@@ -1108,10 +1103,6 @@ static void op_rmdir(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 			rc = fs_corrupt_is_file(info.type) ? -ENOTDIR : ks_del(fs->ks, &k);
 		} else if (!rc && fs_type_is_file(info.type)) {
 			rc = -ENOTDIR;
-		} else if (!rc && !info.empty && info.type == KV_TYPE_STREAM) {
-			rc = stream_del_if_empty(fs->ks, &k); /* an emptied stream is live */
-			if (rc == -EUCLEAN) /* its tail does not decode (logged) */
-				rc = ks_del(fs->ks, &k);
 		} else if (!rc && !info.empty) {
 			rc = rmdir_blank(fs, &k, &info);
 		} else if (!rc) {
@@ -1140,14 +1131,12 @@ out:
 	fs_path_release(&p);
 }
 
-/* Is k (which names no key) a JSON path name? */
-static bool is_json_path(struct fs *fs, const struct ks_key *k)
+/* Is k (which names no key) a file all the same (a JSON path name)? */
+static bool is_name_file(struct fs *fs, const struct ks_key *k)
 {
-	struct fs_jalias a;
-	fs_jalias_init(&a);
-	bool yes = fs_json_alias(fs, k, &a) == 0;
-	fs_jalias_release(&a);
-	return yes;
+	const struct fs_file_shape *fsh = fs_file_shape_named(k->key, k->klen, false);
+	bool view;
+	return fsh && fsh->open(fs, k, false, &view) == 0;
 }
 
 /*
@@ -1171,7 +1160,7 @@ static int rename_save_key(struct fs *fs, struct fs_node *parent, const struct b
 	struct fs_node *node = fs_itable_find(fs->it, parent, fname->data, fname->len);
 	int rc = node ? fs_file_commit(fs, node) : 0;
 	if (!rc)
-		rc = fs_file_convert(fs, a, KV_TYPE_STRING, to);
+		rc = fs_file_convert(fs, a, fs_new_file_shape->type, to);
 	if (rc == -EOPNOTSUPP) {
 		LOG_ERR("rename '%.*s' -> '%.*s': a string cannot become a %s", (int)a->klen,
 			a->key, (int)b->klen, b->key, enc_type_name(to));
@@ -1193,7 +1182,7 @@ static int rename_keys(struct fs *fs, struct fs_node *parent, const struct buf *
 	fs_path_key(fs, from, &a);
 	fs_path_key(fs, to, &b);
 	int rc = ks_lookup(fs->ks, &a, &ia);
-	if (rc == -ENOENT && is_json_path(fs, &a))
+	if (rc == -ENOENT && is_name_file(fs, &a))
 		rc = -EXDEV;
 	if (rc)
 		return rc;
@@ -1203,7 +1192,7 @@ static int rename_keys(struct fs *fs, struct fs_node *parent, const struct buf *
 		return rc;
 	if (rc == 0 && ks_key_eq(&a, &b))
 		return 0; /* rename(x, x) does nothing */
-	if (rc == -ENOENT && is_json_path(fs, &b)) {
+	if (rc == -ENOENT && is_name_file(fs, &b)) {
 		/* mv copies into the path name: a JSON.SET. */
 		LOG_INFO("rename '%s' -> '%s': a JSON path name: EXDEV", from->key.data,
 			 to->key.data);
@@ -1219,7 +1208,8 @@ static int rename_keys(struct fs *fs, struct fs_node *parent, const struct buf *
 			return -ENOTDIR;
 		if (!fb && !ib.empty)
 			return -ENOTEMPTY;
-		if (fa && ia.type == KV_TYPE_STRING && ib.type != KV_TYPE_STRING) {
+		enum kv_type plain = fs_new_file_shape->type;
+		if (fa && ia.type == plain && ib.type != plain) {
 			/* A save: a new file (a string) replaces a key of another
 			 * file type, which keeps its type with the new bytes. */
 			rc = rename_save_key(fs, parent, fname, &a, &b, ib.type);
@@ -1373,7 +1363,7 @@ static int rename_entries(struct fs *fs, struct fs_node *parent, struct fs_node 
 		rc = -EINVAL;
 		goto out;
 	}
-	if (!same_key && (sa != sb || lfrom || !sa->rename || sa != &fs_hash_shape)) {
+	if (!same_key && (sa != sb || lfrom || !sa->rename || !sa->rename_across)) {
 		LOG_INFO("rename '%s' -> '%s' moves an entry between keys: EXDEV", fname->data,
 			 tname->data);
 		rc = -EXDEV;
@@ -1492,7 +1482,8 @@ static void op_rename(fuse_req_t req, fuse_ino_t parent_ino, const char *name,
 					      newstored.data, newstored.len);
 		/* An editor's backup (vim: NAME -> NAME~) of a typed file: NAME
 		 * written anew takes the type back (docs/mapping.md section 6). */
-		if (!rc && parent == newparent && fs_type_is_file(t) && t != KV_TYPE_STRING &&
+		if (!rc && parent == newparent && fs_type_is_file(t) &&
+		    t != fs_new_file_shape->type &&
 		    fs_is_temp_name(newstored.data, newstored.len) &&
 		    !fs_is_temp_name(stored.data, stored.len))
 			backup_note(fs, parent, stored.data, stored.len, t);

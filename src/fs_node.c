@@ -199,7 +199,7 @@ int fs_entry_set(struct fs_entry *e, const char *name, size_t n, mode_t mode, ui
 
 /* ---- attributes ------------------------------------------------------ */
 
-static void ts_from_us(struct timespec *ts, uint64_t us)
+static void timespec_from_us(struct timespec *ts, uint64_t us)
 {
 	ts->tv_sec = (time_t)(us / 1000000u);
 	ts->tv_nsec = (long)(us % 1000000u) * 1000;
@@ -228,7 +228,7 @@ void fs_stat_fill(const struct fs *fs, mode_t mode, uint64_t size, uint64_t vers
 	st->st_blocks = (blkcnt_t)((size + 511) / 512);
 	st->st_mtim = fs->mount_time;
 	if (version)
-		ts_from_us(&st->st_mtim, version >> 11);
+		timespec_from_us(&st->st_mtim, version >> 11);
 	st->st_ctim = st->st_atim = st->st_mtim;
 	*timeout = fs->opt.timeout;
 	if (expire_ms) {
@@ -243,7 +243,7 @@ void fs_attr_entry(const struct fs_shape *sh, const char *name, size_t n, const 
 		   size_t *en)
 {
 	/* A list position is one record whatever width its name has now. */
-	if (sh && sh->type == KV_TYPE_LIST)
+	if (sh && sh->padded)
 		while (n > 1 && name[0] == '0') {
 			name++;
 			n--;
@@ -297,7 +297,7 @@ void fs_stat_attrs_cached(struct fs *fs, const struct fs_shape *sh, const struct
 		if (!kc)
 			kc = &local;
 		if (version)
-			ts_from_us(&st->st_mtim, version >> 11);
+			timespec_from_us(&st->st_mtim, version >> 11);
 		st->st_atim = st->st_ctim = st->st_mtim;
 		if (!kc->loaded)
 			kc->loaded = ks_attr_get(fs->ks, k, version, NULL, 0, &kc->a) == 0;

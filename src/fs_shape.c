@@ -9,9 +9,80 @@
 
 #include <errno.h>
 
+/*
+ * The table: each type kvfs maps into the tree, as a directory of
+ * entries (a shape) or as a file (a file shape). A type in no row is
+ * listed and removable but not opened (EOPNOTSUPP).
+ */
+static const struct {
+	const struct fs_shape *dir;
+	const struct fs_file_shape *file;
+} types[KV_TYPE_MAX + 1] = {
+    [KV_TYPE_STRING] = {NULL, &fs_string_file_shape},
+    [KV_TYPE_BITMAP] = {NULL, &fs_bitmap_file_shape},
+    [KV_TYPE_JSON] = {NULL, &fs_json_file_shape},
+    [KV_TYPE_HASH] = {&fs_hash_shape, NULL},
+    [KV_TYPE_LIST] = {&fs_list_shape, NULL},
+    [KV_TYPE_SET] = {&fs_set_shape, NULL},
+    [KV_TYPE_ZSET] = {&fs_zset_shape, NULL},
+    [KV_TYPE_SORTEDINT] = {&fs_sortedint_shape, NULL},
+    [KV_TYPE_STREAM] = {&fs_stream_shape, NULL},
+    [KV_TYPE_TIMESERIES] = {&fs_timeseries_shape, NULL},
+    [KV_TYPE_HLL] = {&fs_hll_shape, NULL},
+    [KV_TYPE_BLOOM] = {&fs_bloom_shape, NULL},
+    [KV_TYPE_TDIGEST] = {&fs_tdigest_shape, NULL},
+    [KV_TYPE_TOPK] = {&fs_topk_shape, NULL},
+};
+
+/* File shapes that answer names of a namespace besides keys. */
+static const struct fs_file_shape *const named[] = {&fs_ts_view_file_shape, &fs_json_file_shape};
+
+const struct fs_file_shape *const fs_new_file_shape = &fs_string_file_shape;
+const struct fs_shape *const fs_new_dir_shape = &fs_hash_shape;
+
+const struct fs_shape *fs_shape_of(enum kv_type t)
+{
+	return (unsigned)t <= KV_TYPE_MAX ? types[t].dir : NULL;
+}
+
+const struct fs_file_shape *fs_file_shape_of(enum kv_type t)
+{
+	return (unsigned)t <= KV_TYPE_MAX ? types[t].file : NULL;
+}
+
+const struct fs_file_shape *fs_file_shape_named(const char *name, size_t n, bool shadows)
+{
+	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++)
+		if (named[i]->shadows == shadows && named[i]->is_name(name, n))
+			return named[i];
+	return NULL;
+}
+
+const struct fs_file_shape *fs_file_shape_for(const char *name, size_t n, enum kv_type t)
+{
+	const struct fs_file_shape *fsh = fs_file_shape_named(name, n, true);
+	if (!fsh)
+		fsh = fs_file_shape_of(t);
+	return fsh ? fsh : fs_new_file_shape;
+}
+
+int fs_file_convert(struct fs *fs, const struct ks_key *k, enum kv_type from, enum kv_type to)
+{
+	const struct fs_file_shape *a = fs_file_shape_of(from), *b = fs_file_shape_of(to);
+	if (from == to)
+		return 0;
+	if (!a || !b)
+		return -EOPNOTSUPP;
+	if (a == fs_new_file_shape && b->from_new)
+		return b->from_new(fs, k);
+	if (b == fs_new_file_shape && a->to_new)
+		return a->to_new(fs, k);
+	return -EOPNOTSUPP;
+}
+
 bool fs_type_is_file(enum kv_type t)
 {
-	return t == KV_TYPE_STRING || t == KV_TYPE_JSON || t == KV_TYPE_BITMAP;
+	return fs_file_shape_of(t) != NULL;
 }
 
 bool fs_corrupt_is_file(enum kv_type t)
@@ -22,38 +93,7 @@ bool fs_corrupt_is_file(enum kv_type t)
 /* Types whose contents this version of kvfs maps into the tree. */
 bool fs_type_is_supported(enum kv_type t)
 {
-	return t == KV_TYPE_STRING || t == KV_TYPE_BITMAP || t == KV_TYPE_JSON ||
-	       fs_shape_of(t) != NULL;
-}
-
-const struct fs_shape *fs_shape_of(enum kv_type t)
-{
-	switch (t) {
-	case KV_TYPE_HASH:
-		return &fs_hash_shape;
-	case KV_TYPE_LIST:
-		return &fs_list_shape;
-	case KV_TYPE_SET:
-		return &fs_set_shape;
-	case KV_TYPE_ZSET:
-		return &fs_zset_shape;
-	case KV_TYPE_SORTEDINT:
-		return &fs_sortedint_shape;
-	case KV_TYPE_TIMESERIES:
-		return &fs_timeseries_shape;
-	case KV_TYPE_TDIGEST:
-		return &fs_tdigest_shape;
-	case KV_TYPE_TOPK:
-		return &fs_topk_shape;
-	case KV_TYPE_HLL:
-		return &fs_hll_shape;
-	case KV_TYPE_BLOOM:
-		return &fs_bloom_shape;
-	case KV_TYPE_STREAM:
-		return &fs_stream_shape;
-	default:
-		return NULL;
-	}
+	return fs_file_shape_of(t) || fs_shape_of(t);
 }
 
 bool fs_shape_is_special(const struct fs_shape *sh, const char *name, size_t n)

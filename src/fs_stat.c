@@ -44,6 +44,7 @@ int fs_stat_path(struct fs *fs, enum fs_kind kind, const struct fs_path *p, stru
 {
 	struct ks_key k;
 	struct ks_info info;
+	const struct fs_file_shape *fsh;
 	int rc;
 
 	fs_path_key(fs, p, &k);
@@ -56,19 +57,18 @@ int fs_stat_path(struct fs *fs, enum fs_kind kind, const struct fs_path *p, stru
 		stat_ns_attrs(fs, p->ns.data, p->ns.len, st);
 		return 0;
 	case FS_KEY:
-		if (fs_ts_is_ns_view(k.key, k.klen)) {
-			/* A read-only view of the namespace's time series. */
-			struct buf out = BUF_INIT;
-			rc = fs_ts_ns_view(fs, &k, &out);
-			if (!rc)
-				fs_stat_fill(fs, S_IFREG | 0444, out.len, 0, 0, st, timeout);
-			*timeout = 0;
-			buf_release(&out);
-			return rc;
-		}
+		/* A file of the namespace whatever key has its name (a view of
+		 * its time series). */
+		fsh = fs_file_shape_named(k.key, k.klen, true);
+		if (fsh)
+			return fsh->stat(fs, &k, NULL, st, timeout);
 		rc = ks_lookup(fs->ks, &k, &info);
-		if (rc == -ENOENT)
-			return fs_json_stat(fs, &k, NULL, st, timeout); /* a JSON path name? */
+		if (rc == -ENOENT) {
+			/* A name no key has may be a file all the same (a JSON
+			 * path name). */
+			fsh = fs_file_shape_named(k.key, k.klen, false);
+			return fsh ? fsh->stat(fs, &k, NULL, st, timeout) : -ENOENT;
+		}
 		if (rc == -EUCLEAN) {
 			/* Metadata that does not decode (logged): the key is not
 			 * listed, but its name answers, in the shape its type
@@ -82,10 +82,11 @@ int fs_stat_path(struct fs *fs, enum fs_kind kind, const struct fs_path *p, stru
 		}
 		if (rc)
 			return rc;
-		if (info.type == KV_TYPE_JSON)
-			return fs_json_stat(fs, &k, &info, st, timeout);
-		fs_stat_fill(fs, fs_type_is_file(info.type) ? S_IFREG | 0644 : S_IFDIR | 0755,
-			     info.size, info.version, info.expire_ms, st, timeout);
+		fsh = fs_file_shape_of(info.type);
+		if (fsh && fsh->stat)
+			return fsh->stat(fs, &k, &info, st, timeout);
+		fs_stat_fill(fs, fsh ? S_IFREG | 0644 : S_IFDIR | 0755, info.size, info.version,
+			     info.expire_ms, st, timeout);
 		fs_stat_attrs(fs, NULL, &k, info.version, NULL, 0, st);
 		return 0;
 	case FS_ENTRY:
@@ -183,12 +184,14 @@ static int node_stat_since(struct fs *fs, struct fs_node *node, uint64_t since, 
 		bool unhashed = p.unhashed;
 		fs_path_release(&p);
 		if (rc == -ENOENT && node->kind == FS_KEY && !unhashed) {
-			/* A JSON path name created and open, not written yet:
-			 * a file of what its buffer holds. */
+			/* A name that is no key created and open, not written
+			 * yet (a JSON path name): a file of what its buffer
+			 * holds. */
 			pthread_mutex_lock(&node->lock);
-			bool open_json = node->opens && node->ktype == KV_TYPE_JSON;
+			const struct fs_file_shape *fsh = fs_file_shape_of(node->ktype);
+			bool open_name = node->opens && fsh && fsh->open;
 			pthread_mutex_unlock(&node->lock);
-			if (open_json) {
+			if (open_name) {
 				fs_local_stat(fs, node, st, timeout);
 				*timeout = 0;
 				rc = 0;

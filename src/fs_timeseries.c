@@ -607,7 +607,7 @@ const struct fs_shape fs_timeseries_shape = {
 #define NSVIEW_MREVRANGE ".mrevrange:"
 #define NSVIEW_MGET	 ".mget?"
 
-bool fs_ts_is_ns_view(const char *name, size_t n)
+static bool ns_view_is_name(const char *name, size_t n)
 {
 	return (has_prefix(name, n, NSVIEW_MRANGE) || has_prefix(name, n, NSVIEW_MREVRANGE) ||
 		has_prefix(name, n, NSVIEW_MGET)) &&
@@ -648,7 +648,8 @@ static int ns_line(void *arg, const struct ts_series_result *r)
 	return rc;
 }
 
-int fs_ts_ns_view(struct fs *fs, const struct ks_key *k, struct buf *out)
+/* The lines of view k->key (a name) in namespace k->ns. */
+static int ns_view_load(struct fs *fs, const struct ks_key *k, struct buf *out)
 {
 	const char *name = k->key, *q = memchr(k->key, '?', k->klen);
 	size_t n = k->klen;
@@ -677,3 +678,38 @@ int fs_ts_ns_view(struct fs *fs, const struct ks_key *k, struct buf *out)
 	ts_filter_free(f);
 	return rc;
 }
+
+/* A view's size is its text's: it is made now, and again at each open. */
+static int ns_view_stat(struct fs *fs, const struct ks_key *k, const struct ks_info *info,
+			struct stat *st, double *timeout)
+{
+	(void)info;
+	struct buf out = BUF_INIT;
+	int rc = ns_view_load(fs, k, &out);
+	if (!rc)
+		fs_stat_fill(fs, S_IFREG | 0444, out.len, 0, 0, st, timeout);
+	*timeout = 0;
+	buf_release(&out);
+	return rc;
+}
+
+static int ns_view_open(struct fs *fs, const struct ks_key *k, bool write, bool *view)
+{
+	(void)fs;
+	*view = true;
+	if (write) {
+		LOG_ERR("'%.*s' is a read-only view", (int)k->klen, k->key);
+		return -EACCES;
+	}
+	return 0;
+}
+
+/* The views are files of the namespace, whatever key has their name. */
+const struct fs_file_shape fs_ts_view_file_shape = {
+    .type = KV_TYPE_TIMESERIES,
+    .is_name = ns_view_is_name,
+    .shadows = true,
+    .stat = ns_view_stat,
+    .open = ns_view_open,
+    .load = ns_view_load,
+};

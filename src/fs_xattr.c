@@ -30,7 +30,6 @@
 #include <sys/xattr.h>
 
 #include "ks_attr.h"
-#include "t_bitmap.h"
 #include "t_timeseries.h"
 
 #define XATTR_TYPE     "user.kvfs.type"
@@ -573,16 +572,19 @@ static int retype_file(struct fs *fs, struct fs_node *node, const struct ks_key 
 	int rc = fs_file_commit(fs, node);
 	if (rc)
 		return rc;
-	if (from == KV_TYPE_JSON || to == KV_TYPE_JSON) {
-		rc = fs_json_retype(fs, k, from, to);
-		struct fs_node *parent = rc ? NULL : fs_itable_parent(fs->it, node);
-		if (parent) {
-			fs_inval_add(iv, parent->ino, node->ino, k->key, k->klen);
-			fs_itable_unref(fs->it, parent);
-		}
-	} else {
-		rc = to == KV_TYPE_BITMAP ? bitmap_from_string(fs->ks, k)
-					  : bitmap_to_string(fs->ks, k);
+	rc = fs_file_convert(fs, k, from, to);
+	if (rc == -EOPNOTSUPP) {
+		LOG_ERR("%s: a %s cannot become a %s (convert through a string)", XATTR_TYPE,
+			enc_type_name(from), enc_type_name(to));
+		rc = -EINVAL;
+	}
+	/* Text made anew (compact JSON): the kernel's pages are wrong. */
+	struct fs_node *parent = NULL;
+	if (!rc && (fs_file_shape_of(from)->recomputed || fs_file_shape_of(to)->recomputed))
+		parent = fs_itable_parent(fs->it, node);
+	if (parent) {
+		fs_inval_add(iv, parent->ino, node->ino, k->key, k->klen);
+		fs_itable_unref(fs->it, parent);
 	}
 	if (!rc)
 		fs_file_set_type(node, to);
@@ -612,13 +614,13 @@ static int retype_dir(struct fs *fs, struct fs_node *node, const struct ks_key *
 		rc = sh->make_empty(&c);
 	} else if (info->empty) {
 		rc = ks_empty_retype(fs->ks, k, to);
-	} else if (info->type == KV_TYPE_HASH && sh && sh->from_field) {
+	} else if (info->type == fs_new_dir_shape->type && sh && sh->from_field) {
 		rc = convert_hash(fs->ks, k, to, sh->from_field, NULL);
 		if (rc == -EINVAL)
 			LOG_ERR("%s: hash '%.*s' does not hold a %s: it keeps its type", XATTR_TYPE,
 				(int)k->klen, k->key, enc_type_name(to));
 	} else {
-		const char *why = info->type == KV_TYPE_HASH
+		const char *why = info->type == fs_new_dir_shape->type
 				      ? " (or from a hash to a list, set, zset, "
 					"sortedint, stream, hyperloglog or bloom)"
 				      : "";
@@ -662,7 +664,7 @@ static int set_type(struct fs *fs, struct fs_node *node, const char *value, size
 			fs_type_is_file(info.type) ? "file" : "directory",
 			fs_type_is_file(t) ? "file" : "directory");
 		rc = -EINVAL;
-	} else if (fs_type_is_file(t) && info.empty && t != KV_TYPE_STRING) {
+	} else if (fs_type_is_file(t) && info.empty && t != fs_new_file_shape->type) {
 		rc = ks_empty_retype(fs->ks, &k, t); /* an empty bitmap <-> an empty JSON key */
 		if (!rc)
 			fs_file_set_type(node, t);
@@ -692,7 +694,7 @@ static int set_param(struct fs *fs, struct fs_node *node, const struct fs_shape 
 	fs_path_init(&p);
 	int rc = node_key_info(fs, node, &p, &info);
 	bool emptied = !rc && info.empty;
-	if (!rc && !info.empty && info.type == KV_TYPE_HASH && sh->from_field) {
+	if (!rc && !info.empty && info.type == fs_new_dir_shape->type && sh->from_field) {
 		/* cp -a fills a directory (a hash) and then sets its attributes,
 		 * in no fixed order: a hash holding this type's state files
 		 * becomes that type first. */

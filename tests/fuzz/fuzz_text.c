@@ -115,7 +115,7 @@ static void ts_text(const char *s, size_t n)
 	uint64_t *fts = NULL;
 	(void)fs_ts_range_parse(s, n, &o, &fts);
 	free(fts);
-	(void)fs_ts_is_ns_view(s, n);
+	(void)fs_ts_view_file_shape.is_name(s, n);
 	struct ts_filter *f = ts_filter_new();
 	FUZZ_ASSERT(f);
 	if (ts_filter_parse(f, s, n) == 0) {
