@@ -18,6 +18,7 @@
  *                fs_timeseries.c, the sketches over fs_sketch.c; the file
  *                shapes fs_string.c (string, bitmap) and fs_json.c
  *   fs_node.c    helpers: paths, stat filling, errno, invalidations
+ *   fs_xval.c    the values of user.kvfs.* attributes (pure parsers)
  *   fs_inode.c   the inode table
  *
  * A type's special cases live in its shape: a directory type's entries
@@ -162,6 +163,10 @@ struct fs_ctx {
 	/* The key as fs_ctx_open read it: a read of one entry may use its
 	 * version instead of reading the metadata again. */
 	struct ks_info info;
+	/* The shape of info.type (NULL: a file key). For a shape's own entry
+	 * operations it is that shape; for its parameters (xattr_*) it may
+	 * be another type's. */
+	const struct fs_shape *sh;
 };
 
 /* What an entry name resolves to. Caller-owned: fs_entry_init/_release. */
@@ -331,17 +336,27 @@ struct fs_shape {
 	/* Emptyable types (sketches): make an empty key of this type in place
 	 * of a remembered empty collection (setfattr user.kvfs.type). */
 	int (*make_empty)(struct fs_ctx *c);
-	/* Creation parameters as extended attributes user.kvfs.TYPE.PARAM
-	 * (TYPE = enc_type_name). xattrs: the listed names, NUL-separated
-	 * with the last NUL, xattrs_len bytes. get: `param` is the part after
-	 * "user.kvfs.TYPE.", the value into out; -ENODATA for no such param.
-	 * set: on a key of this type or a remembered empty collection (then
-	 * it becomes a key of this type); the shape refuses a non-empty key.
-	 * NULL: none. */
+	/*
+	 * Parameters as extended attributes user.kvfs.NS.PARAM, NS being
+	 * xattr_ns or, if NULL, the type's name (enc_type_name). The hooks
+	 * get the key's context with c->info and c->sh as read. Listed on a
+	 * key of this type that is not empty: xattrs (NUL-separated with the
+	 * last NUL, xattrs_len bytes), then what xattr_names appends (a
+	 * series' labels and rules). get: on a key of this type; `param` is
+	 * the part after "user.kvfs.NS.", the value into out; -ENODATA for no
+	 * such param. set: on the key as read: one of this type, or a
+	 * remembered empty collection (which becomes a key of this type), or
+	 * another key, which the shape refuses (fs_sketch_param_key). remove:
+	 * the same for a removal; NULL: the parameters cannot be removed
+	 * (EPERM). NULL xattr_get: no parameters.
+	 */
+	const char *xattr_ns;
 	const char *xattrs;
 	size_t xattrs_len;
+	int (*xattr_names)(struct fs_ctx *c, struct buf *out);
 	int (*xattr_get)(struct fs_ctx *c, const char *param, struct buf *out);
 	int (*xattr_set)(struct fs_ctx *c, const char *param, const char *v, size_t vn);
+	int (*xattr_remove)(struct fs_ctx *c, const char *param);
 };
 
 /* ---- File shapes: file keys, by their type -------------------------------- */
@@ -524,11 +539,6 @@ int fs_sketch_lines(const char *d, size_t dn, struct iovec **items, size_t *n);
  * it, also on error), *n its length. A line that is not a number is
  * -EINVAL, logged as "WHAT: line N ('...') is not a number". */
 int fs_sketch_numbers(const char *d, size_t dn, const char *what, double **v, size_t *n);
-/* Parse a whole number with blanks around it; logs `what` on failure.
- * 0 or -EINVAL. */
-int fs_sketch_u64(const char *s, size_t n, uint64_t min, uint64_t max, const char *what,
-		  uint64_t *out);
-int fs_sketch_double(const char *s, size_t n, const char *what, double *out);
 /* Append d in the shortest text that reads back as the same double
  * (NaN is "nan", infinities "inf" and "-inf"). */
 int fs_sketch_add_double(struct buf *b, double d);
@@ -537,6 +547,10 @@ int fs_sketch_add_double(struct buf *b, double d);
 int fs_sketch_pairs(const char *d, size_t dn,
 		    int (*cb)(void *arg, const char *nm, size_t nn, const char *v, size_t vn),
 		    void *arg);
+/* A parameter of sketch type `type` (xattr_set) may be set on the key
+ * as read (c->info): one of that type or a remembered empty collection.
+ * 0, or -ENOTEMPTY (logged) for another key. */
+int fs_sketch_param_key(const struct fs_ctx *c, enum kv_type type, const char *param);
 /* The shape callbacks, given the type's description. */
 int fs_sketch_lookup(const struct fs_sketch *s, struct fs_ctx *c, const char *name, size_t n,
 		     struct fs_entry *e);
@@ -651,6 +665,9 @@ const struct fs_file_shape *fs_file_shape_for(const char *name, size_t n, enum k
  * shadows keys (a namespace view) or, with shadows false, one that
  * answers a name no key has (a JSON path name). NULL: none. */
 const struct fs_file_shape *fs_file_shape_named(const char *name, size_t n, bool shadows);
+/* The shape whose parameters are user.kvfs.NS.*, NS being ns (n bytes),
+ * or NULL. */
+const struct fs_shape *fs_shape_of_xattr(const char *ns, size_t n);
 /* Turn file key k of type `from` into type `to` keeping its bytes or its
  * text, in one batch: through the new-file type (a string) on one side.
  * 0, -EOPNOTSUPP (no such conversion: bitmap <-> json), or the type's
@@ -662,7 +679,7 @@ bool fs_shape_is_special(const struct fs_shape *sh, const char *name, size_t n);
  * from p, which the caller has filled with fs_itable_path or
  * fs_child_path) and *sh is the shape. 0; -ENOENT (no such key);
  * -ENOTDIR (a file key); -EOPNOTSUPP (a type not mapped yet, logged).
- * c->info is the key as read. */
+ * c->info is the key as read, c->sh its shape. */
 int fs_ctx_open(struct fs *fs, struct fs_node *dir, const struct fs_path *p, struct fs_inval *iv,
 		struct fs_ctx *c, const struct fs_shape **sh);
 

@@ -1059,7 +1059,7 @@ out:
 static int rmdir_blank(struct fs *fs, const struct ks_key *k, const struct ks_info *info)
 {
 	const struct fs_shape *sh = fs_shape_of(info->type);
-	struct fs_ctx c = {.fs = fs, .dir = NULL, .k = *k, .iv = NULL, .info = *info};
+	struct fs_ctx c = {.fs = fs, .dir = NULL, .k = *k, .iv = NULL, .info = *info, .sh = sh};
 	int rc = sh && sh->is_blank ? sh->is_blank(&c) : 0;
 	if (rc == 1 || rc == -EUCLEAN)
 		return ks_del(fs->ks, k);

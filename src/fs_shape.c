@@ -45,6 +45,19 @@ const struct fs_shape *fs_shape_of(enum kv_type t)
 	return (unsigned)t <= KV_TYPE_MAX ? types[t].dir : NULL;
 }
 
+const struct fs_shape *fs_shape_of_xattr(const char *ns, size_t n)
+{
+	for (int t = 0; t <= KV_TYPE_MAX; t++) {
+		const struct fs_shape *sh = types[t].dir;
+		if (!sh || !sh->xattr_get)
+			continue;
+		const char *x = sh->xattr_ns ? sh->xattr_ns : enc_type_name(sh->type);
+		if (strlen(x) == n && memcmp(x, ns, n) == 0)
+			return sh;
+	}
+	return NULL;
+}
+
 const struct fs_file_shape *fs_file_shape_of(enum kv_type t)
 {
 	return (unsigned)t <= KV_TYPE_MAX ? types[t].file : NULL;
@@ -114,6 +127,6 @@ int fs_ctx_open(struct fs *fs, struct fs_node *dir, const struct fs_path *p, str
 		return rc;
 	if (fs_type_is_file(c->info.type))
 		return -ENOTDIR;
-	*sh = fs_shape_of(c->info.type);
+	*sh = c->sh = fs_shape_of(c->info.type);
 	return *sh ? 0 : -EOPNOTSUPP;
 }
