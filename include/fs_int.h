@@ -751,7 +751,7 @@ int fs_node_truncate(struct fs *fs, struct fs_node *node, uint64_t size, struct 
  * type). 0 or the commit's error. */
 int fs_file_commit(struct fs *fs, struct fs_node *node);
 /* At exit (the session ended, no request runs): store what files still
- * open hold, as their last close would, and
+ * open hold, as their last close would (a JSON file's appends too), and
  * log each by name with what became of its data. */
 void fs_file_commit_all(struct fs *fs);
 /* Store the node's buffer now as at its last close (a new entry not yet

@@ -1116,8 +1116,51 @@ static void node_commit_at_exit_locked(struct fs *fs, struct fs_node *node)
 	fs_path_release(&p);
 }
 
+/*
+ * What an O_APPEND handle of a file that adds (JSON) collected when the
+ * daemon exits: added as its flush would have, and logged by name. Node
+ * lock held.
+ */
+static void handle_add_at_exit_locked(struct fs *fs, struct fs_handle *h)
+{
+	struct fs_path p;
+	struct buf name = BUF_INIT;
+	size_t len = h->added.len;
+	fs_path_init(&p);
+	int rc = fs_itable_path(fs->it, h->node, &p);
+	node_display(&p, &name);
+	if (rc) {
+		LOG_ERR("at exit: a file still open is lost: %s", strerror(-rc));
+	} else if (p.unhashed) {
+		LOG_WARN("at exit: '%s' was still open: its %zu appended bytes are dropped (its "
+			 "name was removed)",
+			 name.data, len);
+	} else if ((rc = handle_add_locked(fs, h)) != 0) {
+		LOG_ERR("at exit: '%s' was still open: its %zu appended bytes are lost: %s",
+			name.data, len, strerror(-rc == KV_EWRONGTYPE ? EIO : -rc));
+	} else {
+		LOG_INFO("at exit: '%s' was still open: its %zu appended bytes are added",
+			 name.data, len);
+	}
+	buf_reset(&h->added);
+	buf_release(&name);
+	fs_path_release(&p);
+}
+
 void fs_file_commit_all(struct fs *fs)
 {
+	/* Appends a handle holds first, as its flush would add them before
+	 * the node's commit. */
+	pthread_mutex_lock(&fs->handles_lock);
+	for (struct fs_handle *h = fs->handles; h; h = h->next) {
+		if (!h->node || !h->adds || h->added.len == 0)
+			continue;
+		pthread_mutex_lock(&h->node->lock);
+		handle_add_at_exit_locked(fs, h);
+		pthread_mutex_unlock(&h->node->lock);
+	}
+	pthread_mutex_unlock(&fs->handles_lock);
+
 	size_t n = 0;
 	struct fs_node **v = fs_itable_nodes(fs->it, &n);
 	if (!v) {
