@@ -5,7 +5,10 @@
  * header follows the same order):
  *
  *   fs.c         the FUSE dispatcher: lookup, getattr, setattr, create,
- *                mknod, mkdir, unlink, rmdir, rename, statfs; fs_ops
+ *                mknod, mkdir, unlink, rmdir, statfs; fs_ops
+ *   fs_rename.c  rename (handler)
+ *   fs_child.c   the child a tree operation names: its name and path,
+ *                local keys, values kept for open files, backups
  *   fs_xattr.c   extended attributes (handlers)
  *   fs_dir.c     listings and long names (handlers)
  *   fs_file.c    open files: buffers, commits, inputs (handlers)
@@ -805,6 +808,42 @@ void fs_op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		       struct fuse_file_info *fi);
 void fs_op_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
 void fs_op_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi);
+
+/* ---- fs_child.c: the child a tree operation names ------------------------- */
+
+/* Decode a file name into stored bytes. A long name (PREFIX%~HASH) is
+ * resolved to the stored name it stands for among the children of
+ * `parent`; -ENOENT if none matches. */
+int fs_decode_name(struct fs *fs, struct fs_node *parent, const char *name, struct buf *out);
+/* Common start of create/mkdir/unlink/rmdir/mknod/rename: resolve the
+ * parent and the stored name, build the child's path, and refuse a
+ * read-only mount. */
+int fs_child_begin(struct fs *fs, fuse_ino_t parent_ino, const char *name, struct fs_node **parent,
+		   struct buf *stored, struct fs_path *p);
+/* fs_ctx_open for a change to an entry: a type not mapped yet is logged. */
+int fs_entry_ctx(struct fs *fs, struct fs_node *dir, const struct fs_path *p, struct fs_inval *iv,
+		 struct fs_ctx *c, const struct fs_shape **sh);
+/* A new key of directory `parent` that its node still holds (created,
+ * not flushed yet), referenced; NULL if there is none. Is there one?
+ * Store it now, if there is (0 or the commit's error). */
+struct fs_node *fs_local_key(struct fs *fs, struct fs_node *parent, const char *name, size_t n);
+bool fs_has_local_key(struct fs *fs, struct fs_node *parent, const char *name, size_t n);
+int fs_store_local_key(struct fs *fs, struct fs_node *parent, const char *name, size_t n);
+/* The node of (parent, name), if any, keeps its value for its open files
+ * (fs_file_keep). */
+int fs_keep_open(struct fs *fs, struct fs_node *parent, const char *name, size_t n);
+/* File key `name` of type t in directory `parent` was renamed to a temp
+ * name (an editor's backup): remember it. The type a new file key `name`
+ * in `parent` takes from such a backup, made within a minute (and forget
+ * it), or KV_TYPE_NONE. */
+void fs_backup_note(struct fs *fs, struct fs_node *parent, const char *name, size_t n,
+		    enum kv_type t);
+enum kv_type fs_backup_type(struct fs *fs, struct fs_node *parent, const char *name, size_t n);
+
+/* ---- fs_rename.c ------------------------------------------------------------ */
+
+void fs_op_rename(fuse_req_t req, fuse_ino_t parent_ino, const char *name, fuse_ino_t newparent_ino,
+		  const char *newname, unsigned int flags);
 
 /* ---- fs_xattr.c: extended attributes (handlers) --------------------------- */
 

@@ -1,21 +1,19 @@
 /*
- * fs: FUSE low-level operations, the dispatcher. Each handler resolves
- * its inode to a path (namespace, key, entry), and asks the keyspace (for
- * namespaces and keys) or the shape of the key's type (for the entries of
- * a key's directory: fs_hash.c, fs_list.c, fs_set.c, fs_zset.c,
- * fs_sortedint.c) what to do, replies once, and only then sends the
- * kernel the invalidations the change requires. File contents live in
- * fs_file.c, listings in fs_dir.c, xattrs in fs_xattr.c.
- * Layer: fs.
+ * fs: FUSE low-level operations, the dispatcher, at the top of the fs
+ * layer (fs_int.h draws the layer). Each handler resolves its inode to a
+ * path (namespace, key, entry), and asks the keyspace (for namespaces and
+ * keys), the key's file shape (a name that is no key) or the shape of the
+ * key's type (for the entries of a key's directory) what to do, replies
+ * once, and only then sends the kernel the invalidations the change
+ * requires. File contents live in fs_file.c, listings in fs_dir.c, xattrs
+ * in fs_xattr.c, renames in fs_rename.c. Layer: fs.
  */
 #include "fs.h"
 #include "fs_int.h"
 #include "ks_attr.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <pthread.h>
-#include <stdio.h> /* RENAME_NOREPLACE, RENAME_EXCHANGE */
 #include <stdlib.h>
 #include <sys/statvfs.h>
 
@@ -63,59 +61,6 @@ void fs_set_session(struct fs *fs, struct fuse_session *se)
 	fs->se = se;
 	if (se)
 		fs_notifier_start(fs);
-}
-
-/* fs_ctx_open for a change to an entry: a type not mapped yet is logged. */
-static int entry_ctx(struct fs *fs, struct fs_node *dir, const struct fs_path *p,
-		     struct fs_inval *iv, struct fs_ctx *c, const struct fs_shape **sh)
-{
-	int rc = fs_ctx_open(fs, dir, p, iv, c, sh);
-	if (rc == -EOPNOTSUPP)
-		LOG_WARN("'%.*s' is a %s: its entries cannot be changed yet", (int)c->k.klen,
-			 c->k.key, enc_type_name(c->info.type));
-	return rc;
-}
-
-/* A new key of directory `parent` that its node still holds (created,
- * not flushed yet), referenced; NULL if there is none. */
-static struct fs_node *local_key(struct fs *fs, struct fs_node *parent, const char *name, size_t n)
-{
-	if (fs_child_kind(fs, parent) != FS_KEY)
-		return NULL;
-	return fs_itable_find_local(fs->it, parent, name, n);
-}
-
-/* Is there such a key? */
-static bool has_local_key(struct fs *fs, struct fs_node *parent, const char *name, size_t n)
-{
-	struct fs_node *l = local_key(fs, parent, name, n);
-	if (l)
-		fs_itable_unref(fs->it, l);
-	return l != NULL;
-}
-
-/* Store the new key (parent, name) if its node still holds it. */
-static int store_local_key(struct fs *fs, struct fs_node *parent, const char *name, size_t n)
-{
-	struct fs_node *l = local_key(fs, parent, name, n);
-	int rc = l ? fs_file_store_pending(fs, l) : 0;
-	if (l)
-		fs_itable_unref(fs->it, l);
-	return rc;
-}
-
-/*
- * Decode a file name into stored bytes. A long name (PREFIX%~HASH) is
- * resolved to the stored name it stands for among the children of
- * `parent`; -ENOENT if none matches.
- */
-static int decode_name(struct fs *fs, struct fs_node *parent, const char *name, struct buf *out)
-{
-	uint64_t hash;
-	int rc = names_decode(name, out, &hash);
-	if (rc != NAMES_DECODED_LONG)
-		return rc;
-	return fs_dir_find_long(fs, parent, out, hash, name);
 }
 
 /* A local entry's node takes the mode and owner of its create, as a
@@ -305,7 +250,7 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 		rc = -ENOTDIR;
 		goto out;
 	}
-	rc = decode_name(fs, parent, name, &stored);
+	rc = fs_decode_name(fs, parent, name, &stored);
 	if (rc)
 		goto out;
 	rc = fs_child_path(fs, parent, stored.data, stored.len, &p);
@@ -318,7 +263,7 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 		goto out;
 	}
 	struct fs_node *local =
-	    kind == FS_KEY ? local_key(fs, parent, stored.data, stored.len) : NULL;
+	    kind == FS_KEY ? fs_local_key(fs, parent, stored.data, stored.len) : NULL;
 	if (kind == FS_ENTRY) {
 		rc = lookup_entry(fs, parent, &p, stored.data, stored.len, &st, &r, &nodename);
 	} else if (local) {
@@ -452,25 +397,6 @@ out:
 
 /* ---- creating and removing --------------------------------------------- */
 
-/* Common start of create/mkdir/unlink/rmdir/mknod/rename: resolve the parent and
- * the stored name, build the child's path, and refuse a read-only mount. */
-static int child_begin(struct fs *fs, fuse_ino_t parent_ino, const char *name,
-		       struct fs_node **parent, struct buf *stored, struct fs_path *p)
-{
-	*parent = fs_itable_get(fs->it, parent_ino);
-	if (!*parent)
-		return -ESTALE;
-	if ((*parent)->kind == FS_ENTRY)
-		return -ENOTDIR;
-	int rc = decode_name(fs, *parent, name, stored);
-	if (!rc)
-		rc = fs_child_path(fs, *parent, stored->data, stored->len, p);
-	/* Every caller changes the tree: a read-only mount refuses it here. */
-	if (!rc && fs->opt.read_only)
-		rc = -EROFS;
-	return rc;
-}
-
 /* What a create or mknod made, for the reply. */
 struct made {
 	struct buf name; /* the node's name */
@@ -528,41 +454,6 @@ static void stage_created(struct ks_attr_change *ch, const struct ks_attr_change
 	ch->gid = init->gid;
 }
 
-/* How long a backup's type waits for the file written anew (ms). */
-#define BACKUP_TYPE_MS 60000
-
-/* Remember that file key `name` of type t in directory `parent` was
- * renamed to a temp name (an editor's backup). */
-static void backup_note(struct fs *fs, struct fs_node *parent, const char *name, size_t n,
-			enum kv_type t)
-{
-	pthread_mutex_lock(&fs->backup_lock);
-	if (buf_set(&fs->backup.name, name, n) == 0) {
-		fs->backup.parent = parent->ino;
-		fs->backup.type = t;
-		fs->backup.at_ms = now_ms();
-	} else {
-		fs->backup.parent = 0;
-	}
-	pthread_mutex_unlock(&fs->backup_lock);
-}
-
-/* The type a new file key `name` in `parent` takes from its backup (and
- * forget it), or KV_TYPE_NONE. */
-static enum kv_type backup_type(struct fs *fs, struct fs_node *parent, const char *name, size_t n)
-{
-	enum kv_type t = KV_TYPE_NONE;
-	pthread_mutex_lock(&fs->backup_lock);
-	if (fs->backup.parent == parent->ino && fs->backup.name.len == n &&
-	    memcmp(fs->backup.name.data, name, n) == 0) {
-		if (now_ms() - fs->backup.at_ms < BACKUP_TYPE_MS)
-			t = fs->backup.type;
-		fs->backup.parent = 0;
-	}
-	pthread_mutex_unlock(&fs->backup_lock);
-	return t;
-}
-
 /* Create (or, without excl, find) name k that is no key but a file of
  * shape fsh (a JSON path name): nothing is stored before the file's
  * commit. -ENOENT if k is none of its names. */
@@ -604,7 +495,7 @@ static int create_key(struct fs *fs, struct fs_node *parent, const struct fs_pat
 	struct ks_key k;
 	struct ks_info info;
 	struct ks_attr_change ch = {.flags = KS_ATTR_TOUCH};
-	struct fs_node *local = local_key(fs, parent, p->key.data, p->key.len);
+	struct fs_node *local = fs_local_key(fs, parent, p->key.data, p->key.len);
 	if (local) {
 		double timeout;
 		fs_local_stat(fs, local, &m->st, &timeout);
@@ -624,7 +515,7 @@ again:;
 		rc = named ? create_name(fs, named, &k, p, excl, m) : -ENOENT;
 		if (rc != -ENOENT)
 			return rc;
-		enum kv_type t = backup_type(fs, parent, p->key.data, p->key.len);
+		enum kv_type t = fs_backup_type(fs, parent, p->key.data, p->key.len);
 		if (t == KV_TYPE_NONE && !now) {
 			/* Default attributes, times now: nothing to read back. */
 			fs_stat_fill(fs, S_IFREG | 0644, 0, 0, 0, &m->st, &m->r.attr_timeout);
@@ -679,7 +570,7 @@ static int create_entry(struct fs *fs, struct fs_node *parent, const struct fs_p
 	struct fs_entry e;
 	const struct fs_shape *sh;
 	double timeout;
-	int rc = entry_ctx(fs, parent, p, iv, &c, &sh);
+	int rc = fs_entry_ctx(fs, parent, p, iv, &c, &sh);
 	if (rc)
 		return rc;
 	m->r.ktype = sh->type;
@@ -758,7 +649,7 @@ static void op_create(fuse_req_t req, fuse_ino_t parent_ino, const char *name, m
 	fs_inval_init(&iv);
 	fs_path_init(&p);
 	creation_attrs(req, fs, S_IFREG | (mode & 07777), &init);
-	rc = child_begin(fs, parent_ino, name, &parent, &stored, &p);
+	rc = fs_child_begin(fs, parent_ino, name, &parent, &stored, &p);
 	if (rc)
 		goto out;
 	bool excl = fi->flags & O_EXCL;
@@ -819,7 +710,7 @@ static void op_mknod(fuse_req_t req, fuse_ino_t parent_ino, const char *name, mo
 	fs_inval_init(&iv);
 	fs_path_init(&p);
 	creation_attrs(req, fs, mode, &init);
-	int rc = child_begin(fs, parent_ino, name, &parent, &stored, &p);
+	int rc = fs_child_begin(fs, parent_ino, name, &parent, &stored, &p);
 	if (!rc && fs_child_kind(fs, parent) == FS_NS)
 		rc = -EPERM;
 	if (!rc && fs_child_kind(fs, parent) == FS_KEY) {
@@ -833,7 +724,7 @@ static void op_mknod(fuse_req_t req, fuse_ino_t parent_ino, const char *name, mo
 			struct fs_ctx c;
 			const struct fs_shape *sh;
 			struct ks_attr_change ch = {.flags = KS_ATTR_TOUCH};
-			rc = entry_ctx(fs, parent, &p, NULL, &c, &sh);
+			rc = fs_entry_ctx(fs, parent, &p, NULL, &c, &sh);
 			if (!rc) {
 				fs_attr_entry(sh, stored.data, stored.len, &ch.entry, &ch.elen);
 				stage_created(&ch, &init);
@@ -872,7 +763,7 @@ static void op_mkdir(fuse_req_t req, fuse_ino_t parent_ino, const char *name, mo
 	fs_path_init(&p);
 	/* The mode of mkdir carries no file type. */
 	creation_attrs(req, fs, S_IFDIR | (mode & 07777), &init);
-	rc = child_begin(fs, parent_ino, name, &parent, &stored, &p);
+	rc = fs_child_begin(fs, parent_ino, name, &parent, &stored, &p);
 	if (rc)
 		goto out;
 	switch (fs_child_kind(fs, parent)) {
@@ -888,7 +779,7 @@ static void op_mkdir(fuse_req_t req, fuse_ino_t parent_ino, const char *name, mo
 		break;
 	case FS_KEY: {
 		struct ks_attr_change ch = {.flags = KS_ATTR_TOUCH};
-		if (has_local_key(fs, parent, stored.data, stored.len)) {
+		if (fs_has_local_key(fs, parent, stored.data, stored.len)) {
 			rc = -EEXIST; /* a new file, not stored yet */
 			break;
 		}
@@ -916,17 +807,6 @@ out:
 	fs_path_release(&p);
 }
 
-/* The node of (parent, name), if any, keeps its value for its open files. */
-static int keep_open(struct fs *fs, struct fs_node *parent, const char *name, size_t n)
-{
-	struct fs_node *node = fs_itable_find(fs->it, parent, name, n);
-	if (!node)
-		return 0;
-	int rc = fs_file_keep(fs, node);
-	fs_itable_unref(fs->it, node);
-	return rc;
-}
-
 /*
  * Forget a local key or entry (an unlink) and drop the reference the
  * caller holds. Under its lock: a flush or release may be storing a
@@ -951,7 +831,7 @@ static int unlink_entry(struct fs *fs, struct fs_node *parent, const struct fs_p
 {
 	struct fs_ctx c;
 	const struct fs_shape *sh;
-	int rc = entry_ctx(fs, parent, p, iv, &c, &sh);
+	int rc = fs_entry_ctx(fs, parent, p, iv, &c, &sh);
 	if (rc == -ENOTDIR)
 		return -ENOTDIR;
 	struct fs_node *local = fs_itable_find_local(fs->it, parent, stored, n);
@@ -974,7 +854,7 @@ static int unlink_entry(struct fs *fs, struct fs_node *parent, const struct fs_p
 	if (sh->uncached)
 		ch.flags |= KS_ATTR_RENUMBER;
 	fs_attr_entry(sh, stored, n, &ch.entry, &ch.elen);
-	rc = keep_open(fs, parent, stored, n);
+	rc = fs_keep_open(fs, parent, stored, n);
 	c.k.attr = &ch;
 	if (!rc)
 		rc = sh->unlink(&c, stored, n);
@@ -987,7 +867,7 @@ static int unlink_entry(struct fs *fs, struct fs_node *parent, const struct fs_p
 /* Remove a new key its node still holds: true if there was one. */
 static bool unlink_local_key(struct fs *fs, struct fs_node *parent, const char *name, size_t n)
 {
-	struct fs_node *local = local_key(fs, parent, name, n);
+	struct fs_node *local = fs_local_key(fs, parent, name, n);
 	return local && forget_local(fs, local);
 }
 
@@ -1012,7 +892,7 @@ static void op_unlink(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 
 	fs_inval_init(&iv);
 	fs_path_init(&p);
-	rc = child_begin(fs, parent_ino, name, &parent, &stored, &p);
+	rc = fs_child_begin(fs, parent_ino, name, &parent, &stored, &p);
 	if (rc)
 		goto out;
 	/* No commit of the file lands after its removal (fs_inode.h). */
@@ -1033,7 +913,7 @@ static void op_unlink(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 		} else if (!rc && !fs_corrupt_is_file(info.type)) {
 			rc = -EISDIR;
 		} else if (!rc) {
-			rc = keep_open(fs, parent, stored.data, stored.len);
+			rc = fs_keep_open(fs, parent, stored.data, stored.len);
 			if (!rc)
 				rc = ks_del(fs->ks, &k);
 		}
@@ -1078,7 +958,7 @@ static void op_rmdir(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 	int rc;
 
 	fs_path_init(&p);
-	rc = child_begin(fs, parent_ino, name, &parent, &stored, &p);
+	rc = fs_child_begin(fs, parent_ino, name, &parent, &stored, &p);
 	if (rc)
 		goto out;
 	/* No write of an entry of it lands after its removal (fs_file.c). */
@@ -1096,7 +976,7 @@ static void op_rmdir(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 		break;
 	}
 	case FS_KEY:
-		rc = has_local_key(fs, parent, stored.data, stored.len)
+		rc = fs_has_local_key(fs, parent, stored.data, stored.len)
 			 ? -ENOTDIR
 			 : ks_lookup(fs->ks, &k, &info);
 		if (rc == -EUCLEAN) { /* corrupt metadata: DEL needs nothing else */
@@ -1129,376 +1009,6 @@ out:
 	fuse_reply_err(req, fs_errno(rc));
 	buf_release(&stored);
 	fs_path_release(&p);
-}
-
-/* Is k (which names no key) a file all the same (a JSON path name)? */
-static bool is_name_file(struct fs *fs, const struct ks_key *k)
-{
-	const struct fs_file_shape *fsh = fs_file_shape_named(k->key, k->klen, false);
-	bool view;
-	return fsh && fsh->open(fs, k, false, &view) == 0;
-}
-
-/*
- * Rename. Keys move within and across namespaces (Kvrocks RENAME); the
- * entries of a key as its shape allows (hash fields within and across
- * hashes, set and zset members within their key, a scratch file onto a
- * list position or a sortedint id). Anything else is EXDEV, so mv falls
- * back to copy and delete, which gives the documented result.
- */
-
-/*
- * The string key a, about to replace key b of file type `to`, takes that
- * type first (its open buffer committed, its node told). Two batches (the
- * conversion, then RENAME): a crash between leaves the temp file as a key
- * of the new type, never a half value. -EINVAL (logged) if no conversion
- * exists: nothing changed.
- */
-static int rename_save_key(struct fs *fs, struct fs_node *parent, const struct buf *fname,
-			   const struct ks_key *a, const struct ks_key *b, enum kv_type to)
-{
-	struct fs_node *node = fs_itable_find(fs->it, parent, fname->data, fname->len);
-	int rc = node ? fs_file_commit(fs, node) : 0;
-	if (!rc)
-		rc = fs_file_convert(fs, a, fs_new_file_shape->type, to);
-	if (rc == -EOPNOTSUPP) {
-		LOG_ERR("rename '%.*s' -> '%.*s': a string cannot become a %s", (int)a->klen,
-			a->key, (int)b->klen, b->key, enc_type_name(to));
-		rc = -EINVAL;
-	}
-	if (!rc && node)
-		fs_file_set_type(node, to);
-	if (node)
-		fs_itable_unref(fs->it, node);
-	return rc;
-}
-
-static int rename_keys(struct fs *fs, struct fs_node *parent, const struct buf *fname,
-		       const struct fs_path *from, const struct fs_path *to, unsigned flags,
-		       enum kv_type *moved)
-{
-	struct ks_key a, b;
-	struct ks_info ia, ib;
-	fs_path_key(fs, from, &a);
-	fs_path_key(fs, to, &b);
-	int rc = ks_lookup(fs->ks, &a, &ia);
-	if (rc == -ENOENT && is_name_file(fs, &a))
-		rc = -EXDEV;
-	if (rc)
-		return rc;
-	*moved = ia.type;
-	rc = ks_lookup(fs->ks, &b, &ib);
-	if (rc && rc != -ENOENT)
-		return rc;
-	if (rc == 0 && ks_key_eq(&a, &b))
-		return 0; /* rename(x, x) does nothing */
-	if (rc == -ENOENT && is_name_file(fs, &b)) {
-		/* mv copies into the path name: a JSON.SET. */
-		LOG_INFO("rename '%s' -> '%s': a JSON path name: EXDEV", from->key.data,
-			 to->key.data);
-		return -EXDEV;
-	}
-	if (rc == 0) {
-		if (flags & RENAME_NOREPLACE)
-			return -EEXIST;
-		bool fa = fs_type_is_file(ia.type), fb = fs_type_is_file(ib.type);
-		if (fa && !fb)
-			return -EISDIR;
-		if (!fa && fb)
-			return -ENOTDIR;
-		if (!fb && !ib.empty)
-			return -ENOTEMPTY;
-		enum kv_type plain = fs_new_file_shape->type;
-		if (fa && ia.type == plain && ib.type != plain) {
-			/* A save: a new file (a string) replaces a key of another
-			 * file type, which keeps its type with the new bytes. */
-			rc = rename_save_key(fs, parent, fname, &a, &b, ib.type);
-			if (rc)
-				return rc;
-		}
-	}
-	return ks_rename(fs->ks, &a, &b);
-}
-
-/* A local entry renamed: stored by the shape's adopt, or renamed as it is.
- * The node's lock is held, so a commit of a pending entry (its release,
- * which FUSE sends asynchronously) cannot store it under the old name
- * while it is renamed. */
-static int rename_local(struct fs *fs, struct fs_ctx *c, const struct fs_shape *sh,
-			struct fs_node *node, struct fs_node *parent, const struct buf *from,
-			const struct buf *to)
-{
-	struct buf canon = BUF_INIT;
-	int rc = FS_ADOPT_LOCAL;
-	if (sh->adopt && fs_itable_local(fs->it, node) == FS_LOCAL_SCRATCH) {
-		struct ks_attr_change ch = {.flags = KS_ATTR_TOUCH};
-		fs_attr_entry(sh, to->data, to->len, &ch.entry, &ch.elen);
-		c->k.attr = &ch;
-		rc = sh->adopt(c, to->data, to->len, node->data.data, node->data.len, &canon);
-		c->k.attr = NULL;
-	}
-	if (rc == FS_ADOPT_LOCAL) {
-		bool pending = fs_itable_local(fs->it, node) == FS_LOCAL_PENDING;
-		rc = fs_itable_rename(fs->it, parent, from->data, from->len, parent, to->data,
-				      to->len);
-		/* A new member renamed after its close (rsync's temp file) is
-		 * stored now under its new name: its release arrives in the
-		 * background, and until then a listing would not show it. A
-		 * later write through a handle still open stores it again. */
-		if (!rc && pending)
-			rc = fs_file_store_locked(fs, node);
-	} else if (rc == 0) {
-		rc = fs_itable_rename(fs->it, parent, from->data, from->len, parent, canon.data,
-				      canon.len);
-		fs_itable_set_local(fs->it, node, FS_LOCAL_NONE);
-		if (!rc)
-			fs_node_attrs_flush(fs, node, true); /* the caller holds its lock */
-		bool same = canon.len == to->len && memcmp(canon.data, to->data, to->len) == 0;
-		/* The kernel moved the scratch file's dentry, with the timeout
-		 * of a scratch name, to `to`; another spelling of the name or
-		 * a name that changes meaning (a list position) must be looked
-		 * up anew, and so must the canonical name of a replaced one. */
-		if (!rc && (!same || sh->uncached))
-			fs_inval_add(c->iv, parent->ino, 0, to->data, to->len);
-		if (!rc && !same)
-			fs_inval_add(c->iv, parent->ino, 0, canon.data, canon.len);
-	}
-	buf_release(&canon);
-	return rc;
-}
-
-/*
- * An entry of a shape without renames (a list position, a sortedint id)
- * renamed onto a scratch name of its key: the entry stays and the scratch
- * file gets its contents. This is an editor's backup (vim renames FILE to
- * FILE~, writes FILE anew, removes FILE~); a real move would renumber a
- * list under the editor. The node moves with the name, as the kernel
- * expects; the entry gets a new node at its next lookup.
- */
-static int rename_to_backup(struct fs *fs, struct fs_ctx *c, const struct fs_shape *sh,
-			    struct fs_node *parent, const struct buf *from, const struct buf *to,
-			    struct fs_node *lto)
-{
-	struct buf v = BUF_INIT;
-	struct fs_node *node = fs_itable_find(fs->it, parent, from->data, from->len);
-	int rc = node ? fs_file_commit(fs, node) : 0;
-	if (!rc)
-		rc = sh->load(c, from->data, from->len, &v);
-	if (!rc && lto) {
-		fs_itable_unhash(fs->it, lto);
-		fs_itable_set_local(fs->it, lto, FS_LOCAL_NONE); /* replaced */
-	}
-	if (!rc && node)
-		rc = fs_itable_rename(fs->it, parent, from->data, from->len, parent, to->data,
-				      to->len);
-	if (!rc && node) {
-		pthread_mutex_lock(&node->lock);
-		fs_node_set_empty(node);
-		struct buf old = node->data; /* the empty buffer, given to v */
-		node->data = v;
-		v = old;
-		node->dirty = false;
-		node->bad = 0;
-		pthread_mutex_unlock(&node->lock);
-		fs_itable_set_local(fs->it, node, FS_LOCAL_SCRATCH);
-		fs_inval_add(c->iv, parent->ino, 0, from->data, from->len);
-		LOG_INFO("rename '%s' -> '%s' in a %s: the entry stays, '%s' is a scratch copy",
-			 from->data, to->data, enc_type_name(sh->type), to->data);
-	}
-	if (node)
-		fs_itable_unref(fs->it, node);
-	buf_release(&v);
-	return rc;
-}
-
-static int rename_entries(struct fs *fs, struct fs_node *parent, struct fs_node *newparent,
-			  const struct fs_path *from, const struct fs_path *to,
-			  const struct buf *fname, const struct buf *tname, unsigned flags,
-			  struct fs_inval *iv)
-{
-	struct fs_ctx a, b;
-	const struct fs_shape *sa, *sb;
-	struct fs_entry e;
-	struct fs_node *lfrom = NULL, *lto = NULL;
-	int rc = entry_ctx(fs, parent, from, iv, &a, &sa);
-	if (!rc)
-		rc = entry_ctx(fs, newparent, to, iv, &b, &sb);
-	if (rc)
-		return rc;
-	fs_entry_init(&e);
-	lfrom = fs_itable_find_local(fs->it, parent, fname->data, fname->len);
-	if (lfrom) {
-		/* Held to the end: the entry stays local, or was stored just now
-		 * (a release committed it) and renames as a stored one. */
-		pthread_mutex_lock(&lfrom->lock);
-		if (fs_itable_local(fs->it, lfrom) == FS_LOCAL_NONE) {
-			pthread_mutex_unlock(&lfrom->lock);
-			fs_itable_unref(fs->it, lfrom);
-			lfrom = NULL;
-		}
-	}
-	lto = fs_itable_find_local(fs->it, newparent, tname->data, tname->len);
-	if ((!lfrom && fs_shape_is_special(sa, fname->data, fname->len)) ||
-	    (!lto && fs_shape_is_special(sb, tname->data, tname->len))) {
-		LOG_ERR("rename '%s' -> '%s': a view or an input cannot be renamed", fname->data,
-			tname->data);
-		rc = -EACCES;
-		goto out;
-	}
-	if (flags & RENAME_NOREPLACE) {
-		rc = lto ? 0 : sb->lookup(&b, tname->data, tname->len, &e);
-		if (rc == 0) {
-			rc = -EEXIST;
-			goto out;
-		}
-		if (rc != -ENOENT)
-			goto out;
-		rc = 0;
-	}
-	bool same_key = sa == sb && ks_key_eq(&a.k, &b.k);
-	if (!same_key && !lto && sb->is_scratch && sb->is_scratch(tname->data, tname->len)) {
-		LOG_ERR("rename '%s' -> '%s': '%s' would be a scratch file in the %s, and a copy "
-			"there would be lost",
-			fname->data, tname->data, tname->data, enc_type_name(sb->type));
-		rc = -EINVAL;
-		goto out;
-	}
-	if (!same_key && (sa != sb || lfrom || !sa->rename || !sa->rename_across)) {
-		LOG_INFO("rename '%s' -> '%s' moves an entry between keys: EXDEV", fname->data,
-			 tname->data);
-		rc = -EXDEV;
-		goto out;
-	}
-	if (lfrom) {
-		rc = rename_local(fs, &a, sa, lfrom, parent, fname, tname);
-	} else if (!sa->rename && sa->is_scratch && sa->is_scratch(tname->data, tname->len)) {
-		rc = rename_to_backup(fs, &a, sa, parent, fname, tname, lto);
-	} else if (!sa->rename) {
-		LOG_INFO("rename '%s' -> '%s' in a %s: EXDEV, so mv copies", fname->data,
-			 tname->data, enc_type_name(sa->type));
-		rc = -EXDEV;
-	} else {
-		/* The entry's records move with it, in the rename's batch. */
-		struct ks_attr_change ca = {.flags = KS_ATTR_TOUCH};
-		struct ks_attr_change cb = {.flags = KS_ATTR_TOUCH | KS_ATTR_MOVE, .from = &a.k};
-		fs_attr_entry(sb, tname->data, tname->len, &cb.entry, &cb.elen);
-		fs_attr_entry(sa, fname->data, fname->len, &cb.fentry, &cb.flen);
-		b.k.attr = &cb;
-		a.k.attr = ks_key_eq(&a.k, &b.k) ? &cb : &ca; /* one key: the move is its change */
-		rc = sa->rename(&a, fname->data, fname->len, &b, tname->data, tname->len, flags);
-		a.k.attr = b.k.attr = NULL;
-		if (!rc)
-			rc = fs_itable_rename(fs->it, parent, fname->data, fname->len, newparent,
-					      tname->data, tname->len);
-	}
-	if (!rc && lto && lto != lfrom && fs_itable_local(fs->it, lto) != FS_LOCAL_NONE)
-		fs_itable_set_local(fs->it, lto, FS_LOCAL_NONE); /* replaced */
-out:
-	if (lfrom) {
-		pthread_mutex_unlock(&lfrom->lock);
-		fs_itable_unref(fs->it, lfrom);
-	}
-	if (lto)
-		fs_itable_unref(fs->it, lto);
-	fs_entry_release(&e);
-	return rc;
-}
-
-/* A rename across kinds of directory: EXDEV (mv copies and removes), or
- * EINVAL onto a scratch name, where the copy would be lost. */
-static int cross_kind_errno(struct fs *fs, struct fs_node *newparent, const struct fs_path *to,
-			    const struct buf *tname, struct fs_inval *iv)
-{
-	struct fs_ctx b;
-	const struct fs_shape *sb;
-	if (fs_child_kind(fs, newparent) != FS_ENTRY ||
-	    entry_ctx(fs, newparent, to, iv, &b, &sb) != 0 || !sb->is_scratch ||
-	    !sb->is_scratch(tname->data, tname->len))
-		return -EXDEV;
-	struct fs_node *lto = fs_itable_find_local(fs->it, newparent, tname->data, tname->len);
-	if (lto) {
-		fs_itable_unref(fs->it, lto);
-		return -EXDEV; /* a scratch file there already: mv replaces it */
-	}
-	LOG_ERR("rename onto '%s': it would be a scratch file in the %s, and a copy there would "
-		"be lost",
-		tname->data, enc_type_name(sb->type));
-	return -EINVAL;
-}
-
-static void op_rename(fuse_req_t req, fuse_ino_t parent_ino, const char *name,
-		      fuse_ino_t newparent_ino, const char *newname, unsigned int flags)
-{
-	struct fs *fs = fuse_req_userdata(req);
-	struct fs_node *parent, *newparent;
-	struct buf stored = BUF_INIT, newstored = BUF_INIT;
-	struct fs_path from, to;
-	struct fs_inval iv;
-	struct fs_locked held = {0};
-	int rc;
-
-	fs_inval_init(&iv);
-	fs_path_init(&from);
-	fs_path_init(&to);
-	rc = child_begin(fs, parent_ino, name, &parent, &stored, &from);
-	if (!rc)
-		rc = child_begin(fs, newparent_ino, newname, &newparent, &newstored, &to);
-	if (rc)
-		goto out;
-	/* No commit of either file between here and the end (fs_inode.h). */
-	fs_itable_lock_names(fs->it, parent, stored.data, stored.len, newparent, newstored.data,
-			     newstored.len, &held);
-	if (flags & ~(unsigned)RENAME_NOREPLACE) {
-		LOG_ERR("rename '%s': %s is not supported", name,
-			flags & RENAME_EXCHANGE ? "RENAME_EXCHANGE" : "RENAME_WHITEOUT");
-		rc = -EINVAL;
-		goto out;
-	}
-	enum fs_kind ka = fs_child_kind(fs, parent), kb = fs_child_kind(fs, newparent);
-	if (ka != kb || ka == FS_NS) {
-		rc = cross_kind_errno(fs, newparent, &to, &newstored, &iv);
-		if (rc == -EXDEV)
-			LOG_INFO("rename '%s' -> '%s' crosses kinds of directory: EXDEV", name,
-				 newname);
-		goto out;
-	}
-	/* New keys not stored yet are stored first: a rename works on keys. */
-	if (ka == FS_KEY) {
-		rc = store_local_key(fs, parent, stored.data, stored.len);
-		if (!rc)
-			rc = store_local_key(fs, newparent, newstored.data, newstored.len);
-		if (rc)
-			goto out;
-	}
-	/* A file this rename replaces lives on for its open files. */
-	rc = keep_open(fs, newparent, newstored.data, newstored.len);
-	if (rc)
-		goto out;
-	if (ka == FS_KEY) {
-		enum kv_type t = KV_TYPE_NONE;
-		rc = rename_keys(fs, parent, &stored, &from, &to, flags, &t);
-		if (!rc)
-			rc = fs_itable_rename(fs->it, parent, stored.data, stored.len, newparent,
-					      newstored.data, newstored.len);
-		/* An editor's backup (vim: NAME -> NAME~) of a typed file: NAME
-		 * written anew takes the type back (docs/mapping.md section 6). */
-		if (!rc && parent == newparent && fs_type_is_file(t) &&
-		    t != fs_new_file_shape->type &&
-		    fs_is_temp_name(newstored.data, newstored.len) &&
-		    !fs_is_temp_name(stored.data, stored.len))
-			backup_note(fs, parent, stored.data, stored.len, t);
-	} else {
-		rc = rename_entries(fs, parent, newparent, &from, &to, &stored, &newstored, flags,
-				    &iv);
-	}
-out:
-	fs_itable_unlock_names(fs->it, &held);
-	fuse_reply_err(req, fs_errno(rc));
-	fs_inval_send(fs, &iv);
-	buf_release(&stored);
-	buf_release(&newstored);
-	fs_path_release(&from);
-	fs_path_release(&to);
 }
 
 static void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char *newname)
@@ -1582,7 +1092,7 @@ const struct fuse_lowlevel_ops fs_ops = {
     .unlink = op_unlink,
     .rmdir = op_rmdir,
     .symlink = op_symlink,
-    .rename = op_rename,
+    .rename = fs_op_rename,
     .link = op_link,
     .open = fs_op_open,
     .read = fs_op_read,
