@@ -137,6 +137,10 @@ struct fs_node {
 	struct buf xattrs;
 };
 
+/* Give back the value a node borrowed from the store (pin), if any. Node
+ * lock held. */
+void fs_node_unpin_locked(struct fs_node *node);
+
 struct fs_itable;
 
 /* NULL on ENOMEM. The root node exists from the start. */

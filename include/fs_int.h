@@ -1,10 +1,33 @@
 /*
- * fs_int: what the fs*.c files share and nobody else sees: the daemon
- * context, open-file handles, helpers for paths, attributes and replies,
- * and the shape table through which fs.c dispatches an entry operation
- * to the module of the key's type (fs_hash.c, fs_list.c, fs_set.c,
- * fs_zset.c, fs_sortedint.c, fs_stream.c, fs_timeseries.c, the sketch
- * shapes). Layer: fs.
+ * fs_int: what the fs*.c files share and nobody else sees. Layer: fs.
+ *
+ * The files of the layer call only files below them (no circles; this
+ * header follows the same order):
+ *
+ *   fs.c         the FUSE dispatcher: lookup, getattr, setattr, create,
+ *                mknod, mkdir, unlink, rmdir, statfs; fs_ops
+ *   fs_rename.c  rename (handler)
+ *   fs_child.c   the child a tree operation names: its name and path,
+ *                local keys, values kept for open files, backups
+ *   fs_xattr.c   extended attributes (handlers)
+ *   fs_dir.c     listings and long names (handlers)
+ *   fs_file.c    open files: buffers, commits, inputs (handlers)
+ *   fs_stat.c    attributes of nodes, as stat shows them
+ *   fs_attrs.c   storing mode, owner, times and user.* xattrs
+ *   fs_shape.c   the one table of types and their shapes; fs_ctx_open;
+ *                conversions between file types
+ *   shapes       one file per type, what its keys are in the tree, over
+ *                the type's module (t_*.c): fs_hash.c ... fs_stream.c,
+ *                fs_timeseries.c, the sketches over fs_sketch.c; the file
+ *                shapes fs_string.c (string, bitmap) and fs_json.c
+ *   fs_node.c    helpers: paths, stat filling, errno, invalidations
+ *   fs_xval.c    the values of user.kvfs.* attributes (pure parsers)
+ *   fs_inode.c   the inode table
+ *
+ * A type's special cases live in its shape: a directory type's entries
+ * in a struct fs_shape, a file type's contents in a struct fs_file_shape
+ * (load, commit, stat, open, add, unlink, in-place access, conversion);
+ * only fs_shape.c names the types.
  */
 #ifndef KVFS_FS_INT_H
 #define KVFS_FS_INT_H
@@ -51,9 +74,7 @@ struct fs {
 	} backup;
 };
 
-/* An open file: the node whose buffer it reads and writes. A JSON file
- * opened with O_APPEND collects its writes in `added` instead, and adds
- * them at each flush (fs_json_add). */
+/* An open file: the node whose buffer it reads and writes. */
 struct fs_handle {
 	struct fs_node *node;
 	struct fs_handle *prev, *next; /* fs.handles */
@@ -74,28 +95,24 @@ struct fs_handle {
 	 */
 	bool trunc;
 	uint64_t trunc_epoch;
-	bool json_add;
+	/* Opened O_APPEND on a file whose shape adds (a JSON file): writes
+	 * collect in `added`, which each flush gives to adds->add. */
+	const struct fs_file_shape *adds;
 	struct buf added;
 };
+
+/* ---- fs_node.c: helpers (paths, attributes, errno, invalidations) ---- */
 
 /* Kind of the children of `parent`. */
 enum fs_kind fs_child_kind(const struct fs *fs, const struct fs_node *parent);
 /* The key a path names (namespace from -o ns= when set). Borrowed. */
 void fs_path_key(const struct fs *fs, const struct fs_path *p, struct ks_key *k);
+/* The path of `name` inside `parent`. */
 int fs_child_path(struct fs *fs, struct fs_node *parent, const char *name, size_t n,
 		  struct fs_path *p);
-bool fs_type_is_file(enum kv_type t);
-/* How a key whose metadata does not decode is shown: true (a file) for
- * file types and an unknown type (KV_TYPE_NONE), else a directory. */
-bool fs_corrupt_is_file(enum kv_type t);
-bool fs_type_is_supported(enum kv_type t);
 /* Fill st for an object with this mode, size and Kvrocks version/expiry. */
 void fs_stat_fill(const struct fs *fs, mode_t mode, uint64_t size, uint64_t version,
 		  uint64_t expire_ms, struct stat *st, double *timeout);
-/* Attributes of the root, a namespace or a key (kind FS_ROOT, FS_NS or
- * FS_KEY) that path p names. 0, -ENOENT, or another errno. */
-int fs_stat_path(struct fs *fs, enum fs_kind kind, const struct fs_path *p, struct stat *st,
-		 double *timeout);
 /*
  * Overlay what only the node knows: buffered data, and attributes set
  * on a node that has no stored record. `since`: fs_seq() taken before st
@@ -109,9 +126,6 @@ bool fs_stat_overlay(struct fs_node *node, uint64_t since, struct stat *st);
  * (taken under the node's lock, after the store). */
 uint64_t fs_seq(struct fs *fs);
 void fs_seq_store_locked(struct fs *fs, struct fs_node *node);
-/* Attributes of a node (getattr): never older than a write acknowledged
- * before the call. */
-int fs_node_stat(struct fs *fs, struct fs_node *node, struct stat *st, double *timeout);
 /* Overlay the stored attributes (ks_attr) of key k (entry NULL) or of
  * one of its entries (shape sh) on st; version: the key's. An entry
  * without times of its own shows its key's. */
@@ -130,34 +144,7 @@ void fs_stat_attrs_cached(struct fs *fs, const struct fs_shape *sh, const struct
  * zero padding). */
 void fs_attr_entry(const struct fs_shape *sh, const char *name, size_t n, const char **e,
 		   size_t *en);
-/* A local entry was stored: store the attributes set on it meanwhile
- * (locked: the caller holds the node's lock). */
-void fs_node_attrs_flush(struct fs *fs, struct fs_node *node, bool locked);
-/* The commit that first stores a local entry or key: add the mode and
- * owner its node holds (its creation's, or set since) to the change ch
- * staged for that commit (KS_ATTR_CREATE), so they go in its batch. After
- * the commit succeeded, fs_node_attrs_stored() forgets them in the node.
- * Node lock held. */
-void fs_node_attrs_stage(struct fs_node *node, struct ks_attr_change *ch);
-void fs_node_attrs_stored(struct fs_node *node);
-/* fs_xattr.c: the same for user.* attributes set on a local entry. */
-void fs_node_xattrs_flush(struct fs *fs, struct fs_node *node, bool locked);
-int fs_decode_name(struct fs *fs, struct fs_node *parent, const char *name, struct buf *out);
-
-/* How fs_reply_entry answers. */
-struct fs_reply {
-	double entry_timeout, attr_timeout;
-	enum fs_local local; /* a new local entry: the node holds it */
-	enum kv_type ktype;  /* the node's type, for a create */
-	uint64_t since;	     /* fs_seq() before the attributes were read */
-	/* A create of a local entry: the mode and owner its node keeps until
-	 * it is stored (KS_ATTR_CREATE; NULL or no flag: none). */
-	const struct ks_attr_change *init;
-};
-/* Reply with an entry for (parent, stored name); with fi, a create reply
- * whose handle (fi->fh) gets the node. */
-void fs_reply_entry(fuse_req_t req, struct fs *fs, struct fs_node *parent, const char *stored,
-		    size_t n, struct stat *st, const struct fs_reply *r, struct fuse_file_info *fi);
+/* Map a type-layer error to what the file system should say. */
 int fs_errno(int rc);
 /* Send the invalidations a request collected, after its reply, and
  * release them. They are handed to a thread of their own: a request
@@ -165,8 +152,10 @@ int fs_errno(int rc);
  * lock a system call holds while it waits for another handler) could
  * leave no handler free. */
 void fs_inval_send(struct fs *fs, struct fs_inval *iv);
-
-/* ---- Entries of a key, by the key's type ---------------------------- */
+/* Start that thread (once a session exists), and stop it: invalidations
+ * sent after the stop are dropped. */
+void fs_notifier_start(struct fs *fs);
+void fs_notifier_stop(struct fs *fs);
 
 /* One entry operation: the key whose directory it works in. */
 struct fs_ctx {
@@ -177,6 +166,10 @@ struct fs_ctx {
 	/* The key as fs_ctx_open read it: a read of one entry may use its
 	 * version instead of reading the metadata again. */
 	struct ks_info info;
+	/* The shape of info.type (NULL: a file key). For a shape's own entry
+	 * operations it is that shape; for its parameters (xattr_*) it may
+	 * be another type's. */
+	const struct fs_shape *sh;
 };
 
 /* What an entry name resolves to. Caller-owned: fs_entry_init/_release. */
@@ -213,6 +206,16 @@ struct fs_child {
 	uint64_t size, version, expire_ms;
 };
 
+/* Names editors and tools give their temp and backup files: ".NAME..."
+ * (rsync, vim's swap file), "NAME~" (backups), "sedXXXXXX" (sed -i).
+ * Vim's test file "4913" is a number: a list position or a sortedint id. */
+bool fs_is_temp_name(const char *name, size_t n);
+
+/* Vim's swap files: ".NAME.swp" (".swo", ... ".swa"), ".NAME.swpx". */
+bool fs_is_swap_name(const char *name, size_t n);
+
+/* ---- Directory shapes: the entries of a key, by its type (fs_TYPE.c) --- */
+
 /* A shape's create that stores nothing: the node holds the entry. */
 #define FS_CREATE_SCRATCH 1
 #define FS_CREATE_PENDING 2
@@ -235,6 +238,9 @@ struct fs_shape {
 	/* Stored entries cannot be changed (stream entries): an open for
 	 * writing or a truncate of one is refused with EACCES. */
 	bool immutable;
+	/* Names are numbers whose leading zeros only pad them to sort (list
+	 * positions): attribute records take the number without them. */
+	bool padded;
 	/* Resolve `name`: 0 with e filled, -ENOENT, ... */
 	int (*lookup)(struct fs_ctx *c, const char *name, size_t n, struct fs_entry *e);
 	/* List the entries after the cursor (NULL: from the first); by_name
@@ -291,6 +297,9 @@ struct fs_shape {
 	 * -EXDEV, so mv copies. */
 	int (*rename)(struct fs_ctx *a, const char *from, size_t fn, struct fs_ctx *b,
 		      const char *to, size_t tn, unsigned flags);
+	/* rename moves entries between two keys of this type (hash fields);
+	 * false: within one key only. */
+	bool rename_across;
 	/* A scratch entry renamed onto `to`: store its contents there. 0 with
 	 * canon = the node's new name, FS_ADOPT_LOCAL (`to` is another
 	 * scratch name), or an errno. NULL: local entries rename locally. */
@@ -309,13 +318,19 @@ struct fs_shape {
 	 * conversion. */
 	convert_field_cb from_field;
 
-	/* Types whose empty keys are real Kvrocks records (sketches, time
-	 * series): their listed entries are the key's state. is_blank: the
-	 * key holds nothing, so rmdir deletes it (rm -r empties the state
-	 * files first): 1 blank, 0 not, or the type's negative errno
-	 * (-EUCLEAN: its state does not decode, and rmdir deletes it too).
-	 * NULL: rmdir of a live key is ENOTEMPTY. */
+	/* Types whose live keys can list nothing (sketches and time series,
+	 * whose listed entries are the key's state; an emptied stream).
+	 * is_blank: the key holds nothing, so rmdir deletes it (rm -r
+	 * empties the state files first): 1 blank, 0 not, or the type's
+	 * negative errno (-EUCLEAN: its state does not decode, and rmdir
+	 * deletes it too: a list's head and tail). NULL: rmdir of a live
+	 * key is ENOTEMPTY. */
 	int (*is_blank)(struct fs_ctx *c);
+	/* A key's directory was opened (its first open handle: dir_opens is
+	 * 1) and closed (dir_opens counts those still open): a list's gaps
+	 * (fs_list.c). NULL: nothing to do. */
+	void (*dir_opened)(struct fs *fs, struct fs_node *dir);
+	void (*dir_closed)(struct fs *fs, struct fs_node *dir);
 	/* The canonical name of another spelling of an entry ("007" of a
 	 * sortedint id 7), so a lookup finds a new entry not yet stored
 	 * (FS_CREATE_PENDING) under any spelling. 0 with out set, or
@@ -324,41 +339,104 @@ struct fs_shape {
 	/* Emptyable types (sketches): make an empty key of this type in place
 	 * of a remembered empty collection (setfattr user.kvfs.type). */
 	int (*make_empty)(struct fs_ctx *c);
-	/* Creation parameters as extended attributes user.kvfs.TYPE.PARAM
-	 * (TYPE = enc_type_name). xattrs: the listed names, NUL-separated
-	 * with the last NUL, xattrs_len bytes. get: `param` is the part after
-	 * "user.kvfs.TYPE.", the value into out; -ENODATA for no such param.
-	 * set: on a key of this type or a remembered empty collection (then
-	 * it becomes a key of this type); the shape refuses a non-empty key.
-	 * NULL: none. */
+	/*
+	 * Parameters as extended attributes user.kvfs.NS.PARAM, NS being
+	 * xattr_ns or, if NULL, the type's name (enc_type_name). The hooks
+	 * get the key's context with c->info and c->sh as read. Listed on a
+	 * key of this type that is not empty: xattrs (NUL-separated with the
+	 * last NUL, xattrs_len bytes), then what xattr_names appends (a
+	 * series' labels and rules). get: on a key of this type; `param` is
+	 * the part after "user.kvfs.NS.", the value into out; -ENODATA for no
+	 * such param. set: on the key as read: one of this type, or a
+	 * remembered empty collection (which becomes a key of this type), or
+	 * another key, which the shape refuses (fs_sketch_param_key). remove:
+	 * the same for a removal; NULL: the parameters cannot be removed
+	 * (EPERM). NULL xattr_get: no parameters.
+	 */
+	const char *xattr_ns;
 	const char *xattrs;
 	size_t xattrs_len;
+	int (*xattr_names)(struct fs_ctx *c, struct buf *out);
 	int (*xattr_get)(struct fs_ctx *c, const char *param, struct buf *out);
 	int (*xattr_set)(struct fs_ctx *c, const char *param, const char *v, size_t vn);
+	int (*xattr_remove)(struct fs_ctx *c, const char *param);
 };
 
-/* Names editors and tools give their temp and backup files: ".NAME..."
- * (rsync, vim's swap file), "NAME~" (backups), "sedXXXXXX" (sed -i).
- * Vim's test file "4913" is a number: a list position or a sortedint id. */
-bool fs_is_temp_name(const char *name, size_t n);
+/* ---- File shapes: file keys, by their type -------------------------------- */
 
-/* Vim's swap files: ".NAME.swp" (".swo", ... ".swa"), ".NAME.swpx". */
-bool fs_is_swap_name(const char *name, size_t n);
+struct string_pin;
 
-/* Is `name` a view or an input of shape sh (read-only for tree changes)? */
-bool fs_shape_is_special(const struct fs_shape *sh, const char *name, size_t n);
-
-/* fs_list.c: the last open handle of a key's directory closed: a list's
- * gaps (and its numbering for removals) linger a moment, then close; a
- * first open of it starts a fresh numbering. */
-void fs_list_dir_closed(struct fs *fs, struct fs_node *dir);
-void fs_list_dir_opened(struct fs *fs, struct fs_node *dir);
-
-/* The shape of a directory type, or NULL (a file type, or not mapped). */
-const struct fs_shape *fs_shape_of(enum kv_type t);
-extern const struct fs_shape fs_hash_shape, fs_list_shape, fs_set_shape, fs_zset_shape,
-    fs_sortedint_shape, fs_stream_shape, fs_timeseries_shape, fs_tdigest_shape, fs_topk_shape,
-    fs_hll_shape, fs_bloom_shape;
+/*
+ * What a file key of one type is (fs_string.c: string and bitmap;
+ * fs_json.c: json), beside the directory shapes above: how its bytes are
+ * read and stored, and what else it does. Two also answer names of a
+ * namespace that are no key: a JSON key's path names ("KEY:$.a", when no
+ * key has that name) and the views of the time series of a namespace
+ * (".mrange:...?FILTER", fs_timeseries.c: whatever key has that name).
+ * The hooks get the key (or the name) as k, with the change the caller
+ * staged in k->attr for those that write; they return 0 or a negative
+ * errno, and log the refusals a user should hear about.
+ */
+struct fs_file_shape {
+	enum kv_type type;
+	/* What the file shows is made from what was stored (JSON text,
+	 * compact): the kernel caches neither its pages nor its attributes,
+	 * and a listing says so (fs_child.recomputed). */
+	bool recomputed;
+	/* A commit may refuse the contents (text that is no JSON: -EINVAL,
+	 * logged): an empty file is stored by no flush before its last
+	 * close (`echo x > doc` flushes before it writes, and would replace
+	 * the document even when x is then refused), and a refused file is
+	 * not tried again at its close. */
+	bool parsed;
+	/* Could `name`, which names no key, be one of this shape's (a cheap
+	 * test of the name, no lookup)? NULL: the shape has no names. */
+	bool (*is_name)(const char *name, size_t n);
+	/* Such a name means this shape's file even when a key has it (a view
+	 * of the namespace); else only when none does. */
+	bool shadows;
+	/* Attributes of key k (info: its ks_lookup) or, with info NULL, of
+	 * name k: -ENOENT if it is none. NULL: a file of info->size bytes
+	 * with the key's stored attributes. */
+	int (*stat)(struct fs *fs, const struct ks_key *k, const struct ks_info *info,
+		    struct stat *st, double *timeout);
+	/* An open of name k: 0 (*view: read-only; for writing -EACCES,
+	 * logged), -ENOENT if it is none. */
+	int (*open)(struct fs *fs, const struct ks_key *k, bool write, bool *view);
+	/* The contents of key (or name) k, into out. */
+	int (*load)(struct fs *fs, const struct ks_key *k, struct buf *out);
+	/* Store the contents whole (keeping the key's expiry). NULL: the file
+	 * is read-only. */
+	int (*commit)(struct fs *fs, const struct ks_key *k, const char *d, size_t n);
+	/* Bytes an open with O_APPEND wrote, added to the stored value at
+	 * each flush (JSON: ARRAPPEND, STRAPPEND, NUMINCRBY by what is
+	 * there). NULL: they go to the end of the buffer like any write. */
+	int (*add)(struct fs *fs, const struct ks_key *k, const char *d, size_t n);
+	/* rm of name k (no key). NULL: -ENOENT. */
+	int (*unlink)(struct fs *fs, const struct ks_key *k);
+	/* Make key k, empty: -EEXIST if it exists (the new-file shape: a
+	 * create that must be stored at once). */
+	int (*create)(struct fs *fs, const struct ks_key *k);
+	/* A value read and not written is borrowed from the store instead of
+	 * copied (fs_node.pin; released by fs_node_unpin_locked). NULL: it is
+	 * loaded. */
+	int (*pin)(struct fs *fs, const struct ks_key *k, struct string_pin **pin, const char **d,
+		   size_t *n);
+	/* While no open file buffers it, the key is read and written in place
+	 * (a sparse bitmap of 512 MiB never has to fit in memory): read at
+	 * most size bytes at off, write d at off (one batch each), set the
+	 * length (growing a remembered empty key makes it). NULL: buffered. */
+	int (*read)(struct fs *fs, const struct ks_key *k, uint64_t off, size_t size,
+		    struct buf *out);
+	int (*write)(struct fs *fs, const struct ks_key *k, uint64_t off, const char *d, size_t n);
+	int (*truncate)(struct fs *fs, const struct ks_key *k, uint64_t size);
+	/* Key k, a file of the new-file type (a string), becomes one of this
+	 * type, keeping its bytes (a bitmap) or through its text (JSON:
+	 * -EINVAL, logged, if it is none); and back. One batch each. NULL: no
+	 * such conversion. */
+	int (*from_new)(struct fs *fs, const struct ks_key *k);
+	int (*to_new)(struct fs *fs, const struct ks_key *k);
+};
 
 /* fs_timeseries.c: samples as CSV "timestamp,value" lines (appended to
  * out), and the options of a range view ("FROM..TO[:OPT]..."; *fts is
@@ -367,13 +445,10 @@ struct ts_sample;
 struct ts_range_opt;
 int fs_ts_csv(struct buf *out, const struct ts_sample *s, size_t n);
 int fs_ts_range_parse(const char *spec, size_t n, struct ts_range_opt *o, uint64_t **fts);
-/* Namespace views over the time series selected by label filters:
- * ".mrange:RANGE[:OPT]...?FILTERS", ".mrevrange:...", ".mget?FILTERS"
- * (a key of that name is shadowed). fs_ts_ns_view fills out with
- * "key,timestamp,value" lines for the view named k->key in namespace
- * k->ns. 0, -EINVAL (logged), -ENOMEM, -EIO. */
-bool fs_ts_is_ns_view(const char *name, size_t n);
-int fs_ts_ns_view(struct fs *fs, const struct ks_key *k, struct buf *out);
+/* fs_ts_view_file_shape: namespace views over the time series selected
+ * by label filters, ".mrange:RANGE[:OPT]...?FILTERS", ".mrevrange:...",
+ * ".mget?FILTERS" (a key of that name is shadowed): read-only files of
+ * "key,timestamp,value" lines. */
 
 /* ---- Sketch keys (fs_sketch.c) ---------------------------------------
  *
@@ -467,11 +542,6 @@ int fs_sketch_lines(const char *d, size_t dn, struct iovec **items, size_t *n);
  * it, also on error), *n its length. A line that is not a number is
  * -EINVAL, logged as "WHAT: line N ('...') is not a number". */
 int fs_sketch_numbers(const char *d, size_t dn, const char *what, double **v, size_t *n);
-/* Parse a whole number with blanks around it; logs `what` on failure.
- * 0 or -EINVAL. */
-int fs_sketch_u64(const char *s, size_t n, uint64_t min, uint64_t max, const char *what,
-		  uint64_t *out);
-int fs_sketch_double(const char *s, size_t n, const char *what, double *out);
 /* Append d in the shortest text that reads back as the same double
  * (NaN is "nan", infinities "inf" and "-inf"). */
 int fs_sketch_add_double(struct buf *b, double d);
@@ -480,6 +550,10 @@ int fs_sketch_add_double(struct buf *b, double d);
 int fs_sketch_pairs(const char *d, size_t dn,
 		    int (*cb)(void *arg, const char *nm, size_t nn, const char *v, size_t vn),
 		    void *arg);
+/* A parameter of sketch type `type` (xattr_set) may be set on the key
+ * as read (c->info): one of that type or a remembered empty collection.
+ * 0, or -ENOTEMPTY (logged) for another key. */
+int fs_sketch_param_key(const struct fs_ctx *c, enum kv_type type, const char *param);
 /* The shape callbacks, given the type's description. */
 int fs_sketch_lookup(const struct fs_sketch *s, struct fs_ctx *c, const char *name, size_t n,
 		     struct fs_entry *e);
@@ -561,17 +635,104 @@ int fs_sketch_adopt(const struct fs_sketch *s, struct fs_ctx *c, const char *to,
 	.feed = sketch_feed, .load = sketch_load, .check = sketch_check, .commit = sketch_commit,  \
 	.create = sketch_create, .unlink = sketch_unlink, .adopt = sketch_adopt
 
+/* ---- fs_shape.c: the table of types and shapes --------------------------- */
+
+/* The shapes, each defined by its file (fs_TYPE.c; fs_string.c: string
+ * and bitmap; fs_json.c; fs_timeseries.c: also its namespace views). */
+extern const struct fs_shape fs_hash_shape, fs_list_shape, fs_set_shape, fs_zset_shape,
+    fs_sortedint_shape, fs_stream_shape, fs_timeseries_shape, fs_tdigest_shape, fs_topk_shape,
+    fs_hll_shape, fs_bloom_shape;
+extern const struct fs_file_shape fs_string_file_shape, fs_bitmap_file_shape, fs_json_file_shape,
+    fs_ts_view_file_shape;
+/* What a new file and a new directory are (DESIGN.md section 5, rule 3:
+ * a string and a hash, unless their type is set). */
+extern const struct fs_file_shape *const fs_new_file_shape;
+extern const struct fs_shape *const fs_new_dir_shape;
+
+/* The shape of a directory type, or NULL (a file type, or not mapped). */
+const struct fs_shape *fs_shape_of(enum kv_type t);
+/* The file shape of type t, or NULL (a directory type, or not mapped). */
+const struct fs_file_shape *fs_file_shape_of(enum kv_type t);
+/* Is t a file type (it has a file shape)? */
+bool fs_type_is_file(enum kv_type t);
+/* How a key whose metadata does not decode is shown: true (a file) for
+ * file types and an unknown type (KV_TYPE_NONE), else a directory. */
+bool fs_corrupt_is_file(enum kv_type t);
+/* Is t mapped into the tree (as a file or a directory)? */
+bool fs_type_is_supported(enum kv_type t);
+/* The file shape of file key `name` whose node says type t: a view of
+ * the namespace by that name, else t's, else the new-file shape (a node
+ * whose type is not known yet reads and stores as a string). */
+const struct fs_file_shape *fs_file_shape_for(const char *name, size_t n, enum kv_type t);
+/* The file shape whose names include `name` (no lookup): one that
+ * shadows keys (a namespace view) or, with shadows false, one that
+ * answers a name no key has (a JSON path name). NULL: none. */
+const struct fs_file_shape *fs_file_shape_named(const char *name, size_t n, bool shadows);
+/* The shape whose parameters are user.kvfs.NS.*, NS being ns (n bytes),
+ * or NULL. */
+const struct fs_shape *fs_shape_of_xattr(const char *ns, size_t n);
+/* Turn file key k of type `from` into type `to` keeping its bytes or its
+ * text, in one batch: through the new-file type (a string) on one side.
+ * 0, -EOPNOTSUPP (no such conversion: bitmap <-> json), or the type's
+ * errno. */
+int fs_file_convert(struct fs *fs, const struct ks_key *k, enum kv_type from, enum kv_type to);
+/* Is `name` a view or an input of shape sh (read-only for tree changes)? */
+bool fs_shape_is_special(const struct fs_shape *sh, const char *name, size_t n);
 /* The key of directory node `dir` and its shape: c is set up (k borrows
  * from p, which the caller has filled with fs_itable_path or
  * fs_child_path) and *sh is the shape. 0; -ENOENT (no such key);
  * -ENOTDIR (a file key); -EOPNOTSUPP (a type not mapped yet, logged).
- * c->info is the key as read. */
+ * c->info is the key as read, c->sh its shape. */
 int fs_ctx_open(struct fs *fs, struct fs_node *dir, const struct fs_path *p, struct fs_inval *iv,
 		struct fs_ctx *c, const struct fs_shape **sh);
+
+/* ---- fs_stat.c: attributes of nodes ------------------------------------ */
+
+/* Attributes of the root, a namespace or a key (kind FS_ROOT, FS_NS or
+ * FS_KEY) that path p names. 0, -ENOENT, or another errno. */
+int fs_stat_path(struct fs *fs, enum fs_kind kind, const struct fs_path *p, struct stat *st,
+		 double *timeout);
+/* Attributes of a node (getattr): never older than a write acknowledged
+ * before the call. */
+int fs_node_stat(struct fs *fs, struct fs_node *node, struct stat *st, double *timeout);
+/* A local key or entry: a file of whatever its buffer holds, its times
+ * now. */
+void fs_local_stat(struct fs *fs, struct fs_node *node, struct stat *st, double *timeout);
 /* Attributes of an entry node (local, view or stored). */
 int fs_entry_stat(struct fs *fs, struct fs_node *node, struct stat *st, double *timeout);
 
-/* fs_file.c */
+/* ---- fs_attrs.c: stored attributes -------------------------------------- */
+
+/* Store mode, owner and times (to_set: FUSE_SET_ATTR_*, times left out
+ * keep cur's) set on a key, a stored entry or a namespace, in one batch.
+ * 0, an errno, or 1: the node has no record (the caller keeps them in the
+ * node). */
+int fs_attrs_store(struct fs *fs, struct fs_node *node, const struct stat *attr, int to_set,
+		   const struct stat *cur);
+/* A local entry was stored: store the attributes and user.* xattrs set
+ * on it meanwhile (locked: the caller holds the node's lock). */
+void fs_node_attrs_flush(struct fs *fs, struct fs_node *node, bool locked);
+/* The commit that first stores a local entry or key: add the mode and
+ * owner its node holds (its creation's, or set since) to the change ch
+ * staged for that commit (KS_ATTR_CREATE), so they go in its batch. After
+ * the commit succeeded, fs_node_attrs_stored() forgets them in the node.
+ * Node lock held. */
+void fs_node_attrs_stage(struct fs_node *node, struct ks_attr_change *ch);
+void fs_node_attrs_stored(struct fs_node *node);
+/* The user.* xattrs (not user.kvfs.*) of a key or a stored entry
+ * (ks_xattr_*), or those a local entry holds until it is stored: get one
+ * (-ENODATA), list the names (appended, NUL-ended; none for the root, a
+ * namespace or a view), set one (value) or remove it (NULL; XATTR_CREATE,
+ * XATTR_REPLACE in flags). */
+#define FS_XATTR_USER "user."
+#define FS_XATTR_KVFS "user.kvfs."
+int fs_user_xattr_get(struct fs *fs, struct fs_node *node, const char *name, struct buf *val);
+int fs_user_xattr_list(struct fs *fs, struct fs_node *node, struct buf *list);
+int fs_user_xattr_set(struct fs *fs, struct fs_node *node, const char *name, const char *value,
+		      size_t size, int flags);
+
+/* ---- fs_file.c: open files (handlers open ... release) --------------------- */
+
 /* Check that node is a file kvfs can open (for writing: `write`) and
  * note its type in the node; *view = a read-only view. 0 or errno. */
 int fs_file_check(struct fs *fs, struct fs_node *node, bool write, bool *view);
@@ -593,8 +754,8 @@ int fs_node_truncate(struct fs *fs, struct fs_node *node, uint64_t size, struct 
  * type). 0 or the commit's error. */
 int fs_file_commit(struct fs *fs, struct fs_node *node);
 /* At exit (the session ended, no request runs): store what files still
- * open hold, as their last close would, and log each by name with what
- * became of its data. */
+ * open hold, as their last close would (a JSON file's appends too), and
+ * log each by name with what became of its data. */
 void fs_file_commit_all(struct fs *fs);
 /* Store the node's buffer now as at its last close (a new entry not yet
  * stored is stored even if empty). Node lock held. 0 or the commit's
@@ -624,10 +785,6 @@ int fs_file_open_gone_locked(struct fs *fs, struct fs_node *node, int flags, boo
 /* How long "a moment ago" is (ms): see fs_file_keep and
  * fs_file_open_setup. */
 #define FS_RECENT_MS 1000
-/* Turn file key k of type `from` into type `to` keeping its bytes (string
- * <-> bitmap), in one batch. 0, -EOPNOTSUPP (no such conversion: a new
- * file type adds its own here), or the type's errno. */
-int fs_file_convert(struct fs *fs, const struct ks_key *k, enum kv_type from, enum kv_type to);
 /* The node's key changed type (string <-> bitmap) under it. */
 void fs_file_set_type(struct fs_node *node, enum kv_type t);
 void fs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
@@ -638,48 +795,8 @@ void fs_op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
 void fs_op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi);
 void fs_op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
 
-/* fs_json.c: JSON keys and the path names beside them (KEY:PATH,
- * KEY:PATH:type, KEY:PATH:keys). */
-enum fs_jview { FS_JVIEW_VALUE, FS_JVIEW_TYPE, FS_JVIEW_KEYS };
-struct fs_jalias {
-	struct buf key;	  /* the JSON key's name */
-	struct ks_key k;  /* that key (borrows key and the namespace) */
-	const char *path; /* the JSONPath, borrowed from the name resolved */
-	size_t plen;
-	enum fs_jview view;
-	uint64_t version; /* the key's, for its stored attributes */
-};
-void fs_jalias_init(struct fs_jalias *a);
-void fs_jalias_release(struct fs_jalias *a);
-/* Is k (a name that is no key) a path name of a JSON key? The first
- * ":$" after which a valid path follows and before which a JSON key is
- * named decides. 0 with a filled, -ENOENT, <0. */
-int fs_json_alias(struct fs *fs, const struct ks_key *k, struct fs_jalias *a);
-/* Could `name` be a path name (it holds ":$")? A cheap test, no lookup. */
-bool fs_json_maybe_alias(const char *name, size_t n);
-/* Attributes of JSON key k (info: its ks_lookup) or, with info NULL, of
- * path name k, which shows its key's stored mode, owner and times (a view
- * without write permission). The timeout is 0: contents are recomputed. */
-int fs_json_stat(struct fs *fs, const struct ks_key *k, const struct ks_info *info, struct stat *st,
-		 double *timeout);
-/* Open of path name k: 0 (*view: a read-only view; EACCES for writing
- * one), -ENOENT. */
-int fs_json_check(struct fs *fs, const struct ks_key *k, bool write, bool *view);
-/* Contents of a JSON key or path name file (a path being created: ""). */
-int fs_json_load(struct fs *fs, const struct ks_key *k, struct buf *out);
-/* Store a JSON key's or path name's file: JSON.SET (empty: the empty
- * document for a key, EINVAL for a path). */
-int fs_json_commit(struct fs *fs, const struct ks_key *k, const char *d, size_t n);
-/* Appended bytes (O_APPEND) of a JSON key or path name: ARRAPPEND,
- * STRAPPEND or NUMINCRBY by the type of the value there; JSON.SET where
- * there is none. */
-int fs_json_add(struct fs *fs, const struct ks_key *k, const char *d, size_t n);
-/* rm of path name k: JSON.DEL. -ENOENT if k is none. */
-int fs_json_unlink(struct fs *fs, const struct ks_key *k);
-/* string <-> json conversions of a file key (user.kvfs.type). */
-int fs_json_retype(struct fs *fs, const struct ks_key *k, enum kv_type from, enum kv_type to);
+/* ---- fs_dir.c: listings (handlers opendir ... releasedir) ----------------- */
 
-/* fs_dir.c */
 /* Resolve a long name (PREFIX%~HASH, typed in full as `typed`): name holds
  * the decoded prefix on entry and the stored name on success. -ENOENT. */
 int fs_dir_find_long(struct fs *fs, struct fs_node *parent, struct buf *name, uint64_t hash,
@@ -692,7 +809,44 @@ void fs_op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 void fs_op_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
 void fs_op_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi);
 
-/* fs_xattr.c */
+/* ---- fs_child.c: the child a tree operation names ------------------------- */
+
+/* Decode a file name into stored bytes. A long name (PREFIX%~HASH) is
+ * resolved to the stored name it stands for among the children of
+ * `parent`; -ENOENT if none matches. */
+int fs_decode_name(struct fs *fs, struct fs_node *parent, const char *name, struct buf *out);
+/* Common start of create/mkdir/unlink/rmdir/mknod/rename: resolve the
+ * parent and the stored name, build the child's path, and refuse a
+ * read-only mount. */
+int fs_child_begin(struct fs *fs, fuse_ino_t parent_ino, const char *name, struct fs_node **parent,
+		   struct buf *stored, struct fs_path *p);
+/* fs_ctx_open for a change to an entry: a type not mapped yet is logged. */
+int fs_entry_ctx(struct fs *fs, struct fs_node *dir, const struct fs_path *p, struct fs_inval *iv,
+		 struct fs_ctx *c, const struct fs_shape **sh);
+/* A new key of directory `parent` that its node still holds (created,
+ * not flushed yet), referenced; NULL if there is none. Is there one?
+ * Store it now, if there is (0 or the commit's error). */
+struct fs_node *fs_local_key(struct fs *fs, struct fs_node *parent, const char *name, size_t n);
+bool fs_has_local_key(struct fs *fs, struct fs_node *parent, const char *name, size_t n);
+int fs_store_local_key(struct fs *fs, struct fs_node *parent, const char *name, size_t n);
+/* The node of (parent, name), if any, keeps its value for its open files
+ * (fs_file_keep). */
+int fs_keep_open(struct fs *fs, struct fs_node *parent, const char *name, size_t n);
+/* File key `name` of type t in directory `parent` was renamed to a temp
+ * name (an editor's backup): remember it. The type a new file key `name`
+ * in `parent` takes from such a backup, made within a minute (and forget
+ * it), or KV_TYPE_NONE. */
+void fs_backup_note(struct fs *fs, struct fs_node *parent, const char *name, size_t n,
+		    enum kv_type t);
+enum kv_type fs_backup_type(struct fs *fs, struct fs_node *parent, const char *name, size_t n);
+
+/* ---- fs_rename.c ------------------------------------------------------------ */
+
+void fs_op_rename(fuse_req_t req, fuse_ino_t parent_ino, const char *name, fuse_ino_t newparent_ino,
+		  const char *newname, unsigned int flags);
+
+/* ---- fs_xattr.c: extended attributes (handlers) --------------------------- */
+
 void fs_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *value,
 		    size_t size, int flags);
 void fs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size);

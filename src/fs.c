@@ -1,105 +1,21 @@
 /*
- * fs: FUSE low-level operations, the dispatcher. Each handler resolves
- * its inode to a path (namespace, key, entry), and asks the keyspace (for
- * namespaces and keys) or the shape of the key's type (for the entries of
- * a key's directory: fs_hash.c, fs_list.c, fs_set.c, fs_zset.c,
- * fs_sortedint.c) what to do, replies once, and only then sends the
- * kernel the invalidations the change requires. File contents live in
- * fs_file.c, listings in fs_dir.c, xattrs in fs_xattr.c.
- * Layer: fs.
+ * fs: FUSE low-level operations, the dispatcher, at the top of the fs
+ * layer (fs_int.h draws the layer). Each handler resolves its inode to a
+ * path (namespace, key, entry), and asks the keyspace (for namespaces and
+ * keys), the key's file shape (a name that is no key) or the shape of the
+ * key's type (for the entries of a key's directory) what to do, replies
+ * once, and only then sends the kernel the invalidations the change
+ * requires. File contents live in fs_file.c, listings in fs_dir.c, xattrs
+ * in fs_xattr.c, renames in fs_rename.c. Layer: fs.
  */
 #include "fs.h"
 #include "fs_int.h"
 #include "ks_attr.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <pthread.h>
-#include <stdio.h> /* RENAME_NOREPLACE, RENAME_EXCHANGE */
 #include <stdlib.h>
 #include <sys/statvfs.h>
-
-#include "t_list.h"
-#include "t_stream.h"
-#include "t_string.h"
-
-/* The invalidation thread: a queue of items, sent in order. */
-struct fs_notifier {
-	pthread_t thread;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	struct fs_inval queue;
-	bool stop;
-};
-
-static void inval_send_now(struct fs *fs, struct fs_inval *iv)
-{
-	struct buf name = BUF_INIT;
-	for (size_t i = 0; i < iv->len && fs->se; i++) {
-		const struct fs_inval_item *x = &iv->v[i];
-		if (x->parent && names_encode(x->name, x->n, &name) == 0)
-			fuse_lowlevel_notify_inval_entry(fs->se, x->parent, name.data, name.len);
-		if (x->ino)
-			fuse_lowlevel_notify_inval_inode(fs->se, x->ino, 0, 0);
-	}
-	buf_release(&name);
-	fs_inval_release(iv);
-}
-
-static void *notifier_main(void *arg)
-{
-	struct fs *fs = arg;
-	struct fs_notifier *n = fs->notifier;
-	pthread_mutex_lock(&n->lock);
-	for (;;) {
-		while (!n->stop && n->queue.len == 0)
-			pthread_cond_wait(&n->cond, &n->lock);
-		if (n->stop)
-			break;
-		struct fs_inval batch = n->queue;
-		fs_inval_init(&n->queue);
-		pthread_mutex_unlock(&n->lock);
-		inval_send_now(fs, &batch);
-		pthread_mutex_lock(&n->lock);
-	}
-	pthread_mutex_unlock(&n->lock);
-	return NULL;
-}
-
-static void notifier_stop(struct fs *fs)
-{
-	struct fs_notifier *n = fs->notifier;
-	if (!n)
-		return;
-	pthread_mutex_lock(&n->lock);
-	n->stop = true;
-	pthread_cond_signal(&n->cond);
-	pthread_mutex_unlock(&n->lock);
-	pthread_join(n->thread, NULL);
-	fs_inval_release(&n->queue);
-	pthread_cond_destroy(&n->cond);
-	pthread_mutex_destroy(&n->lock);
-	free(n);
-	fs->notifier = NULL;
-}
-
-void fs_inval_send(struct fs *fs, struct fs_inval *iv)
-{
-	struct fs_notifier *n = fs->notifier;
-	if (iv->len == 0 || !n) {
-		fs_inval_release(iv); /* no session: nothing to tell */
-		return;
-	}
-	pthread_mutex_lock(&n->lock);
-	for (size_t i = 0; i < iv->len; i++) {
-		struct fs_inval_item *x = &iv->v[i];
-		if (fs_inval_add(&n->queue, x->parent, x->ino, x->name, x->n))
-			break; /* out of memory: the entry timeout bounds the damage */
-	}
-	pthread_cond_signal(&n->cond);
-	pthread_mutex_unlock(&n->lock);
-	fs_inval_release(iv);
-}
 
 struct fs *fs_new(struct keyspace *ks, const struct fs_options *opt)
 {
@@ -131,7 +47,7 @@ void fs_free(struct fs *fs)
 {
 	if (!fs)
 		return;
-	notifier_stop(fs);
+	fs_notifier_stop(fs);
 	fs_file_release_all(fs);
 	fs_itable_free(fs->it);
 	buf_release(&fs->backup.name);
@@ -143,650 +59,8 @@ void fs_free(struct fs *fs)
 void fs_set_session(struct fs *fs, struct fuse_session *se)
 {
 	fs->se = se;
-	if (!se || fs->notifier)
-		return;
-	struct fs_notifier *n = calloc(1, sizeof(*n));
-	if (!n)
-		return; /* invalidations are dropped; entry timeouts still hold */
-	pthread_mutex_init(&n->lock, NULL);
-	pthread_cond_init(&n->cond, NULL);
-	fs_inval_init(&n->queue);
-	fs->notifier = n;
-	if (pthread_create(&n->thread, NULL, notifier_main, fs)) {
-		pthread_cond_destroy(&n->cond);
-		pthread_mutex_destroy(&n->lock);
-		free(n);
-		fs->notifier = NULL;
-	}
-}
-
-static int setattr_store(struct fs *fs, struct fs_node *node, const struct stat *attr, int to_set,
-			 const struct stat *cur);
-
-/* ---- identities ------------------------------------------------------ */
-
-enum fs_kind fs_child_kind(const struct fs *fs, const struct fs_node *parent)
-{
-	switch (parent->kind) {
-	case FS_ROOT:
-		return fs->ns ? FS_KEY : FS_NS;
-	case FS_NS:
-		return FS_KEY;
-	default:
-		return FS_ENTRY;
-	}
-}
-
-void fs_path_key(const struct fs *fs, const struct fs_path *p, struct ks_key *k)
-{
-	if (fs->ns) {
-		k->ns = fs->ns;
-		k->nslen = fs->nslen;
-	} else {
-		k->ns = p->ns.data;
-		k->nslen = p->ns.len;
-	}
-	k->key = p->key.data;
-	k->klen = p->key.len;
-	k->attr = NULL;
-}
-
-/* The path of `name` inside `parent`. */
-int fs_child_path(struct fs *fs, struct fs_node *parent, const char *name, size_t n,
-		  struct fs_path *p)
-{
-	int rc = fs_itable_path(fs->it, parent, p);
-	if (rc)
-		return rc;
-	switch (fs_child_kind(fs, parent)) {
-	case FS_NS:
-		return buf_set(&p->ns, name, n);
-	case FS_KEY:
-		return buf_set(&p->key, name, n);
-	default:
-		return buf_set(&p->entry, name, n);
-	}
-}
-
-bool fs_type_is_file(enum kv_type t)
-{
-	return t == KV_TYPE_STRING || t == KV_TYPE_JSON || t == KV_TYPE_BITMAP;
-}
-
-bool fs_corrupt_is_file(enum kv_type t)
-{
-	return t == KV_TYPE_NONE || fs_type_is_file(t);
-}
-
-/* Types whose contents this version of kvfs maps into the tree. */
-bool fs_type_is_supported(enum kv_type t)
-{
-	return t == KV_TYPE_STRING || t == KV_TYPE_BITMAP || t == KV_TYPE_JSON ||
-	       fs_shape_of(t) != NULL;
-}
-
-const struct fs_shape *fs_shape_of(enum kv_type t)
-{
-	switch (t) {
-	case KV_TYPE_HASH:
-		return &fs_hash_shape;
-	case KV_TYPE_LIST:
-		return &fs_list_shape;
-	case KV_TYPE_SET:
-		return &fs_set_shape;
-	case KV_TYPE_ZSET:
-		return &fs_zset_shape;
-	case KV_TYPE_SORTEDINT:
-		return &fs_sortedint_shape;
-	case KV_TYPE_TIMESERIES:
-		return &fs_timeseries_shape;
-	case KV_TYPE_TDIGEST:
-		return &fs_tdigest_shape;
-	case KV_TYPE_TOPK:
-		return &fs_topk_shape;
-	case KV_TYPE_HLL:
-		return &fs_hll_shape;
-	case KV_TYPE_BLOOM:
-		return &fs_bloom_shape;
-	case KV_TYPE_STREAM:
-		return &fs_stream_shape;
-	default:
-		return NULL;
-	}
-}
-
-bool fs_is_temp_name(const char *name, size_t n)
-{
-	if (n > 0 && (name[0] == '.' || name[n - 1] == '~'))
-		return true;
-	if (n != 9 || memcmp(name, "sed", 3) != 0)
-		return false;
-	for (size_t i = 3; i < n; i++)
-		if (!isalnum((unsigned char)name[i]))
-			return false;
-	return true;
-}
-
-bool fs_is_swap_name(const char *name, size_t n)
-{
-	if (n < 5 || name[0] != '.')
-		return false;
-	if (n >= 6 && memcmp(name + n - 5, ".swpx", 5) == 0)
-		return true;
-	return memcmp(name + n - 4, ".sw", 3) == 0 && name[n - 1] >= 'a' && name[n - 1] <= 'p';
-}
-
-bool fs_shape_is_special(const struct fs_shape *sh, const char *name, size_t n)
-{
-	return (sh->is_view && sh->is_view(name, n)) || (sh->is_input && sh->is_input(name, n));
-}
-
-int fs_ctx_open(struct fs *fs, struct fs_node *dir, const struct fs_path *p, struct fs_inval *iv,
-		struct fs_ctx *c, const struct fs_shape **sh)
-{
-	memset(c, 0, sizeof(*c));
-	c->fs = fs;
-	c->dir = dir;
-	c->iv = iv;
-	fs_path_key(fs, p, &c->k);
-	int rc = ks_lookup(fs->ks, &c->k, &c->info);
-	if (rc)
-		return rc;
-	if (fs_type_is_file(c->info.type))
-		return -ENOTDIR;
-	*sh = fs_shape_of(c->info.type);
-	return *sh ? 0 : -EOPNOTSUPP;
-}
-
-/* fs_ctx_open for a change to an entry: a type not mapped yet is logged. */
-static int entry_ctx(struct fs *fs, struct fs_node *dir, const struct fs_path *p,
-		     struct fs_inval *iv, struct fs_ctx *c, const struct fs_shape **sh)
-{
-	int rc = fs_ctx_open(fs, dir, p, iv, c, sh);
-	if (rc == -EOPNOTSUPP)
-		LOG_WARN("'%.*s' is a %s: its entries cannot be changed yet", (int)c->k.klen,
-			 c->k.key, enc_type_name(c->info.type));
-	return rc;
-}
-
-void fs_entry_init(struct fs_entry *e)
-{
-	memset(e, 0, sizeof(*e));
-	buf_init(&e->name);
-}
-
-void fs_entry_release(struct fs_entry *e)
-{
-	buf_release(&e->name);
-}
-
-int fs_entry_set(struct fs_entry *e, const char *name, size_t n, mode_t mode, uint64_t size)
-{
-	e->mode = mode;
-	e->size = size;
-	return buf_set(&e->name, name, n);
-}
-
-/* ---- attributes ------------------------------------------------------ */
-
-static void ts_from_us(struct timespec *ts, uint64_t us)
-{
-	ts->tv_sec = (time_t)(us / 1000000u);
-	ts->tv_nsec = (long)(us % 1000000u) * 1000;
-}
-
-/* The permission bits of an object without stored ones: from -o umask,
- * keeping a read-only object (a view) read-only. */
-static mode_t default_perm(const struct fs *fs, mode_t mode)
-{
-	mode_t perm = (S_ISDIR(mode) ? 0777 : 0666) & ~fs->opt.umask;
-	if (!(mode & 0222))
-		perm &= ~(mode_t)0222;
-	return perm;
-}
-
-void fs_stat_fill(const struct fs *fs, mode_t mode, uint64_t size, uint64_t version,
-		  uint64_t expire_ms, struct stat *st, double *timeout)
-{
-	memset(st, 0, sizeof(*st));
-	st->st_mode = (mode & S_IFMT) | default_perm(fs, mode);
-	st->st_nlink = 1;
-	st->st_uid = fs->opt.uid;
-	st->st_gid = fs->opt.gid;
-	st->st_blksize = 4096;
-	st->st_size = (off_t)size;
-	st->st_blocks = (blkcnt_t)((size + 511) / 512);
-	st->st_mtim = fs->mount_time;
-	if (version)
-		ts_from_us(&st->st_mtim, version >> 11);
-	st->st_ctim = st->st_atim = st->st_mtim;
-	*timeout = fs->opt.timeout;
-	if (expire_ms) {
-		uint64_t now = now_ms();
-		double left = expire_ms > now ? (double)(expire_ms - now) / 1000 : 0;
-		if (left < *timeout)
-			*timeout = left;
-	}
-}
-
-void fs_attr_entry(const struct fs_shape *sh, const char *name, size_t n, const char **e,
-		   size_t *en)
-{
-	/* A list position is one record whatever width its name has now. */
-	if (sh && sh->type == KV_TYPE_LIST)
-		while (n > 1 && name[0] == '0') {
-			name++;
-			n--;
-		}
-	*e = name;
-	*en = n;
-}
-
-static void apply_times(struct stat *st, const struct ks_attr *a)
-{
-	st->st_mtim = a->mtime;
-	st->st_atim = a->atime;
-	st->st_ctim = a->ctime;
-}
-
-void fs_stat_attrs(struct fs *fs, const struct fs_shape *sh, const struct ks_key *k,
-		   uint64_t version, const char *entry, size_t elen, struct stat *st)
-{
-	fs_stat_attrs_cached(fs, sh, k, version, entry, elen, st, NULL);
-}
-
-void fs_stat_attrs_cached(struct fs *fs, const struct fs_shape *sh, const struct ks_key *k,
-			  uint64_t version, const char *entry, size_t elen, struct stat *st,
-			  struct fs_key_attrs *kc)
-{
-	struct ks_attr a;
-	const char *e = NULL;
-	size_t en = 0;
-	int rc;
-	if (entry)
-		fs_attr_entry(sh, entry, elen, &e, &en);
-	if (entry && kc) {
-		/* A listing: the key's record, read once, says whether any
-		 * entry has more than times. */
-		if (!kc->loaded)
-			kc->loaded = ks_attr_get(fs->ks, k, version, NULL, 0, &kc->a) == 0;
-		rc = kc->loaded && !kc->a.entry_attrs
-			 ? ks_attr_get_times(fs->ks, k, version, e, en, &a)
-			 : ks_attr_get(fs->ks, k, version, e, en, &a);
-	} else {
-		rc = ks_attr_get(fs->ks, k, version, e, en, &a);
-	}
-	if (rc)
-		return;
-	if (a.has & KS_ATTR_HAS_TIMES) {
-		apply_times(st, &a);
-	} else if (entry) {
-		/* An entry without times of its own: its key's (the last
-		 * change to the key), else the key's creation. */
-		struct fs_key_attrs local = {0};
-		if (!kc)
-			kc = &local;
-		if (version)
-			ts_from_us(&st->st_mtim, version >> 11);
-		st->st_atim = st->st_ctim = st->st_mtim;
-		if (!kc->loaded)
-			kc->loaded = ks_attr_get(fs->ks, k, version, NULL, 0, &kc->a) == 0;
-		if (kc->loaded && (kc->a.has & KS_ATTR_HAS_TIMES))
-			apply_times(st, &kc->a);
-	}
-	if (a.has & KS_ATTR_HAS_MODE)
-		st->st_mode = (st->st_mode & S_IFMT) | (mode_t)a.mode;
-	if (a.has & KS_ATTR_HAS_UID)
-		st->st_uid = a.uid;
-	if (a.has & KS_ATTR_HAS_GID)
-		st->st_gid = a.gid;
-}
-
-/* A namespace directory's stored mode, owner and times (ks_attr_ns_key):
- * times of its last key created or removed, or of its mkdir. */
-static void stat_ns_attrs(struct fs *fs, const char *ns, size_t n, struct stat *st)
-{
-	struct ks_key k;
-	ks_attr_ns_key(&k, ns, n);
-	fs_stat_attrs(fs, NULL, &k, 0, NULL, 0, st);
-}
-
-/*
- * Attributes of the root, a namespace or a key at path p. Times of
- * collections come from their Kvrocks version (its creation time); other
- * times are the mount time until they are set. The entry timeout is
- * capped at the key's remaining time to live.
- */
-int fs_stat_path(struct fs *fs, enum fs_kind kind, const struct fs_path *p, struct stat *st,
-		 double *timeout)
-{
-	struct ks_key k;
-	struct ks_info info;
-	int rc;
-
-	fs_path_key(fs, p, &k);
-	switch (kind) {
-	case FS_NS:
-		rc = ks_ns_exists(fs->ks, p->ns.data, p->ns.len);
-		if (rc <= 0)
-			return rc < 0 ? rc : -ENOENT;
-		fs_stat_fill(fs, S_IFDIR | 0755, 0, 0, 0, st, timeout);
-		stat_ns_attrs(fs, p->ns.data, p->ns.len, st);
-		return 0;
-	case FS_KEY:
-		if (fs_ts_is_ns_view(k.key, k.klen)) {
-			/* A read-only view of the namespace's time series. */
-			struct buf out = BUF_INIT;
-			rc = fs_ts_ns_view(fs, &k, &out);
-			if (!rc)
-				fs_stat_fill(fs, S_IFREG | 0444, out.len, 0, 0, st, timeout);
-			*timeout = 0;
-			buf_release(&out);
-			return rc;
-		}
-		rc = ks_lookup(fs->ks, &k, &info);
-		if (rc == -ENOENT)
-			return fs_json_stat(fs, &k, NULL, st, timeout); /* a JSON path name? */
-		if (rc == -EUCLEAN) {
-			/* Metadata that does not decode (logged): the key is not
-			 * listed, but its name answers, in the shape its type
-			 * byte gives (a file if none), so that rm, rm -r and
-			 * user.kvfs.ttl 0 can delete it; its contents are EIO. */
-			fs_stat_fill(
-			    fs, fs_corrupt_is_file(info.type) ? S_IFREG | 0644 : S_IFDIR | 0755, 0,
-			    0, 0, st, timeout);
-			*timeout = 0;
-			return 0;
-		}
-		if (rc)
-			return rc;
-		if (info.type == KV_TYPE_JSON)
-			return fs_json_stat(fs, &k, &info, st, timeout);
-		fs_stat_fill(fs, fs_type_is_file(info.type) ? S_IFREG | 0644 : S_IFDIR | 0755,
-			     info.size, info.version, info.expire_ms, st, timeout);
-		fs_stat_attrs(fs, NULL, &k, info.version, NULL, 0, st);
-		return 0;
-	case FS_ENTRY:
-		return -EINVAL; /* entries: fs_entry_stat */
-	default:
-		break;
-	}
-	fs_stat_fill(fs, S_IFDIR | 0755, 0, 0, 0, st, timeout);
-	if (fs->ns) /* -o ns=: the root is that namespace */
-		stat_ns_attrs(fs, fs->ns, fs->nslen, st);
-	return 0;
-}
-
-uint64_t fs_seq(struct fs *fs)
-{
-	return __atomic_load_n(&fs->seq, __ATOMIC_SEQ_CST);
-}
-
-void fs_seq_store_locked(struct fs *fs, struct fs_node *node)
-{
-	node->stored = __atomic_add_fetch(&fs->seq, 1, __ATOMIC_SEQ_CST);
-}
-
-/* The node's attributes set during this mount on a node without stored
- * records: the root, a namespace, a local entry. */
-bool fs_stat_overlay(struct fs_node *node, uint64_t since, struct stat *st)
-{
-	pthread_mutex_lock(&node->lock);
-	bool stale = !node->loaded && node->stored > since;
-	if (node->trunc_want && S_ISREG(st->st_mode)) {
-		st->st_size = 0; /* as the kernel has it since the O_TRUNC open */
-		st->st_blocks = 0;
-	} else if (node->loaded && S_ISREG(st->st_mode) && !node->live) {
-		st->st_size = (off_t)node->data.len;
-		st->st_blocks = (blkcnt_t)((node->data.len + 511) / 512);
-	}
-	/* Buffered, not committed yet: the times of that change. */
-	if (node->dirty && (node->changed.tv_sec || node->changed.tv_nsec))
-		st->st_mtim = st->st_ctim = node->changed;
-	if (node->mtime.tv_sec || node->mtime.tv_nsec)
-		st->st_mtim = st->st_ctim = node->mtime;
-	if (node->atime.tv_sec || node->atime.tv_nsec)
-		st->st_atim = node->atime;
-	if (node->has_mode)
-		st->st_mode = (st->st_mode & S_IFMT) | (node->mode & 07777);
-	if (node->has_owner) {
-		st->st_uid = node->uid;
-		st->st_gid = node->gid;
-	}
-	pthread_mutex_unlock(&node->lock);
-	st->st_ino = node->ino;
-	return stale;
-}
-
-void fs_node_attrs_stage(struct fs_node *node, struct ks_attr_change *ch)
-{
-	if (node->has_mode) {
-		ch->init |= KS_ATTR_HAS_MODE;
-		ch->mode = node->mode & 07777;
-	}
-	if (node->has_owner) {
-		ch->init |= KS_ATTR_HAS_UID | KS_ATTR_HAS_GID;
-		ch->uid = node->uid;
-		ch->gid = node->gid;
-	}
-	if (ch->init)
-		ch->flags |= KS_ATTR_CREATE;
-}
-
-void fs_node_attrs_stored(struct fs_node *node)
-{
-	node->has_mode = node->has_owner = false;
-}
-
-void fs_node_attrs_flush(struct fs *fs, struct fs_node *node, bool locked)
-{
-	struct stat attr;
-	int to_set = 0;
-	memset(&attr, 0, sizeof(attr));
-	if (!locked)
-		pthread_mutex_lock(&node->lock);
-	if (node->has_mode) {
-		attr.st_mode = node->mode;
-		to_set |= FUSE_SET_ATTR_MODE;
-	}
-	if (node->has_owner) {
-		attr.st_uid = node->uid;
-		attr.st_gid = node->gid;
-		to_set |= FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID;
-	}
-	/* Times are stored together: one never set takes the other. */
-	bool mt = node->mtime.tv_sec || node->mtime.tv_nsec;
-	bool at = node->atime.tv_sec || node->atime.tv_nsec;
-	if (mt || at) {
-		attr.st_mtim = mt ? node->mtime : node->atime;
-		attr.st_atim = at ? node->atime : node->mtime;
-		to_set |= FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_ATIME;
-	}
-	node->has_mode = node->has_owner = false;
-	memset(&node->mtime, 0, sizeof(node->mtime));
-	memset(&node->atime, 0, sizeof(node->atime));
-	if (!locked)
-		pthread_mutex_unlock(&node->lock);
-	fs_node_xattrs_flush(fs, node, locked);
-	if (!to_set)
-		return;
-	int rc = setattr_store(fs, node, &attr, to_set, &attr);
-	pthread_mutex_lock(&node->lock); /* its name (fs_inode.h) */
-	if (rc < 0)
-		LOG_WARN("attributes set before '%s' was stored are lost: %s", node->name,
-			 strerror(-rc));
-	pthread_mutex_unlock(&node->lock);
-}
-
-/* A local entry: a file of whatever its buffer holds. */
-static void local_stat(struct fs *fs, struct fs_node *node, struct stat *st, double *timeout)
-{
-	pthread_mutex_lock(&node->lock);
-	uint64_t size = node->data.len;
-	pthread_mutex_unlock(&node->lock);
-	fs_stat_fill(fs, S_IFREG | 0644, size, 0, 0, st, timeout);
-	/* Being written: its times are now (not the mount's) until it is
-	 * stored with the times of that change; set ones show over these. */
-	clock_gettime(CLOCK_REALTIME, &st->st_mtim);
-	st->st_atim = st->st_ctim = st->st_mtim;
-}
-
-/* A new key of directory `parent` that its node still holds (created,
- * not flushed yet), referenced; NULL if there is none. */
-static struct fs_node *local_key(struct fs *fs, struct fs_node *parent, const char *name, size_t n)
-{
-	if (fs_child_kind(fs, parent) != FS_KEY)
-		return NULL;
-	return fs_itable_find_local(fs->it, parent, name, n);
-}
-
-/* Is there such a key? */
-static bool has_local_key(struct fs *fs, struct fs_node *parent, const char *name, size_t n)
-{
-	struct fs_node *l = local_key(fs, parent, name, n);
-	if (l)
-		fs_itable_unref(fs->it, l);
-	return l != NULL;
-}
-
-/* Store the new key (parent, name) if its node still holds it. */
-static int store_local_key(struct fs *fs, struct fs_node *parent, const char *name, size_t n)
-{
-	struct fs_node *l = local_key(fs, parent, name, n);
-	int rc = l ? fs_file_store_pending(fs, l) : 0;
-	if (l)
-		fs_itable_unref(fs->it, l);
-	return rc;
-}
-
-int fs_entry_stat(struct fs *fs, struct fs_node *node, struct stat *st, double *timeout)
-{
-	struct fs_path p;
-	struct fs_ctx c;
-	struct fs_entry e;
-	const struct fs_shape *sh;
-	int rc;
-
-	if (fs_itable_local(fs->it, node) != FS_LOCAL_NONE) {
-		local_stat(fs, node, st, timeout);
-		pthread_mutex_lock(&node->lock);
-		sh = fs_shape_of(node->ktype);
-		pthread_mutex_unlock(&node->lock);
-		if (sh && sh->recomputed)
-			*timeout = 0; /* the commit will rewrite it */
-		return 0;
-	}
-	fs_path_init(&p);
-	fs_entry_init(&e);
-	rc = fs_itable_path(fs->it, node, &p);
-	if (!rc && p.unhashed)
-		rc = -ENOENT;
-	struct fs_node *dir = fs_itable_parent(fs->it, node);
-	if (!rc)
-		rc = fs_ctx_open(fs, dir, &p, NULL, &c, &sh);
-	if (rc == -ENOTDIR || rc == -EOPNOTSUPP)
-		rc = -ENOENT; /* no entries in a key of that type */
-	if (!rc)
-		rc = sh->lookup(&c, p.entry.data, p.entry.len, &e);
-	fs_itable_unref(fs->it, dir);
-	if (!rc) {
-		fs_stat_fill(fs, e.mode, e.size, e.version, 0, st, timeout);
-		fs_stat_attrs(fs, sh, &c.k, c.info.version, e.name.data, e.name.len, st);
-	}
-	if (!rc && e.blksize)
-		st->st_blksize = e.blksize;
-	if (!rc && (sh->recomputed || (sh->is_live && sh->is_live(p.entry.data, p.entry.len))))
-		*timeout = 0;
-	fs_entry_release(&e);
-	fs_path_release(&p);
-	return rc;
-}
-
-/* Is node a file removed or replaced while open, whose buffer holds its
- * value (fs_file_keep)? Its open files still stat and read it. */
-static bool node_orphan(struct fs *fs, struct fs_node *node)
-{
-	struct fs_path p;
-	fs_path_init(&p);
-	bool gone = fs_itable_path(fs->it, node, &p) == 0 && p.unhashed;
-	fs_path_release(&p);
-	if (!gone)
-		return false;
-	pthread_mutex_lock(&node->lock);
-	bool kept = node->opens > 0 && node->loaded;
-	pthread_mutex_unlock(&node->lock);
-	return kept;
-}
-
-static int node_stat_since(struct fs *fs, struct fs_node *node, uint64_t since, struct stat *st,
-			   double *timeout, bool *stale)
-{
-	int rc;
-	if ((node->kind == FS_KEY || node->kind == FS_ENTRY) &&
-	    fs_itable_local(fs->it, node) == FS_LOCAL_NONE && node_orphan(fs, node)) {
-		local_stat(fs, node, st, timeout);
-		st->st_nlink = 0;
-		*stale = fs_stat_overlay(node, since, st);
-		return 0;
-	}
-	if (node->kind == FS_ENTRY) {
-		rc = fs_entry_stat(fs, node, st, timeout);
-	} else if (node->kind == FS_KEY && fs_itable_local(fs->it, node) != FS_LOCAL_NONE) {
-		local_stat(fs, node, st, timeout);
-		rc = 0;
-	} else {
-		struct fs_path p;
-		fs_path_init(&p);
-		rc = fs_itable_path(fs->it, node, &p);
-		if (!rc)
-			rc = p.unhashed ? -ENOENT : fs_stat_path(fs, node->kind, &p, st, timeout);
-		bool unhashed = p.unhashed;
-		fs_path_release(&p);
-		if (rc == -ENOENT && node->kind == FS_KEY && !unhashed) {
-			/* A JSON path name created and open, not written yet:
-			 * a file of what its buffer holds. */
-			pthread_mutex_lock(&node->lock);
-			bool open_json = node->opens && node->ktype == KV_TYPE_JSON;
-			pthread_mutex_unlock(&node->lock);
-			if (open_json) {
-				local_stat(fs, node, st, timeout);
-				*timeout = 0;
-				rc = 0;
-			}
-		}
-	}
-	if (!rc)
-		*stale = fs_stat_overlay(node, since, st);
-	return rc;
-}
-
-int fs_node_stat(struct fs *fs, struct fs_node *node, struct stat *st, double *timeout)
-{
-	bool stale = false;
-	int rc = node_stat_since(fs, node, fs_seq(fs), st, timeout, &stale);
-	if ((!rc && stale) || rc == -ENOENT) {
-		/* The node stored a write while we read, or was renamed over
-		 * or removed (its open files still stat it): read again holding
-		 * its lock, so that neither can come between. */
-		pthread_mutex_lock(&node->lock);
-		rc = node_stat_since(fs, node, fs_seq(fs), st, timeout, &stale);
-		pthread_mutex_unlock(&node->lock);
-	}
-	return rc;
-}
-
-/*
- * Decode a file name into stored bytes. A long name (PREFIX%~HASH) is
- * resolved to the stored name it stands for among the children of
- * `parent`; -ENOENT if none matches.
- */
-int fs_decode_name(struct fs *fs, struct fs_node *parent, const char *name, struct buf *out)
-{
-	uint64_t hash;
-	int rc = names_decode(name, out, &hash);
-	if (rc != NAMES_DECODED_LONG)
-		return rc;
-	return fs_dir_find_long(fs, parent, out, hash, name);
+	if (se)
+		fs_notifier_start(fs);
 }
 
 /* A local entry's node takes the mode and owner of its create, as a
@@ -801,9 +75,22 @@ static void node_set_created(struct fs_node *node, const struct ks_attr_change *
 	node->gid = (gid_t)init->gid;
 }
 
-/* Reply to a lookup-like request with the node for (parent, name). */
-void fs_reply_entry(fuse_req_t req, struct fs *fs, struct fs_node *parent, const char *stored,
-		    size_t n, struct stat *st, const struct fs_reply *r, struct fuse_file_info *fi)
+/* How reply_entry answers. */
+struct fs_reply {
+	double entry_timeout, attr_timeout;
+	enum fs_local local; /* a new local entry: the node holds it */
+	enum kv_type ktype;  /* the node's type, for a create */
+	uint64_t since;	     /* fs_seq() before the attributes were read */
+	/* A create of a local entry: the mode and owner its node keeps until
+	 * it is stored (KS_ATTR_CREATE; NULL or no flag: none). */
+	const struct ks_attr_change *init;
+};
+
+/* Reply to a lookup-like request with the node for (parent, stored
+ * name); with fi, a create reply whose handle (fi->fh) gets the node. */
+static void reply_entry(fuse_req_t req, struct fs *fs, struct fs_node *parent, const char *stored,
+			size_t n, struct stat *st, const struct fs_reply *r,
+			struct fuse_file_info *fi)
 {
 	enum fs_kind kind = fs_child_kind(fs, parent);
 	struct fs_node *node = fs_itable_lookup(fs->it, parent, kind, stored, n);
@@ -878,17 +165,6 @@ void fs_reply_entry(fuse_req_t req, struct fs *fs, struct fs_node *parent, const
 		fs_itable_forget(fs->it, node->ino, 1);
 }
 
-/* Map a type-layer error to what the file system should say. */
-int fs_errno(int rc)
-{
-	/* A corrupt record is an I/O error for the file system; a wrong type
-	 * (a key changed shape between a check and the act) stays
-	 * EMEDIUMTYPE, documented in docs/errors.md. */
-	if (rc == -EUCLEAN)
-		return EIO;
-	return -rc;
-}
-
 /* ---- lookup, attributes ---------------------------------------------- */
 
 /* Resolve an entry name in a key's directory: a local entry, or what the
@@ -905,7 +181,7 @@ static int lookup_entry(struct fs *fs, struct fs_node *parent, const struct fs_p
 	int rc;
 
 	if (local) {
-		local_stat(fs, local, st, &timeout);
+		fs_local_stat(fs, local, st, &timeout);
 		fs_itable_unref(fs->it, local);
 		r->entry_timeout = r->attr_timeout = timeout;
 		return buf_set(nodename, stored, n);
@@ -920,7 +196,7 @@ static int lookup_entry(struct fs *fs, struct fs_node *parent, const struct fs_p
 		if (sh->canon(stored, n, &cn) == 0 && (cn.len != n || memcmp(cn.data, stored, n)))
 			local = fs_itable_find_local(fs->it, parent, cn.data, cn.len);
 		if (local) {
-			local_stat(fs, local, st, &timeout);
+			fs_local_stat(fs, local, st, &timeout);
 			fs_itable_unref(fs->it, local);
 			r->attr_timeout = timeout;
 			r->entry_timeout = 0; /* not the node's own name */
@@ -987,11 +263,11 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 		goto out;
 	}
 	struct fs_node *local =
-	    kind == FS_KEY ? local_key(fs, parent, stored.data, stored.len) : NULL;
+	    kind == FS_KEY ? fs_local_key(fs, parent, stored.data, stored.len) : NULL;
 	if (kind == FS_ENTRY) {
 		rc = lookup_entry(fs, parent, &p, stored.data, stored.len, &st, &r, &nodename);
 	} else if (local) {
-		local_stat(fs, local, &st, &r.attr_timeout);
+		fs_local_stat(fs, local, &st, &r.attr_timeout);
 		fs_itable_unref(fs->it, local);
 		r.entry_timeout = r.attr_timeout;
 		rc = buf_set(&nodename, stored.data, stored.len);
@@ -1003,16 +279,17 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 	}
 	if (rc)
 		goto out;
-	fs_reply_entry(req, fs, parent, nodename.data, nodename.len, &st, &r, NULL);
+	reply_entry(req, fs, parent, nodename.data, nodename.len, &st, &r, NULL);
 out:
 	if (rc == -ENOENT) {
 		/* A negative entry: the kernel remembers the miss (but not of
-		 * a name that may be a JSON path name: a write may make it). */
+		 * a name that may be a file that is no key, a JSON path name:
+		 * a write may make it). */
 		struct fuse_entry_param e;
 		memset(&e, 0, sizeof(e));
 		e.entry_timeout = r.entry_timeout;
 		if (parent && fs_child_kind(fs, parent) == FS_KEY &&
-		    fs_json_maybe_alias(stored.data, stored.len))
+		    fs_file_shape_named(stored.data, stored.len, false))
 			e.entry_timeout = 0;
 		fuse_reply_entry(req, &e);
 	} else if (rc) {
@@ -1052,81 +329,6 @@ static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 		fuse_reply_attr(req, &st, timeout);
 }
 
-static struct timespec set_time(const struct timespec *cur, const struct timespec *v, int to_set,
-				int bit, int now_bit)
-{
-	struct timespec ts = *cur;
-	if (to_set & now_bit)
-		clock_gettime(CLOCK_REALTIME, &ts);
-	else if (to_set & bit)
-		ts = *v;
-	return ts;
-}
-
-/* Store mode, owner and times set on a key or a stored entry, in one
- * batch. 0, an errno, or 1: the node has no record (kept in the node). */
-static int setattr_store(struct fs *fs, struct fs_node *node, const struct stat *attr, int to_set,
-			 const struct stat *cur)
-{
-	struct fs_path p;
-	struct ks_key k;
-	struct ks_info info;
-	struct ks_attr_set s = {0};
-	const struct fs_shape *sh = NULL;
-	const char *e = NULL;
-	size_t en = 0;
-	int rc;
-
-	bool ns_dir = node->kind == FS_NS || (node->kind == FS_ROOT && fs->ns);
-	if (node->kind != FS_KEY && node->kind != FS_ENTRY && !ns_dir)
-		return 1; /* the root: kept in the node */
-	if (fs_itable_local(fs->it, node) != FS_LOCAL_NONE)
-		return 1; /* a new key or entry: stored with it (fs_node_attrs_flush) */
-	fs_path_init(&p);
-	rc = fs_itable_path(fs->it, node, &p);
-	if (!rc && p.unhashed)
-		rc = -ENOENT;
-	if (rc)
-		goto out;
-	fs_path_key(fs, &p, &k);
-	if (ns_dir) /* a namespace directory's own records */
-		ks_attr_ns_key(&k, k.ns, k.nslen);
-	if (node->kind == FS_ENTRY) {
-		rc = ks_lookup(fs->ks, &k, &info);
-		if (!rc)
-			sh = fs_shape_of(info.type);
-		if (!rc && !sh)
-			rc = -ENOENT;
-		if (rc)
-			goto out;
-		fs_attr_entry(sh, p.entry.data, p.entry.len, &e, &en);
-	}
-	if (to_set & FUSE_SET_ATTR_MODE) {
-		s.mask |= KS_ATTR_SET_MODE;
-		s.mode = attr->st_mode & 07777;
-	}
-	if (to_set & FUSE_SET_ATTR_UID) {
-		s.mask |= KS_ATTR_SET_UID;
-		s.uid = attr->st_uid;
-	}
-	if (to_set & FUSE_SET_ATTR_GID) {
-		s.mask |= KS_ATTR_SET_GID;
-		s.gid = attr->st_gid;
-	}
-	if (to_set & (FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_ATIME)) {
-		/* Times are stored together: one left out keeps its value. */
-		s.mask |= KS_ATTR_SET_TIMES;
-		s.mtime = set_time(&cur->st_mtim, &attr->st_mtim, to_set, FUSE_SET_ATTR_MTIME,
-				   FUSE_SET_ATTR_MTIME_NOW);
-		s.atime = set_time(&cur->st_atim, &attr->st_atim, to_set, FUSE_SET_ATTR_ATIME,
-				   FUSE_SET_ATTR_ATIME_NOW);
-	}
-	rc = ks_attr_set(fs->ks, &k, e, en, &s);
-out:
-	fs_path_release(&p);
-	return rc;
-}
-
 static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
 		       struct fuse_file_info *fi)
 {
@@ -1156,7 +358,7 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
 	}
 	if (to_set & (FUSE_SET_ATTR_MODE | FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID |
 		      FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_ATIME)) {
-		rc = setattr_store(fs, node, attr, to_set, &st);
+		rc = fs_attrs_store(fs, node, attr, to_set, &st);
 		if (rc != 1)
 			goto done;
 	}
@@ -1194,25 +396,6 @@ out:
 }
 
 /* ---- creating and removing --------------------------------------------- */
-
-/* Common start of create/mkdir/unlink/rmdir/mknod/rename: resolve the parent and
- * the stored name, build the child's path, and refuse a read-only mount. */
-static int child_begin(struct fs *fs, fuse_ino_t parent_ino, const char *name,
-		       struct fs_node **parent, struct buf *stored, struct fs_path *p)
-{
-	*parent = fs_itable_get(fs->it, parent_ino);
-	if (!*parent)
-		return -ESTALE;
-	if ((*parent)->kind == FS_ENTRY)
-		return -ENOTDIR;
-	int rc = fs_decode_name(fs, *parent, name, stored);
-	if (!rc)
-		rc = fs_child_path(fs, *parent, stored->data, stored->len, p);
-	/* Every caller changes the tree: a read-only mount refuses it here. */
-	if (!rc && fs->opt.read_only)
-		rc = -EROFS;
-	return rc;
-}
 
 /* What a create or mknod made, for the reply. */
 struct made {
@@ -1271,57 +454,17 @@ static void stage_created(struct ks_attr_change *ch, const struct ks_attr_change
 	ch->gid = init->gid;
 }
 
-/* How long a backup's type waits for the file written anew (ms). */
-#define BACKUP_TYPE_MS 60000
-
-/* Remember that file key `name` of type t in directory `parent` was
- * renamed to a temp name (an editor's backup). */
-static void backup_note(struct fs *fs, struct fs_node *parent, const char *name, size_t n,
-			enum kv_type t)
+/* Create (or, without excl, find) name k that is no key but a file of
+ * shape fsh (a JSON path name): nothing is stored before the file's
+ * commit. -ENOENT if k is none of its names. */
+static int create_name(struct fs *fs, const struct fs_file_shape *fsh, const struct ks_key *k,
+		       const struct fs_path *p, bool excl, struct made *m)
 {
-	pthread_mutex_lock(&fs->backup_lock);
-	if (buf_set(&fs->backup.name, name, n) == 0) {
-		fs->backup.parent = parent->ino;
-		fs->backup.type = t;
-		fs->backup.at_ms = now_ms();
-	} else {
-		fs->backup.parent = 0;
-	}
-	pthread_mutex_unlock(&fs->backup_lock);
-}
-
-/* The type a new file key `name` in `parent` takes from its backup (and
- * forget it), or KV_TYPE_NONE. */
-static enum kv_type backup_type(struct fs *fs, struct fs_node *parent, const char *name, size_t n)
-{
-	enum kv_type t = KV_TYPE_NONE;
-	pthread_mutex_lock(&fs->backup_lock);
-	if (fs->backup.parent == parent->ino && fs->backup.name.len == n &&
-	    memcmp(fs->backup.name.data, name, n) == 0) {
-		if (now_ms() - fs->backup.at_ms < BACKUP_TYPE_MS)
-			t = fs->backup.type;
-		fs->backup.parent = 0;
-	}
-	pthread_mutex_unlock(&fs->backup_lock);
-	return t;
-}
-
-/* Create (or, without excl, find) JSON path name k: nothing is stored
- * before the file's commit. -ENOENT if k is no path name. */
-static int create_json_path(struct fs *fs, const struct ks_key *k, const struct fs_path *p,
-			    bool excl, struct made *m)
-{
-	struct fs_jalias a;
-	fs_jalias_init(&a);
-	int rc = fs_json_alias(fs, k, &a);
-	if (!rc && a.view != FS_JVIEW_VALUE) {
-		LOG_ERR("'%s' is a read-only view", p->key.data);
-		rc = -EACCES;
-	}
-	fs_jalias_release(&a);
+	bool view;
+	int rc = fsh->open(fs, k, true, &view);
 	if (rc)
 		return rc;
-	rc = fs_json_stat(fs, k, NULL, &m->st, &m->r.attr_timeout);
+	rc = fsh->stat(fs, k, NULL, &m->st, &m->r.attr_timeout);
 	if (rc == 0 && excl)
 		rc = -EEXIST;
 	if (rc == -ENOENT) {
@@ -1329,7 +472,7 @@ static int create_json_path(struct fs *fs, const struct ks_key *k, const struct 
 		rc = 0;
 	}
 	m->r.attr_timeout = m->r.entry_timeout = 0;
-	m->r.ktype = KV_TYPE_JSON;
+	m->r.ktype = fsh->type;
 	return rc ? rc : buf_set(&m->name, p->key.data, p->key.len);
 }
 
@@ -1352,15 +495,15 @@ static int create_key(struct fs *fs, struct fs_node *parent, const struct fs_pat
 	struct ks_key k;
 	struct ks_info info;
 	struct ks_attr_change ch = {.flags = KS_ATTR_TOUCH};
-	struct fs_node *local = local_key(fs, parent, p->key.data, p->key.len);
+	struct fs_node *local = fs_local_key(fs, parent, p->key.data, p->key.len);
 	if (local) {
 		double timeout;
-		local_stat(fs, local, &m->st, &timeout);
+		fs_local_stat(fs, local, &m->st, &timeout);
 		fs_itable_unref(fs->it, local);
 		if (excl)
 			return -EEXIST;
 		m->r.attr_timeout = m->r.entry_timeout = timeout;
-		m->r.ktype = KV_TYPE_STRING;
+		m->r.ktype = fs_new_file_shape->type;
 		return buf_set(&m->name, p->key.data, p->key.len);
 	}
 	fs_path_key(fs, p, &k);
@@ -1368,16 +511,17 @@ static int create_key(struct fs *fs, struct fs_node *parent, const struct fs_pat
 again:;
 	int rc = ks_lookup(fs->ks, &k, &info);
 	if (rc == -ENOENT) {
-		rc = create_json_path(fs, &k, p, excl, m);
+		const struct fs_file_shape *named = fs_file_shape_named(k.key, k.klen, false);
+		rc = named ? create_name(fs, named, &k, p, excl, m) : -ENOENT;
 		if (rc != -ENOENT)
 			return rc;
-		enum kv_type t = backup_type(fs, parent, p->key.data, p->key.len);
+		enum kv_type t = fs_backup_type(fs, parent, p->key.data, p->key.len);
 		if (t == KV_TYPE_NONE && !now) {
 			/* Default attributes, times now: nothing to read back. */
 			fs_stat_fill(fs, S_IFREG | 0644, 0, 0, 0, &m->st, &m->r.attr_timeout);
 			clock_gettime(CLOCK_REALTIME, &m->st.st_mtim);
 			m->st.st_atim = m->st.st_ctim = m->st.st_mtim;
-			m->r.ktype = KV_TYPE_STRING;
+			m->r.ktype = fs_new_file_shape->type;
 			m->r.entry_timeout = m->r.attr_timeout;
 			m->r.local = FS_LOCAL_PENDING;
 			m->r.init = init; /* the node keeps them until it is stored */
@@ -1386,10 +530,11 @@ again:;
 		}
 		stage_created(&ch, init);
 		k.attr = &ch;
-		rc = string_set(fs->ks, &k, "", 0, STRING_SET_NX);
+		rc = fs_new_file_shape->create(fs, &k);
 		k.attr = NULL;
 		m->made = rc == 0;
-		if (!rc && t != KV_TYPE_NONE && fs_file_convert(fs, &k, KV_TYPE_STRING, t) == 0)
+		if (!rc && t != KV_TYPE_NONE &&
+		    fs_file_convert(fs, &k, fs_new_file_shape->type, t) == 0)
 			LOG_INFO("'%s' written anew after its backup: it keeps its type, %s",
 				 p->key.data, enc_type_name(t));
 	} else if (rc == 0) {
@@ -1425,7 +570,7 @@ static int create_entry(struct fs *fs, struct fs_node *parent, const struct fs_p
 	struct fs_entry e;
 	const struct fs_shape *sh;
 	double timeout;
-	int rc = entry_ctx(fs, parent, p, iv, &c, &sh);
+	int rc = fs_entry_ctx(fs, parent, p, iv, &c, &sh);
 	if (rc)
 		return rc;
 	m->r.ktype = sh->type;
@@ -1434,7 +579,7 @@ static int create_entry(struct fs *fs, struct fs_node *parent, const struct fs_p
 		fs_itable_unref(fs->it, local);
 		if (excl)
 			return -EEXIST;
-		local_stat(fs, local, &m->st, &timeout);
+		fs_local_stat(fs, local, &m->st, &timeout);
 		m->r.entry_timeout = timeout;
 		m->r.attr_timeout = sh->recomputed ? 0 : timeout;
 		return buf_set(&m->name, stored, n);
@@ -1504,7 +649,7 @@ static void op_create(fuse_req_t req, fuse_ino_t parent_ino, const char *name, m
 	fs_inval_init(&iv);
 	fs_path_init(&p);
 	creation_attrs(req, fs, S_IFREG | (mode & 07777), &init);
-	rc = child_begin(fs, parent_ino, name, &parent, &stored, &p);
+	rc = fs_child_begin(fs, parent_ino, name, &parent, &stored, &p);
 	if (rc)
 		goto out;
 	bool excl = fi->flags & O_EXCL;
@@ -1531,8 +676,8 @@ static void op_create(fuse_req_t req, fuse_ino_t parent_ino, const char *name, m
 		goto out;
 	}
 	fi->fh = (uintptr_t)h;
-	/* fs_reply_entry attaches the node to the handle and counts the open. */
-	fs_reply_entry(req, fs, parent, m.name.data, m.name.len, &m.st, &m.r, fi);
+	/* reply_entry attaches the node to the handle and counts the open. */
+	reply_entry(req, fs, parent, m.name.data, m.name.len, &m.st, &m.r, fi);
 out:
 	if (rc)
 		fuse_reply_err(req, fs_errno(rc));
@@ -1565,7 +710,7 @@ static void op_mknod(fuse_req_t req, fuse_ino_t parent_ino, const char *name, mo
 	fs_inval_init(&iv);
 	fs_path_init(&p);
 	creation_attrs(req, fs, mode, &init);
-	int rc = child_begin(fs, parent_ino, name, &parent, &stored, &p);
+	int rc = fs_child_begin(fs, parent_ino, name, &parent, &stored, &p);
 	if (!rc && fs_child_kind(fs, parent) == FS_NS)
 		rc = -EPERM;
 	if (!rc && fs_child_kind(fs, parent) == FS_KEY) {
@@ -1579,7 +724,7 @@ static void op_mknod(fuse_req_t req, fuse_ino_t parent_ino, const char *name, mo
 			struct fs_ctx c;
 			const struct fs_shape *sh;
 			struct ks_attr_change ch = {.flags = KS_ATTR_TOUCH};
-			rc = entry_ctx(fs, parent, &p, NULL, &c, &sh);
+			rc = fs_entry_ctx(fs, parent, &p, NULL, &c, &sh);
 			if (!rc) {
 				fs_attr_entry(sh, stored.data, stored.len, &ch.entry, &ch.elen);
 				stage_created(&ch, &init);
@@ -1594,7 +739,7 @@ static void op_mknod(fuse_req_t req, fuse_ino_t parent_ino, const char *name, mo
 	if (!rc && m.made)
 		created_stat(&init, &m.st);
 	if (!rc)
-		fs_reply_entry(req, fs, parent, m.name.data, m.name.len, &m.st, &m.r, NULL);
+		reply_entry(req, fs, parent, m.name.data, m.name.len, &m.st, &m.r, NULL);
 	else
 		fuse_reply_err(req, fs_errno(rc));
 	fs_inval_send(fs, &iv);
@@ -1618,7 +763,7 @@ static void op_mkdir(fuse_req_t req, fuse_ino_t parent_ino, const char *name, mo
 	fs_path_init(&p);
 	/* The mode of mkdir carries no file type. */
 	creation_attrs(req, fs, S_IFDIR | (mode & 07777), &init);
-	rc = child_begin(fs, parent_ino, name, &parent, &stored, &p);
+	rc = fs_child_begin(fs, parent_ino, name, &parent, &stored, &p);
 	if (rc)
 		goto out;
 	switch (fs_child_kind(fs, parent)) {
@@ -1634,14 +779,14 @@ static void op_mkdir(fuse_req_t req, fuse_ino_t parent_ino, const char *name, mo
 		break;
 	case FS_KEY: {
 		struct ks_attr_change ch = {.flags = KS_ATTR_TOUCH};
-		if (has_local_key(fs, parent, stored.data, stored.len)) {
+		if (fs_has_local_key(fs, parent, stored.data, stored.len)) {
 			rc = -EEXIST; /* a new file, not stored yet */
 			break;
 		}
 		fs_path_key(fs, &p, &k);
 		stage_created(&ch, &init);
 		k.attr = &ch;
-		rc = ks_empty_create(fs->ks, &k, KV_TYPE_HASH);
+		rc = ks_empty_create(fs->ks, &k, fs_new_dir_shape->type);
 		k.attr = NULL;
 		break;
 	}
@@ -1654,23 +799,12 @@ static void op_mkdir(fuse_req_t req, fuse_ino_t parent_ino, const char *name, mo
 		rc = fs_stat_path(fs, fs_child_kind(fs, parent), &p, &st, &r.attr_timeout);
 	r.entry_timeout = r.attr_timeout;
 	if (!rc)
-		fs_reply_entry(req, fs, parent, stored.data, stored.len, &st, &r, NULL);
+		reply_entry(req, fs, parent, stored.data, stored.len, &st, &r, NULL);
 out:
 	if (rc)
 		fuse_reply_err(req, fs_errno(rc));
 	buf_release(&stored);
 	fs_path_release(&p);
-}
-
-/* The node of (parent, name), if any, keeps its value for its open files. */
-static int keep_open(struct fs *fs, struct fs_node *parent, const char *name, size_t n)
-{
-	struct fs_node *node = fs_itable_find(fs->it, parent, name, n);
-	if (!node)
-		return 0;
-	int rc = fs_file_keep(fs, node);
-	fs_itable_unref(fs->it, node);
-	return rc;
 }
 
 /*
@@ -1697,7 +831,7 @@ static int unlink_entry(struct fs *fs, struct fs_node *parent, const struct fs_p
 {
 	struct fs_ctx c;
 	const struct fs_shape *sh;
-	int rc = entry_ctx(fs, parent, p, iv, &c, &sh);
+	int rc = fs_entry_ctx(fs, parent, p, iv, &c, &sh);
 	if (rc == -ENOTDIR)
 		return -ENOTDIR;
 	struct fs_node *local = fs_itable_find_local(fs->it, parent, stored, n);
@@ -1720,7 +854,7 @@ static int unlink_entry(struct fs *fs, struct fs_node *parent, const struct fs_p
 	if (sh->uncached)
 		ch.flags |= KS_ATTR_RENUMBER;
 	fs_attr_entry(sh, stored, n, &ch.entry, &ch.elen);
-	rc = keep_open(fs, parent, stored, n);
+	rc = fs_keep_open(fs, parent, stored, n);
 	c.k.attr = &ch;
 	if (!rc)
 		rc = sh->unlink(&c, stored, n);
@@ -1733,8 +867,15 @@ static int unlink_entry(struct fs *fs, struct fs_node *parent, const struct fs_p
 /* Remove a new key its node still holds: true if there was one. */
 static bool unlink_local_key(struct fs *fs, struct fs_node *parent, const char *name, size_t n)
 {
-	struct fs_node *local = local_key(fs, parent, name, n);
+	struct fs_node *local = fs_local_key(fs, parent, name, n);
 	return local && forget_local(fs, local);
+}
+
+/* rm of name k that no key has: a file of a shape's all the same? */
+static int unlink_name(struct fs *fs, const struct ks_key *k)
+{
+	const struct fs_file_shape *fsh = fs_file_shape_named(k->key, k->klen, false);
+	return fsh && fsh->unlink ? fsh->unlink(fs, k) : -ENOENT;
 }
 
 static void op_unlink(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
@@ -1751,7 +892,7 @@ static void op_unlink(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 
 	fs_inval_init(&iv);
 	fs_path_init(&p);
-	rc = child_begin(fs, parent_ino, name, &parent, &stored, &p);
+	rc = fs_child_begin(fs, parent_ino, name, &parent, &stored, &p);
 	if (rc)
 		goto out;
 	/* No commit of the file lands after its removal (fs_inode.h). */
@@ -1768,11 +909,11 @@ static void op_unlink(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 		if (rc == -EUCLEAN) /* corrupt metadata: DEL needs nothing else */
 			rc = fs_corrupt_is_file(info.type) ? 0 : -EISDIR;
 		if (rc == -ENOENT) {
-			rc = fs_json_unlink(fs, &k); /* a JSON path name: JSON.DEL */
+			rc = unlink_name(fs, &k); /* a JSON path name: JSON.DEL */
 		} else if (!rc && !fs_corrupt_is_file(info.type)) {
 			rc = -EISDIR;
 		} else if (!rc) {
-			rc = keep_open(fs, parent, stored.data, stored.len);
+			rc = fs_keep_open(fs, parent, stored.data, stored.len);
 			if (!rc)
 				rc = ks_del(fs->ks, &k);
 		}
@@ -1791,21 +932,15 @@ out:
 	fs_path_release(&p);
 }
 
-/* rmdir of a live key: a sketch that lists nothing goes (DEL); so does a
- * key whose state does not decode (-EUCLEAN, logged by the type): rm -r
- * met EIO listing it, and DEL needs only the metadata. Anything else is
- * not empty. */
+/* rmdir of a live key: one that lists nothing goes (DEL: a sketch, an
+ * emptied stream); so does a key whose state does not decode (-EUCLEAN,
+ * logged by the type): rm -r met EIO listing it, and DEL needs only the
+ * metadata. Anything else is not empty (the shape's is_blank says). */
 static int rmdir_blank(struct fs *fs, const struct ks_key *k, const struct ks_info *info)
 {
 	const struct fs_shape *sh = fs_shape_of(info->type);
-	struct fs_ctx c = {.fs = fs, .dir = NULL, .k = *k, .iv = NULL, .info = *info};
+	struct fs_ctx c = {.fs = fs, .dir = NULL, .k = *k, .iv = NULL, .info = *info, .sh = sh};
 	int rc = sh && sh->is_blank ? sh->is_blank(&c) : 0;
-	if (!sh || !sh->is_blank) {
-		/* Of the other shapes only a list has state beyond its
-		 * metadata that can fail to decode (head and tail). */
-		uint64_t n;
-		rc = info->type == KV_TYPE_LIST ? list_len(fs->ks, k, &n) : 0;
-	}
 	if (rc == 1 || rc == -EUCLEAN)
 		return ks_del(fs->ks, k);
 	return rc < 0 ? rc : -ENOTEMPTY;
@@ -1823,7 +958,7 @@ static void op_rmdir(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 	int rc;
 
 	fs_path_init(&p);
-	rc = child_begin(fs, parent_ino, name, &parent, &stored, &p);
+	rc = fs_child_begin(fs, parent_ino, name, &parent, &stored, &p);
 	if (rc)
 		goto out;
 	/* No write of an entry of it lands after its removal (fs_file.c). */
@@ -1841,17 +976,13 @@ static void op_rmdir(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 		break;
 	}
 	case FS_KEY:
-		rc = has_local_key(fs, parent, stored.data, stored.len)
+		rc = fs_has_local_key(fs, parent, stored.data, stored.len)
 			 ? -ENOTDIR
 			 : ks_lookup(fs->ks, &k, &info);
 		if (rc == -EUCLEAN) { /* corrupt metadata: DEL needs nothing else */
 			rc = fs_corrupt_is_file(info.type) ? -ENOTDIR : ks_del(fs->ks, &k);
 		} else if (!rc && fs_type_is_file(info.type)) {
 			rc = -ENOTDIR;
-		} else if (!rc && !info.empty && info.type == KV_TYPE_STREAM) {
-			rc = stream_del_if_empty(fs->ks, &k); /* an emptied stream is live */
-			if (rc == -EUCLEAN) /* its tail does not decode (logged) */
-				rc = ks_del(fs->ks, &k);
 		} else if (!rc && !info.empty) {
 			rc = rmdir_blank(fs, &k, &info);
 		} else if (!rc) {
@@ -1878,376 +1009,6 @@ out:
 	fuse_reply_err(req, fs_errno(rc));
 	buf_release(&stored);
 	fs_path_release(&p);
-}
-
-/* Is k (which names no key) a JSON path name? */
-static bool is_json_path(struct fs *fs, const struct ks_key *k)
-{
-	struct fs_jalias a;
-	fs_jalias_init(&a);
-	bool yes = fs_json_alias(fs, k, &a) == 0;
-	fs_jalias_release(&a);
-	return yes;
-}
-
-/*
- * Rename. Keys move within and across namespaces (Kvrocks RENAME); the
- * entries of a key as its shape allows (hash fields within and across
- * hashes, set and zset members within their key, a scratch file onto a
- * list position or a sortedint id). Anything else is EXDEV, so mv falls
- * back to copy and delete, which gives the documented result.
- */
-
-/*
- * The string key a, about to replace key b of file type `to`, takes that
- * type first (its open buffer committed, its node told). Two batches (the
- * conversion, then RENAME): a crash between leaves the temp file as a key
- * of the new type, never a half value. -EINVAL (logged) if no conversion
- * exists: nothing changed.
- */
-static int rename_save_key(struct fs *fs, struct fs_node *parent, const struct buf *fname,
-			   const struct ks_key *a, const struct ks_key *b, enum kv_type to)
-{
-	struct fs_node *node = fs_itable_find(fs->it, parent, fname->data, fname->len);
-	int rc = node ? fs_file_commit(fs, node) : 0;
-	if (!rc)
-		rc = fs_file_convert(fs, a, KV_TYPE_STRING, to);
-	if (rc == -EOPNOTSUPP) {
-		LOG_ERR("rename '%.*s' -> '%.*s': a string cannot become a %s", (int)a->klen,
-			a->key, (int)b->klen, b->key, enc_type_name(to));
-		rc = -EINVAL;
-	}
-	if (!rc && node)
-		fs_file_set_type(node, to);
-	if (node)
-		fs_itable_unref(fs->it, node);
-	return rc;
-}
-
-static int rename_keys(struct fs *fs, struct fs_node *parent, const struct buf *fname,
-		       const struct fs_path *from, const struct fs_path *to, unsigned flags,
-		       enum kv_type *moved)
-{
-	struct ks_key a, b;
-	struct ks_info ia, ib;
-	fs_path_key(fs, from, &a);
-	fs_path_key(fs, to, &b);
-	int rc = ks_lookup(fs->ks, &a, &ia);
-	if (rc == -ENOENT && is_json_path(fs, &a))
-		rc = -EXDEV;
-	if (rc)
-		return rc;
-	*moved = ia.type;
-	rc = ks_lookup(fs->ks, &b, &ib);
-	if (rc && rc != -ENOENT)
-		return rc;
-	if (rc == 0 && ks_key_eq(&a, &b))
-		return 0; /* rename(x, x) does nothing */
-	if (rc == -ENOENT && is_json_path(fs, &b)) {
-		/* mv copies into the path name: a JSON.SET. */
-		LOG_INFO("rename '%s' -> '%s': a JSON path name: EXDEV", from->key.data,
-			 to->key.data);
-		return -EXDEV;
-	}
-	if (rc == 0) {
-		if (flags & RENAME_NOREPLACE)
-			return -EEXIST;
-		bool fa = fs_type_is_file(ia.type), fb = fs_type_is_file(ib.type);
-		if (fa && !fb)
-			return -EISDIR;
-		if (!fa && fb)
-			return -ENOTDIR;
-		if (!fb && !ib.empty)
-			return -ENOTEMPTY;
-		if (fa && ia.type == KV_TYPE_STRING && ib.type != KV_TYPE_STRING) {
-			/* A save: a new file (a string) replaces a key of another
-			 * file type, which keeps its type with the new bytes. */
-			rc = rename_save_key(fs, parent, fname, &a, &b, ib.type);
-			if (rc)
-				return rc;
-		}
-	}
-	return ks_rename(fs->ks, &a, &b);
-}
-
-/* A local entry renamed: stored by the shape's adopt, or renamed as it is.
- * The node's lock is held, so a commit of a pending entry (its release,
- * which FUSE sends asynchronously) cannot store it under the old name
- * while it is renamed. */
-static int rename_local(struct fs *fs, struct fs_ctx *c, const struct fs_shape *sh,
-			struct fs_node *node, struct fs_node *parent, const struct buf *from,
-			const struct buf *to)
-{
-	struct buf canon = BUF_INIT;
-	int rc = FS_ADOPT_LOCAL;
-	if (sh->adopt && fs_itable_local(fs->it, node) == FS_LOCAL_SCRATCH) {
-		struct ks_attr_change ch = {.flags = KS_ATTR_TOUCH};
-		fs_attr_entry(sh, to->data, to->len, &ch.entry, &ch.elen);
-		c->k.attr = &ch;
-		rc = sh->adopt(c, to->data, to->len, node->data.data, node->data.len, &canon);
-		c->k.attr = NULL;
-	}
-	if (rc == FS_ADOPT_LOCAL) {
-		bool pending = fs_itable_local(fs->it, node) == FS_LOCAL_PENDING;
-		rc = fs_itable_rename(fs->it, parent, from->data, from->len, parent, to->data,
-				      to->len);
-		/* A new member renamed after its close (rsync's temp file) is
-		 * stored now under its new name: its release arrives in the
-		 * background, and until then a listing would not show it. A
-		 * later write through a handle still open stores it again. */
-		if (!rc && pending)
-			rc = fs_file_store_locked(fs, node);
-	} else if (rc == 0) {
-		rc = fs_itable_rename(fs->it, parent, from->data, from->len, parent, canon.data,
-				      canon.len);
-		fs_itable_set_local(fs->it, node, FS_LOCAL_NONE);
-		if (!rc)
-			fs_node_attrs_flush(fs, node, true); /* the caller holds its lock */
-		bool same = canon.len == to->len && memcmp(canon.data, to->data, to->len) == 0;
-		/* The kernel moved the scratch file's dentry, with the timeout
-		 * of a scratch name, to `to`; another spelling of the name or
-		 * a name that changes meaning (a list position) must be looked
-		 * up anew, and so must the canonical name of a replaced one. */
-		if (!rc && (!same || sh->uncached))
-			fs_inval_add(c->iv, parent->ino, 0, to->data, to->len);
-		if (!rc && !same)
-			fs_inval_add(c->iv, parent->ino, 0, canon.data, canon.len);
-	}
-	buf_release(&canon);
-	return rc;
-}
-
-/*
- * An entry of a shape without renames (a list position, a sortedint id)
- * renamed onto a scratch name of its key: the entry stays and the scratch
- * file gets its contents. This is an editor's backup (vim renames FILE to
- * FILE~, writes FILE anew, removes FILE~); a real move would renumber a
- * list under the editor. The node moves with the name, as the kernel
- * expects; the entry gets a new node at its next lookup.
- */
-static int rename_to_backup(struct fs *fs, struct fs_ctx *c, const struct fs_shape *sh,
-			    struct fs_node *parent, const struct buf *from, const struct buf *to,
-			    struct fs_node *lto)
-{
-	struct buf v = BUF_INIT;
-	struct fs_node *node = fs_itable_find(fs->it, parent, from->data, from->len);
-	int rc = node ? fs_file_commit(fs, node) : 0;
-	if (!rc)
-		rc = sh->load(c, from->data, from->len, &v);
-	if (!rc && lto) {
-		fs_itable_unhash(fs->it, lto);
-		fs_itable_set_local(fs->it, lto, FS_LOCAL_NONE); /* replaced */
-	}
-	if (!rc && node)
-		rc = fs_itable_rename(fs->it, parent, from->data, from->len, parent, to->data,
-				      to->len);
-	if (!rc && node) {
-		pthread_mutex_lock(&node->lock);
-		fs_node_set_empty(node);
-		struct buf old = node->data; /* the empty buffer, given to v */
-		node->data = v;
-		v = old;
-		node->dirty = false;
-		node->bad = 0;
-		pthread_mutex_unlock(&node->lock);
-		fs_itable_set_local(fs->it, node, FS_LOCAL_SCRATCH);
-		fs_inval_add(c->iv, parent->ino, 0, from->data, from->len);
-		LOG_INFO("rename '%s' -> '%s' in a %s: the entry stays, '%s' is a scratch copy",
-			 from->data, to->data, enc_type_name(sh->type), to->data);
-	}
-	if (node)
-		fs_itable_unref(fs->it, node);
-	buf_release(&v);
-	return rc;
-}
-
-static int rename_entries(struct fs *fs, struct fs_node *parent, struct fs_node *newparent,
-			  const struct fs_path *from, const struct fs_path *to,
-			  const struct buf *fname, const struct buf *tname, unsigned flags,
-			  struct fs_inval *iv)
-{
-	struct fs_ctx a, b;
-	const struct fs_shape *sa, *sb;
-	struct fs_entry e;
-	struct fs_node *lfrom = NULL, *lto = NULL;
-	int rc = entry_ctx(fs, parent, from, iv, &a, &sa);
-	if (!rc)
-		rc = entry_ctx(fs, newparent, to, iv, &b, &sb);
-	if (rc)
-		return rc;
-	fs_entry_init(&e);
-	lfrom = fs_itable_find_local(fs->it, parent, fname->data, fname->len);
-	if (lfrom) {
-		/* Held to the end: the entry stays local, or was stored just now
-		 * (a release committed it) and renames as a stored one. */
-		pthread_mutex_lock(&lfrom->lock);
-		if (fs_itable_local(fs->it, lfrom) == FS_LOCAL_NONE) {
-			pthread_mutex_unlock(&lfrom->lock);
-			fs_itable_unref(fs->it, lfrom);
-			lfrom = NULL;
-		}
-	}
-	lto = fs_itable_find_local(fs->it, newparent, tname->data, tname->len);
-	if ((!lfrom && fs_shape_is_special(sa, fname->data, fname->len)) ||
-	    (!lto && fs_shape_is_special(sb, tname->data, tname->len))) {
-		LOG_ERR("rename '%s' -> '%s': a view or an input cannot be renamed", fname->data,
-			tname->data);
-		rc = -EACCES;
-		goto out;
-	}
-	if (flags & RENAME_NOREPLACE) {
-		rc = lto ? 0 : sb->lookup(&b, tname->data, tname->len, &e);
-		if (rc == 0) {
-			rc = -EEXIST;
-			goto out;
-		}
-		if (rc != -ENOENT)
-			goto out;
-		rc = 0;
-	}
-	bool same_key = sa == sb && ks_key_eq(&a.k, &b.k);
-	if (!same_key && !lto && sb->is_scratch && sb->is_scratch(tname->data, tname->len)) {
-		LOG_ERR("rename '%s' -> '%s': '%s' would be a scratch file in the %s, and a copy "
-			"there would be lost",
-			fname->data, tname->data, tname->data, enc_type_name(sb->type));
-		rc = -EINVAL;
-		goto out;
-	}
-	if (!same_key && (sa != sb || lfrom || !sa->rename || sa != &fs_hash_shape)) {
-		LOG_INFO("rename '%s' -> '%s' moves an entry between keys: EXDEV", fname->data,
-			 tname->data);
-		rc = -EXDEV;
-		goto out;
-	}
-	if (lfrom) {
-		rc = rename_local(fs, &a, sa, lfrom, parent, fname, tname);
-	} else if (!sa->rename && sa->is_scratch && sa->is_scratch(tname->data, tname->len)) {
-		rc = rename_to_backup(fs, &a, sa, parent, fname, tname, lto);
-	} else if (!sa->rename) {
-		LOG_INFO("rename '%s' -> '%s' in a %s: EXDEV, so mv copies", fname->data,
-			 tname->data, enc_type_name(sa->type));
-		rc = -EXDEV;
-	} else {
-		/* The entry's records move with it, in the rename's batch. */
-		struct ks_attr_change ca = {.flags = KS_ATTR_TOUCH};
-		struct ks_attr_change cb = {.flags = KS_ATTR_TOUCH | KS_ATTR_MOVE, .from = &a.k};
-		fs_attr_entry(sb, tname->data, tname->len, &cb.entry, &cb.elen);
-		fs_attr_entry(sa, fname->data, fname->len, &cb.fentry, &cb.flen);
-		b.k.attr = &cb;
-		a.k.attr = ks_key_eq(&a.k, &b.k) ? &cb : &ca; /* one key: the move is its change */
-		rc = sa->rename(&a, fname->data, fname->len, &b, tname->data, tname->len, flags);
-		a.k.attr = b.k.attr = NULL;
-		if (!rc)
-			rc = fs_itable_rename(fs->it, parent, fname->data, fname->len, newparent,
-					      tname->data, tname->len);
-	}
-	if (!rc && lto && lto != lfrom && fs_itable_local(fs->it, lto) != FS_LOCAL_NONE)
-		fs_itable_set_local(fs->it, lto, FS_LOCAL_NONE); /* replaced */
-out:
-	if (lfrom) {
-		pthread_mutex_unlock(&lfrom->lock);
-		fs_itable_unref(fs->it, lfrom);
-	}
-	if (lto)
-		fs_itable_unref(fs->it, lto);
-	fs_entry_release(&e);
-	return rc;
-}
-
-/* A rename across kinds of directory: EXDEV (mv copies and removes), or
- * EINVAL onto a scratch name, where the copy would be lost. */
-static int cross_kind_errno(struct fs *fs, struct fs_node *newparent, const struct fs_path *to,
-			    const struct buf *tname, struct fs_inval *iv)
-{
-	struct fs_ctx b;
-	const struct fs_shape *sb;
-	if (fs_child_kind(fs, newparent) != FS_ENTRY ||
-	    entry_ctx(fs, newparent, to, iv, &b, &sb) != 0 || !sb->is_scratch ||
-	    !sb->is_scratch(tname->data, tname->len))
-		return -EXDEV;
-	struct fs_node *lto = fs_itable_find_local(fs->it, newparent, tname->data, tname->len);
-	if (lto) {
-		fs_itable_unref(fs->it, lto);
-		return -EXDEV; /* a scratch file there already: mv replaces it */
-	}
-	LOG_ERR("rename onto '%s': it would be a scratch file in the %s, and a copy there would "
-		"be lost",
-		tname->data, enc_type_name(sb->type));
-	return -EINVAL;
-}
-
-static void op_rename(fuse_req_t req, fuse_ino_t parent_ino, const char *name,
-		      fuse_ino_t newparent_ino, const char *newname, unsigned int flags)
-{
-	struct fs *fs = fuse_req_userdata(req);
-	struct fs_node *parent, *newparent;
-	struct buf stored = BUF_INIT, newstored = BUF_INIT;
-	struct fs_path from, to;
-	struct fs_inval iv;
-	struct fs_locked held = {0};
-	int rc;
-
-	fs_inval_init(&iv);
-	fs_path_init(&from);
-	fs_path_init(&to);
-	rc = child_begin(fs, parent_ino, name, &parent, &stored, &from);
-	if (!rc)
-		rc = child_begin(fs, newparent_ino, newname, &newparent, &newstored, &to);
-	if (rc)
-		goto out;
-	/* No commit of either file between here and the end (fs_inode.h). */
-	fs_itable_lock_names(fs->it, parent, stored.data, stored.len, newparent, newstored.data,
-			     newstored.len, &held);
-	if (flags & ~(unsigned)RENAME_NOREPLACE) {
-		LOG_ERR("rename '%s': %s is not supported", name,
-			flags & RENAME_EXCHANGE ? "RENAME_EXCHANGE" : "RENAME_WHITEOUT");
-		rc = -EINVAL;
-		goto out;
-	}
-	enum fs_kind ka = fs_child_kind(fs, parent), kb = fs_child_kind(fs, newparent);
-	if (ka != kb || ka == FS_NS) {
-		rc = cross_kind_errno(fs, newparent, &to, &newstored, &iv);
-		if (rc == -EXDEV)
-			LOG_INFO("rename '%s' -> '%s' crosses kinds of directory: EXDEV", name,
-				 newname);
-		goto out;
-	}
-	/* New keys not stored yet are stored first: a rename works on keys. */
-	if (ka == FS_KEY) {
-		rc = store_local_key(fs, parent, stored.data, stored.len);
-		if (!rc)
-			rc = store_local_key(fs, newparent, newstored.data, newstored.len);
-		if (rc)
-			goto out;
-	}
-	/* A file this rename replaces lives on for its open files. */
-	rc = keep_open(fs, newparent, newstored.data, newstored.len);
-	if (rc)
-		goto out;
-	if (ka == FS_KEY) {
-		enum kv_type t = KV_TYPE_NONE;
-		rc = rename_keys(fs, parent, &stored, &from, &to, flags, &t);
-		if (!rc)
-			rc = fs_itable_rename(fs->it, parent, stored.data, stored.len, newparent,
-					      newstored.data, newstored.len);
-		/* An editor's backup (vim: NAME -> NAME~) of a typed file: NAME
-		 * written anew takes the type back (docs/mapping.md section 6). */
-		if (!rc && parent == newparent && fs_type_is_file(t) && t != KV_TYPE_STRING &&
-		    fs_is_temp_name(newstored.data, newstored.len) &&
-		    !fs_is_temp_name(stored.data, stored.len))
-			backup_note(fs, parent, stored.data, stored.len, t);
-	} else {
-		rc = rename_entries(fs, parent, newparent, &from, &to, &stored, &newstored, flags,
-				    &iv);
-	}
-out:
-	fs_itable_unlock_names(fs->it, &held);
-	fuse_reply_err(req, fs_errno(rc));
-	fs_inval_send(fs, &iv);
-	buf_release(&stored);
-	buf_release(&newstored);
-	fs_path_release(&from);
-	fs_path_release(&to);
 }
 
 static void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char *newname)
@@ -2297,7 +1058,7 @@ static void op_statfs(fuse_req_t req, fuse_ino_t ino)
  * files hold is stored then (its invalidations are dropped). */
 static void op_destroy(void *userdata)
 {
-	notifier_stop(userdata);
+	fs_notifier_stop(userdata);
 	fs_file_commit_all(userdata);
 }
 
@@ -2331,7 +1092,7 @@ const struct fuse_lowlevel_ops fs_ops = {
     .unlink = op_unlink,
     .rmdir = op_rmdir,
     .symlink = op_symlink,
-    .rename = op_rename,
+    .rename = fs_op_rename,
     .link = op_link,
     .open = fs_op_open,
     .read = fs_op_read,

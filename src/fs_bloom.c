@@ -12,6 +12,7 @@
  * .expansion and .nonscaling. Layer: fs.
  */
 #include "fs_int.h"
+#include "fs_xval.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -151,19 +152,19 @@ static int chain_pair(void *arg, const char *nm, size_t nn, const char *v, size_
 	p->seen |= 1u << which;
 	switch (which) {
 	case 0:
-		rc = fs_sketch_u64(v, vn, 1, UINT32_MAX, "bloom chain capacity", &u);
+		rc = fs_xval_u64(v, vn, 1, UINT32_MAX, "bloom chain capacity", &u);
 		p->st.base_capacity = (uint32_t)u;
 		return rc;
 	case 1:
-		return fs_sketch_double(v, vn, "bloom chain error_rate", &p->st.error_rate);
+		return fs_xval_double(v, vn, "bloom chain error_rate", &p->st.error_rate);
 	case 2:
-		rc = fs_sketch_u64(v, vn, 0, UINT16_MAX, "bloom chain expansion", &u);
+		rc = fs_xval_u64(v, vn, 0, UINT16_MAX, "bloom chain expansion", &u);
 		p->st.expansion = (uint16_t)u;
 		return rc;
 	case 3:
-		return fs_sketch_u64(v, vn, 0, UINT64_MAX, "bloom chain items", &p->st.size);
+		return fs_xval_u64(v, vn, 0, UINT64_MAX, "bloom chain items", &p->st.size);
 	default:
-		rc = fs_sketch_u64(v, vn, 1, UINT16_MAX, "bloom chain filters", &u);
+		rc = fs_xval_u64(v, vn, 1, UINT16_MAX, "bloom chain filters", &u);
 		p->st.n_filters = (uint16_t)u;
 		return rc;
 	}
@@ -261,9 +262,10 @@ static int param_get(struct fs_ctx *c, const char *param, struct buf *out)
 static int param_set(struct fs_ctx *c, const char *param, const char *v, size_t vn)
 {
 	struct bloom_state st, now;
-	uint64_t u = 0;
-	char what[64];
-	int rc = bloom_info(c->fs->ks, &c->k, &now);
+	int rc = fs_sketch_param_key(c, KV_TYPE_BLOOM, param);
+	if (rc)
+		return rc;
+	rc = bloom_info(c->fs->ks, &c->k, &now);
 	bool fresh = rc == -ENOENT;
 	if (fresh) {
 		memset(&now, 0, sizeof(now));
@@ -275,28 +277,7 @@ static int param_set(struct fs_ctx *c, const char *param, const char *v, size_t 
 		return rc;
 	}
 	st = now;
-	snprintf(what, sizeof(what), "user.kvfs.bloom.%s", param);
-	if (!strcmp(param, "capacity")) {
-		rc = fs_sketch_u64(v, vn, 1, UINT32_MAX, what, &u);
-		st.base_capacity = (uint32_t)u;
-	} else if (!strcmp(param, "error_rate")) {
-		rc = fs_sketch_double(v, vn, what, &st.error_rate);
-		if (!rc)
-			rc = bloom_check_params(st.base_capacity, st.error_rate, what);
-	} else if (!strcmp(param, "expansion")) {
-		rc = fs_sketch_u64(v, vn, 0, UINT16_MAX, what, &u);
-		st.expansion = (uint16_t)u;
-	} else if (!strcmp(param, "nonscaling")) {
-		rc = fs_sketch_u64(v, vn, 0, 1, what, &u);
-		if (u == 1)
-			st.expansion = 0;
-		else if (st.expansion == 0)
-			st.expansion = BLOOM_DEFAULT_EXPANSION;
-	} else {
-		LOG_ERR("%s: no such bloom parameter (capacity, error_rate, expansion, nonscaling)",
-			what);
-		return -ENOTSUP;
-	}
+	rc = fs_xval_bloom(param, v, vn, &st);
 	if (rc)
 		return rc;
 	/* Under the key's lock: refused if it holds items by now. */

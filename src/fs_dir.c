@@ -39,8 +39,9 @@ struct dir_mark {
 
 struct fs_dir {
 	pthread_mutex_t lock;
-	struct fs_node *node; /* held: counted in its dir_opens */
-	struct buf cursor;    /* cursor of the entry the next call continues after */
+	struct fs_node *node;	   /* held: counted in its dir_opens */
+	const struct fs_shape *sh; /* a key's, when it was opened */
+	struct buf cursor;	   /* cursor of the entry the next call continues after */
 	bool has_cursor;
 	off_t next_off;		/* offset the next call continues from */
 	off_t serial;		/* offset of the next entry that is not numbered */
@@ -118,7 +119,8 @@ static int child_iter_next(struct child_iter *ci, struct fs_child *c)
 		rc = ks_key_iter_next(ci->keys, &c->name, &c->n, &info);
 		c->mode = fs_type_is_file(info.type) ? S_IFREG | 0644 : S_IFDIR | 0755;
 		c->size = info.size;
-		c->recomputed = info.type == KV_TYPE_JSON;
+		const struct fs_file_shape *fsh = fs_file_shape_of(info.type);
+		c->recomputed = fsh && fsh->recomputed;
 		c->version = info.version;
 		c->expire_ms = info.expire_ms;
 		if (rc > 0)
@@ -189,16 +191,16 @@ out:
 	return rc;
 }
 
-/* The last close of a list's directory closes the gaps its removals left
- * (fs_list.c). */
+/* The key's shape hears of the close (a list's last one closes the gaps
+ * its removals left, fs_list.c). */
 static void dir_close(struct fs *fs, struct fs_dir *d)
 {
 	struct fs_node *node = d->node;
 	pthread_mutex_lock(&node->lock);
 	node->dir_opens--;
 	pthread_mutex_unlock(&node->lock);
-	if (node->kind == FS_KEY)
-		fs_list_dir_closed(fs, node);
+	if (d->sh && d->sh->dir_closed)
+		d->sh->dir_closed(fs, node);
 	fs_itable_unref(fs->it, node);
 	buf_release(&d->cursor);
 	buf_release(&d->mark_bytes);
@@ -211,6 +213,7 @@ void fs_op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct fs *fs = fuse_req_userdata(req);
 	struct fs_node *node = fs_itable_get(fs->it, ino);
+	const struct fs_shape *sh = NULL;
 	int rc = 0;
 
 	if (!node) {
@@ -233,7 +236,7 @@ void fs_op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		}
 		if (!rc && fs_type_is_file(info.type))
 			rc = -ENOTDIR;
-		else if (!rc && !fs_shape_of(info.type)) {
+		else if (!rc && !(sh = fs_shape_of(info.type))) {
 			LOG_WARN("listing '%s': type %s is not mapped into files yet", p.key.data,
 				 enc_type_name(info.type));
 			rc = -EOPNOTSUPP;
@@ -251,12 +254,13 @@ void fs_op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	}
 	pthread_mutex_init(&d->lock, NULL);
 	d->node = node;
+	d->sh = sh;
 	fs_itable_ref(fs->it, node);
 	pthread_mutex_lock(&node->lock);
 	node->dir_opens++;
 	pthread_mutex_unlock(&node->lock);
-	if (node->kind == FS_KEY)
-		fs_list_dir_opened(fs, node);
+	if (sh && sh->dir_opened)
+		sh->dir_opened(fs, node);
 	fi->fh = (uintptr_t)d;
 	if (fuse_reply_open(req, fi))
 		dir_close(fs, d);

@@ -14,9 +14,7 @@
 #include <stdlib.h>
 
 #include "ks_attr.h"
-#include "t_bitmap.h"
-#include "t_json.h"
-#include "t_string.h"
+#include "t_string.h" /* STRING_MAX */
 
 /* The key of a KEY node, or of the directory an ENTRY node is in, plus
  * the shape for an entry. p is filled; c borrows from it. */
@@ -59,17 +57,9 @@ static void dir_unlock(struct fs_node *dir)
 		pthread_mutex_unlock(&dir->lock);
 }
 
-static void node_unpin_locked(struct fs_node *node)
-{
-	string_unpin(node->pin);
-	node->pin = NULL;
-	node->pin_data = NULL;
-	node->pin_len = 0;
-}
-
 void fs_node_set_empty(struct fs_node *node)
 {
-	node_unpin_locked(node);
+	fs_node_unpin_locked(node);
 	buf_reset(&node->data);
 	node->loaded = true;
 }
@@ -84,7 +74,7 @@ static int node_load_locked(struct fs *fs, struct fs_node *node)
 		int rc = buf_set(&node->data, node->pin_data, node->pin_len);
 		if (rc)
 			return rc;
-		node_unpin_locked(node);
+		fs_node_unpin_locked(node);
 		node->loaded = true;
 		return 0;
 	}
@@ -95,16 +85,8 @@ static int node_load_locked(struct fs *fs, struct fs_node *node)
 	int rc = node_ctx(fs, node, &p, &c, &sh);
 	if (rc)
 		goto out;
-	if (node->kind == FS_KEY && fs_ts_is_ns_view(c.k.key, c.k.klen)) {
-		rc = fs_ts_ns_view(fs, &c.k, &node->data);
-	} else if (node->kind == FS_KEY && node->ktype == KV_TYPE_JSON) {
-		rc = fs_json_load(fs, &c.k, &node->data);
-	} else if (node->kind == FS_KEY) {
-		rc = node->ktype == KV_TYPE_BITMAP
-			 ? bitmap_read(fs->ks, &c.k, 0, BITMAP_MAX_BYTES, &node->data)
-			 : string_get(fs->ks, &c.k, &node->data);
-		if (rc == -ENOENT && node->ktype == KV_TYPE_BITMAP)
-			rc = 0; /* a remembered empty bitmap */
+	if (node->kind == FS_KEY) {
+		rc = fs_file_shape_for(c.k.key, c.k.klen, node->ktype)->load(fs, &c.k, &node->data);
 	} else {
 		rc = sh->load(&c, node->name, node->namelen, &node->data);
 	}
@@ -162,6 +144,14 @@ static int input_feed_locked(struct fs *fs, struct fs_node *node, size_t n)
 	return rc;
 }
 
+/* Store file key k (a node of type t) whole, through its file shape. */
+static int file_commit(struct fs *fs, const struct ks_key *k, enum kv_type t, const char *d,
+		       size_t n)
+{
+	const struct fs_file_shape *fsh = fs_file_shape_for(k->key, k->klen, t);
+	return fsh->commit ? fsh->commit(fs, k, d, n) : -EACCES;
+}
+
 /*
  * Commit buffered data: one atomic write of the whole value. Node lock
  * held. `last`: the last close (release). A new entry with nothing
@@ -190,11 +180,13 @@ static int node_commit_locked(struct fs *fs, struct fs_node *node, bool last)
 	if (local == FS_LOCAL_PENDING && !last && !node->bad && node->data.len == 0 &&
 	    node->kind != FS_KEY && !(esh && esh->store_new_at_flush))
 		return 0;
-	/* Nor does a JSON file: `echo x > doc` flushes before it writes, and
-	 * an empty document there would replace the old one even when x is
-	 * then refused. */
-	bool json = node->kind == FS_KEY && node->ktype == KV_TYPE_JSON;
-	if (json && !last && node->data.len == 0)
+	/* Nor does a file whose commit may refuse it (JSON): `echo x > doc`
+	 * flushes before it writes, and an empty document there would
+	 * replace the old one even when x is then refused. */
+	const struct fs_file_shape *fsh =
+	    node->kind == FS_KEY ? fs_file_shape_of(node->ktype) : NULL;
+	bool parsed = fsh && fsh->parsed;
+	if (parsed && !last && node->data.len == 0)
 		return 0;
 	/* Nor does a sketch's or series' state file (`cat x > hll/registers`):
 	 * empty state is refused, and a refusal drops the buffer. */
@@ -240,12 +232,8 @@ static int node_commit_locked(struct fs *fs, struct fs_node *node, bool last)
 	if (local == FS_LOCAL_PENDING) /* and its creation's mode and owner */
 		fs_node_attrs_stage(node, &ch);
 	c.k.attr = &ch;
-	if (json)
-		rc = fs_json_commit(fs, &c.k, node->data.data, node->data.len);
-	else if (node->kind == FS_KEY && node->ktype == KV_TYPE_BITMAP)
-		rc = bitmap_set(fs->ks, &c.k, node->data.data, node->data.len, BITMAP_KEEP_EMPTY);
-	else if (node->kind == FS_KEY)
-		rc = string_set(fs->ks, &c.k, node->data.data, node->data.len, STRING_SET_KEEPTTL);
+	if (node->kind == FS_KEY)
+		rc = file_commit(fs, &c.k, node->ktype, node->data.data, node->data.len);
 	else
 		rc = sh->commit(&c, node->name, node->namelen, node->data.data, node->data.len,
 				local == FS_LOCAL_PENDING);
@@ -259,7 +247,7 @@ fail:
 			fs_node_attrs_stored(node);
 			fs_node_attrs_flush(fs, node, true);
 		}
-	} else if (json && rc == -EINVAL) {
+	} else if (parsed && rc == -EINVAL) {
 		/* Not JSON: t_json said why. It will not parse at release
 		 * either: only a new write makes the file dirty again. */
 		node->dirty = false;
@@ -317,26 +305,27 @@ static void node_unload_locked(struct fs *fs, struct fs_node *node)
 {
 	if (node->opens == 0 && !node->dirty && fs_itable_local(fs->it, node) == FS_LOCAL_NONE &&
 	    !fs_itable_gone(fs->it, node)) {
-		node_unpin_locked(node);
+		fs_node_unpin_locked(node);
 		buf_release(&node->data);
 		node->loaded = false;
 		node->bad = 0;
 	}
 }
 
-/* Add what an O_APPEND handle of a JSON file collected. Node lock held. */
-static int json_add_locked(struct fs *fs, struct fs_handle *h)
+/* Add what an O_APPEND handle of a file that adds (JSON) collected.
+ * Node lock held. */
+static int handle_add_locked(struct fs *fs, struct fs_handle *h)
 {
 	struct fs_node *node = h->node;
 	struct fs_path p;
 	struct ks_key k;
-	if (!h->json_add || h->added.len == 0)
+	if (!h->adds || h->added.len == 0)
 		return 0;
 	fs_path_init(&p);
 	int rc = fs_itable_path(fs->it, node, &p);
 	if (!rc && !p.unhashed) {
 		fs_path_key(fs, &p, &k);
-		rc = fs_json_add(fs, &k, h->added.data, h->added.len);
+		rc = h->adds->add(fs, &k, h->added.data, h->added.len);
 	}
 	if (!rc) {
 		fs_seq_store_locked(fs, node);
@@ -361,7 +350,7 @@ void fs_file_close(struct fs *fs, struct fs_handle *h)
 	if (node) {
 		pthread_mutex_lock(&node->lock);
 		handle_trunc_locked(h);
-		json_add_locked(fs, h);
+		handle_add_locked(fs, h);
 		node_commit_locked(fs, node, node->opens == 1);
 		node->opens--;
 		node->writers -= h->writes;
@@ -432,25 +421,28 @@ int fs_file_check(struct fs *fs, struct fs_node *node, bool write, bool *view)
 	rc = fs_itable_path(fs->it, node, &p);
 	if (rc)
 		goto out;
-	if (node->kind == FS_KEY &&
-	    (fs_path_key(fs, &p, &c.k), fs_ts_is_ns_view(c.k.key, c.k.klen))) {
-		*view = true;
+	const struct fs_file_shape *named = NULL;
+	if (node->kind == FS_KEY) {
+		fs_path_key(fs, &p, &c.k);
+		named = fs_file_shape_named(c.k.key, c.k.klen, true);
+	}
+	if (named) {
+		/* A file of the namespace whatever key has its name (a view). */
 		memset(&info, 0, sizeof(info));
-		info.type = KV_TYPE_TIMESERIES; /* not a string: no pinned read */
-		if (write) {
-			LOG_ERR("'%s' is a read-only view", p.key.data);
-			rc = -EACCES;
-		}
+		info.type = named->type; /* its load goes by the name */
+		rc = named->open(fs, &c.k, write, view);
 	} else if (node->kind == FS_KEY && fs_itable_local(fs->it, node) == FS_LOCAL_PENDING) {
 		memset(&info, 0, sizeof(info)); /* a new string, stored at a flush */
-		info.type = KV_TYPE_STRING;
+		info.type = fs_new_file_shape->type;
 	} else if (node->kind == FS_KEY) {
 		fs_path_key(fs, &p, &c.k);
 		rc = ks_lookup(fs->ks, &c.k, &info);
-		if (rc == -ENOENT && !p.unhashed) {
-			/* A JSON path name. */
-			rc = fs_json_check(fs, &c.k, write, view);
-			info.type = KV_TYPE_JSON;
+		named = rc == -ENOENT && !p.unhashed ? fs_file_shape_named(c.k.key, c.k.klen, false)
+						     : NULL;
+		if (named) {
+			/* A file that is no key (a JSON path name). */
+			rc = named->open(fs, &c.k, write, view);
+			info.type = named->type;
 		}
 		if (!rc && !fs_type_is_file(info.type)) {
 			rc = -EISDIR;
@@ -516,8 +508,11 @@ void fs_file_open_setup(struct fs_handle *h, struct fuse_file_info *fi, bool vie
 	bool input = node->input;
 	/* JSON files show what was stored, which may not be what was
 	 * written: no page cache, and `>>` adds to the value. */
-	bool json = node->kind == FS_KEY && node->ktype == KV_TYPE_JSON;
-	h->json_add = json && (fi->flags & O_APPEND) && !(fi->flags & O_TRUNC);
+	const struct fs_file_shape *fsh =
+	    node->kind == FS_KEY ? fs_file_shape_of(node->ktype) : NULL;
+	bool recomputed = fsh && fsh->recomputed;
+	if (fsh && fsh->add && (fi->flags & O_APPEND) && !(fi->flags & O_TRUNC))
+		h->adds = fsh;
 	h->append = fi->flags & O_APPEND;
 	/* A key that expires is never served from the page cache: each read
 	 * asks the daemon, which checks the expiry. */
@@ -536,7 +531,7 @@ void fs_file_open_setup(struct fs_handle *h, struct fuse_file_info *fi, bool vie
 	/* The page cache stays valid across opens: every change to a node's
 	 * data goes through the kernel or is invalidated explicitly. A view
 	 * is made anew by each open, whatever size a stat said. */
-	fi->keep_cache = !(fi->flags & O_TRUNC) && !view && !input && !json && !expires;
+	fi->keep_cache = !(fi->flags & O_TRUNC) && !view && !input && !recomputed && !expires;
 	/* A write-only open that starts the value anew (a new file, O_TRUNC)
 	 * goes around the page cache: nothing can be read or mapped through
 	 * it, and the kernel then neither copies each write into pages of its
@@ -555,7 +550,7 @@ void fs_file_open_setup(struct fs_handle *h, struct fuse_file_info *fi, bool vie
 	 * each request whole, under the node's lock: a read returns one
 	 * state of the value.
 	 */
-	fi->direct_io = view || input || json || expires || anew || shared;
+	fi->direct_io = view || input || recomputed || expires || anew || shared;
 	/* A close of a read-only open has nothing to commit. */
 	fi->noflush = (fi->flags & O_ACCMODE) == O_RDONLY;
 }
@@ -614,22 +609,26 @@ void fs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	pthread_mutex_unlock(&node->lock);
 }
 
-/* A bitmap key nobody has buffered: read and written in place. Node
- * lock held. */
-static bool is_direct(const struct fs_node *node)
+/* A key of a file shape that reads and writes in place (a bitmap),
+ * which nobody has buffered: its shape. NULL: buffered. Node lock held. */
+static const struct fs_file_shape *direct_shape(const struct fs_node *node)
 {
-	return node->kind == FS_KEY && node->ktype == KV_TYPE_BITMAP && !node->loaded;
+	const struct fs_file_shape *fsh =
+	    node->kind == FS_KEY && !node->loaded ? fs_file_shape_of(node->ktype) : NULL;
+	return fsh && fsh->read ? fsh : NULL;
 }
 
 /*
- * A string key that is only read borrows its value from the store (no
- * copy of a 256 MiB value into a buffer of our own). 0 with node->pin
- * set, 0 without it (not a string key: load instead), or an errno.
- * Node lock held, node not loaded.
+ * A key that is only read borrows its value from the store if its shape
+ * can (a string: no copy of a 256 MiB value into a buffer of our own). 0
+ * with node->pin set, 0 without it (load instead), or an errno. Node lock
+ * held, node not loaded.
  */
 static int node_pin_locked(struct fs *fs, struct fs_node *node)
 {
-	if (node->kind != FS_KEY || node->ktype != KV_TYPE_STRING)
+	const struct fs_file_shape *fsh =
+	    node->kind == FS_KEY ? fs_file_shape_of(node->ktype) : NULL;
+	if (!fsh || !fsh->pin)
 		return 0;
 	struct fs_path p;
 	struct ks_key k;
@@ -637,17 +636,18 @@ static int node_pin_locked(struct fs *fs, struct fs_node *node)
 	int rc = fs_itable_path(fs->it, node, &p);
 	if (!rc) {
 		fs_path_key(fs, &p, &k);
-		rc = string_pin(fs->ks, &k, &node->pin, &node->pin_data, &node->pin_len);
+		rc = fsh->pin(fs, &k, &node->pin, &node->pin_data, &node->pin_len);
 	}
 	if (rc == -KV_EWRONGTYPE) {
-		LOG_ERR("read of '%s': the key is not a string any more", p.key.data);
+		LOG_ERR("read of '%s': the key is not a %s any more", p.key.data,
+			enc_type_name(node->ktype));
 		rc = -EIO;
 	}
 	fs_path_release(&p);
 	return rc;
 }
 
-/* The key of a bitmap node, for reading or writing it in place. */
+/* The key of a file node, for reading or writing it in place. */
 static int direct_key(struct fs *fs, struct fs_node *node, struct fs_path *p, struct ks_key *k)
 {
 	int rc = fs_itable_path(fs->it, node, p);
@@ -681,7 +681,7 @@ static int node_check_expiry(struct fs *fs, struct fs_node *node)
 		return 0;
 	}
 	LOG_INFO("read of '%s': its key has expired", node->name);
-	node_unpin_locked(node);
+	fs_node_unpin_locked(node);
 	buf_reset(&node->data);
 	node->loaded = false;
 	node->dirty = false;
@@ -710,14 +710,15 @@ void fs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct f
 		fuse_reply_buf(req, NULL, 0);
 		return;
 	}
-	if (is_direct(node)) {
+	const struct fs_file_shape *direct = direct_shape(node);
+	if (direct) {
 		struct fs_path p;
 		struct ks_key k;
 		struct buf out = BUF_INIT;
 		fs_path_init(&p);
 		rc = direct_key(fs, node, &p, &k);
 		if (!rc)
-			rc = bitmap_read(fs->ks, &k, (uint64_t)off, size, &out);
+			rc = direct->read(fs, &k, (uint64_t)off, size, &out);
 		pthread_mutex_unlock(&node->lock);
 		if (rc)
 			fuse_reply_err(req, fs_errno(rc));
@@ -864,7 +865,7 @@ static int node_refuse_big_locked(struct fs *fs, struct fs_node *node)
 			p.key.data, p.entry.len ? "/" : "", p.entry.len ? p.entry.data : "",
 			(unsigned long long)STRING_MAX);
 	fs_path_release(&p);
-	if (!is_direct(node) && !node->input) {
+	if (!direct_shape(node) && !node->input) {
 		node->bad = -EFBIG;
 		fs_node_set_empty(node);
 		node->loaded = false;
@@ -878,13 +879,14 @@ void fs_op_write(fuse_req_t req, fuse_ino_t ino, const char *data, size_t size, 
 	struct fs *fs = fuse_req_userdata(req);
 	struct fs_handle *h = (struct fs_handle *)(uintptr_t)fi->fh;
 	struct fs_node *node = h->node;
+	const struct fs_file_shape *direct;
 	bool moved = false;
 	int rc;
 	pthread_mutex_lock(&node->lock);
 	handle_trunc_locked(h);
 	if (off < 0 || (uint64_t)off + size > STRING_MAX || node->bad == -EFBIG) {
 		rc = node_refuse_big_locked(fs, node);
-	} else if (is_direct(node)) {
+	} else if ((direct = direct_shape(node)) != NULL) {
 		struct fs_path p;
 		struct ks_key k;
 		fs_path_init(&p);
@@ -893,14 +895,14 @@ void fs_op_write(fuse_req_t req, fuse_ino_t ino, const char *data, size_t size, 
 		struct ks_attr_change ch = {.flags = KS_ATTR_TOUCH};
 		k.attr = &ch;
 		if (!rc && !p.unhashed)
-			rc = bitmap_write(fs->ks, &k, (uint64_t)off, data, size, NULL);
+			rc = direct->write(fs, &k, (uint64_t)off, data, size);
 		k.attr = NULL;
 		if (!rc)
 			fs_seq_store_locked(fs, node);
 		fs_path_release(&p);
 	} else if (node->input) {
 		rc = input_write_locked(fs, node, data, size);
-	} else if (h->json_add) {
+	} else if (h->adds) {
 		rc = buf_add(&h->added, data, size); /* the offset is the file's end */
 	} else {
 		rc = node_load_locked(fs, node);
@@ -936,7 +938,7 @@ void fs_op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	struct fs_handle *h = (struct fs_handle *)(uintptr_t)fi->fh;
 	pthread_mutex_lock(&h->node->lock);
 	handle_trunc_locked(h);
-	int rc = json_add_locked(fs, h);
+	int rc = handle_add_locked(fs, h);
 	if (!rc)
 		rc = node_commit_locked(fs, h->node, false);
 	pthread_mutex_unlock(&h->node->lock);
@@ -951,7 +953,7 @@ void fs_op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_
 	struct fs_handle *h = (struct fs_handle *)(uintptr_t)fi->fh;
 	pthread_mutex_lock(&h->node->lock);
 	handle_trunc_locked(h);
-	int rc = json_add_locked(fs, h);
+	int rc = handle_add_locked(fs, h);
 	if (!rc)
 		rc = node_commit_locked(fs, h->node, false);
 	pthread_mutex_unlock(&h->node->lock);
@@ -968,8 +970,9 @@ void fs_op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	fuse_reply_err(req, 0);
 }
 
-/* Truncate a bitmap in place: shrink or grow its byte length. */
-static int direct_truncate(struct fs *fs, struct fs_node *node, uint64_t size)
+/* Truncate a key in place (its shape's direct): shrink or grow it. */
+static int direct_truncate(struct fs *fs, struct fs_node *node, const struct fs_file_shape *direct,
+			   uint64_t size)
 {
 	struct fs_path p;
 	struct ks_key k;
@@ -978,11 +981,7 @@ static int direct_truncate(struct fs *fs, struct fs_node *node, uint64_t size)
 	int rc = direct_key(fs, node, &p, &k);
 	k.attr = &ch;
 	if (!rc)
-		rc = bitmap_truncate(fs->ks, &k, size, BITMAP_KEEP_EMPTY);
-	if (rc == -ENOENT) {
-		/* A remembered empty bitmap: growing it makes the key. */
-		rc = size ? bitmap_write(fs->ks, &k, size - 1, "", 1, NULL) : 0;
-	}
+		rc = direct->truncate(fs, &k, size);
 	k.attr = NULL;
 	fs_path_release(&p);
 	return rc;
@@ -1010,8 +1009,9 @@ int fs_node_truncate(struct fs *fs, struct fs_node *node, uint64_t size, struct 
 		pthread_mutex_unlock(&node->lock);
 		return 0; /* an input holds nothing to truncate */
 	}
-	if (is_direct(node)) {
-		rc = direct_truncate(fs, node, size);
+	const struct fs_file_shape *direct = direct_shape(node);
+	if (direct) {
+		rc = direct_truncate(fs, node, direct, size);
 		if (!rc)
 			fs_seq_store_locked(fs, node);
 		pthread_mutex_unlock(&node->lock);
@@ -1116,8 +1116,51 @@ static void node_commit_at_exit_locked(struct fs *fs, struct fs_node *node)
 	fs_path_release(&p);
 }
 
+/*
+ * What an O_APPEND handle of a file that adds (JSON) collected when the
+ * daemon exits: added as its flush would have, and logged by name. Node
+ * lock held.
+ */
+static void handle_add_at_exit_locked(struct fs *fs, struct fs_handle *h)
+{
+	struct fs_path p;
+	struct buf name = BUF_INIT;
+	size_t len = h->added.len;
+	fs_path_init(&p);
+	int rc = fs_itable_path(fs->it, h->node, &p);
+	node_display(&p, &name);
+	if (rc) {
+		LOG_ERR("at exit: a file still open is lost: %s", strerror(-rc));
+	} else if (p.unhashed) {
+		LOG_WARN("at exit: '%s' was still open: its %zu appended bytes are dropped (its "
+			 "name was removed)",
+			 name.data, len);
+	} else if ((rc = handle_add_locked(fs, h)) != 0) {
+		LOG_ERR("at exit: '%s' was still open: its %zu appended bytes are lost: %s",
+			name.data, len, strerror(-rc == KV_EWRONGTYPE ? EIO : -rc));
+	} else {
+		LOG_INFO("at exit: '%s' was still open: its %zu appended bytes are added",
+			 name.data, len);
+	}
+	buf_reset(&h->added);
+	buf_release(&name);
+	fs_path_release(&p);
+}
+
 void fs_file_commit_all(struct fs *fs)
 {
+	/* Appends a handle holds first, as its flush would add them before
+	 * the node's commit. */
+	pthread_mutex_lock(&fs->handles_lock);
+	for (struct fs_handle *h = fs->handles; h; h = h->next) {
+		if (!h->node || !h->adds || h->added.len == 0)
+			continue;
+		pthread_mutex_lock(&h->node->lock);
+		handle_add_at_exit_locked(fs, h);
+		pthread_mutex_unlock(&h->node->lock);
+	}
+	pthread_mutex_unlock(&fs->handles_lock);
+
 	size_t n = 0;
 	struct fs_node **v = fs_itable_nodes(fs->it, &n);
 	if (!v) {
@@ -1183,19 +1226,6 @@ int fs_file_open_gone_locked(struct fs *fs, struct fs_node *node, int flags, boo
 	LOG_INFO("open of inode %llu: its name was removed or replaced: ESTALE",
 		 (unsigned long long)node->ino);
 	return -ESTALE;
-}
-
-int fs_file_convert(struct fs *fs, const struct ks_key *k, enum kv_type from, enum kv_type to)
-{
-	if (from == to)
-		return 0;
-	if (from == KV_TYPE_STRING && to == KV_TYPE_BITMAP)
-		return bitmap_from_string(fs->ks, k);
-	if (from == KV_TYPE_BITMAP && to == KV_TYPE_STRING)
-		return bitmap_to_string(fs->ks, k);
-	if (from == KV_TYPE_STRING && (to == KV_TYPE_JSON))
-		return fs_json_retype(fs, k, from, to); /* EINVAL if it is no JSON */
-	return -EOPNOTSUPP;
 }
 
 void fs_file_set_type(struct fs_node *node, enum kv_type t)

@@ -94,4 +94,5 @@ const struct fs_shape fs_hash_shape = {
     .store_new_at_flush = true,
     .unlink = hash_unlink,
     .rename = hash_rename,
+    .rename_across = true,
 };

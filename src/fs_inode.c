@@ -161,12 +161,20 @@ static void node_lock_init(struct fs_node *n)
 	pthread_mutexattr_destroy(&a);
 }
 
+void fs_node_unpin_locked(struct fs_node *n)
+{
+	string_unpin(n->pin);
+	n->pin = NULL;
+	n->pin_data = NULL;
+	n->pin_len = 0;
+}
+
 static void node_free(struct fs_node *n)
 {
 	pthread_mutex_destroy(&n->lock);
 	buf_release(&n->data);
 	buf_release(&n->xattrs);
-	string_unpin(n->pin);
+	fs_node_unpin_locked(n);
 	free(n->gaps.v);
 	free(n->name);
 	free(n);

@@ -18,24 +18,36 @@
 
 #include "t_json.h"
 
-void fs_jalias_init(struct fs_jalias *a)
+enum jview { JVIEW_VALUE, JVIEW_TYPE, JVIEW_KEYS };
+
+/* A path name resolved: caller-owned, jalias_init/_release. */
+struct jalias {
+	struct buf key;	  /* the JSON key's name */
+	struct ks_key k;  /* that key (borrows key and the namespace) */
+	const char *path; /* the JSONPath, borrowed from the name resolved */
+	size_t plen;
+	enum jview view;
+	uint64_t version; /* the key's, for its stored attributes */
+};
+
+static void jalias_init(struct jalias *a)
 {
 	memset(a, 0, sizeof(*a));
 	buf_init(&a->key);
 }
 
-void fs_jalias_release(struct fs_jalias *a)
+static void jalias_release(struct jalias *a)
 {
 	buf_release(&a->key);
 }
 
 /* A view suffix at the end of a path name. */
-static enum fs_jview view_suffix(const char *s, size_t *n)
+static enum jview view_suffix(const char *s, size_t *n)
 {
 	static const struct {
 		const char *suffix;
-		enum fs_jview view;
-	} views[] = {{":type", FS_JVIEW_TYPE}, {":keys", FS_JVIEW_KEYS}};
+		enum jview view;
+	} views[] = {{":type", JVIEW_TYPE}, {":keys", JVIEW_KEYS}};
 	for (size_t i = 0; i < sizeof(views) / sizeof(views[0]); i++) {
 		size_t sl = strlen(views[i].suffix);
 		if (*n > sl && memcmp(s + *n - sl, views[i].suffix, sl) == 0) {
@@ -43,16 +55,19 @@ static enum fs_jview view_suffix(const char *s, size_t *n)
 			return views[i].view;
 		}
 	}
-	return FS_JVIEW_VALUE;
+	return JVIEW_VALUE;
 }
 
-int fs_json_alias(struct fs *fs, const struct ks_key *k, struct fs_jalias *a)
+/* Is k (a name that is no key) a path name of a JSON key? The first
+ * ":$" after which a valid path follows and before which a JSON key is
+ * named decides. 0 with a filled, -ENOENT, <0. */
+static int jalias_find(struct fs *fs, const struct ks_key *k, struct jalias *a)
 {
 	const char *name = k->key, *end = k->key + k->klen;
 	for (const char *c = name; (c = memmem(c, (size_t)(end - c), ":$", 2)); c++) {
 		const char *path = c + 1;
 		size_t plen = (size_t)(end - path);
-		enum fs_jview view = view_suffix(path, &plen);
+		enum jview view = view_suffix(path, &plen);
 		if (json_path_check(path, plen))
 			continue;
 		struct ks_key jk = {k->ns, k->nslen, name, (size_t)(c - name), NULL};
@@ -75,7 +90,8 @@ int fs_json_alias(struct fs *fs, const struct ks_key *k, struct fs_jalias *a)
 	return -ENOENT;
 }
 
-bool fs_json_maybe_alias(const char *name, size_t n)
+/* Could `name` be a path name (it holds ":$")? A cheap test, no lookup. */
+static bool jalias_maybe(const char *name, size_t n)
 {
 	return memmem(name, n, ":$", 2) != NULL;
 }
@@ -99,19 +115,19 @@ static int keys_text(const struct buf *keys, struct buf *out)
 }
 
 /* What a path name shows. */
-static int alias_text(struct fs *fs, const struct fs_jalias *a, struct buf *out)
+static int alias_text(struct fs *fs, const struct jalias *a, struct buf *out)
 {
 	struct buf tmp = BUF_INIT;
 	const char *type;
 	int rc;
 	buf_reset(out);
 	switch (a->view) {
-	case FS_JVIEW_TYPE:
+	case JVIEW_TYPE:
 		rc = json_type(fs->ks, &a->k, a->path, a->plen, &type);
 		if (!rc)
 			rc = buf_printf(out, "%s\n", type);
 		break;
-	case FS_JVIEW_KEYS:
+	case JVIEW_KEYS:
 		rc = json_objkeys(fs->ks, &a->k, a->path, a->plen, &tmp);
 		if (rc >= 0)
 			rc = keys_text(&tmp, out);
@@ -126,8 +142,11 @@ static int alias_text(struct fs *fs, const struct fs_jalias *a, struct buf *out)
 	return rc;
 }
 
-int fs_json_stat(struct fs *fs, const struct ks_key *k, const struct ks_info *info, struct stat *st,
-		 double *timeout)
+/* Attributes of JSON key k (info: its ks_lookup) or, with info NULL, of
+ * path name k, which shows its key's stored mode, owner and times (a view
+ * without write permission). The timeout is 0: contents are recomputed. */
+static int jf_stat(struct fs *fs, const struct ks_key *k, const struct ks_info *info,
+		   struct stat *st, double *timeout)
 {
 	uint64_t size = 0;
 	int rc = 0;
@@ -141,10 +160,10 @@ int fs_json_stat(struct fs *fs, const struct ks_key *k, const struct ks_info *in
 			fs_stat_attrs(fs, NULL, k, info->version, NULL, 0, st);
 		}
 	} else {
-		struct fs_jalias a;
+		struct jalias a;
 		struct buf text = BUF_INIT;
-		fs_jalias_init(&a);
-		rc = fs_json_alias(fs, k, &a);
+		jalias_init(&a);
+		rc = jalias_find(fs, k, &a);
 		if (!rc)
 			rc = alias_text(fs, &a, &text);
 		/* A path name reaches into its key: the key's mode and owner
@@ -153,33 +172,36 @@ int fs_json_stat(struct fs *fs, const struct ks_key *k, const struct ks_info *in
 		if (!rc) {
 			fs_stat_fill(fs, S_IFREG | 0644, text.len, a.version, 0, st, timeout);
 			fs_stat_attrs(fs, NULL, &a.k, a.version, NULL, 0, st);
-			if (a.view != FS_JVIEW_VALUE)
+			if (a.view != JVIEW_VALUE)
 				st->st_mode &= ~(mode_t)0222;
 		}
 		buf_release(&text);
-		fs_jalias_release(&a);
+		jalias_release(&a);
 	}
 	*timeout = 0; /* what a write stores is recomputed; paths change meaning */
 	return rc;
 }
 
-int fs_json_check(struct fs *fs, const struct ks_key *k, bool write, bool *view)
+/* Open of path name k: 0 (*view: a read-only view; EACCES for writing
+ * one), -ENOENT. */
+static int jf_open(struct fs *fs, const struct ks_key *k, bool write, bool *view)
 {
-	struct fs_jalias a;
-	fs_jalias_init(&a);
-	int rc = fs_json_alias(fs, k, &a);
-	*view = !rc && a.view != FS_JVIEW_VALUE;
+	struct jalias a;
+	jalias_init(&a);
+	int rc = jalias_find(fs, k, &a);
+	*view = !rc && a.view != JVIEW_VALUE;
 	if (*view && write) {
 		LOG_ERR("'%.*s' is a read-only view", (int)k->klen, k->key);
 		rc = -EACCES;
 	}
-	fs_jalias_release(&a);
+	jalias_release(&a);
 	return rc;
 }
 
-int fs_json_load(struct fs *fs, const struct ks_key *k, struct buf *out)
+/* Contents of a JSON key or path name file (a path being created: ""). */
+static int jf_load(struct fs *fs, const struct ks_key *k, struct buf *out)
 {
-	struct fs_jalias a;
+	struct jalias a;
 	buf_reset(out);
 	int rc = json_get(fs->ks, k, "$", 1, out);
 	if (!rc)
@@ -189,30 +211,32 @@ int fs_json_load(struct fs *fs, const struct ks_key *k, struct buf *out)
 	struct ks_info info;
 	if (ks_lookup(fs->ks, k, &info) == 0)
 		return info.type == KV_TYPE_JSON ? 0 : -KV_EWRONGTYPE; /* an empty key */
-	fs_jalias_init(&a);
-	rc = fs_json_alias(fs, k, &a);
+	jalias_init(&a);
+	rc = jalias_find(fs, k, &a);
 	if (!rc)
 		rc = alias_text(fs, &a, out);
-	if (rc == -ENOENT && a.key.len && a.view == FS_JVIEW_VALUE)
+	if (rc == -ENOENT && a.key.len && a.view == JVIEW_VALUE)
 		rc = 0; /* a path being created: empty until written */
-	fs_jalias_release(&a);
+	jalias_release(&a);
 	return rc;
 }
 
-int fs_json_commit(struct fs *fs, const struct ks_key *k, const char *d, size_t n)
+/* Store a JSON key's or path name's file: JSON.SET (empty: the empty
+ * document for a key, EINVAL for a path). */
+static int jf_commit(struct fs *fs, const struct ks_key *k, const char *d, size_t n)
 {
 	struct ks_info info;
 	int rc = ks_lookup(fs->ks, k, &info);
 	if (rc == -ENOENT) {
-		struct fs_jalias a;
-		fs_jalias_init(&a);
-		rc = fs_json_alias(fs, k, &a);
-		if (!rc && a.view != FS_JVIEW_VALUE)
+		struct jalias a;
+		jalias_init(&a);
+		rc = jalias_find(fs, k, &a);
+		if (!rc && a.view != JVIEW_VALUE)
 			rc = -EACCES;
 		else if (!rc)
 			rc = json_set(fs->ks, &a.k, a.path, a.plen, d, n, 0);
 		bool alias = a.key.len > 0;
-		fs_jalias_release(&a);
+		jalias_release(&a);
 		if (alias || rc != -ENOENT)
 			return rc;
 		/* Neither a key nor a path name: the key went while open, and
@@ -226,20 +250,23 @@ int fs_json_commit(struct fs *fs, const struct ks_key *k, const char *d, size_t 
 	return n ? json_set(fs->ks, k, "$", 1, d, n, 0) : json_clear(fs->ks, k);
 }
 
-int fs_json_add(struct fs *fs, const struct ks_key *k, const char *d, size_t n)
+/* Appended bytes (O_APPEND) of a JSON key or path name: ARRAPPEND,
+ * STRAPPEND or NUMINCRBY by the type of the value there; JSON.SET where
+ * there is none. */
+static int jf_add(struct fs *fs, const struct ks_key *k, const char *d, size_t n)
 {
-	struct fs_jalias a;
+	struct jalias a;
 	struct ks_info info;
 	const char *type;
 	uint64_t len;
-	fs_jalias_init(&a);
+	jalias_init(&a);
 	struct ks_key jk = *k;
 	const char *path = "$";
 	size_t plen = 1;
 	int rc = ks_lookup(fs->ks, k, &info);
 	if (rc == -ENOENT) {
-		rc = fs_json_alias(fs, k, &a);
-		if (!rc && a.view != FS_JVIEW_VALUE)
+		rc = jalias_find(fs, k, &a);
+		if (!rc && a.view != JVIEW_VALUE)
 			rc = -EACCES;
 		jk = a.k;
 		path = a.path;
@@ -262,32 +289,47 @@ int fs_json_add(struct fs *fs, const struct ks_key *k, const char *d, size_t n)
 			(int)k->klen, k->key, type[0] == 'o' ? "an" : "a", type);
 		rc = -EINVAL;
 	}
-	fs_jalias_release(&a);
+	jalias_release(&a);
 	return rc;
 }
 
-int fs_json_unlink(struct fs *fs, const struct ks_key *k)
+/* rm of path name k: JSON.DEL. -ENOENT if k is none. */
+static int jf_unlink(struct fs *fs, const struct ks_key *k)
 {
-	struct fs_jalias a;
-	fs_jalias_init(&a);
-	int rc = fs_json_alias(fs, k, &a);
-	if (!rc && a.view != FS_JVIEW_VALUE) {
+	struct jalias a;
+	jalias_init(&a);
+	int rc = jalias_find(fs, k, &a);
+	if (!rc && a.view != JVIEW_VALUE) {
 		LOG_ERR("'%.*s' is a read-only view: it cannot be removed", (int)k->klen, k->key);
 		rc = -EACCES;
 	} else if (!rc) {
 		rc = json_del(fs->ks, &a.k, a.path, a.plen);
 	}
-	fs_jalias_release(&a);
+	jalias_release(&a);
 	return rc;
 }
 
-int fs_json_retype(struct fs *fs, const struct ks_key *k, enum kv_type from, enum kv_type to)
+static int json_from_new(struct fs *fs, const struct ks_key *k)
 {
-	if (from == KV_TYPE_STRING && to == KV_TYPE_JSON)
-		return json_from_string(fs->ks, k);
-	if (from == KV_TYPE_JSON && to == KV_TYPE_STRING)
-		return json_to_string(fs->ks, k, JSON_NEWLINE);
-	LOG_ERR("user.kvfs.type: a %s cannot become a %s (convert through a string)",
-		enc_type_name(from), enc_type_name(to));
-	return -EINVAL;
+	return json_from_string(fs->ks, k); /* EINVAL if it is no JSON */
 }
+
+static int json_to_new(struct fs *fs, const struct ks_key *k)
+{
+	return json_to_string(fs->ks, k, JSON_NEWLINE);
+}
+
+const struct fs_file_shape fs_json_file_shape = {
+    .type = KV_TYPE_JSON,
+    .recomputed = true,
+    .parsed = true,
+    .is_name = jalias_maybe,
+    .stat = jf_stat,
+    .open = jf_open,
+    .load = jf_load,
+    .commit = jf_commit,
+    .add = jf_add,
+    .unlink = jf_unlink,
+    .from_new = json_from_new,
+    .to_new = json_to_new,
+};

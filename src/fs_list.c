@@ -479,7 +479,10 @@ static int list_adopt(struct fs_ctx *c, const char *to, size_t tn, const char *d
 	return rc;
 }
 
-void fs_list_dir_closed(struct fs *fs, struct fs_node *dir)
+/* The last open handle of a list's directory closed: its gaps (and its
+ * numbering for removals) linger a moment, then close; a first open of
+ * it starts a fresh numbering. */
+static void list_dir_closed(struct fs *fs, struct fs_node *dir)
 {
 	(void)fs;
 	pthread_mutex_lock(&dir->lock);
@@ -488,7 +491,7 @@ void fs_list_dir_closed(struct fs *fs, struct fs_node *dir)
 	pthread_mutex_unlock(&dir->lock);
 }
 
-void fs_list_dir_opened(struct fs *fs, struct fs_node *dir)
+static void list_dir_opened(struct fs *fs, struct fs_node *dir)
 {
 	pthread_mutex_lock(&dir->lock);
 	if (dir->dir_opens == 1 && dir->gaps.n > 0) {
@@ -518,9 +521,20 @@ static int list_from_field(void *arg, const char *f, size_t fn, const char *v, s
 	return -EINVAL;
 }
 
+/* A live list is never blank (Kvrocks has no empty lists), but its head
+ * and tail may not decode (-EUCLEAN, logged): rmdir deletes it then, as
+ * rm -r met EIO listing it. */
+static int list_is_blank(struct fs_ctx *c)
+{
+	uint64_t n;
+	int rc = list_len(c->fs->ks, &c->k, &n);
+	return rc < 0 ? rc : 0;
+}
+
 const struct fs_shape fs_list_shape = {
     .type = KV_TYPE_LIST,
     .uncached = true,
+    .padded = true,
     .lookup = list_lookup,
     .iter_open = list_open_iter,
     .iter_next = list_next,
@@ -532,4 +546,7 @@ const struct fs_shape fs_list_shape = {
     .adopt = list_adopt,
     .is_scratch = list_is_scratch,
     .from_field = list_from_field,
+    .is_blank = list_is_blank,
+    .dir_opened = list_dir_opened,
+    .dir_closed = list_dir_closed,
 };

@@ -9,6 +9,7 @@
  * they complete). Also the text helpers the types share. Layer: fs.
  */
 #include "fs_int.h"
+#include "fs_xval.h"
 
 #include <errno.h>
 #include <math.h>
@@ -79,38 +80,6 @@ int fs_sketch_lines(const char *d, size_t dn, struct iovec **items, size_t *n)
 	return 0;
 }
 
-static void trim(const char **s, size_t *n)
-{
-	while (*n && strchr(" \t\r\n", (*s)[0])) {
-		(*s)++;
-		(*n)--;
-	}
-	while (*n && strchr(" \t\r\n", (*s)[*n - 1]))
-		(*n)--;
-}
-
-int fs_sketch_u64(const char *s, size_t n, uint64_t min, uint64_t max, const char *what,
-		  uint64_t *out)
-{
-	trim(&s, &n);
-	if (parse_u64(s, n, out) || *out < min || *out > max) {
-		LOG_ERR("%s: '%.*s' is not a whole number from %llu to %llu", what,
-			n > 40 ? 40 : (int)n, s, (unsigned long long)min, (unsigned long long)max);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-int fs_sketch_double(const char *s, size_t n, const char *what, double *out)
-{
-	if (parse_double(s, n, out)) {
-		trim(&s, &n);
-		LOG_ERR("%s: '%.*s' is not a number", what, n > 40 ? 40 : (int)n, s);
-		return -EINVAL;
-	}
-	return 0;
-}
-
 int fs_sketch_add_double(struct buf *b, double d)
 {
 	char t[40];
@@ -162,7 +131,7 @@ int fs_sketch_pairs(const char *d, size_t dn,
 	for (size_t i = 0; !rc && i < n; i++) {
 		const char *l = lines[i].iov_base;
 		size_t ln = lines[i].iov_len;
-		trim(&l, &ln);
+		fs_xval_strip(&l, &ln);
 		if (!ln)
 			continue;
 		size_t k = 0;
@@ -170,7 +139,7 @@ int fs_sketch_pairs(const char *d, size_t dn,
 			k++;
 		const char *v = l + k;
 		size_t vn = ln - k;
-		trim(&v, &vn);
+		fs_xval_strip(&v, &vn);
 		rc = cb(arg, l, k, v, vn);
 	}
 	free(lines);
@@ -476,4 +445,14 @@ int fs_sketch_adopt(const struct fs_sketch *s, struct fs_ctx *c, const char *to,
 	}
 	int rc = store(s, c, idx, d, dn);
 	return rc ? rc : buf_set(canon, to, tn);
+}
+
+int fs_sketch_param_key(const struct fs_ctx *c, enum kv_type type, const char *param)
+{
+	if (c->info.empty || c->info.type == type)
+		return 0;
+	/* As for user.kvfs.type: a key's type changes only while it is empty. */
+	LOG_ERR("user.kvfs.%s.%s: '%.*s' is a %s, not a %s, and not empty", enc_type_name(type),
+		param, (int)c->k.klen, c->k.key, enc_type_name(c->info.type), enc_type_name(type));
+	return -ENOTEMPTY;
 }

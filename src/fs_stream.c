@@ -875,6 +875,16 @@ static int st_from_field(void *arg, const char *f, size_t fn, const char *v, siz
 	return rc;
 }
 
+/* An emptied stream stays a live key (Kvrocks keeps its last ID), which
+ * lists nothing: rmdir deletes it; so it does one whose tail does not
+ * decode (-EUCLEAN, logged). */
+static int st_is_blank(struct fs_ctx *c)
+{
+	uint64_t n;
+	int rc = stream_len(c->fs->ks, &c->k, &n);
+	return rc < 0 ? rc : n == 0;
+}
+
 const struct fs_shape fs_stream_shape = {
     .type = KV_TYPE_STREAM,
     .immutable = true,
@@ -893,4 +903,5 @@ const struct fs_shape fs_stream_shape = {
     .unlink = st_unlink,
     .adopt = st_adopt,
     .from_field = st_from_field,
+    .is_blank = st_is_blank,
 };

@@ -19,6 +19,7 @@
  * See docs/mapping.md. Layer: fs.
  */
 #include "fs_int.h"
+#include "fs_xval.h"
 
 #include <errno.h>
 #include <float.h>
@@ -124,8 +125,8 @@ static int centroid_pair(void *arg, const char *m, size_t mn, const char *w, siz
 		cs->v = nv;
 	}
 	struct td_centroid *ce = &cs->v[cs->n++];
-	int rc = fs_sketch_double(m, mn, "t-digest centroid mean", &ce->mean);
-	return rc ? rc : fs_sketch_double(w, wn, "t-digest centroid weight", &ce->weight);
+	int rc = fs_xval_double(m, mn, "t-digest centroid mean", &ce->mean);
+	return rc ? rc : fs_xval_double(w, wn, "t-digest centroid weight", &ce->weight);
 }
 
 static int store_centroids(struct fs_ctx *c, const char *d, size_t dn)
@@ -163,8 +164,8 @@ static int state_pair(void *arg, const char *nm, size_t nn, const char *v, size_
 	}
 	p->seen[i] = true;
 	if (i == S_MIN || i == S_MAX)
-		return fs_sketch_double(v, vn, "t-digest state", &p->num[i]);
-	return fs_sketch_u64(v, vn, 0, UINT64_MAX, state_names[i], &p->u[i]);
+		return fs_xval_double(v, vn, "t-digest state", &p->num[i]);
+	return fs_xval_u64(v, vn, 0, UINT64_MAX, state_names[i], &p->u[i]);
 }
 
 /* The state file: every name once; the counters must agree with the
@@ -440,25 +441,21 @@ static int td_xattr_get(struct fs_ctx *c, const char *param, struct buf *out)
 /* On a remembered empty directory the digest is made with it. */
 static int td_xattr_set(struct fs_ctx *c, const char *param, const char *v, size_t n)
 {
-	uint64_t comp;
+	uint32_t comp;
 	struct tdigest_info in;
 	struct ks_info ki;
-	if (strcmp(param, "compression") != 0)
-		return -ENOTSUP;
-	while (n > 0 && (v[n - 1] == '\n' || v[n - 1] == ' '))
-		n--;
-	if (parse_u64(v, n, &comp) || comp < 1 || comp > TD_COMPRESSION_MAX) {
-		LOG_ERR("user.kvfs.tdigest.compression: '%.*s' is not a compression from 1 to %d",
-			(int)n, v, TD_COMPRESSION_MAX);
-		return -EINVAL;
-	}
-	int rc = ks_lookup(c->fs->ks, &c->k, &ki);
+	int rc = fs_sketch_param_key(c, KV_TYPE_TDIGEST, param);
+	if (!rc)
+		rc = fs_xval_tdigest(param, v, n, &comp);
+	if (rc)
+		return rc;
+	rc = ks_lookup(c->fs->ks, &c->k, &ki);
 	if (rc == -ENOENT || (!rc && ki.empty))
-		return tdigest_create(c->fs->ks, &c->k, (uint32_t)comp);
+		return tdigest_create(c->fs->ks, &c->k, comp);
 	if (!rc)
 		rc = tdigest_info(c->fs->ks, &c->k, &in);
 	if (!rc && in.compression != comp)
-		rc = tdigest_set_compression(c->fs->ks, &c->k, (uint32_t)comp);
+		rc = tdigest_set_compression(c->fs->ks, &c->k, comp);
 	return rc;
 }
 

@@ -24,6 +24,7 @@
  * Layer: fs.
  */
 #include "fs_int.h"
+#include "fs_xval.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -581,6 +582,237 @@ static int tsf_make_empty(struct fs_ctx *c)
 	return ts_create(c->fs->ks, &c->k, NULL);
 }
 
+/* ---- parameters, labels and rules: user.kvfs.ts.* ---------------------- */
+
+static const char *const ts_params[] = {"retention", "chunk_size", "duplicate_policy",
+					"last_timestamp"};
+
+/* A listing of the names (names) or a lookup of one label or rule
+ * (want: the part after "label." or "rule."). */
+struct ts_xlist {
+	struct buf *out;
+	bool names;
+	const char *want;
+	struct buf *val;
+	bool found;
+};
+
+static int ts_x_label(void *arg, const char *name, size_t nn, const char *v, size_t vn)
+{
+	struct ts_xlist *l = arg;
+	if (memchr(name, 0, nn))
+		return 0; /* an xattr name cannot hold NUL: not shown */
+	if (l->names) {
+		int rc = buf_printf(l->out, FS_XATTR_TS FS_XATTR_TS_LABEL "%.*s", (int)nn, name);
+		return rc ? rc : buf_add_u8(l->out, 0);
+	}
+	if (strlen(l->want) == nn && memcmp(l->want, name, nn) == 0) {
+		l->found = true;
+		return buf_set(l->val, v, vn);
+	}
+	return 0;
+}
+
+static int ts_x_rule(void *arg, const char *dst, size_t dn, const struct ts_rule *r)
+{
+	struct ts_xlist *l = arg;
+	struct buf fname = BUF_INIT;
+	int rc = names_encode(dst, dn, &fname);
+	if (!rc && l->names) {
+		rc = buf_printf(l->out, FS_XATTR_TS FS_XATTR_TS_RULE "%s", fname.data);
+		if (!rc)
+			rc = buf_add_u8(l->out, 0);
+	} else if (!rc && strcmp(l->want, fname.data) == 0) {
+		l->found = true;
+		buf_reset(l->val);
+		rc = fs_xval_ts_rule_text(l->val, r);
+	}
+	buf_release(&fname);
+	return rc;
+}
+
+/* The names of a series' attributes (after its type's), NUL-ended. */
+static int tsx_names(struct fs_ctx *c, struct buf *out)
+{
+	struct ts_xlist l = {out, true, NULL, NULL, false};
+	int policy;
+	/* A policy byte that names no policy (logged) has no value to
+	 * show: the attribute is not listed, as getxattr finds none. */
+	int rc = ts_policy(c->fs->ks, &c->k, &policy);
+	bool no_policy = rc == -EUCLEAN;
+	rc = rc == -EUCLEAN || rc == -ENOENT ? 0 : rc; /* ENOENT: ts_labels answers */
+	for (size_t i = 0; i < sizeof(ts_params) / sizeof(ts_params[0]) && !rc; i++) {
+		if (no_policy && strcmp(ts_params[i], "duplicate_policy") == 0)
+			continue;
+		rc = buf_printf(out, FS_XATTR_TS "%s", ts_params[i]);
+		if (!rc)
+			rc = buf_add_u8(out, 0);
+	}
+	if (!rc)
+		rc = ts_labels(c->fs->ks, &c->k, ts_x_label, &l);
+	if (!rc)
+		rc = ts_rules(c->fs->ks, &c->k, ts_x_rule, &l);
+	return rc;
+}
+
+static bool has_param_prefix(const char *param, const char *p)
+{
+	return strncmp(param, p, strlen(p)) == 0;
+}
+
+/* One attribute's value. -ENODATA if there is none (an empty directory
+ * has none). */
+static int tsx_get(struct fs_ctx *c, const char *param, struct buf *val)
+{
+	struct ts_info i;
+	int rc;
+	if (c->info.empty)
+		return -ENODATA;
+	bool label = has_param_prefix(param, FS_XATTR_TS_LABEL);
+	if (label || has_param_prefix(param, FS_XATTR_TS_RULE)) {
+		const char *want = param + strlen(label ? FS_XATTR_TS_LABEL : FS_XATTR_TS_RULE);
+		struct ts_xlist l = {NULL, false, want, val, false};
+		rc = label ? ts_labels(c->fs->ks, &c->k, ts_x_label, &l)
+			   : ts_rules(c->fs->ks, &c->k, ts_x_rule, &l);
+		return rc ? rc : (l.found ? 0 : -ENODATA);
+	}
+	rc = ts_info(c->fs->ks, &c->k, &i);
+	if (rc)
+		return rc;
+	buf_release(&i.source);
+	if (strcmp(param, "retention") == 0)
+		return buf_printf(val, "%llu", (unsigned long long)i.m.retention);
+	if (strcmp(param, "chunk_size") == 0)
+		return buf_printf(val, "%llu", (unsigned long long)i.m.chunk_size);
+	if (strcmp(param, "last_timestamp") == 0)
+		return buf_printf(val, "%llu", (unsigned long long)i.m.last_ts);
+	if (strcmp(param, "duplicate_policy") == 0 && ts_policy_name(i.m.policy))
+		return buf_printf(val, "%s", ts_policy_name(i.m.policy));
+	return -ENODATA;
+}
+
+/* Set (value) or remove (NULL) label l. */
+static int tsx_label(struct fs_ctx *c, const char *l, const char *value, size_t size)
+{
+	if (value && !size) {
+		LOG_ERR("%s%s%s: a label needs a value (remove the attribute to drop it)",
+			FS_XATTR_TS, FS_XATTR_TS_LABEL, l);
+		return -EINVAL;
+	}
+	if (!*l) {
+		LOG_ERR("%s%s: a label needs a name", FS_XATTR_TS, FS_XATTR_TS_LABEL);
+		return -EINVAL;
+	}
+	if (c->info.empty && !value)
+		return -ENODATA; /* an empty directory has no labels */
+	if (c->info.empty) {
+		/* An empty time series with this label: one batch. */
+		struct ts_label lb = {l, strlen(l), value, size};
+		struct ts_options o = {.set = TS_OPT_LABELS, .labels = &lb, .nlabels = 1};
+		return ts_create(c->fs->ks, &c->k, &o);
+	}
+	return ts_label_set(c->fs->ks, &c->k, l, strlen(l), value, size);
+}
+
+/* Set (value) or remove (NULL) the rule into file name d. */
+static int tsx_rule(struct fs_ctx *c, const char *d, const char *value, size_t size)
+{
+	struct buf dn = BUF_INIT;
+	struct ts_rule r;
+	uint64_t hash;
+	int rc;
+	if (names_decode(d, &dn, &hash) != 0 || !dn.len) {
+		buf_release(&dn);
+		LOG_ERR("%s%s%s: not a destination key name", FS_XATTR_TS, FS_XATTR_TS_RULE, d);
+		return -EINVAL;
+	}
+	struct ks_key dk = c->k;
+	dk.key = dn.data;
+	dk.klen = dn.len;
+	dk.attr = NULL;
+	if (!value) {
+		rc = ts_deleterule(c->fs->ks, &c->k, &dk);
+		buf_release(&dn);
+		return rc == -ENOENT ? -ENODATA : rc;
+	}
+	rc = fs_xval_ts_rule(value, size, &r);
+	/* What ts_createrule would refuse, refused before either key is
+	 * made a time series. */
+	struct ks_info di;
+	int r2 = rc ? 0 : ks_lookup(c->fs->ks, &dk, &di);
+	if (!rc && ks_key_eq(&dk, &c->k)) {
+		LOG_ERR("%s%s%s: a rule cannot aggregate a time series into itself", FS_XATTR_TS,
+			FS_XATTR_TS_RULE, d);
+		rc = -EINVAL;
+	} else if (!rc && r2 == 0 && !di.empty && di.type != KV_TYPE_TIMESERIES) {
+		LOG_ERR("%s%s%s: '%s' is a %s, not a time series", FS_XATTR_TS, FS_XATTR_TS_RULE, d,
+			dn.data, enc_type_name(di.type));
+		rc = -KV_EWRONGTYPE;
+	} else if (!rc && r2 && r2 != -ENOENT) {
+		rc = r2;
+	}
+	/* An empty source, and a missing destination (rsync makes it
+	 * later), become empty time series in the rule's batch. */
+	if (!rc)
+		rc = ts_createrule(c->fs->ks, &c->k, &dk, r.agg, r.bucket, r.align, &r);
+	buf_release(&dn);
+	return rc;
+}
+
+/*
+ * Set (value) or remove (NULL) an attribute, on a series or a remembered
+ * empty directory, which becomes an empty series first (rsync sets these
+ * attributes, which sort before user.kvfs.type, first). A file, or a key
+ * of another type that is not empty, is refused (EINVAL).
+ */
+static int tsx_change(struct fs_ctx *c, const char *param, const char *value, size_t size)
+{
+	struct ts_options o;
+	uint64_t num;
+	int rc;
+	if (!c->sh) {
+		LOG_ERR("%s%s: '%.*s' is a file, not a time series", FS_XATTR_TS, param,
+			(int)c->k.klen, c->k.key);
+		return -EINVAL;
+	}
+	if (value)
+		size = fs_xval_chomp(value, size);
+	if (c->info.type != KV_TYPE_TIMESERIES && !c->info.empty) {
+		LOG_ERR("%s%s: '%.*s' is a %s, not a time series", FS_XATTR_TS, param,
+			(int)c->k.klen, c->k.key, enc_type_name(c->info.type));
+		return -EINVAL;
+	}
+	if (has_param_prefix(param, FS_XATTR_TS_LABEL))
+		return tsx_label(c, param + strlen(FS_XATTR_TS_LABEL), value, size);
+	if (has_param_prefix(param, FS_XATTR_TS_RULE))
+		return tsx_rule(c, param + strlen(FS_XATTR_TS_RULE), value, size);
+	if (!value) {
+		LOG_ERR("%s%s cannot be removed; set it instead", FS_XATTR_TS, param);
+		return -EPERM;
+	}
+	rc = fs_xval_ts_param(param, value, size, &o, &num);
+	if (rc)
+		return rc;
+	if (c->info.empty) {
+		rc = ts_create(c->fs->ks, &c->k, &o);
+		if (rc || !o.set)
+			return rc ? rc : ts_set_last_timestamp(c->fs->ks, &c->k, num);
+		return 0;
+	}
+	return o.set ? ts_alter(c->fs->ks, &c->k, &o)
+		     : ts_set_last_timestamp(c->fs->ks, &c->k, num);
+}
+
+static int tsx_set(struct fs_ctx *c, const char *param, const char *v, size_t vn)
+{
+	return tsx_change(c, param, v, vn);
+}
+
+static int tsx_remove(struct fs_ctx *c, const char *param)
+{
+	return tsx_change(c, param, NULL, 0);
+}
+
 const struct fs_shape fs_timeseries_shape = {
     .type = KV_TYPE_TIMESERIES,
     .is_blank = tsf_is_blank,
@@ -599,6 +831,11 @@ const struct fs_shape fs_timeseries_shape = {
     .create = tsf_create,
     .unlink = tsf_unlink,
     .adopt = tsf_adopt,
+    .xattr_ns = "ts",
+    .xattr_names = tsx_names,
+    .xattr_get = tsx_get,
+    .xattr_set = tsx_set,
+    .xattr_remove = tsx_remove,
 };
 
 /* ---- namespace views: .mrange, .mrevrange, .mget ----------------------- */
@@ -607,7 +844,7 @@ const struct fs_shape fs_timeseries_shape = {
 #define NSVIEW_MREVRANGE ".mrevrange:"
 #define NSVIEW_MGET	 ".mget?"
 
-bool fs_ts_is_ns_view(const char *name, size_t n)
+static bool ns_view_is_name(const char *name, size_t n)
 {
 	return (has_prefix(name, n, NSVIEW_MRANGE) || has_prefix(name, n, NSVIEW_MREVRANGE) ||
 		has_prefix(name, n, NSVIEW_MGET)) &&
@@ -648,7 +885,8 @@ static int ns_line(void *arg, const struct ts_series_result *r)
 	return rc;
 }
 
-int fs_ts_ns_view(struct fs *fs, const struct ks_key *k, struct buf *out)
+/* The lines of view k->key (a name) in namespace k->ns. */
+static int ns_view_load(struct fs *fs, const struct ks_key *k, struct buf *out)
 {
 	const char *name = k->key, *q = memchr(k->key, '?', k->klen);
 	size_t n = k->klen;
@@ -677,3 +915,38 @@ int fs_ts_ns_view(struct fs *fs, const struct ks_key *k, struct buf *out)
 	ts_filter_free(f);
 	return rc;
 }
+
+/* A view's size is its text's: it is made now, and again at each open. */
+static int ns_view_stat(struct fs *fs, const struct ks_key *k, const struct ks_info *info,
+			struct stat *st, double *timeout)
+{
+	(void)info;
+	struct buf out = BUF_INIT;
+	int rc = ns_view_load(fs, k, &out);
+	if (!rc)
+		fs_stat_fill(fs, S_IFREG | 0444, out.len, 0, 0, st, timeout);
+	*timeout = 0;
+	buf_release(&out);
+	return rc;
+}
+
+static int ns_view_open(struct fs *fs, const struct ks_key *k, bool write, bool *view)
+{
+	(void)fs;
+	*view = true;
+	if (write) {
+		LOG_ERR("'%.*s' is a read-only view", (int)k->klen, k->key);
+		return -EACCES;
+	}
+	return 0;
+}
+
+/* The views are files of the namespace, whatever key has their name. */
+const struct fs_file_shape fs_ts_view_file_shape = {
+    .type = KV_TYPE_TIMESERIES,
+    .is_name = ns_view_is_name,
+    .shadows = true,
+    .stat = ns_view_stat,
+    .open = ns_view_open,
+    .load = ns_view_load,
+};

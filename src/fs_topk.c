@@ -16,6 +16,7 @@
  * Layer: fs.
  */
 #include "fs_int.h"
+#include "fs_xval.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -360,15 +361,6 @@ static const char tk_xattrs[] =
 static const struct topk_params defaults = {TOPK_K_DEFAULT, TOPK_WIDTH_DEFAULT, TOPK_DEPTH_DEFAULT,
 					    TOPK_DECAY_DEFAULT};
 
-/* The field of p a parameter names, or NULL (decay is the double). */
-static uint32_t *param_field(struct topk_params *p, const char *param)
-{
-	return strcmp(param, "k") == 0	     ? &p->k
-	       : strcmp(param, "width") == 0 ? &p->width
-	       : strcmp(param, "depth") == 0 ? &p->depth
-					     : NULL;
-}
-
 static int tk_make_empty(struct fs_ctx *c)
 {
 	return topk_reserve(c->fs->ks, &c->k, &defaults);
@@ -378,14 +370,14 @@ static int tk_xattr_get(struct fs_ctx *c, const char *param, struct buf *out)
 {
 	struct topk_params p;
 	bool decay = strcmp(param, "decay") == 0;
-	if (!decay && !param_field(&p, param))
+	if (!decay && !fs_xval_topk_field(&p, param))
 		return -ENODATA;
 	int rc = topk_info(c->fs->ks, &c->k, &p);
 	if (rc)
 		return rc;
 	if (decay)
 		return fs_sketch_add_double(out, p.decay);
-	return buf_printf(out, "%" PRIu32, *param_field(&p, param));
+	return buf_printf(out, "%" PRIu32, *fs_xval_topk_field(&p, param));
 }
 
 /* On a remembered empty directory the sketch is made with it (and the
@@ -394,32 +386,19 @@ static int tk_xattr_set(struct fs_ctx *c, const char *param, const char *v, size
 {
 	struct topk_params p = defaults;
 	struct ks_info ki;
-	bool decay = strcmp(param, "decay") == 0;
-	if (!decay && !param_field(&p, param))
+	int rc = fs_sketch_param_key(c, KV_TYPE_TOPK, param);
+	if (rc)
+		return rc;
+	if (strcmp(param, "decay") != 0 && !fs_xval_topk_field(&p, param))
 		return -ENOTSUP;
-	while (n > 0 && (v[n - 1] == '\n' || v[n - 1] == ' '))
-		n--;
-	int rc = ks_lookup(c->fs->ks, &c->k, &ki);
+	rc = ks_lookup(c->fs->ks, &c->k, &ki);
 	bool create = rc == -ENOENT || (!rc && ki.empty);
 	if (!create && (rc || (rc = topk_info(c->fs->ks, &c->k, &p))))
 		return rc;
 	struct topk_params q = p;
-	if (decay) {
-		rc = parse_double(v, n, &q.decay);
-	} else {
-		uint64_t u;
-		rc = parse_u64(v, n, &u);
-		if (!rc && u > UINT32_MAX)
-			rc = -EINVAL;
-		*param_field(&q, param) = (uint32_t)u;
-	}
-	if (rc || !topk_params_ok(q.k, q.width, q.depth, q.decay)) {
-		LOG_ERR("user.kvfs.topk.%s: '%.*s' is out of range (k 1..%d, width 1..%u, depth "
-			"1..%d, width x depth up to %u, decay in (0, 1])",
-			param, (int)n, v, TOPK_K_MAX, TOPK_WIDTH_MAX, TOPK_DEPTH_MAX,
-			TOPK_CELLS_MAX);
-		return -EINVAL;
-	}
+	rc = fs_xval_topk(param, v, n, &q);
+	if (rc)
+		return rc;
 	if (create)
 		return topk_reserve(c->fs->ks, &c->k, &q);
 	if (p.k == q.k && p.width == q.width && p.depth == q.depth && p.decay == q.decay)

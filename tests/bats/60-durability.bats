@@ -137,25 +137,18 @@ expected_value() {
 	assert_bytes "$NS/h/f" f
 }
 
-# kvfs_term_with_open_files SIGNAL: a writer opens k (appending), a new
-# key and a new field, writes to each and keeps them open while the
-# daemon gets SIGNAL; it must exit 0 and store what they hold.
-kvfs_term_with_open_files() {
+# kvfs_term_while_open SIGNAL PYTHON: a writer runs PYTHON (d: the
+# namespace directory) to open files and write to them, keeps them open
+# while the daemon gets SIGNAL; the daemon must exit 0. Mounts again.
+kvfs_term_while_open() {
 	local sig=$1 w i
-	printf 'old\n' >"$NS/k"
-	mkdir "$NS/h"
-	python3 -c '
+	python3 -c "
 import os, sys, time
 d = sys.argv[1]
-a = os.open(d + "/k", os.O_WRONLY | os.O_APPEND)
-os.write(a, b"more\n")
-b = os.open(d + "/new", os.O_WRONLY | os.O_CREAT, 0o644)
-os.write(b, b"fresh")
-c = os.open(d + "/h/f", os.O_WRONLY | os.O_CREAT, 0o644)
-os.write(c, b"field")
-print("ready", flush=True)
+$2
+print('ready', flush=True)
 time.sleep(120)
-' "$NS" >"$BATS_TEST_TMPDIR/writer.out" 2>&1 &
+" "$NS" >"$BATS_TEST_TMPDIR/writer.out" 2>&1 &
 	w=$!
 	for ((i = 0; i < 100; i++)); do
 		grep -q ready "$BATS_TEST_TMPDIR/writer.out" && break
@@ -172,6 +165,21 @@ time.sleep(120)
 		fusermount3 -u -z "$KVFS_MNT"
 	fi
 	kvfs_mount
+}
+
+# kvfs_term_with_open_files SIGNAL: a writer opens k (appending), a new
+# key and a new field, writes to each and keeps them open while the
+# daemon gets SIGNAL; it must exit 0 and store what they hold.
+kvfs_term_with_open_files() {
+	printf 'old\n' >"$NS/k"
+	mkdir "$NS/h"
+	kvfs_term_while_open "$1" '
+a = os.open(d + "/k", os.O_WRONLY | os.O_APPEND)
+os.write(a, b"more\n")
+b = os.open(d + "/new", os.O_WRONLY | os.O_CREAT, 0o644)
+os.write(b, b"fresh")
+c = os.open(d + "/h/f", os.O_WRONLY | os.O_CREAT, 0o644)
+os.write(c, b"field")'
 	assert_bytes "$NS/k" $'old\nmore\n'
 	assert_bytes "$NS/new" fresh
 	assert_bytes "$NS/h/f" field
@@ -187,6 +195,17 @@ time.sleep(120)
 # libfuse leaves an ignored signal alone.)
 @test "SIGHUP with files open for writing stores what they hold" {
 	kvfs_term_with_open_files HUP
+}
+
+@test "SIGTERM with a JSON file open for appending adds what it wrote" {
+	touch "$NS/j"
+	setfattr -n user.kvfs.type -v json "$NS/j"
+	printf '[1]' >"$NS/j"
+	kvfs_term_while_open TERM '
+a = os.open(d + "/j", os.O_WRONLY | os.O_APPEND)
+os.write(a, b"2\n")'
+	assert_bytes "$NS/j" $'[1,2]\n'
+	grep -q "at exit: '__namespace/j' was still open: its 2 appended bytes are added" "$KVFS_LOG"
 }
 
 teardown() {

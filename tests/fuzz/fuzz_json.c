@@ -10,7 +10,7 @@
  *   2  [path: u16 length, bytes] then a value: the path verbs on a small
  *      document;
  *   3  the rest is a JSON file's text written through the tree
- *      (fs_json_commit) or appended to (fs_json_add).
+ *      (the JSON file shape's commit) or appended to (its add).
  */
 #include "fuzz.h"
 
@@ -92,10 +92,10 @@ static void paths(struct keyspace *ks, const struct ks_key *k, struct fuzz_in *i
 static void tree(struct keyspace *ks, const struct ks_key *k, const char *d, size_t n)
 {
 	fs.ks = ks;
-	(void)fs_json_commit(&fs, k, d, n);
-	(void)fs_json_load(&fs, k, &out);
-	(void)fs_json_add(&fs, k, d, n);
-	(void)fs_json_load(&fs, k, &out);
+	(void)fs_json_file_shape.commit(&fs, k, d, n);
+	(void)fs_json_file_shape.load(&fs, k, &out);
+	(void)fs_json_file_shape.add(&fs, k, d, n);
+	(void)fs_json_file_shape.load(&fs, k, &out);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

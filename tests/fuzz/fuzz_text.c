@@ -14,6 +14,7 @@
 
 #include "alg_tsagg.h"
 #include "fs_int.h"
+#include "fs_xval.h"
 #include "t_json.h"
 #include "t_stream.h"
 #include "t_timeseries.h"
@@ -46,9 +47,9 @@ static void numbers(const char *s, size_t n)
 			FUZZ_ASSERT(parse_double(txt, len, &again) == 0 && again == d);
 		}
 	}
-	(void)fs_sketch_u64(s, n, 0, UINT64_MAX, "fuzz", &u);
-	(void)fs_sketch_u64(s, n, 1, 1000, "fuzz", &u);
-	(void)fs_sketch_double(s, n, "fuzz", &d);
+	(void)fs_xval_u64(s, n, 0, UINT64_MAX, "fuzz", &u);
+	(void)fs_xval_u64(s, n, 1, 1000, "fuzz", &u);
+	(void)fs_xval_double(s, n, "fuzz", &d);
 }
 
 static void escaped(const char *s, size_t n)
@@ -115,7 +116,7 @@ static void ts_text(const char *s, size_t n)
 	uint64_t *fts = NULL;
 	(void)fs_ts_range_parse(s, n, &o, &fts);
 	free(fts);
-	(void)fs_ts_is_ns_view(s, n);
+	(void)fs_ts_view_file_shape.is_name(s, n);
 	struct ts_filter *f = ts_filter_new();
 	FUZZ_ASSERT(f);
 	if (ts_filter_parse(f, s, n) == 0) {

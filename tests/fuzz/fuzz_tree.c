@@ -102,6 +102,7 @@ static void make_key(const struct fs_shape *sh, struct fs_ctx *c, bool full)
 	if (!full && sh->type == KV_TYPE_TOPK)
 		(void)topk_reserve(ks, &c->k, &p);
 	(void)ks_lookup(ks, &c->k, &c->info);
+	c->sh = fs_shape_of(c->info.type);
 }
 
 /* A name: what kind it is, its canonical spelling, and the view or entry
