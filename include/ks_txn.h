@@ -25,7 +25,7 @@
  * Lock scope: from ks_txn_begin to ks_txn_end. Every read a verb makes to
  * decide what to write (ks_txn_get/ks_txn_open, sub-key reads) happens in
  * that scope, so what it read is what it changes. Two keys are locked in
- * the stripe order of ks_lock2 (no deadlock between two movers).
+ * the stripe order of ks_lock_pair (no deadlock between two movers).
  *
  * Errors: the step functions that only stage (sub_put, sub_del, resize,
  * delete, touch, meta_put) return nothing; their first failure is kept

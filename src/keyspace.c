@@ -17,7 +17,7 @@
  * An empty collection may carry a pending expiry (absolute Unix ms) after
  * its type name: Kvrocks keeps no expiry for empty collections, so the
  * record holds it until the first entry makes the key live, in the same
- * batch (see the write context below). A pending expiry that passes
+ * batch (ks_txn_commit). A pending expiry that passes
  * makes the record count as absent.
  *
  * A namespace record is written by ks_ns_create and, in the same batch,

@@ -433,7 +433,7 @@ int tdigest_merge(struct keyspace *ks, const struct ks_key *dest, const struct k
 		free(dp);
 		return -ENOMEM;
 	}
-	/* One source (the common case): both locks, in ks_lock2's order.
+	/* One source (the common case): both locks, in ks_lock_pair's order.
 	 * NEEDSWORK: with more, only dest's lock is held and the sources
 	 * are read as any read is (a concurrent write to one may or may not
 	 * be seen). */
