@@ -191,6 +191,10 @@ void ks_meta_new(struct keyspace *ks, struct enc_meta *m, enum kv_type t);
 /* A fresh Kvrocks version (µs clock << 11 + counter). */
 uint64_t ks_version_new(struct keyspace *ks);
 
+/* The record of k's version `version` at sub-key sub in column family cf
+ * (an enum store_cf): 0 and its value in out, -ENOENT, -EIO. */
+int ks_sub_get(struct keyspace *ks, const struct ks_key *k, uint64_t version, int cf,
+	       const void *sub, size_t sn, struct buf *out);
 /* Key builders honouring the cluster flag. 0 or -ENOMEM/-EINVAL. */
 int ks_meta_key(struct keyspace *ks, const struct ks_key *k, struct buf *out);
 int ks_sub_key(struct keyspace *ks, const struct ks_key *k, uint64_t version, const void *sub,

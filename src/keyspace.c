@@ -182,6 +182,17 @@ int ks_meta_key(struct keyspace *ks, const struct ks_key *k, struct buf *out)
 	return enc_ns_key(out, k->ns, k->nslen, k->key, k->klen, ks->cluster);
 }
 
+int ks_sub_get(struct keyspace *ks, const struct ks_key *k, uint64_t version, int cf,
+	       const void *sub, size_t sn, struct buf *out)
+{
+	struct buf sk = BUF_INIT;
+	int rc = ks_sub_key(ks, k, version, sub, sn, &sk);
+	if (!rc)
+		rc = store_get(ks->st, (enum store_cf)cf, sk.data, sk.len, out);
+	buf_release(&sk);
+	return rc;
+}
+
 int ks_sub_key(struct keyspace *ks, const struct ks_key *k, uint64_t version, const void *sub,
 	       size_t sublen, struct buf *out)
 {

@@ -58,13 +58,9 @@ static size_t frag_sub(uint64_t fo, char sub[FRAG_SUB])
 static int frag_get(struct keyspace *ks, const struct ks_key *k, uint64_t version, uint64_t fo,
 		    struct buf *out)
 {
-	struct buf sk = BUF_INIT;
 	char sub[FRAG_SUB];
-	int rc = ks_sub_key(ks, k, version, sub, frag_sub(fo, sub), &sk);
-	if (!rc)
-		rc = store_get(ks_store(ks), STORE_CF_DEFAULT, sk.data, sk.len, out);
-	buf_release(&sk);
-	return rc;
+	size_t sn = frag_sub(fo, sub);
+	return ks_sub_get(ks, k, version, STORE_CF_DEFAULT, sub, sn, out);
 }
 
 /* Stage the fragment at fo of k's version in t. */

@@ -31,12 +31,7 @@
 static int field_get(struct keyspace *ks, const struct ks_key *k, uint64_t version, const void *f,
 		     size_t fn, struct buf *out)
 {
-	struct buf sk = BUF_INIT;
-	int rc = ks_sub_key(ks, k, version, f, fn, &sk);
-	if (!rc)
-		rc = store_get(ks_store(ks), STORE_CF_DEFAULT, sk.data, sk.len, out);
-	buf_release(&sk);
-	return rc;
+	return ks_sub_get(ks, k, version, STORE_CF_DEFAULT, f, fn, out);
 }
 
 /* Length of field f of version `version`, without copying its value.

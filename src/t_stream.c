@@ -215,12 +215,7 @@ static int entry_key(struct keyspace *ks, const struct ks_key *k, uint64_t ver,
 int stream_rec_get(struct keyspace *ks, const struct ks_key *k, uint64_t ver, const void *sub,
 		   size_t sn, struct buf *out)
 {
-	struct buf key = BUF_INIT;
-	int rc = ks_sub_key(ks, k, ver, sub, sn, &key);
-	if (!rc)
-		rc = store_get(ks_store(ks), STORE_CF_STREAM, key.data, key.len, out);
-	buf_release(&key);
-	return rc;
+	return ks_sub_get(ks, k, ver, STORE_CF_STREAM, sub, sn, out);
 }
 
 int stream_value_encode(const struct stream_str *fv, size_t nf, struct buf *out)
