@@ -73,4 +73,13 @@ int ks_empty_get(struct keyspace *ks, struct ks_track *w, const struct ks_key *k
 int ks_empty_put(struct keyspace *ks, struct store_batch *b, struct ks_track *w,
 		 const struct ks_key *k, enum kv_type t, uint64_t expire);
 
+/* The transaction's batch, and the state its commit's records are made
+ * from for k (a key it locked), for the keyspace layer's own verbs
+ * (ks_keys.c, ks_ns.c), which write reserved records through the
+ * ks_track_* and ks_empty_* primitives. The batch is NULL if
+ * ks_txn_begin* failed (its error is then sticky). */
+struct ks_txn;
+struct store_batch *ks_txn_batch(struct ks_txn *t);
+struct ks_track *ks_txn_track(struct ks_txn *t, const struct ks_key *k);
+
 #endif

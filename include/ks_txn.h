@@ -166,6 +166,9 @@ void ks_txn_sub_put(struct ks_txn *t, const struct ks_key *k, enum store_cf cf, 
 		    size_t sn, const void *v, size_t vn);
 void ks_txn_sub_del(struct ks_txn *t, const struct ks_key *k, enum store_cf cf, const void *sub,
 		    size_t sn);
+/* Stage the deletion of every sub-key record of k's current version in
+ * cf (one range delete), as a verb that rebuilds a key's records does. */
+void ks_txn_sub_clear(struct ks_txn *t, const struct ks_key *k, enum store_cf cf);
 
 /* The number of members of k changes by delta: commit writes the new
  * size, or, at 0, deletes the key (flags: KS_TXN_KEEP_EMPTY). A size
@@ -181,15 +184,6 @@ void ks_txn_touch(struct ks_txn *t, const struct ks_key *k);
  * the common header); tail is borrowed until commit. */
 void ks_txn_meta_put(struct ks_txn *t, const struct ks_key *k, const void *tail, size_t tlen);
 
-/* The batch, for what the steps above do not cover (a range deletion):
- * changes through it are the verb's. NULL if ks_txn_begin* failed (its
- * error is then sticky). */
-struct store_batch *ks_txn_batch(struct ks_txn *t);
-/* For the keyspace layer's own verbs (src/ks_keys.c, src/ks_ns.c), which
- * write reserved records through the ks_track_* and ks_empty_*
- * primitives: the state the commit's records are made from for k, a key
- * the transaction locked. */
-struct ks_track *ks_txn_track(struct ks_txn *t, const struct ks_key *k);
 /* Keep the first failure of a step the verb made itself. */
 void ks_txn_fail(struct ks_txn *t, int rc);
 

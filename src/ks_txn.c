@@ -255,6 +255,24 @@ void ks_txn_sub_del(struct ks_txn *t, const struct ks_key *k, enum store_cf cf, 
 	sub_change(t, k, cf, sub, sn, NULL, 0, false);
 }
 
+void ks_txn_sub_clear(struct ks_txn *t, const struct ks_key *k, enum store_cf cf)
+{
+	struct buf lo = BUF_INIT, hi = BUF_INIT;
+	struct ks_txn_key *x;
+	if (t->rc || !(x = txn_ready(t, k)))
+		return;
+	int rc = ks_sub_key(t->ks, k, x->m.version, NULL, 0, &lo);
+	if (!rc)
+		rc = buf_set(&hi, lo.data, lo.len);
+	if (!rc && !enc_prefix_successor(&hi))
+		rc = -EINVAL;
+	if (!rc)
+		store_batch_delete_range(t->b, cf, lo.data, lo.len, hi.data, hi.len);
+	ks_txn_fail(t, rc);
+	buf_release(&lo);
+	buf_release(&hi);
+}
+
 void ks_txn_resize(struct ks_txn *t, const struct ks_key *k, int64_t delta, unsigned flags)
 {
 	struct ks_txn_key *x;

@@ -324,24 +324,6 @@ int tdigest_add(struct keyspace *ks, const struct ks_key *k, const double *v, si
 	return ks_txn_end(&t, rc);
 }
 
-/* Delete every sub-key record of k's version in t. */
-static void delete_all(struct ks_txn *t, struct keyspace *ks, const struct ks_key *k,
-		       uint64_t version)
-{
-	struct buf lo = BUF_INIT, hi = BUF_INIT;
-	int rc = ks_sub_key(ks, k, version, NULL, 0, &lo);
-	if (!rc)
-		rc = buf_set(&hi, lo.data, lo.len);
-	if (!rc && !enc_prefix_successor(&hi))
-		rc = -EINVAL;
-	if (!rc)
-		store_batch_delete_range(ks_txn_batch(t), STORE_CF_DEFAULT, lo.data, lo.len,
-					 hi.data, hi.len);
-	ks_txn_fail(t, rc);
-	buf_release(&lo);
-	buf_release(&hi);
-}
-
 int tdigest_reset(struct keyspace *ks, const struct ks_key *k)
 {
 	struct ks_txn t;
@@ -355,7 +337,7 @@ int tdigest_reset(struct keyspace *ks, const struct ks_key *k)
 		struct tdigest_info fresh;
 		info_new(&fresh, in.compression);
 		fresh.capacity = in.capacity;
-		delete_all(&t, ks, k, m->version);
+		ks_txn_sub_clear(&t, k, STORE_CF_DEFAULT);
 		meta_stage(&t, k, &fresh, tail);
 		rc = ks_txn_commit(&t);
 	}
@@ -474,7 +456,7 @@ int tdigest_merge(struct keyspace *ks, const struct ks_key *dest, const struct k
 		goto out;
 	uint64_t times = dest_exists && !override ? din.merge_times + 1 : 1;
 	if (dest_exists)
-		delete_all(&t, ks, dest, m->version);
+		ks_txn_sub_clear(&t, dest, STORE_CF_DEFAULT);
 	info_new(&din, compression);
 	din.merged_nodes = out.n;
 	din.merged_weight = din.total_weight = (uint64_t)out.total_weight;
