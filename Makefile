@@ -24,11 +24,14 @@ DEBS := gcc make pkg-config libfuse3-dev fuse3 librocksdb-dev libxxhash-dev libc
         clang libclang-rt-14-dev clang-format
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-SRCS     := $(wildcard src/*.c)
+# src/LAYER/*.c (engine, keyspace, types, fs; docs/architecture.md) and
+# src/main.c on top; headers in include/LAYER/.
+SRCS     := $(wildcard src/*.c src/*/*.c)
 LIB_SRCS := $(filter-out src/main.c,$(SRCS))
 OBJS     := $(SRCS:src/%.c=$(BUILD)/obj/%.o)
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(BUILD)/obj/%.o)
-UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+# tests/unit/LAYER/test_MODULE.c tests src/LAYER/MODULE.c (t_ dropped).
+UNIT_SRCS := $(wildcard tests/unit/*/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 # Fuzz harnesses (tests/fuzz/fuzz_AREA.c): built with replay.c's main() as
 # BUILD/tests/test_fuzz_AREA, which the unit runner runs over the corpus.
@@ -51,7 +54,7 @@ $(BUILD)/obj/%.o: src/%.c
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS_ALL) -MMD -MP -c -o $@ $<
 
-$(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) tests/unit/check.h
+$(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) tests/unit/check.h tests/unit/fixture.h
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS_ALL) -Itests/unit -MMD -MP -o $@ $< $(LIB_OBJS) $(LDLIBS_ALL)
@@ -182,12 +185,14 @@ demo: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)mountscripts/kvfs-demo
 
+FMT_FILES = $(SRCS) $(wildcard include/*/*.h tests/unit/*.h tests/fuzz/*.c tests/fuzz/*.h \
+	tests/bench/*.c) $(UNIT_SRCS)
+
 fmt:
-	clang-format -i src/*.c include/*.h tests/unit/*.c tests/unit/*.h tests/fuzz/*.c tests/fuzz/*.h
+	clang-format -i $(FMT_FILES)
 
 fmt-check:
-	clang-format --dry-run --Werror src/*.c include/*.h tests/unit/*.c tests/unit/*.h \
-		tests/fuzz/*.c tests/fuzz/*.h
+	clang-format --dry-run --Werror $(FMT_FILES)
 
 clean:
 	rm -rf build build-asan build-fuzz

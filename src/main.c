@@ -15,9 +15,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fs.h"
-#include "keyspace.h"
-#include "util.h"
+#include "fs/fs.h"
+#include "keyspace/keyspace.h"
+#include "engine/util.h"
 
 #define KVFS_VERSION "0.1.0"
 

@@ -29,7 +29,7 @@ trap 'rm -f "$summary"' EXIT
 export KVFS_TEST_SUMMARY=$summary
 
 units=()
-for f in "$build"/tests/test_*; do
+for f in "$build"/tests/test_* "$build"/tests/*/test_*; do
 	case $f in
 	*.d | *.o) continue ;;
 	esac

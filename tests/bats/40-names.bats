@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Name escaping (include/names.h, docs/mapping.md): ordinary names are
+# Name escaping (include/engine/names.h, docs/mapping.md): ordinary names are
 # unchanged, "/" NUL "." ".." and names over 255 bytes are escaped
 # reversibly. Stored bytes are checked with ldb.
 

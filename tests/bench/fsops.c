@@ -41,7 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define IO_CHUNK (128 * 1024)
+#define IO_CHUNK   (128 * 1024)
 #define RAND_BLOCK 4096
 
 static double now_s(void)

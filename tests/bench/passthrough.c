@@ -50,29 +50,29 @@
 
 /* One file or directory the kernel holds a reference to. */
 struct pt_inode {
-	struct pt_inode *hnext;        /* hash chain */
+	struct pt_inode *hnext;		/* hash chain */
 	struct pt_inode *fprev, *fnext; /* descriptor list, oldest first */
 	dev_t dev;
 	ino_t ino;
-	int fd;                  /* O_PATH descriptor, -1 while evicted */
-	unsigned pins;           /* operations using fd right now */
-	uint64_t nlookup;        /* kernel references; freed at zero */
-	struct file_handle *fh;  /* to reopen after an eviction, or NULL */
+	int fd;			/* O_PATH descriptor, -1 while evicted */
+	unsigned pins;		/* operations using fd right now */
+	uint64_t nlookup;	/* kernel references; freed at zero */
+	struct file_handle *fh; /* to reopen after an eviction, or NULL */
 };
 
 /* All daemon state. `lock` guards the table, the descriptor list, every
  * inode's nlookup, fd, pins and fh. */
 struct pt {
 	pthread_mutex_t lock;
-	struct pt_inode root;      /* never freed; FUSE_ROOT_ID */
+	struct pt_inode root;	   /* never freed; FUSE_ROOT_ID */
 	struct pt_inode **buckets; /* (dev, ino) hash table */
 	size_t nbuckets;
 	size_t ninodes;
 	struct pt_inode *fhead, *ftail; /* inodes with an open fd */
 	size_t nfds;
-	size_t maxfds; /* evict above this many O_PATH descriptors */
+	size_t maxfds;	 /* evict above this many O_PATH descriptors */
 	bool no_handles; /* the source cannot make file handles: never evict */
-	int mount_fd;    /* a plain (not O_PATH) descriptor of the source root,
+	int mount_fd;	 /* a plain (not O_PATH) descriptor of the source root,
 			  * which open_by_handle_at needs */
 	double timeout;
 };
@@ -443,7 +443,7 @@ static void pt_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int va
 			goto fail;
 	}
 	if (valid & (FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_MTIME)) {
-		struct timespec tv[2] = { { .tv_nsec = UTIME_OMIT }, { .tv_nsec = UTIME_OMIT } };
+		struct timespec tv[2] = {{.tv_nsec = UTIME_OMIT}, {.tv_nsec = UTIME_OMIT}};
 		if (valid & FUSE_SET_ATTR_ATIME_NOW)
 			tv[0].tv_nsec = UTIME_NOW;
 		else if (valid & FUSE_SET_ATTR_ATIME)
@@ -635,8 +635,8 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 			}
 		} else {
 			struct stat st = {
-				.st_ino = d->entry->d_ino,
-				.st_mode = (mode_t)d->entry->d_type << 12,
+			    .st_ino = d->entry->d_ino,
+			    .st_mode = (mode_t)d->entry->d_type << 12,
 			};
 			n = fuse_add_direntry(req, p, rem, name, &st, next);
 			if (n > rem)
@@ -826,29 +826,29 @@ static void pt_statfs(fuse_req_t req, fuse_ino_t ino)
 }
 
 static const struct fuse_lowlevel_ops pt_ops = {
-	.init = pt_init,
-	.lookup = pt_lookup,
-	.forget = pt_forget,
-	.forget_multi = pt_forget_multi,
-	.getattr = pt_getattr,
-	.setattr = pt_setattr,
-	.mkdir = pt_mkdir,
-	.unlink = pt_unlink,
-	.rmdir = pt_rmdir,
-	.rename = pt_rename,
-	.opendir = pt_opendir,
-	.readdir = pt_readdir,
-	.readdirplus = pt_readdirplus,
-	.releasedir = pt_releasedir,
-	.fsyncdir = pt_fsyncdir,
-	.create = pt_create,
-	.open = pt_open,
-	.read = pt_read,
-	.write = pt_write,
-	.flush = pt_flush,
-	.release = pt_release,
-	.fsync = pt_fsync,
-	.statfs = pt_statfs,
+    .init = pt_init,
+    .lookup = pt_lookup,
+    .forget = pt_forget,
+    .forget_multi = pt_forget_multi,
+    .getattr = pt_getattr,
+    .setattr = pt_setattr,
+    .mkdir = pt_mkdir,
+    .unlink = pt_unlink,
+    .rmdir = pt_rmdir,
+    .rename = pt_rename,
+    .opendir = pt_opendir,
+    .readdir = pt_readdir,
+    .readdirplus = pt_readdirplus,
+    .releasedir = pt_releasedir,
+    .fsyncdir = pt_fsyncdir,
+    .create = pt_create,
+    .open = pt_open,
+    .read = pt_read,
+    .write = pt_write,
+    .flush = pt_flush,
+    .release = pt_release,
+    .fsync = pt_fsync,
+    .statfs = pt_statfs,
 };
 
 /* ---------------------------------------------------------------- main */
@@ -861,10 +861,10 @@ struct pt_options {
 };
 
 static const struct fuse_opt pt_opt_spec[] = {
-	{ "timeout=%lf", offsetof(struct pt_options, timeout), 0 },
-	{ "threads=%d", offsetof(struct pt_options, threads), 0 },
-	{ "maxfds=%ld", offsetof(struct pt_options, maxfds), 0 },
-	FUSE_OPT_END,
+    {"timeout=%lf", offsetof(struct pt_options, timeout), 0},
+    {"threads=%d", offsetof(struct pt_options, threads), 0},
+    {"maxfds=%ld", offsetof(struct pt_options, maxfds), 0},
+    FUSE_OPT_END,
 };
 
 static int pt_opt_proc(void *data, const char *arg, int key, struct fuse_args *outargs)
@@ -899,7 +899,7 @@ int main(int argc, char *argv[])
 {
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
 	struct fuse_cmdline_opts copts;
-	struct pt_options o = { .timeout = 10.0, .threads = 4 };
+	struct pt_options o = {.timeout = 10.0, .threads = 4};
 	struct fuse_loop_config *lcfg = NULL;
 	struct fuse_session *se = NULL;
 	struct pt pt;

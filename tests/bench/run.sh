@@ -71,7 +71,7 @@ BENCH_CFLAGS="-std=gnu11 -O2 -g -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmis
  -Wformat=2 -Wno-format-nonliteral"
 PKGS="fuse3 rocksdb libxxhash libcjson"
 LIB_OBJS=
-for o in "$BUILD"/obj/*.o; do
+for o in "$BUILD"/obj/*/*.o; do
 	[ -e "$o" ] && [ "${o##*/}" != main.o ] && LIB_OBJS="$LIB_OBJS $o"
 done
 [ -n "$LIB_OBJS" ] || die "no kvfs objects in $BUILD/obj (run make first)"

@@ -28,11 +28,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "keyspace.h"
-#include "store.h"
-#include "t_hash.h"
-#include "t_string.h"
-#include "util.h"
+#include "keyspace/keyspace.h"
+#include "engine/store.h"
+#include "types/t_hash.h"
+#include "types/t_string.h"
+#include "engine/util.h"
 
 #define NAME_MAX_LEN 32
 
@@ -63,7 +63,7 @@ static int fail(const char *what, int rc)
 
 static struct keyspace *open_db(const char *dir)
 {
-	struct ks_options o = { 0 };
+	struct ks_options o = {0};
 	struct keyspace *ks = NULL;
 	int rc = ks_open(dir, &o, &ks);
 	if (rc) {

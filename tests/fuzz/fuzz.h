@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "keyspace.h"
-#include "store.h"
-#include "util.h"
+#include "keyspace/keyspace.h"
+#include "engine/store.h"
+#include "engine/util.h"
 #include "../unit/tmpdir.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

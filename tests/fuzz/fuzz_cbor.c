@@ -5,7 +5,7 @@
  */
 #include "fuzz.h"
 
-#include "t_json.h"
+#include "types/t_json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -14,9 +14,9 @@
  */
 #include "fuzz.h"
 
-#include "encoding.h"
-#include "fs_int.h"
-#include "t_json.h"
+#include "engine/encoding.h"
+#include "fs/fs_int.h"
+#include "types/t_json.h"
 
 static struct buf out = BUF_INIT, again = BUF_INIT;
 static struct fs fs;

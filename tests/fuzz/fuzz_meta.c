@@ -7,10 +7,10 @@
  */
 #include "fuzz.h"
 
-#include "encoding.h"
-#include "ks_attr.h"
-#include "ks_gc.h"
-#include "t_timeseries.h"
+#include "engine/encoding.h"
+#include "keyspace/ks_attr.h"
+#include "keyspace/ks_gc.h"
+#include "types/t_timeseries.h"
 
 static bool inside(const uint8_t *p, size_t pn, const uint8_t *base, size_t n)
 {

@@ -6,7 +6,7 @@
  */
 #include "fuzz.h"
 
-#include "names.h"
+#include "engine/names.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

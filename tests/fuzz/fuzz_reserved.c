@@ -1,6 +1,6 @@
 /*
  * Fuzz harness: the records kvfs keeps in its reserved namespace
- * "__kvfs" (src/keyspace.c, src/ks_attr.c): a key's times, mode, owner
+ * "__kvfs" (src/keyspace/keyspace.c, src/keyspace/ks_attr.c): a key's times, mode, owner
  * and extended attributes and those of its entries ("@" records), and
  * its empty-collection record ("E"). Each run plants such records for a
  * key of its own, as a corrupt disk or another writer could have left
@@ -17,9 +17,9 @@
  */
 #include "fuzz.h"
 
-#include "encoding.h"
-#include "ks_attr.h"
-#include "ks_int.h"
+#include "engine/encoding.h"
+#include "keyspace/ks_attr.h"
+#include "keyspace/ks_int.h"
 
 #define MAX_RECORDS 16
 
@@ -31,7 +31,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
-/* The bytes every "@" record of k starts with (see src/ks_attr.c). */
+/* The bytes every "@" record of k starts with (see src/keyspace/ks_attr.c). */
 static void attr_prefix(const struct ks_key *k, struct buf *out)
 {
 	if (enc_ns_key(out, KS_RESERVED_NS, strlen(KS_RESERVED_NS), NULL, 0, false) ||

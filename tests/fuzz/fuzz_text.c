@@ -12,12 +12,12 @@
 #include <inttypes.h>
 #include <math.h>
 
-#include "alg_tsagg.h"
-#include "fs_int.h"
-#include "fs_xval.h"
-#include "t_json.h"
-#include "t_stream.h"
-#include "t_timeseries.h"
+#include "types/alg_tsagg.h"
+#include "fs/fs_int.h"
+#include "fs/fs_xval.h"
+#include "types/t_json.h"
+#include "types/t_stream.h"
+#include "types/t_timeseries.h"
 
 static void numbers(const char *s, size_t n)
 {

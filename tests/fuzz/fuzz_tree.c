@@ -21,14 +21,14 @@
  */
 #include "fuzz.h"
 
-#include "fs_int.h"
-#include "t_hash.h"
-#include "t_set.h"
-#include "t_sortedint.h"
-#include "t_stream.h"
-#include "t_timeseries.h"
-#include "t_topk.h"
-#include "t_zset.h"
+#include "fs/fs_int.h"
+#include "types/t_hash.h"
+#include "types/t_set.h"
+#include "types/t_sortedint.h"
+#include "types/t_stream.h"
+#include "types/t_timeseries.h"
+#include "types/t_topk.h"
+#include "types/t_zset.h"
 
 static const struct fs_shape *const shapes[] = {
     &fs_hash_shape,	  &fs_set_shape, &fs_zset_shape,  &fs_sortedint_shape, &fs_stream_shape,

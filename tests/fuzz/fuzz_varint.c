@@ -6,7 +6,7 @@
  */
 #include "fuzz.h"
 
-#include "t_stream.h"
+#include "types/t_stream.h"
 
 #define MAX_STRS 4096
 

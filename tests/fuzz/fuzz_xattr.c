@@ -20,7 +20,7 @@
 #include <inttypes.h>
 #include <math.h>
 
-#include "fs_xval.h"
+#include "fs/fs_xval.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {

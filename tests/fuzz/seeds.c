@@ -11,22 +11,22 @@
 
 #include <sys/stat.h>
 
-#include "encoding.h"
-#include "fs_int.h"
-#include "t_bitmap.h"
-#include "t_bloom.h"
-#include "t_hash.h"
-#include "t_hll.h"
-#include "t_json.h"
-#include "t_list.h"
-#include "t_set.h"
-#include "t_sortedint.h"
-#include "t_stream.h"
-#include "t_string.h"
-#include "t_tdigest.h"
-#include "t_timeseries.h"
-#include "t_topk.h"
-#include "t_zset.h"
+#include "engine/encoding.h"
+#include "fs/fs_int.h"
+#include "types/t_bitmap.h"
+#include "types/t_bloom.h"
+#include "types/t_hash.h"
+#include "types/t_hll.h"
+#include "types/t_json.h"
+#include "types/t_list.h"
+#include "types/t_set.h"
+#include "types/t_sortedint.h"
+#include "types/t_stream.h"
+#include "types/t_string.h"
+#include "types/t_tdigest.h"
+#include "types/t_timeseries.h"
+#include "types/t_topk.h"
+#include "types/t_zset.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -16,8 +16,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "keyspace.h"
-#include "store.h"
+#include "keyspace/keyspace.h"
+#include "engine/store.h"
 #include "tmpdir.h"
 
 #define DEFNS KS_DEFAULT_NS

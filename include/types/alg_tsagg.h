@@ -1,0 +1,86 @@
+/*
+ * alg_tsagg: pure cores of the time-series type (t_timeseries): Kvrocks's
+ * aggregators, the running state of a compaction rule, bucket alignment,
+ * and RedisTimeSeries label filters. No storage. Layer: algorithms (may
+ * include util only).
+ */
+#ifndef KVFS_ALG_TSAGG_H
+#define KVFS_ALG_TSAGG_H
+
+#include "engine/util.h"
+
+struct ts_sample {
+	uint64_t ts;
+	double v;
+};
+
+struct ts_label {
+	const char *name;
+	size_t nn;
+	const char *value;
+	size_t vn;
+};
+
+/* Kvrocks's TSAggregatorType numbering (rule byte). */
+enum ts_agg {
+	TS_AGG_NONE = 0,
+	TS_AGG_SUM = 1,
+	TS_AGG_MIN = 2,
+	TS_AGG_MAX = 3,
+	TS_AGG_COUNT = 4,
+	TS_AGG_FIRST = 5,
+	TS_AGG_LAST = 6,
+	TS_AGG_AVG = 7,
+	TS_AGG_RANGE = 8,
+	TS_AGG_STD_P = 9,
+	TS_AGG_STD_S = 10,
+	TS_AGG_VAR_P = 11,
+	TS_AGG_VAR_S = 12,
+};
+
+/* "avg", "sum", "std.p", ... (lower case); NULL / -1 when unknown (or
+ * none). Parsing is case-insensitive. */
+const char *ts_agg_name(int a);
+int ts_agg_parse(const char *s, size_t n);
+
+#define TS_AUX_MAX 4
+/* A compaction rule (downstream record), with its running state. */
+struct ts_rule {
+	int agg;
+	uint64_t bucket, align, latest;
+	uint8_t nu, nf;
+	uint64_t u[TS_AUX_MAX];
+	double f[TS_AUX_MAX];
+};
+/* The state of a rule just created: latest 0, aux reset (Kvrocks). */
+void ts_rule_init(struct ts_rule *r, int agg, uint64_t bucket, uint64_t align);
+/* Kvrocks's ResetAuxs: the state of an empty open bucket. */
+void ts_rule_reset(struct ts_rule *r);
+/* Is r's state the reset one (nothing folded, or a sum/count of 0)? */
+bool ts_rule_is_reset(const struct ts_rule *r);
+/* Fold samples into the open bucket (Kvrocks's AggregateLatestBucket). */
+void ts_rule_fold(struct ts_rule *r, const struct ts_sample *s, size_t n);
+/* The value of the open bucket from its state (non-empty). */
+double ts_rule_value(const struct ts_rule *r);
+
+/* Start / end of the aligned bucket holding ts (Kvrocks's
+ * CalculateAlignedBucketLeft / Right; dur > 0). */
+uint64_t ts_bucket_left(uint64_t ts, uint64_t dur, uint64_t align);
+uint64_t ts_bucket_right(uint64_t ts, uint64_t dur, uint64_t align);
+/* The aggregate of n >= 1 samples in time order (Kvrocks's formulas:
+ * var.p = (sum of squares - sum^2 / n) / n; var.s, std.s are 0 for n = 1). */
+double ts_aggregate(int agg, const struct ts_sample *s, size_t n);
+
+/* Label filters of TS.MRANGE / TS.MGET ("a=b", "a!=b", "a=", "a!=",
+ * "a=(x,y)", "a!=(x,y)"). Parse with ts_filter_parse (one expression
+ * each call); ts_filter_check: at least one positive matcher "a=b" or
+ * "a=(..)", as RedisTimeSeries requires. */
+struct ts_filter;
+struct ts_filter *ts_filter_new(void);
+void ts_filter_free(struct ts_filter *f);
+int ts_filter_parse(struct ts_filter *f, const char *expr, size_t n); /* -EINVAL, -ENOMEM */
+int ts_filter_check(const struct ts_filter *f);			      /* -EINVAL */
+/* Do labels l[0..n) pass every matcher of f? */
+bool ts_filter_match(const struct ts_filter *f, const struct ts_label *l, size_t n);
+
+#endif

@@ -1,0 +1,61 @@
+/*
+ * t_json_int: what the files of the JSON module share and nobody else
+ * sees: the paths of t_json.h as parsed steps, and the one number printer.
+ * Private to the JSON module (t_json.c, the documents and verbs;
+ * t_json_path.c, paths in trees and in stored text; t_json_cbor.c,
+ * Kvrocks's CBOR format): no other file includes it (tests/check-layers.sh).
+ * Layer: types.
+ */
+#ifndef KVFS_T_JSON_INT_H
+#define KVFS_T_JSON_INT_H
+
+#include "engine/util.h"
+
+struct cJSON;
+
+/* Shortest text that reads back as d, with ".0" if it would look like an
+ * integer; "null" for NaN and infinities (JSON has neither). Every number
+ * kvfs prints into JSON (t_json.c, t_json_cbor.c) goes through here. */
+void json_fmt_double(double d, char out[40]);
+
+/* JSON's whitespace. */
+static inline bool json_is_ws(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* ---- Paths (t_json_path.c) ------------------------------------------ */
+
+/* One step: an array index (negative from the end) or a member name. */
+struct json_step {
+	bool index;
+	int64_t i;
+	char *name; /* NUL-terminated; names hold no NUL (cJSON keys cannot) */
+};
+
+/* A parsed path: n steps after `$` (0: the root). */
+struct json_path {
+	struct json_step *v;
+	size_t n;
+};
+
+/* Parse a path of the subset of t_json.h into p (free with
+ * json_path_free, also after a failure). 0, -EINVAL (*why set, static),
+ * -ENOMEM. Logs nothing. */
+int json_path_parse(const char *s, size_t n, struct json_path *p, const char **why);
+void json_path_free(struct json_path *p);
+/* The value the first `upto` steps of p lead to in the tree at root, or
+ * NULL. */
+struct cJSON *json_path_find(struct cJSON *root, const struct json_path *p, size_t upto);
+
+/*
+ * The span [*start, *start + *len) of JSON text s[0, n) holding the value
+ * p names, found by scanning the text, without a tree: 0, -ENOENT, or
+ * -EINVAL if the scan does not understand the text (the caller then
+ * parses it whole, which says why).
+ */
+int json_scan_path(const char *s, size_t n, const struct json_path *p, size_t *start, size_t *len);
+/* The type name (as json_type's) of the valid value s[0, n). */
+const char *json_span_type(const char *s, size_t n);
+
+#endif

@@ -1,0 +1,552 @@
+/*
+ * fs_list: the entries of a list key's directory are its elements, named
+ * by position and listed in list order.
+ *
+ * Names. Position p of a list of n elements is written in decimal with
+ * leading zeros to the width of n - 1 ("7" in a list of 8, "07" in a
+ * list of 12, "0007" in a list of 1,200), so that a byte-order sort of
+ * the names -- ls, shell globs, rsync, which creates files in that order
+ * -- is list order. Any decimal spelling reaches an element ("7", "007"),
+ * and a negative one counts from the end ("-1" is the last); such other
+ * spellings reach the node of the canonical name but are never cached by
+ * the kernel, since their meaning changes with the list.
+ *
+ * Changes. Writing an existing position replaces the element (LSET, at
+ * close). Creating position n, the length, appends (an empty element at
+ * create, its value at close); creating a position past that is refused
+ * (EINVAL). rm removes the element and closes the gap (the later ones move
+ * down). Whenever positions change meaning -- a removal, or the length
+ * crossing a power of ten, which changes every name's width -- the nodes
+ * of the renamed positions are unhashed and the kernel's cached names and
+ * attributes of them are invalidated after the reply.
+ *
+ * Scratch files. A name that is not a position (rsync's ".0007.XXXXXX",
+ * sed's temp file) is a scratch file kept in the daemon's memory only; a
+ * rename of it onto position n appends its contents, onto an existing
+ * position replaces that element, past the end is EINVAL. Scratch files
+ * are never stored, never listed, and vanish at rm, rmdir of the list,
+ * or unmount. Layer: fs.
+ */
+#include "fs/fs_int.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "types/t_list.h"
+
+/* Digits of the largest position of a list of n elements (1 for n <= 10). */
+static unsigned name_width(uint64_t n)
+{
+	unsigned w = 1;
+	for (uint64_t x = n > 0 ? n - 1 : 0; x >= 10; x /= 10)
+		w++;
+	return w;
+}
+
+static size_t pos_name(uint64_t pos, unsigned w, char out[24])
+{
+	return (size_t)snprintf(out, 24, "%0*" PRIu64, (int)w, pos);
+}
+
+/* A typed name as a position: optional "-", decimal digits. -EINVAL if it
+ * is no number, -ERANGE if it is out of range of an int64. */
+static int parse_index(const char *name, size_t n, int64_t *idx)
+{
+	return parse_i64(name, n, idx);
+}
+
+/* ---- names while the directory is open: gaps ------------------------ */
+
+/*
+ * A name is a slot: a position in the numbering of when the directory
+ * was opened (fs_inode.h, gaps). Slot f holds position f minus the gaps
+ * below it; a gap holds nothing. With no gaps, slots are positions. All
+ * of these run under the directory node's lock, which every list
+ * operation holds from reading the length to its last write (lock order:
+ * an entry's node, then its directory's node, then the key's stripe).
+ */
+static int slot_pos(const struct fs_node *dir, uint64_t f, uint64_t *pos)
+{
+	size_t below = 0;
+	for (size_t i = 0; i < dir->gaps.n && dir->gaps.v[i] <= f; i++) {
+		if (dir->gaps.v[i] == f)
+			return -ENOENT;
+		below++;
+	}
+	*pos = f - below;
+	return 0;
+}
+
+/* The slot of position pos. */
+static uint64_t pos_slot(const uint64_t *gaps, size_t n, uint64_t pos)
+{
+	uint64_t f = pos;
+	for (size_t i = 0; i < n && gaps[i] <= f; i++)
+		f++;
+	return f;
+}
+
+static int gap_add(struct fs_node *dir, uint64_t f)
+{
+	if (dir->gaps.n == dir->gaps.cap) {
+		size_t nc = dir->gaps.cap ? dir->gaps.cap * 2 : 16;
+		uint64_t *nv = realloc(dir->gaps.v, nc * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		dir->gaps.v = nv;
+		dir->gaps.cap = nc;
+	}
+	size_t i = dir->gaps.n;
+	while (i > 0 && dir->gaps.v[i - 1] > f) {
+		dir->gaps.v[i] = dir->gaps.v[i - 1];
+		i--;
+	}
+	dir->gaps.v[i] = f;
+	dir->gaps.n++;
+	return 0;
+}
+
+/* The list, as its directory names it: length and slots. */
+struct view {
+	uint64_t len;	/* elements */
+	uint64_t slots; /* len + gaps */
+	unsigned width; /* of every name */
+};
+
+/*
+ * How long the numbering of a listing outlives its directory handle:
+ * `rm l/[*]` is a shell listing the directory, closing it, then one rm
+ * removing the names it saw, in order. Each removal in the window
+ * extends it; a new listing, or a second without a removal, ends it.
+ */
+#define LIST_GAPS_LINGER_MS 1000
+
+static bool gaps_frozen(const struct fs_node *dir)
+{
+	return dir->dir_opens > 0 || now_ms() < dir->gaps_until;
+}
+
+/* Close the gaps if nothing holds them any more: every later position
+ * moves down. Directory lock held. */
+static void gaps_settle(struct fs *fs, struct fs_node *dir)
+{
+	if (dir->gaps.n > 0 && !gaps_frozen(dir)) {
+		dir->gaps.n = 0;
+		fs_itable_unhash_kids(fs->it, dir, NULL, NULL, NULL);
+	}
+}
+
+static int view_get(struct fs_ctx *c, struct view *v)
+{
+	gaps_settle(c->fs, c->dir);
+	int rc = list_len(c->fs->ks, &c->k, &v->len);
+	if (rc == -KV_EWRONGTYPE)
+		rc = -ENOENT;
+	v->slots = v->len + c->dir->gaps.n;
+	v->width = name_width(v->slots);
+	return rc;
+}
+
+/* The slot and position a typed index names: a negative one counts
+ * elements from the end. -ENOENT if none (or a gap). */
+static int resolve(const struct fs_node *dir, const struct view *v, int64_t idx, uint64_t *f,
+		   uint64_t *pos)
+{
+	if (idx < 0) {
+		uint64_t back = (uint64_t)(-(idx + 1)) + 1;
+		if (back > v->len)
+			return -ENOENT;
+		*pos = v->len - back;
+		*f = pos_slot(dir->gaps.v, dir->gaps.n, *pos);
+		return 0;
+	}
+	*f = (uint64_t)idx;
+	if (*f >= v->slots)
+		return -ENOENT;
+	return slot_pos(dir, *f, pos);
+}
+
+/* Fill e for slot f, asked for as `typed`. */
+static int slot_entry(struct fs_entry *e, const char *typed, size_t tn, uint64_t f,
+		      const struct view *v, uint64_t size)
+{
+	char canon[24];
+	size_t cn = pos_name(f, v->width, canon);
+	e->alias = cn != tn || memcmp(canon, typed, tn) != 0;
+	return fs_entry_set(e, canon, cn, S_IFREG | 0644, size);
+}
+
+struct stale_from {
+	uint64_t pos;
+};
+
+/* A node named by a position >= arg->pos (or by no position: stale too). */
+static bool stale_pos(void *arg, const char *name, size_t n)
+{
+	const struct stale_from *sf = arg;
+	uint64_t p;
+	return parse_u64(name, n, &p) != 0 || p >= sf->pos;
+}
+
+/* Names from slot `from` on changed meaning, or (a different width)
+ * every name did: unhash their nodes, so each name resolves to a new
+ * node (and inode, with an empty page cache). The kernel caches no list
+ * names (fs_shape.uncached), so it needs no invalidation. */
+static void renamed_from(struct fs_ctx *c, uint64_t from, unsigned oldw, unsigned neww)
+{
+	struct stale_from sf = {oldw != neww ? 0 : from};
+	fs_itable_unhash_kids(c->fs->it, c->dir, stale_pos, &sf, NULL);
+}
+
+static void log_past_end(const struct fs_ctx *c, const char *name, size_t n, const struct view *v)
+{
+	LOG_ERR("'%.*s/%.*s': past the end of a list of %" PRIu64 " (only %" PRIu64 " appends)",
+		(int)c->k.klen, c->k.key, (int)n, name, v->len, v->slots);
+}
+
+static void log_gap(const struct fs_ctx *c, const char *name, size_t n)
+{
+	LOG_ERR("'%.*s/%.*s': removed while the directory is open; the positions close up "
+		"when it is closed",
+		(int)c->k.klen, c->k.key, (int)n, name);
+}
+
+/* ---- operations ------------------------------------------------------ */
+
+static int list_lookup(struct fs_ctx *c, const char *name, size_t n, struct fs_entry *e)
+{
+	struct buf val = BUF_INIT;
+	struct view v;
+	uint64_t f, pos;
+	int64_t idx;
+	if (parse_index(name, n, &idx))
+		return -ENOENT;
+	pthread_mutex_lock(&c->dir->lock);
+	int rc = view_get(c, &v);
+	if (!rc)
+		rc = resolve(c->dir, &v, idx, &f, &pos);
+	if (!rc)
+		rc = list_index(c->fs->ks, &c->k, (int64_t)pos, &val);
+	if (rc == -ERANGE)
+		rc = -ENOENT; /* shrunk by another writer in between */
+	if (rc == -EUCLEAN) { /* logged: an empty file, read as EIO, rm removes it */
+		buf_reset(&val);
+		rc = 0;
+	}
+	if (!rc)
+		rc = slot_entry(e, name, n, f, &v, val.len);
+	pthread_mutex_unlock(&c->dir->lock);
+	buf_release(&val);
+	return rc;
+}
+
+struct lit {
+	struct list_iter *it;
+	unsigned width;
+	uint64_t *gaps; /* a copy: the iterator runs without the lock */
+	size_t ngaps;
+	char name[24];
+	uint8_t cursor[8];
+};
+
+static int list_open_iter(struct fs_ctx *c, const void *after, size_t alen, bool by_name,
+			  void **out)
+{
+	(void)by_name; /* positions have no long names */
+	struct lit *it = calloc(1, sizeof(*it));
+	int64_t start = 0;
+	int rc = 0;
+	if (!it)
+		return -ENOMEM;
+	pthread_mutex_lock(&c->dir->lock);
+	gaps_settle(c->fs, c->dir);
+	it->ngaps = c->dir->gaps.n;
+	if (it->ngaps) {
+		it->gaps = malloc(it->ngaps * sizeof(*it->gaps));
+		if (it->gaps)
+			memcpy(it->gaps, c->dir->gaps.v, it->ngaps * sizeof(*it->gaps));
+		else
+			rc = -ENOMEM;
+	}
+	if (!rc && after && alen == 8) {
+		/* Resume at the first position whose slot is after the cursor. */
+		uint64_t next = get_be64(after) + 1, below = 0;
+		for (size_t i = 0; i < it->ngaps && it->gaps[i] < next; i++)
+			below++;
+		start = next - below >= INT64_MAX ? INT64_MAX : (int64_t)(next - below);
+	}
+	if (!rc)
+		it->it = list_iter_new(c->fs->ks, &c->k, start, &rc);
+	if (it->it)
+		it->width = name_width(list_iter_len(it->it) + it->ngaps);
+	pthread_mutex_unlock(&c->dir->lock);
+	if (!it->it) {
+		free(it->gaps);
+		free(it);
+		return rc ? rc : -ENOMEM;
+	}
+	*out = it;
+	return 0;
+}
+
+static int list_next(void *arg, struct fs_child *ch)
+{
+	struct lit *it = arg;
+	uint64_t pos;
+	const char *v;
+	size_t vn;
+	int rc = list_iter_next(it->it, &pos, &v, &vn);
+	if (rc > 0) {
+		uint64_t f = pos_slot(it->gaps, it->ngaps, pos);
+		ch->name = it->name;
+		ch->n = pos_name(f, it->width, it->name);
+		put_be64(it->cursor, f);
+		ch->cursor = (const char *)it->cursor;
+		ch->clen = sizeof(it->cursor);
+		ch->numbered = true;
+		ch->mode = S_IFREG | 0644;
+		ch->size = vn;
+	}
+	return rc;
+}
+
+static void list_free_iter(void *arg)
+{
+	struct lit *it = arg;
+	list_iter_free(it->it);
+	free(it->gaps);
+	free(it);
+}
+
+/* The position a node's name holds now. Directory lock held. */
+static int node_pos(struct fs_ctx *c, const char *name, size_t n, uint64_t *pos)
+{
+	uint64_t f;
+	if (parse_u64(name, n, &f))
+		return -ENOENT;
+	return slot_pos(c->dir, f, pos);
+}
+
+static int list_load(struct fs_ctx *c, const char *name, size_t n, struct buf *out)
+{
+	uint64_t pos;
+	pthread_mutex_lock(&c->dir->lock);
+	int rc = node_pos(c, name, n, &pos);
+	if (!rc)
+		rc = list_index(c->fs->ks, &c->k, (int64_t)pos, out);
+	pthread_mutex_unlock(&c->dir->lock);
+	return rc == -ERANGE ? -ENOENT : rc;
+}
+
+static int list_commit(struct fs_ctx *c, const char *name, size_t n, const char *d, size_t dn,
+		       bool pending)
+{
+	(void)pending;
+	uint64_t pos;
+	pthread_mutex_lock(&c->dir->lock);
+	int rc = node_pos(c, name, n, &pos);
+	if (!rc)
+		rc = list_set(c->fs->ks, &c->k, (int64_t)pos, d, dn);
+	pthread_mutex_unlock(&c->dir->lock);
+	if (rc == -ERANGE || rc == -ENOENT) {
+		LOG_ERR("'%.*s/%.*s': the list has no such element any more", (int)c->k.klen,
+			c->k.key, (int)n, name);
+		rc = -ENOENT;
+	}
+	return rc;
+}
+
+/*
+ * Put v (a new empty element for create, a scratch file's contents for a
+ * rename) at the slot `to` names: at the end it appends, on an element it
+ * replaces (unless `create`: -EEXIST), past the end or on a gap it is
+ * -EINVAL. *f = the slot; *v = the list after. Directory lock held.
+ */
+static int put_at(struct fs_ctx *c, const char *to, size_t tn, const char *d, size_t dn,
+		  bool create, uint64_t *f, struct view *v)
+{
+	uint64_t pos;
+	int64_t idx;
+	int rc = parse_index(to, tn, &idx);
+	if (!rc)
+		rc = view_get(c, v);
+	if (rc)
+		return rc;
+	if (idx >= 0 && (uint64_t)idx == v->slots) {
+		/* The end: append. */
+		unsigned oldw = v->width;
+		*f = (uint64_t)idx;
+		rc = list_append_at(c->fs->ks, &c->k, v->len, d, dn, &v->len);
+		if (rc == -EEXIST || rc == -ERANGE)
+			rc = -EAGAIN; /* another writer changed the length */
+		if (rc)
+			return rc;
+		v->slots = v->len + c->dir->gaps.n;
+		v->width = name_width(v->slots);
+		if (v->width != oldw)
+			renamed_from(c, 0, oldw, v->width);
+		return 0;
+	}
+	rc = resolve(c->dir, v, idx, f, &pos);
+	if (rc == 0)
+		return create ? -EEXIST : list_set(c->fs->ks, &c->k, (int64_t)pos, d, dn);
+	if (idx >= 0 && (uint64_t)idx < v->slots)
+		log_gap(c, to, tn);
+	else if (idx >= 0)
+		log_past_end(c, to, tn, v);
+	else
+		LOG_ERR("'%.*s/%.*s': before the start of a list of %" PRIu64, (int)c->k.klen,
+			c->k.key, (int)tn, to, v->len);
+	return -EINVAL;
+}
+
+static int list_create(struct fs_ctx *c, const char *name, size_t n, struct fs_entry *e)
+{
+	struct view v;
+	uint64_t f;
+	int64_t idx;
+	if (parse_index(name, n, &idx))
+		return FS_CREATE_SCRATCH;
+	pthread_mutex_lock(&c->dir->lock);
+	int rc = put_at(c, name, n, "", 0, true, &f, &v);
+	if (!rc)
+		rc = slot_entry(e, name, n, f, &v, 0);
+	pthread_mutex_unlock(&c->dir->lock);
+	return rc;
+}
+
+static int list_unlink(struct fs_ctx *c, const char *name, size_t n)
+{
+	struct view v;
+	uint64_t f, pos;
+	int64_t idx;
+	char canon[24];
+	if (parse_index(name, n, &idx))
+		return -ENOENT;
+	pthread_mutex_lock(&c->dir->lock);
+	int rc = view_get(c, &v);
+	if (!rc)
+		rc = resolve(c->dir, &v, idx, &f, &pos);
+	/* While the directory is open (or just listed), the slot becomes a
+	 * gap: remember it before the element goes, so a failure leaves
+	 * both as they were. */
+	bool frozen = !rc && gaps_frozen(c->dir);
+	if (frozen && c->dir->dir_opens == 0)
+		c->dir->gaps_until = now_ms() + LIST_GAPS_LINGER_MS;
+	if (frozen)
+		rc = gap_add(c->dir, f);
+	if (!rc) {
+		rc = list_remove_at(c->fs->ks, &c->k, (int64_t)pos, LIST_KEEP_EMPTY, NULL);
+		if (rc && frozen) {
+			for (size_t i = 0; i < c->dir->gaps.n; i++)
+				if (c->dir->gaps.v[i] == f) {
+					memmove(c->dir->gaps.v + i, c->dir->gaps.v + i + 1,
+						(c->dir->gaps.n - i - 1) * sizeof(uint64_t));
+					c->dir->gaps.n--;
+					break;
+				}
+		}
+	}
+	if (rc == -ERANGE)
+		rc = -ENOENT;
+	if (!rc && frozen) {
+		/* Only the removed slot's name is gone. */
+		fs_itable_unlink(c->fs->it, c->dir, canon, pos_name(f, v.width, canon));
+	} else if (!rc) {
+		renamed_from(c, pos, v.width, name_width(v.len - 1));
+	}
+	pthread_mutex_unlock(&c->dir->lock);
+	return rc;
+}
+
+static int list_adopt(struct fs_ctx *c, const char *to, size_t tn, const char *d, size_t dn,
+		      struct buf *canon)
+{
+	struct view v;
+	uint64_t f;
+	int64_t idx;
+	char s[24];
+	if (parse_index(to, tn, &idx))
+		return FS_ADOPT_LOCAL;
+	pthread_mutex_lock(&c->dir->lock);
+	int rc = put_at(c, to, tn, d, dn, false, &f, &v);
+	if (!rc)
+		rc = buf_set(canon, s, pos_name(f, v.width, s));
+	pthread_mutex_unlock(&c->dir->lock);
+	return rc;
+}
+
+/* The last open handle of a list's directory closed: its gaps (and its
+ * numbering for removals) linger a moment, then close; a first open of
+ * it starts a fresh numbering. */
+static void list_dir_closed(struct fs *fs, struct fs_node *dir)
+{
+	(void)fs;
+	pthread_mutex_lock(&dir->lock);
+	if (dir->dir_opens == 0)
+		dir->gaps_until = now_ms() + LIST_GAPS_LINGER_MS;
+	pthread_mutex_unlock(&dir->lock);
+}
+
+static void list_dir_opened(struct fs *fs, struct fs_node *dir)
+{
+	pthread_mutex_lock(&dir->lock);
+	if (dir->dir_opens == 1 && dir->gaps.n > 0) {
+		/* A new listing numbers the list afresh. */
+		dir->gaps_until = 0;
+		dir->gaps.n = 0;
+		fs_itable_unhash_kids(fs->it, dir, NULL, NULL, NULL);
+	}
+	pthread_mutex_unlock(&dir->lock);
+}
+
+static bool list_is_scratch(const char *name, size_t n)
+{
+	int64_t idx;
+	return parse_index(name, n, &idx) != 0;
+}
+
+static int list_from_field(void *arg, const char *f, size_t fn, const char *v, size_t vn,
+			   struct convert_item *it)
+{
+	(void)arg;
+	(void)v;
+	(void)vn;
+	if (parse_u64(f, fn, &it->num) == 0)
+		return 0;
+	LOG_ERR("field '%.*s' is not a list position (0, 1, 2, ...)", (int)fn, f);
+	return -EINVAL;
+}
+
+/* A live list is never blank (Kvrocks has no empty lists), but its head
+ * and tail may not decode (-EUCLEAN, logged): rmdir deletes it then, as
+ * rm -r met EIO listing it. */
+static int list_is_blank(struct fs_ctx *c)
+{
+	uint64_t n;
+	int rc = list_len(c->fs->ks, &c->k, &n);
+	return rc < 0 ? rc : 0;
+}
+
+const struct fs_shape fs_list_shape = {
+    .type = KV_TYPE_LIST,
+    .uncached = true,
+    .padded = true,
+    .lookup = list_lookup,
+    .iter_open = list_open_iter,
+    .iter_next = list_next,
+    .iter_free = list_free_iter,
+    .load = list_load,
+    .commit = list_commit,
+    .create = list_create,
+    .unlink = list_unlink,
+    .adopt = list_adopt,
+    .is_scratch = list_is_scratch,
+    .from_field = list_from_field,
+    .is_blank = list_is_blank,
+    .dir_opened = list_dir_opened,
+    .dir_closed = list_dir_closed,
+};

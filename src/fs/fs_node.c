@@ -1,0 +1,365 @@
+/*
+ * fs_node: the helpers every fs file uses, at the bottom of the layer
+ * (over the inode table only): where a node is (its path, its key, the
+ * kind of its children), the entry description a shape fills, the names
+ * editors give their temp files, a node's attributes as stat shows them
+ * (defaults, stored records, what the node itself holds), the store
+ * counter, the one errno mapping, and the thread that sends the kernel
+ * its invalidations. Nothing here knows a type. Layer: fs.
+ */
+#include "fs/fs_int.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "keyspace/ks_attr.h"
+
+/* The invalidation thread: a queue of items, sent in order. */
+struct fs_notifier {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct fs_inval queue;
+	bool stop;
+};
+
+static void inval_send_now(struct fs *fs, struct fs_inval *iv)
+{
+	struct buf name = BUF_INIT;
+	for (size_t i = 0; i < iv->len && fs->se; i++) {
+		const struct fs_inval_item *x = &iv->v[i];
+		if (x->parent && names_encode(x->name, x->n, &name) == 0)
+			fuse_lowlevel_notify_inval_entry(fs->se, x->parent, name.data, name.len);
+		if (x->ino)
+			fuse_lowlevel_notify_inval_inode(fs->se, x->ino, 0, 0);
+	}
+	buf_release(&name);
+	fs_inval_release(iv);
+}
+
+static void *notifier_main(void *arg)
+{
+	struct fs *fs = arg;
+	struct fs_notifier *n = fs->notifier;
+	pthread_mutex_lock(&n->lock);
+	for (;;) {
+		while (!n->stop && n->queue.len == 0)
+			pthread_cond_wait(&n->cond, &n->lock);
+		if (n->stop)
+			break;
+		struct fs_inval batch = n->queue;
+		fs_inval_init(&n->queue);
+		pthread_mutex_unlock(&n->lock);
+		inval_send_now(fs, &batch);
+		pthread_mutex_lock(&n->lock);
+	}
+	pthread_mutex_unlock(&n->lock);
+	return NULL;
+}
+
+void fs_notifier_stop(struct fs *fs)
+{
+	struct fs_notifier *n = fs->notifier;
+	if (!n)
+		return;
+	pthread_mutex_lock(&n->lock);
+	n->stop = true;
+	pthread_cond_signal(&n->cond);
+	pthread_mutex_unlock(&n->lock);
+	pthread_join(n->thread, NULL);
+	fs_inval_release(&n->queue);
+	pthread_cond_destroy(&n->cond);
+	pthread_mutex_destroy(&n->lock);
+	free(n);
+	fs->notifier = NULL;
+}
+
+void fs_inval_send(struct fs *fs, struct fs_inval *iv)
+{
+	struct fs_notifier *n = fs->notifier;
+	if (iv->len == 0 || !n) {
+		fs_inval_release(iv); /* no session: nothing to tell */
+		return;
+	}
+	pthread_mutex_lock(&n->lock);
+	for (size_t i = 0; i < iv->len; i++) {
+		struct fs_inval_item *x = &iv->v[i];
+		if (fs_inval_add(&n->queue, x->parent, x->ino, x->name, x->n))
+			break; /* out of memory: the entry timeout bounds the damage */
+	}
+	pthread_cond_signal(&n->cond);
+	pthread_mutex_unlock(&n->lock);
+	fs_inval_release(iv);
+}
+
+void fs_notifier_start(struct fs *fs)
+{
+	if (fs->notifier)
+		return;
+	struct fs_notifier *n = calloc(1, sizeof(*n));
+	if (!n)
+		return; /* invalidations are dropped; entry timeouts still hold */
+	pthread_mutex_init(&n->lock, NULL);
+	pthread_cond_init(&n->cond, NULL);
+	fs_inval_init(&n->queue);
+	fs->notifier = n;
+	if (pthread_create(&n->thread, NULL, notifier_main, fs)) {
+		pthread_cond_destroy(&n->cond);
+		pthread_mutex_destroy(&n->lock);
+		free(n);
+		fs->notifier = NULL;
+	}
+}
+
+/* ---- identities ------------------------------------------------------ */
+
+enum fs_kind fs_child_kind(const struct fs *fs, const struct fs_node *parent)
+{
+	switch (parent->kind) {
+	case FS_ROOT:
+		return fs->ns ? FS_KEY : FS_NS;
+	case FS_NS:
+		return FS_KEY;
+	default:
+		return FS_ENTRY;
+	}
+}
+
+void fs_path_key(const struct fs *fs, const struct fs_path *p, struct ks_key *k)
+{
+	if (fs->ns) {
+		k->ns = fs->ns;
+		k->nslen = fs->nslen;
+	} else {
+		k->ns = p->ns.data;
+		k->nslen = p->ns.len;
+	}
+	k->key = p->key.data;
+	k->klen = p->key.len;
+	k->attr = NULL;
+}
+
+/* The path of `name` inside `parent`. */
+int fs_child_path(struct fs *fs, struct fs_node *parent, const char *name, size_t n,
+		  struct fs_path *p)
+{
+	int rc = fs_itable_path(fs->it, parent, p);
+	if (rc)
+		return rc;
+	switch (fs_child_kind(fs, parent)) {
+	case FS_NS:
+		return buf_set(&p->ns, name, n);
+	case FS_KEY:
+		return buf_set(&p->key, name, n);
+	default:
+		return buf_set(&p->entry, name, n);
+	}
+}
+
+bool fs_is_temp_name(const char *name, size_t n)
+{
+	if (n > 0 && (name[0] == '.' || name[n - 1] == '~'))
+		return true;
+	if (n != 9 || memcmp(name, "sed", 3) != 0)
+		return false;
+	for (size_t i = 3; i < n; i++)
+		if (!isalnum((unsigned char)name[i]))
+			return false;
+	return true;
+}
+
+bool fs_is_swap_name(const char *name, size_t n)
+{
+	if (n < 5 || name[0] != '.')
+		return false;
+	if (n >= 6 && memcmp(name + n - 5, ".swpx", 5) == 0)
+		return true;
+	return memcmp(name + n - 4, ".sw", 3) == 0 && name[n - 1] >= 'a' && name[n - 1] <= 'p';
+}
+
+void fs_entry_init(struct fs_entry *e)
+{
+	memset(e, 0, sizeof(*e));
+	buf_init(&e->name);
+}
+
+void fs_entry_release(struct fs_entry *e)
+{
+	buf_release(&e->name);
+}
+
+int fs_entry_set(struct fs_entry *e, const char *name, size_t n, mode_t mode, uint64_t size)
+{
+	e->mode = mode;
+	e->size = size;
+	return buf_set(&e->name, name, n);
+}
+
+/* ---- attributes ------------------------------------------------------ */
+
+static void timespec_from_us(struct timespec *ts, uint64_t us)
+{
+	ts->tv_sec = (time_t)(us / 1000000u);
+	ts->tv_nsec = (long)(us % 1000000u) * 1000;
+}
+
+/* The permission bits of an object without stored ones: from -o umask,
+ * keeping a read-only object (a view) read-only. */
+static mode_t default_perm(const struct fs *fs, mode_t mode)
+{
+	mode_t perm = (S_ISDIR(mode) ? 0777 : 0666) & ~fs->opt.umask;
+	if (!(mode & 0222))
+		perm &= ~(mode_t)0222;
+	return perm;
+}
+
+void fs_stat_fill(const struct fs *fs, mode_t mode, uint64_t size, uint64_t version,
+		  uint64_t expire_ms, struct stat *st, double *timeout)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_mode = (mode & S_IFMT) | default_perm(fs, mode);
+	st->st_nlink = 1;
+	st->st_uid = fs->opt.uid;
+	st->st_gid = fs->opt.gid;
+	st->st_blksize = 4096;
+	st->st_size = (off_t)size;
+	st->st_blocks = (blkcnt_t)((size + 511) / 512);
+	st->st_mtim = fs->mount_time;
+	if (version)
+		timespec_from_us(&st->st_mtim, version >> 11);
+	st->st_ctim = st->st_atim = st->st_mtim;
+	*timeout = fs->opt.timeout;
+	if (expire_ms) {
+		uint64_t now = now_ms();
+		double left = expire_ms > now ? (double)(expire_ms - now) / 1000 : 0;
+		if (left < *timeout)
+			*timeout = left;
+	}
+}
+
+void fs_attr_entry(const struct fs_shape *sh, const char *name, size_t n, const char **e,
+		   size_t *en)
+{
+	/* A list position is one record whatever width its name has now. */
+	if (sh && sh->padded)
+		while (n > 1 && name[0] == '0') {
+			name++;
+			n--;
+		}
+	*e = name;
+	*en = n;
+}
+
+static void apply_times(struct stat *st, const struct ks_attr *a)
+{
+	st->st_mtim = a->mtime;
+	st->st_atim = a->atime;
+	st->st_ctim = a->ctime;
+}
+
+void fs_stat_attrs(struct fs *fs, const struct fs_shape *sh, const struct ks_key *k,
+		   uint64_t version, const char *entry, size_t elen, struct stat *st)
+{
+	fs_stat_attrs_cached(fs, sh, k, version, entry, elen, st, NULL);
+}
+
+void fs_stat_attrs_cached(struct fs *fs, const struct fs_shape *sh, const struct ks_key *k,
+			  uint64_t version, const char *entry, size_t elen, struct stat *st,
+			  struct fs_key_attrs *kc)
+{
+	struct ks_attr a;
+	const char *e = NULL;
+	size_t en = 0;
+	int rc;
+	if (entry)
+		fs_attr_entry(sh, entry, elen, &e, &en);
+	if (entry && kc) {
+		/* A listing: the key's record, read once, says whether any
+		 * entry has more than times. */
+		if (!kc->loaded)
+			kc->loaded = ks_attr_get(fs->ks, k, version, NULL, 0, &kc->a) == 0;
+		rc = kc->loaded && !kc->a.entry_attrs
+			 ? ks_attr_get_times(fs->ks, k, version, e, en, &a)
+			 : ks_attr_get(fs->ks, k, version, e, en, &a);
+	} else {
+		rc = ks_attr_get(fs->ks, k, version, e, en, &a);
+	}
+	if (rc)
+		return;
+	if (a.has & KS_ATTR_HAS_TIMES) {
+		apply_times(st, &a);
+	} else if (entry) {
+		/* An entry without times of its own: its key's (the last
+		 * change to the key), else the key's creation. */
+		struct fs_key_attrs local = {0};
+		if (!kc)
+			kc = &local;
+		if (version)
+			timespec_from_us(&st->st_mtim, version >> 11);
+		st->st_atim = st->st_ctim = st->st_mtim;
+		if (!kc->loaded)
+			kc->loaded = ks_attr_get(fs->ks, k, version, NULL, 0, &kc->a) == 0;
+		if (kc->loaded && (kc->a.has & KS_ATTR_HAS_TIMES))
+			apply_times(st, &kc->a);
+	}
+	if (a.has & KS_ATTR_HAS_MODE)
+		st->st_mode = (st->st_mode & S_IFMT) | (mode_t)a.mode;
+	if (a.has & KS_ATTR_HAS_UID)
+		st->st_uid = a.uid;
+	if (a.has & KS_ATTR_HAS_GID)
+		st->st_gid = a.gid;
+}
+
+uint64_t fs_seq(struct fs *fs)
+{
+	return __atomic_load_n(&fs->seq, __ATOMIC_SEQ_CST);
+}
+
+void fs_seq_store_locked(struct fs *fs, struct fs_node *node)
+{
+	node->stored = __atomic_add_fetch(&fs->seq, 1, __ATOMIC_SEQ_CST);
+}
+
+/* The node's attributes set during this mount on a node without stored
+ * records: the root, a namespace, a local entry. */
+bool fs_stat_overlay(struct fs_node *node, uint64_t since, struct stat *st)
+{
+	pthread_mutex_lock(&node->lock);
+	bool stale = !node->loaded && node->stored > since;
+	if (node->trunc_want && S_ISREG(st->st_mode)) {
+		st->st_size = 0; /* as the kernel has it since the O_TRUNC open */
+		st->st_blocks = 0;
+	} else if (node->loaded && S_ISREG(st->st_mode) && !node->live) {
+		st->st_size = (off_t)node->data.len;
+		st->st_blocks = (blkcnt_t)((node->data.len + 511) / 512);
+	}
+	/* Buffered, not committed yet: the times of that change. */
+	if (node->dirty && (node->changed.tv_sec || node->changed.tv_nsec))
+		st->st_mtim = st->st_ctim = node->changed;
+	if (node->mtime.tv_sec || node->mtime.tv_nsec)
+		st->st_mtim = st->st_ctim = node->mtime;
+	if (node->atime.tv_sec || node->atime.tv_nsec)
+		st->st_atim = node->atime;
+	if (node->has_mode)
+		st->st_mode = (st->st_mode & S_IFMT) | (node->mode & 07777);
+	if (node->has_owner) {
+		st->st_uid = node->uid;
+		st->st_gid = node->gid;
+	}
+	pthread_mutex_unlock(&node->lock);
+	st->st_ino = node->ino;
+	return stale;
+}
+
+/* Map a type-layer error to what the file system should say. */
+int fs_errno(int rc)
+{
+	/* A corrupt record is an I/O error for the file system; a wrong type
+	 * (a key changed shape between a check and the act) stays
+	 * EMEDIUMTYPE, documented in docs/errors.md. */
+	if (rc == -EUCLEAN)
+		return EIO;
+	return -rc;
+}

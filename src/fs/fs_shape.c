@@ -1,0 +1,132 @@
+/*
+ * fs_shape: the one table that maps each type to what it is in the tree
+ * (a directory of entries through its shape, or a file), and what is
+ * asked of it: is a type a file, is it mapped, which shape lists and
+ * changes a key's entries (fs_ctx_open). Over the shapes, under the
+ * operation handlers. Layer: fs.
+ */
+#include "fs/fs_int.h"
+
+#include <errno.h>
+
+/*
+ * The table: each type kvfs maps into the tree, as a directory of
+ * entries (a shape) or as a file (a file shape). A type in no row is
+ * listed and removable but not opened (EOPNOTSUPP).
+ */
+static const struct {
+	const struct fs_shape *dir;
+	const struct fs_file_shape *file;
+} types[KV_TYPE_MAX + 1] = {
+    [KV_TYPE_STRING] = {NULL, &fs_string_file_shape},
+    [KV_TYPE_BITMAP] = {NULL, &fs_bitmap_file_shape},
+    [KV_TYPE_JSON] = {NULL, &fs_json_file_shape},
+    [KV_TYPE_HASH] = {&fs_hash_shape, NULL},
+    [KV_TYPE_LIST] = {&fs_list_shape, NULL},
+    [KV_TYPE_SET] = {&fs_set_shape, NULL},
+    [KV_TYPE_ZSET] = {&fs_zset_shape, NULL},
+    [KV_TYPE_SORTEDINT] = {&fs_sortedint_shape, NULL},
+    [KV_TYPE_STREAM] = {&fs_stream_shape, NULL},
+    [KV_TYPE_TIMESERIES] = {&fs_timeseries_shape, NULL},
+    [KV_TYPE_HLL] = {&fs_hll_shape, NULL},
+    [KV_TYPE_BLOOM] = {&fs_bloom_shape, NULL},
+    [KV_TYPE_TDIGEST] = {&fs_tdigest_shape, NULL},
+    [KV_TYPE_TOPK] = {&fs_topk_shape, NULL},
+};
+
+/* File shapes that answer names of a namespace besides keys. */
+static const struct fs_file_shape *const named[] = {&fs_ts_view_file_shape, &fs_json_file_shape};
+
+const struct fs_file_shape *const fs_new_file_shape = &fs_string_file_shape;
+const struct fs_shape *const fs_new_dir_shape = &fs_hash_shape;
+
+const struct fs_shape *fs_shape_of(enum kv_type t)
+{
+	return (unsigned)t <= KV_TYPE_MAX ? types[t].dir : NULL;
+}
+
+const struct fs_shape *fs_shape_of_xattr(const char *ns, size_t n)
+{
+	for (int t = 0; t <= KV_TYPE_MAX; t++) {
+		const struct fs_shape *sh = types[t].dir;
+		if (!sh || !sh->xattr_get)
+			continue;
+		const char *x = sh->xattr_ns ? sh->xattr_ns : enc_type_name(sh->type);
+		if (strlen(x) == n && memcmp(x, ns, n) == 0)
+			return sh;
+	}
+	return NULL;
+}
+
+const struct fs_file_shape *fs_file_shape_of(enum kv_type t)
+{
+	return (unsigned)t <= KV_TYPE_MAX ? types[t].file : NULL;
+}
+
+const struct fs_file_shape *fs_file_shape_named(const char *name, size_t n, bool shadows)
+{
+	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++)
+		if (named[i]->shadows == shadows && named[i]->is_name(name, n))
+			return named[i];
+	return NULL;
+}
+
+const struct fs_file_shape *fs_file_shape_for(const char *name, size_t n, enum kv_type t)
+{
+	const struct fs_file_shape *fsh = fs_file_shape_named(name, n, true);
+	if (!fsh)
+		fsh = fs_file_shape_of(t);
+	return fsh ? fsh : fs_new_file_shape;
+}
+
+int fs_file_convert(struct fs *fs, const struct ks_key *k, enum kv_type from, enum kv_type to)
+{
+	const struct fs_file_shape *a = fs_file_shape_of(from), *b = fs_file_shape_of(to);
+	if (from == to)
+		return 0;
+	if (!a || !b)
+		return -EOPNOTSUPP;
+	if (a == fs_new_file_shape && b->from_new)
+		return b->from_new(fs, k);
+	if (b == fs_new_file_shape && a->to_new)
+		return a->to_new(fs, k);
+	return -EOPNOTSUPP;
+}
+
+bool fs_type_is_file(enum kv_type t)
+{
+	return fs_file_shape_of(t) != NULL;
+}
+
+bool fs_corrupt_is_file(enum kv_type t)
+{
+	return t == KV_TYPE_NONE || fs_type_is_file(t);
+}
+
+/* Types whose contents this version of kvfs maps into the tree. */
+bool fs_type_is_supported(enum kv_type t)
+{
+	return fs_file_shape_of(t) || fs_shape_of(t);
+}
+
+bool fs_shape_is_special(const struct fs_shape *sh, const char *name, size_t n)
+{
+	return (sh->is_view && sh->is_view(name, n)) || (sh->is_input && sh->is_input(name, n));
+}
+
+int fs_ctx_open(struct fs *fs, struct fs_node *dir, const struct fs_path *p, struct fs_inval *iv,
+		struct fs_ctx *c, const struct fs_shape **sh)
+{
+	memset(c, 0, sizeof(*c));
+	c->fs = fs;
+	c->dir = dir;
+	c->iv = iv;
+	fs_path_key(fs, p, &c->k);
+	int rc = ks_lookup(fs->ks, &c->k, &c->info);
+	if (rc)
+		return rc;
+	if (fs_type_is_file(c->info.type))
+		return -ENOTDIR;
+	*sh = c->sh = fs_shape_of(c->info.type);
+	return *sh ? 0 : -EOPNOTSUPP;
+}

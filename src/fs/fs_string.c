@@ -1,0 +1,102 @@
+/*
+ * fs_string: string and bitmap keys as files (file shapes, fs_int.h).
+ * A string file holds the value's bytes; read and not written, it is
+ * borrowed from the store (string_pin) rather than copied. A bitmap file
+ * holds the bitmap's bytes in Redis's bit order as GET shows them; while
+ * nobody buffers it, it is read and written in place (GETRANGE-like
+ * reads, one batch per write), so a sparse 512 MiB bitmap never has to
+ * fit in memory. A string is the new-file type: every other file type
+ * converts from and to it (user.kvfs.type, an editor's save). Layer: fs.
+ */
+#include "fs/fs_int.h"
+
+#include <errno.h>
+
+#include "types/t_bitmap.h"
+#include "types/t_string.h"
+
+/* ---- string ---------------------------------------------------------- */
+
+static int str_load(struct fs *fs, const struct ks_key *k, struct buf *out)
+{
+	return string_get(fs->ks, k, out);
+}
+
+static int str_commit(struct fs *fs, const struct ks_key *k, const char *d, size_t n)
+{
+	return string_set(fs->ks, k, d, n, STRING_SET_KEEPTTL);
+}
+
+static int str_create(struct fs *fs, const struct ks_key *k)
+{
+	return string_set(fs->ks, k, "", 0, STRING_SET_NX);
+}
+
+static int str_pin(struct fs *fs, const struct ks_key *k, struct string_pin **pin, const char **d,
+		   size_t *n)
+{
+	return string_pin(fs->ks, k, pin, d, n);
+}
+
+const struct fs_file_shape fs_string_file_shape = {
+    .type = KV_TYPE_STRING,
+    .load = str_load,
+    .commit = str_commit,
+    .create = str_create,
+    .pin = str_pin,
+};
+
+/* ---- bitmap ---------------------------------------------------------- */
+
+static int bm_load(struct fs *fs, const struct ks_key *k, struct buf *out)
+{
+	int rc = bitmap_read(fs->ks, k, 0, BITMAP_MAX_BYTES, out);
+	return rc == -ENOENT ? 0 : rc; /* a remembered empty bitmap */
+}
+
+static int bm_commit(struct fs *fs, const struct ks_key *k, const char *d, size_t n)
+{
+	return bitmap_set(fs->ks, k, d, n, BITMAP_KEEP_EMPTY);
+}
+
+static int bm_read(struct fs *fs, const struct ks_key *k, uint64_t off, size_t size,
+		   struct buf *out)
+{
+	return bitmap_read(fs->ks, k, off, size, out);
+}
+
+static int bm_write(struct fs *fs, const struct ks_key *k, uint64_t off, const char *d, size_t n)
+{
+	return bitmap_write(fs->ks, k, off, d, n, NULL);
+}
+
+static int bm_truncate(struct fs *fs, const struct ks_key *k, uint64_t size)
+{
+	int rc = bitmap_truncate(fs->ks, k, size, BITMAP_KEEP_EMPTY);
+	if (rc == -ENOENT) {
+		/* A remembered empty bitmap: growing it makes the key. */
+		rc = size ? bitmap_write(fs->ks, k, size - 1, "", 1, NULL) : 0;
+	}
+	return rc;
+}
+
+static int bm_from_string(struct fs *fs, const struct ks_key *k)
+{
+	return bitmap_from_string(fs->ks, k);
+}
+
+static int bm_to_string(struct fs *fs, const struct ks_key *k)
+{
+	return bitmap_to_string(fs->ks, k);
+}
+
+const struct fs_file_shape fs_bitmap_file_shape = {
+    .type = KV_TYPE_BITMAP,
+    .load = bm_load,
+    .commit = bm_commit,
+    .read = bm_read,
+    .write = bm_write,
+    .truncate = bm_truncate,
+    .from_new = bm_from_string,
+    .to_new = bm_to_string,
+};

@@ -1,0 +1,1143 @@
+/*
+ * t_json: the RedisJSON document type, stored as Kvrocks stores it
+ * (kvrocks-encoding.md 6.2): numbers, parsing and printing, stored
+ * documents and the verbs. Layer: types. With t_json_path.c (paths) and
+ * t_json_cbor.c (Kvrocks's CBOR format) the JSON module, the only one
+ * that uses cJSON; they share t_json_int.h.
+ *
+ *   CF        key   value
+ *   metadata  K     flags | expire | format u8 | payload
+ *
+ *   flags    0x8A (v1, type 10) or 0x0A (v0, kept when Kvrocks wrote one)
+ *   expire   u64 BE absolute Unix ms (u32 seconds in v0), 0 = none
+ *   format   0 = JSON text, compact (what kvfs always writes)
+ *            1 = CBOR (Kvrocks's json-storage-format cbor; read only)
+ *   payload  the document; no version, no size, no sub-keys
+ *
+ * Example: JSON.SET d $ '{"a":[1,2.5]}' ->
+ *   NS 64 : 8A 00x8 00 7B 22 61 22 3A 5B 31 2C 32 2E 35 5D 7D
+ *
+ * A document in memory is a cJSON tree in which every number node also
+ * holds its canonical literal in valuestring (cJSON keeps only a double,
+ * which would round integers past 2^53 and print 1e15 as "1e+15"). The
+ * literals come from a lexical scan of the text done before cJSON parses
+ * it; the scan also enforces what cJSON lets through (leading zeros,
+ * "1.", raw control characters in strings, \u0000). Printing turns the
+ * number nodes into raw nodes, so cJSON prints the literals verbatim.
+ */
+#include "types/t_json.h"
+
+#include "keyspace/ks_txn.h"
+#include "engine/store.h"
+#include "types/t_json_int.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define JSON_NUM_MAX 63 /* cJSON reads at most 63 characters of a number */
+
+/* ---- Numbers ------------------------------------------------------- */
+
+void json_fmt_double(double d, char out[40])
+{
+	if (!isfinite(d)) {
+		strcpy(out, "null");
+		return;
+	}
+	fmt_double_g17(d, out);
+	if (!strpbrk(out, ".eE"))
+		strcat(out, ".0");
+}
+
+/* Is lit (a valid JSON number) an integer literal? */
+static bool lit_is_integer(const char *lit)
+{
+	return !strpbrk(lit, ".eE");
+}
+
+/*
+ * Is the valid float literal s already what json_fmt_double would print? True
+ * for plain decimals of at most 15 significant digits (which %.15g gives
+ * back digit for digit) without an exponent, trailing fraction zeros
+ * (except a lone ".0") or the leading zeros %g would write as an
+ * exponent: "2.5", "1000.0", "0.001". Saves a strtod and printf per
+ * number when a stored document is parsed again.
+ */
+static bool lit_float_is_canon(const char *s, size_t n)
+{
+	const char *dot = memchr(s, '.', n), *end = s + n;
+	if (!dot || memchr(s, 'e', n) || memchr(s, 'E', n))
+		return false;
+	if (end[-1] == '0' && !(end - dot == 2))
+		return false; /* "2.50" */
+	const char *d = s + (s[0] == '-');
+	size_t sig = 0, lead = 0;
+	bool seen = false;
+	for (const char *c = d; c < end; c++) {
+		if (*c == '.')
+			continue;
+		if (*c != '0')
+			seen = true;
+		if (seen)
+			sig++;
+		else if (c > dot)
+			lead++;
+	}
+	if (sig > 15 || (size_t)(dot - d) > 15 || lead > 3)
+		return false;
+	return seen || end - dot == 2; /* "0.0" is canonical, "0.00" is not */
+}
+
+/* The canonical literal of a valid JSON number literal: an integer stays
+ * as written, anything else is a double in json_fmt_double's form. NULL on
+ * ENOMEM; *range set if the value is not finite. */
+static char *lit_canon(const char *s, size_t n, bool *range)
+{
+	char tmp[JSON_NUM_MAX + 1], out[40];
+	*range = false;
+	memcpy(tmp, s, n);
+	tmp[n] = '\0';
+	if (lit_is_integer(tmp) || lit_float_is_canon(tmp, n))
+		return strdup(tmp);
+	double d = strtod(tmp, NULL);
+	if (!isfinite(d)) {
+		*range = true;
+		return NULL;
+	}
+	json_fmt_double(d, out);
+	return strdup(out);
+}
+
+/* A number node holding literal `lit` (copied). NULL on ENOMEM. */
+static cJSON *num_new(const char *lit)
+{
+	cJSON *c = cJSON_CreateNumber(strtod(lit, NULL));
+	if (c && !(c->valuestring = strdup(lit))) {
+		cJSON_Delete(c);
+		c = NULL;
+	}
+	return c;
+}
+
+/* ---- Parsing --------------------------------------------------------- */
+
+struct lits {
+	char **v;
+	size_t n, cap, next;
+};
+
+static void lits_free(struct lits *l)
+{
+	for (size_t i = l->next; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* Length of the strict JSON number at s (at most n bytes), 0 if none. */
+static size_t number_len(const char *s, size_t n)
+{
+	size_t i = 0;
+	if (i < n && s[i] == '-')
+		i++;
+	if (i < n && s[i] == '0')
+		i++;
+	else if (i < n && s[i] >= '1' && s[i] <= '9')
+		while (i < n && is_digit(s[i]))
+			i++;
+	else
+		return 0;
+	if (i < n && s[i] == '.') {
+		size_t d = ++i;
+		while (i < n && is_digit(s[i]))
+			i++;
+		if (i == d)
+			return 0;
+	}
+	if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+		i++;
+		if (i < n && (s[i] == '+' || s[i] == '-'))
+			i++;
+		size_t d = i;
+		while (i < n && is_digit(s[i]))
+			i++;
+		if (i == d)
+			return 0;
+	}
+	return i;
+}
+
+/*
+ * The lexical scan: strings and numbers as strict JSON wants them, and
+ * the canonical literal of every number in text order (the order of a
+ * depth-first walk of the tree cJSON builds). Structure is cJSON's job.
+ * -EINVAL with *at and *why set, or -ENOMEM.
+ */
+static int lex_scan(const char *s, size_t n, struct lits *l, size_t *at, const char **why)
+{
+	size_t i = 0;
+	if (n >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0)
+		i = 3; /* a UTF-8 byte order mark, which cJSON skips too */
+	while (i < n) {
+		char c = s[i];
+		*at = i;
+		if (c == '"') {
+			for (i++;; i++) {
+				if (i >= n) {
+					*why = "unterminated string";
+					return -EINVAL;
+				}
+				unsigned char b = (unsigned char)s[i];
+				if (b == '"')
+					break;
+				if (b < 0x20) {
+					*at = i;
+					*why = "control character in a string";
+					return -EINVAL;
+				}
+				if (b == '\\' && i + 5 < n && memcmp(s + i, "\\u0000", 6) == 0) {
+					*at = i;
+					*why = "\\u0000 in a string (kvfs cannot hold NUL in JSON "
+					       "text)";
+					return -EINVAL;
+				}
+				if (b == '\\')
+					i++; /* the escaped byte; cJSON checks the escape */
+			}
+			i++;
+		} else if (c == '-' || is_digit(c)) {
+			size_t len = number_len(s + i, n - i);
+			if (len == 0 ||
+			    (i + len < n && (is_digit(s[i + len]) || s[i + len] == '.'))) {
+				*why = "malformed number";
+				return -EINVAL;
+			}
+			if (len > JSON_NUM_MAX) {
+				*why = "number longer than 63 characters";
+				return -EINVAL;
+			}
+			bool range;
+			char *lit = lit_canon(s + i, len, &range);
+			if (range) {
+				*why = "number out of range";
+				return -EINVAL;
+			}
+			if (!lit)
+				return -ENOMEM;
+			if (l->n == l->cap) {
+				size_t cap = l->cap ? 2 * l->cap : 16;
+				char **v = realloc(l->v, cap * sizeof(*v));
+				if (!v) {
+					free(lit);
+					return -ENOMEM;
+				}
+				l->v = v;
+				l->cap = cap;
+			}
+			l->v[l->n++] = lit;
+			i += len;
+		} else if (c == '\0') {
+			*why = "NUL byte";
+			return -EINVAL;
+		} else {
+			i++;
+		}
+	}
+	return 0;
+}
+
+/* Give every number node of the tree its literal, in walk order. */
+static int attach_lits(cJSON *c, struct lits *l)
+{
+	for (; c; c = c->next) {
+		if ((c->type & 0xFF) == cJSON_Number) {
+			if (l->next >= l->n)
+				return -EINVAL;
+			c->valuestring = l->v[l->next++];
+		}
+		if (c->child) {
+			int rc = attach_lits(c->child, l);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+struct member {
+	cJSON *c;
+	size_t pos;
+};
+
+/* Sort members by name, then by position. */
+static int member_cmp(const void *a, const void *b)
+{
+	const struct member *x = a, *y = b;
+	int c = strcmp(x->c->string, y->c->string);
+	if (c)
+		return c;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/*
+ * A member name given twice keeps its last value, as RedisJSON's parser
+ * does (cJSON keeps both, and a path would find the first). Sorting a
+ * list of the members keeps this O(n log n) for large objects. 0 or
+ * -ENOMEM.
+ */
+static int dedup_members(cJSON *c)
+{
+	for (; c; c = c->next) {
+		if (c->child) {
+			int rc = dedup_members(c->child);
+			if (rc)
+				return rc;
+		}
+		if (!cJSON_IsObject(c) || !c->child || !c->child->next)
+			continue;
+		size_t n = 0;
+		for (cJSON *m = c->child; m; m = m->next)
+			n++;
+		struct member *v = malloc(n * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		n = 0;
+		for (cJSON *m = c->child; m; m = m->next, n++)
+			v[n] = (struct member){m, n};
+		qsort(v, n, sizeof(*v), member_cmp);
+		for (size_t i = 0; i + 1 < n; i++)
+			if (strcmp(v[i].c->string, v[i + 1].c->string) == 0)
+				cJSON_Delete(cJSON_DetachItemViaPointer(c, v[i].c));
+		free(v);
+	}
+	return 0;
+}
+
+/*
+ * Parse text into values: exactly one (max 1) or one or more (max 0),
+ * separated by whitespace. *vals = an array of owned trees (free each
+ * with cJSON_Delete, the array with free). -EINVAL with *why and *at set
+ * (the caller logs), -ENOMEM.
+ */
+static int parse_values(const char *s, size_t n, cJSON ***vals, size_t max, size_t *count,
+			size_t *at, const char **why)
+{
+	struct lits l = {0};
+	size_t got = 0, cap = 0;
+	cJSON **v = NULL;
+	size_t i = 0;
+	int rc = lex_scan(s, n, &l, at, why);
+	if (rc)
+		goto fail;
+	if (n >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0)
+		i = 3;
+	for (;;) {
+		while (i < n && json_is_ws(s[i]))
+			i++;
+		if (i == n)
+			break;
+		if (max && got == max) {
+			*at = i;
+			*why = "text after the value";
+			rc = -EINVAL;
+			goto fail;
+		}
+		const char *end = NULL;
+		cJSON *c = cJSON_ParseWithLengthOpts(s + i, n - i, &end, false);
+		if (!c) {
+			const char *e = cJSON_GetErrorPtr();
+			*at = e && e >= s && e <= s + n ? (size_t)(e - s) : i;
+			*why = "not JSON";
+			rc = -EINVAL;
+			goto fail;
+		}
+		rc = attach_lits(c, &l);
+		if (rc) {
+			cJSON_Delete(c);
+			*at = i;
+			*why = "numbers do not match the text";
+			goto fail;
+		}
+		if ((rc = dedup_members(c))) {
+			cJSON_Delete(c);
+			goto fail;
+		}
+		if (got == cap) {
+			cap = cap ? 2 * cap : 4;
+			cJSON **nv = realloc(v, cap * sizeof(*nv));
+			if (!nv) {
+				cJSON_Delete(c);
+				rc = -ENOMEM;
+				goto fail;
+			}
+			v = nv;
+		}
+		v[got++] = c;
+		i = (size_t)(end - s);
+	}
+	if (got == 0) {
+		*at = n;
+		*why = "no JSON value";
+		rc = -EINVAL;
+		goto fail;
+	}
+	lits_free(&l);
+	*vals = v;
+	*count = got;
+	return 0;
+fail:
+	for (size_t j = 0; j < got; j++)
+		cJSON_Delete(v[j]);
+	free(v);
+	lits_free(&l);
+	return rc;
+}
+
+/* One JSON value from text a user gave; logs a refusal once. */
+static int parse_one(const char *verb, const struct ks_key *k, const char *s, size_t n, cJSON **out)
+{
+	size_t at = 0, count;
+	const char *why = "";
+	cJSON **v;
+	int rc = parse_values(s, n, &v, 1, &count, &at, &why);
+	if (rc == -EINVAL)
+		LOG_ERR("%s '%.*s': not one JSON value: %s at byte %zu", verb, (int)k->klen, k->key,
+			why, at);
+	if (!rc) {
+		*out = v[0];
+		free(v);
+	}
+	return rc;
+}
+
+/* ---- Printing -------------------------------------------------------- */
+
+static void nums_raw(cJSON *c, bool raw)
+{
+	for (; c; c = c->next) {
+		int t = c->type & 0xFF;
+		if (raw && t == cJSON_Number && c->valuestring)
+			c->type = cJSON_Raw;
+		else if (!raw && t == cJSON_Raw)
+			c->type = cJSON_Number;
+		if (c->child)
+			nums_raw(c->child, raw);
+	}
+}
+
+/* Append the compact text of c to out. */
+static int print_value(cJSON *c, struct buf *out)
+{
+	/* cJSON prints c alone (never its siblings): flip c and below. */
+	cJSON *next = c->next;
+	c->next = NULL;
+	nums_raw(c, true);
+	char *s = cJSON_PrintUnformatted(c);
+	nums_raw(c, false);
+	c->next = next;
+	if (!s)
+		return -ENOMEM;
+	int rc = buf_add(out, s, strlen(s));
+	cJSON_free(s);
+	return rc;
+}
+
+static const char *value_type(const cJSON *c)
+{
+	if (cJSON_IsObject(c))
+		return "object";
+	if (cJSON_IsArray(c))
+		return "array";
+	if (cJSON_IsString(c))
+		return "string";
+	if (cJSON_IsNumber(c))
+		return c->valuestring && !lit_is_integer(c->valuestring) ? "number" : "integer";
+	if (cJSON_IsBool(c))
+		return "boolean";
+	return "null";
+}
+
+/* ---- Paths ----------------------------------------------------------- */
+
+/* Parse a path a caller gave, logging a refusal once. */
+static int path_get(const char *verb, const char *s, size_t n, struct json_path *p)
+{
+	const char *why = "";
+	int rc = json_path_parse(s, n, p, &why);
+	if (rc == -EINVAL)
+		LOG_ERR("%s: bad JSONPath '%.*s': %s", verb, (int)n, s, why);
+	return rc;
+}
+
+/* The match of path p, which must be of `want` type ("number" takes
+ * integers too); a mismatch is logged. */
+static int match_of(const char *verb, const struct ks_key *k, cJSON *root,
+		    const struct json_path *p, const char *want, cJSON **c)
+{
+	*c = json_path_find(root, p, p->n);
+	if (!*c)
+		return -ENOENT;
+	const char *t = value_type(*c);
+	if (strcmp(t, want) != 0 && !(strcmp(want, "number") == 0 && strcmp(t, "integer") == 0)) {
+		LOG_ERR("%s '%.*s': the value is %s %s, not %s %s", verb, (int)k->klen, k->key,
+			t[0] == 'a' || t[0] == 'o' || t[0] == 'i' ? "an" : "a", t,
+			want[0] == 'a' || want[0] == 'o' ? "an" : "a", want);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Put `nw` where `old` is under parent (which keeps its member name:
+ * cJSON_ReplaceItemViaPointer does not). Frees old. 0 or -ENOMEM. */
+static int replace_item(cJSON *parent, cJSON *old, cJSON *nw)
+{
+	if (old->string) {
+		char *name = strdup(old->string);
+		if (!name)
+			return -ENOMEM;
+		cJSON_free(nw->string);
+		nw->string = name;
+	}
+	return cJSON_ReplaceItemViaPointer(parent, old, nw) ? 0 : -ENOMEM;
+}
+
+/* ---- Stored documents ------------------------------------------------ */
+
+/* The document of a live JSON record as text (format 0: the payload as it
+ * is; format 1: converted). */
+static int doc_text(const struct ks_key *k, const struct enc_meta *m, struct buf *out)
+{
+	const unsigned char *t = m->tail;
+	buf_reset(out);
+	if (m->tail_len == 0 || t[0] > JSON_FORMAT_CBOR) {
+		return ks_corrupt(k, "JSON storage format %d is not 0 (text) or 1 (CBOR)",
+				  m->tail_len ? t[0] : -1);
+	}
+	if (t[0] == JSON_FORMAT_TEXT)
+		return buf_set(out, t + 1, m->tail_len - 1);
+	int rc = json_cbor_to_text(t + 1, m->tail_len - 1, out);
+	if (rc == -EUCLEAN)
+		ks_corrupt(k, "a JSON CBOR document of %zu bytes that does not decode",
+			   m->tail_len - 1);
+	return rc;
+}
+
+/* Parse the document of k, whose live record m holds. */
+static int doc_parse(const struct ks_key *k, const struct enc_meta *m, cJSON **root)
+{
+	struct buf text = BUF_INIT;
+	size_t at = 0, count;
+	const char *why = "";
+	cJSON **v;
+	*root = NULL;
+	int rc = doc_text(k, m, &text);
+	if (!rc) {
+		rc = parse_values(text.data, text.len, &v, 1, &count, &at, &why);
+		if (!rc) {
+			*root = v[0];
+			free(v);
+		}
+		if (rc == -EINVAL)
+			rc = ks_corrupt(k, "the stored JSON document is not JSON: %s at byte %zu",
+					why, at);
+	}
+	buf_release(&text);
+	return rc;
+}
+
+/* Read and parse the document of k. raw and m as ks_meta_get's. */
+static int doc_load(struct keyspace *ks, const struct ks_key *k, struct buf *raw,
+		    struct enc_meta *m, cJSON **root)
+{
+	*root = NULL;
+	int rc = ks_meta_get(ks, k, KV_TYPE_JSON, raw, m);
+	return rc ? rc : doc_parse(k, m, root);
+}
+
+/* How deep containers nest at c: 0 for a scalar, 1 for [] or {}, ... */
+static size_t tree_depth(const cJSON *c)
+{
+	size_t most = 0;
+	if (!cJSON_IsArray(c) && !cJSON_IsObject(c))
+		return 0;
+	for (const cJSON *x = c->child; x; x = x->next) {
+		size_t d = tree_depth(x);
+		if (d > most)
+			most = d;
+	}
+	return most + 1;
+}
+
+/*
+ * The record tail of document `root` of k: the format byte, then its
+ * text. A tree an edit nested deeper than cJSON parses (a deep value put
+ * at a deep path) is refused, -EINVAL: stored, it could not be read back.
+ */
+static int doc_payload(const struct ks_key *k, cJSON *root, struct buf *payload)
+{
+	size_t depth = tree_depth(root);
+	if (depth > CJSON_NESTING_LIMIT) {
+		LOG_ERR("'%.*s': the document would nest %zu levels deep, past the %d JSON "
+			"text can be read back with",
+			(int)k->klen, k->key, depth, CJSON_NESTING_LIMIT);
+		return -EINVAL;
+	}
+	buf_reset(payload);
+	int rc = buf_add_u8(payload, JSON_FORMAT_TEXT);
+	if (!rc)
+		rc = print_value(root, payload);
+	if (!rc && payload->len - 1 > JSON_MAX)
+		rc = -EFBIG;
+	return rc;
+}
+
+/* ---- Verbs ----------------------------------------------------------- */
+
+/*
+ * Read-only verbs: the value `path` matches in k's document, as a tree of
+ * that value alone (*root, free with cJSON_Delete; NULL with type_only,
+ * which only sets *type). A match of another type than `want` (non-NULL)
+ * is -EINVAL, logged.
+ */
+static int find_ro(struct keyspace *ks, const struct ks_key *k, const char *verb, const char *path,
+		   size_t plen, cJSON **root, const char *want, const char **type)
+{
+	struct buf raw = BUF_INIT, conv = BUF_INIT;
+	struct enc_meta m;
+	struct json_path p;
+	const char *text = NULL;
+	size_t tlen = 0, start, len;
+	*root = NULL;
+	int rc = path_get(verb, path, plen, &p);
+	if (rc)
+		return rc;
+	rc = ks_meta_get(ks, k, KV_TYPE_JSON, &raw, &m);
+	if (!rc && m.tail_len && ((const unsigned char *)m.tail)[0] == JSON_FORMAT_TEXT) {
+		text = (const char *)m.tail + 1;
+		tlen = m.tail_len - 1;
+	} else if (!rc) {
+		rc = doc_text(k, &m, &conv);
+		text = conv.data;
+		tlen = conv.len;
+	}
+	if (!rc)
+		rc = json_scan_path(text, tlen, &p, &start, &len);
+	if (rc == -EINVAL) {
+		/* Text the scan does not follow: the full parse says why. */
+		cJSON *doc;
+		rc = doc_load(ks, k, &raw, &m, &doc);
+		cJSON *c = rc ? NULL : json_path_find(doc, &p, p.n);
+		if (!rc && !c)
+			rc = -ENOENT;
+		if (c && doc != c) {
+			c = cJSON_DetachItemViaPointer(json_path_find(doc, &p, p.n - 1), c);
+			cJSON_Delete(doc);
+			doc = c;
+		}
+		*root = doc;
+	} else if (!rc) {
+		size_t at, count;
+		const char *why;
+		cJSON **v;
+		if (type && !want) {
+			*type = json_span_type(text + start, len);
+			goto out;
+		}
+		rc = parse_values(text + start, len, &v, 1, &count, &at, &why);
+		if (rc == -EINVAL)
+			rc = ks_corrupt(k, "the stored JSON document is not JSON: %s at byte %zu",
+					why, start + at);
+		if (!rc) {
+			*root = v[0];
+			free(v);
+		}
+	}
+	if (!rc && type)
+		*type = value_type(*root);
+	if (!rc && want) {
+		struct json_path none = {0};
+		cJSON *c;
+		rc = match_of(verb, k, *root, &none, want, &c);
+	}
+	if (rc) {
+		cJSON_Delete(*root);
+		*root = NULL;
+	}
+out:
+	json_path_free(&p);
+	buf_release(&raw);
+	buf_release(&conv);
+	return rc;
+}
+
+int json_get(struct keyspace *ks, const struct ks_key *k, const char *path, size_t plen,
+	     struct buf *out)
+{
+	cJSON *root;
+	buf_reset(out);
+	if (plen == 1 && path[0] == '$') {
+		/* The whole document: no parse. */
+		struct store_value *v;
+		struct enc_meta m;
+		int rc = ks_meta_pin(ks, k, KV_TYPE_JSON, &v, &m);
+		if (!rc) {
+			rc = doc_text(k, &m, out);
+			store_value_free(v);
+		}
+		return rc;
+	}
+	int rc = find_ro(ks, k, "JSON.GET", path, plen, &root, NULL, NULL);
+	if (!rc)
+		rc = print_value(root, out);
+	cJSON_Delete(root);
+	return rc;
+}
+
+int json_text_len(struct keyspace *ks, const struct ks_key *k, uint64_t *len)
+{
+	struct buf raw = BUF_INIT;
+	struct enc_meta m;
+	uint64_t vlen;
+	int rc = ks_meta_head(ks, k, KV_TYPE_JSON, &raw, &m, &vlen);
+	if (!rc && m.tail_len && ((const unsigned char *)m.tail)[0] == JSON_FORMAT_TEXT) {
+		*len = vlen - (uint64_t)((const char *)m.tail - raw.data) - 1;
+	} else if (!rc) {
+		rc = json_get(ks, k, "$", 1, &raw);
+		*len = raw.len;
+	}
+	buf_release(&raw);
+	return rc;
+}
+
+/*
+ * The body of every write, one transaction: load the document (or, with
+ * `create` and the root path, start from none: a missing key or a
+ * remembered empty document), let `edit` change the tree, and store the
+ * result with the header as read. edit may replace *root; setting *root
+ * to NULL deletes the key.
+ */
+typedef int (*edit_fn)(const struct ks_key *k, cJSON **root, const struct json_path *p, void *arg);
+
+static int doc_edit(struct keyspace *ks, const struct ks_key *k, const char *verb, const char *path,
+		    size_t plen, bool create, edit_fn edit, void *arg)
+{
+	struct buf payload = BUF_INIT;
+	struct ks_txn t;
+	struct enc_meta *m;
+	struct json_path p;
+	cJSON *root = NULL;
+	int rc = path_get(verb, path, plen, &p);
+	if (rc)
+		return rc;
+	ks_txn_begin(&t, ks, k);
+	if (create && p.n == 0)
+		rc = ks_txn_open(&t, k, KV_TYPE_JSON, &m);
+	else
+		rc = ks_txn_get(&t, k, KV_TYPE_JSON, &m);
+	if (!rc && !ks_txn_is_new(&t, k))
+		rc = doc_parse(k, m, &root);
+	if (!rc)
+		rc = edit(k, &root, &p, arg);
+	if (!rc && root)
+		rc = doc_payload(k, root, &payload);
+	if (!rc) {
+		if (root)
+			ks_txn_meta_put(&t, k, payload.data, payload.len);
+		else
+			ks_txn_delete(&t, k, 0);
+		rc = ks_txn_commit(&t);
+	}
+	cJSON_Delete(root);
+	buf_release(&payload);
+	json_path_free(&p);
+	return ks_txn_end(&t, rc);
+}
+
+struct set_arg {
+	cJSON *value;
+	unsigned flags;
+};
+
+static int edit_set(const struct ks_key *k, cJSON **root, const struct json_path *p, void *arg)
+{
+	(void)k;
+	struct set_arg *a = arg;
+	cJSON *old = *root ? json_path_find(*root, p, p->n) : NULL;
+	if ((a->flags & JSON_SET_NX) && old)
+		return -EEXIST;
+	if ((a->flags & JSON_SET_XX) && !old)
+		return -ENOENT;
+	if (p->n == 0) {
+		cJSON_Delete(*root);
+		*root = a->value;
+	} else if (old) {
+		int rc = replace_item(json_path_find(*root, p, p->n - 1), old, a->value);
+		if (rc)
+			return rc;
+	} else {
+		cJSON *parent = json_path_find(*root, p, p->n - 1);
+		const struct json_step *last = &p->v[p->n - 1];
+		if (!parent || last->index || !cJSON_IsObject(parent))
+			return -ENOENT;
+		if (!cJSON_AddItemToObject(parent, last->name, a->value))
+			return -ENOMEM;
+	}
+	a->value = NULL; /* the tree owns it */
+	return 0;
+}
+
+int json_set(struct keyspace *ks, const struct ks_key *k, const char *path, size_t plen,
+	     const char *text, size_t n, unsigned flags)
+{
+	struct set_arg a = {.flags = flags};
+	if (n > JSON_MAX)
+		return -EFBIG;
+	struct json_path p;
+	int rc = path_get("JSON.SET", path, plen, &p);
+	json_path_free(&p);
+	if (!rc)
+		rc = parse_one("JSON.SET", k, text, n, &a.value);
+	if (!rc)
+		rc = doc_edit(ks, k, "JSON.SET", path, plen, true, edit_set, &a);
+	cJSON_Delete(a.value);
+	return rc;
+}
+
+static int edit_del(const struct ks_key *k, cJSON **root, const struct json_path *p, void *arg)
+{
+	(void)k;
+	(void)arg;
+	cJSON *c = json_path_find(*root, p, p->n);
+	if (!c)
+		return -ENOENT;
+	if (p->n == 0) {
+		cJSON_Delete(*root);
+		*root = NULL; /* the key goes */
+		return 0;
+	}
+	cJSON_Delete(cJSON_DetachItemViaPointer(json_path_find(*root, p, p->n - 1), c));
+	return 0;
+}
+
+int json_del(struct keyspace *ks, const struct ks_key *k, const char *path, size_t plen)
+{
+	return doc_edit(ks, k, "JSON.DEL", path, plen, false, edit_del, NULL);
+}
+
+int json_type(struct keyspace *ks, const struct ks_key *k, const char *path, size_t plen,
+	      const char **name)
+{
+	cJSON *root;
+	int rc = find_ro(ks, k, "JSON.TYPE", path, plen, &root, NULL, name);
+	cJSON_Delete(root);
+	return rc;
+}
+
+struct append_arg {
+	cJSON **vals;
+	size_t n;
+	uint64_t len;
+};
+
+static int edit_arrappend(const struct ks_key *k, cJSON **root, const struct json_path *p,
+			  void *arg)
+{
+	struct append_arg *a = arg;
+	cJSON *c;
+	int rc = match_of("JSON.ARRAPPEND", k, *root, p, "array", &c);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < a->n; i++) {
+		if (!cJSON_AddItemToArray(c, a->vals[i]))
+			return -ENOMEM; /* the rest is freed by the caller */
+		a->vals[i] = NULL;
+	}
+	a->len = (uint64_t)cJSON_GetArraySize(c);
+	return 0;
+}
+
+int json_arrappend(struct keyspace *ks, const struct ks_key *k, const char *path, size_t plen,
+		   const char *text, size_t n, uint64_t *newlen)
+{
+	struct append_arg a = {0};
+	size_t at = 0;
+	const char *why = "";
+	struct json_path p;
+	int rc = path_get("JSON.ARRAPPEND", path, plen, &p);
+	json_path_free(&p);
+	if (rc)
+		return rc;
+	rc = parse_values(text, n, &a.vals, 0, &a.n, &at, &why);
+	if (rc == -EINVAL)
+		LOG_ERR("JSON.ARRAPPEND '%.*s': not JSON values: %s at byte %zu", (int)k->klen,
+			k->key, why, at);
+	if (!rc)
+		rc = doc_edit(ks, k, "JSON.ARRAPPEND", path, plen, false, edit_arrappend, &a);
+	if (!rc)
+		*newlen = a.len;
+	for (size_t i = 0; i < a.n; i++)
+		cJSON_Delete(a.vals[i]);
+	free(a.vals);
+	return rc;
+}
+
+struct str_arg {
+	cJSON *value;
+	uint64_t len;
+};
+
+static int edit_strappend(const struct ks_key *k, cJSON **root, const struct json_path *p,
+			  void *arg)
+{
+	struct str_arg *a = arg;
+	cJSON *c;
+	int rc = match_of("JSON.STRAPPEND", k, *root, p, "string", &c);
+	if (rc)
+		return rc;
+	size_t n1 = strlen(c->valuestring), n2 = strlen(a->value->valuestring);
+	char *s = malloc(n1 + n2 + 1);
+	if (!s)
+		return -ENOMEM;
+	memcpy(s, c->valuestring, n1);
+	memcpy(s + n1, a->value->valuestring, n2 + 1);
+	cJSON *ns = cJSON_CreateString("");
+	if (!ns) {
+		free(s);
+		return -ENOMEM;
+	}
+	cJSON_free(ns->valuestring);
+	ns->valuestring = s;
+	cJSON *parent = p->n ? json_path_find(*root, p, p->n - 1) : NULL;
+	if (parent) {
+		if ((rc = replace_item(parent, c, ns))) {
+			cJSON_Delete(ns);
+			return rc;
+		}
+	} else {
+		cJSON_Delete(*root);
+		*root = ns;
+	}
+	a->len = n1 + n2;
+	return 0;
+}
+
+int json_strappend(struct keyspace *ks, const struct ks_key *k, const char *path, size_t plen,
+		   const char *text, size_t n, uint64_t *newlen)
+{
+	struct str_arg a = {0};
+	struct json_path p;
+	int rc = path_get("JSON.STRAPPEND", path, plen, &p);
+	json_path_free(&p);
+	if (!rc)
+		rc = parse_one("JSON.STRAPPEND", k, text, n, &a.value);
+	if (!rc && !cJSON_IsString(a.value)) {
+		LOG_ERR("JSON.STRAPPEND '%.*s': the value to append is not a JSON string",
+			(int)k->klen, k->key);
+		rc = -EINVAL;
+	}
+	if (!rc)
+		rc = doc_edit(ks, k, "JSON.STRAPPEND", path, plen, false, edit_strappend, &a);
+	if (!rc)
+		*newlen = a.len;
+	cJSON_Delete(a.value);
+	return rc;
+}
+
+struct incr_arg {
+	const char *by; /* canonical literal of the increment */
+	struct buf *out;
+};
+
+static int edit_numincrby(const struct ks_key *k, cJSON **root, const struct json_path *p,
+			  void *arg)
+{
+	struct incr_arg *a = arg;
+	cJSON *c;
+	char lit[40];
+	int rc = match_of("JSON.NUMINCRBY", k, *root, p, "number", &c);
+	if (rc)
+		return rc;
+	int64_t x, y, z;
+	const char *cur = c->valuestring;
+	if (lit_is_integer(cur) && lit_is_integer(a->by) && !parse_i64(cur, strlen(cur), &x) &&
+	    !parse_i64(a->by, strlen(a->by), &y)) {
+		if (__builtin_add_overflow(x, y, &z)) {
+			LOG_ERR("JSON.NUMINCRBY '%.*s': %s + %s is out of 64-bit range",
+				(int)k->klen, k->key, cur, a->by);
+			return -EOVERFLOW;
+		}
+		snprintf(lit, sizeof(lit), "%lld", (long long)z);
+	} else {
+		double d = strtod(cur, NULL) + strtod(a->by, NULL);
+		if (!isfinite(d)) {
+			LOG_ERR("JSON.NUMINCRBY '%.*s': %s + %s is not a finite number",
+				(int)k->klen, k->key, cur, a->by);
+			return -EOVERFLOW;
+		}
+		json_fmt_double(d, lit);
+	}
+	cJSON *nn = num_new(lit);
+	if (!nn)
+		return -ENOMEM;
+	cJSON *parent = p->n ? json_path_find(*root, p, p->n - 1) : NULL;
+	if (parent) {
+		if ((rc = replace_item(parent, c, nn))) {
+			cJSON_Delete(nn);
+			return rc;
+		}
+	} else {
+		cJSON_Delete(*root);
+		*root = nn;
+	}
+	return a->out ? buf_set(a->out, lit, strlen(lit)) : 0;
+}
+
+int json_numincrby(struct keyspace *ks, const struct ks_key *k, const char *path, size_t plen,
+		   const char *text, size_t n, struct buf *out)
+{
+	cJSON *v = NULL;
+	struct json_path p;
+	int rc = path_get("JSON.NUMINCRBY", path, plen, &p);
+	json_path_free(&p);
+	if (!rc)
+		rc = parse_one("JSON.NUMINCRBY", k, text, n, &v);
+	if (!rc && !cJSON_IsNumber(v)) {
+		LOG_ERR("JSON.NUMINCRBY '%.*s': the increment is not a number", (int)k->klen,
+			k->key);
+		rc = -EINVAL;
+	}
+	if (!rc) {
+		struct incr_arg a = {v->valuestring, out};
+		rc = doc_edit(ks, k, "JSON.NUMINCRBY", path, plen, false, edit_numincrby, &a);
+	}
+	cJSON_Delete(v);
+	return rc;
+}
+
+int json_objkeys(struct keyspace *ks, const struct ks_key *k, const char *path, size_t plen,
+		 struct buf *out)
+{
+	cJSON *root;
+	int count = 0;
+	buf_reset(out);
+	int rc = find_ro(ks, k, "JSON.OBJKEYS", path, plen, &root, "object", NULL);
+	for (cJSON *m = rc ? NULL : root->child; m && !rc; m = m->next, count++)
+		rc = buf_add(out, m->string, strlen(m->string) + 1);
+	cJSON_Delete(root);
+	return rc ? rc : count;
+}
+
+/* ---- The file system's helpers ---------------------------------------- */
+
+int json_clear(struct keyspace *ks, const struct ks_key *k)
+{
+	struct ks_txn t;
+	struct enc_meta *m;
+	struct ks_info info;
+	uint64_t vlen;
+
+	ks_txn_begin(&t, ks, k);
+	int rc = ks_txn_head(&t, k, KV_TYPE_JSON, &m, &vlen);
+	if (rc == -ENOENT) {
+		/* A remembered empty document stays as it is. */
+		rc = ks_txn_lookup(&t, k, &info);
+		if (!rc && (!info.empty || info.type != KV_TYPE_JSON))
+			rc = info.type == KV_TYPE_JSON ? -ENOENT : -KV_EWRONGTYPE;
+		return ks_txn_end(&t, rc);
+	}
+	if (!rc && m->expire_ms) {
+		LOG_ERR("JSON key '%.*s' has an expiry: it cannot become an empty document "
+			"(an empty key has no record to carry it)",
+			(int)k->klen, k->key);
+		rc = -EINVAL;
+	}
+	if (!rc) {
+		ks_txn_delete(&t, k, KS_TXN_KEEP_EMPTY);
+		rc = ks_txn_commit(&t);
+	}
+	return ks_txn_end(&t, rc);
+}
+
+int json_from_string(struct keyspace *ks, const struct ks_key *k)
+{
+	struct buf payload = BUF_INIT;
+	struct ks_txn t;
+	struct enc_meta *m;
+	cJSON *root = NULL;
+
+	ks_txn_begin(&t, ks, k);
+	int rc = ks_txn_get(&t, k, KV_TYPE_STRING, &m);
+	if (rc)
+		return ks_txn_end(&t, rc);
+	bool v1 = m->v1;
+	uint64_t expire = m->expire_ms;
+	if (m->tail_len == 0 && expire) {
+		LOG_ERR("'%.*s' is empty and has an expiry: an empty JSON key has no "
+			"record to carry it",
+			(int)k->klen, k->key);
+		rc = -EINVAL;
+	} else if (m->tail_len) {
+		rc = parse_one("JSON from string", k, (const char *)m->tail, m->tail_len, &root);
+		if (!rc)
+			rc = doc_payload(k, root, &payload);
+	}
+	if (!rc)
+		rc = ks_txn_renew(&t, k, KV_TYPE_JSON, &m);
+	if (!rc) {
+		if (root) {
+			m->v1 = v1;
+			m->expire_ms = expire;
+			ks_txn_meta_put(&t, k, payload.data, payload.len);
+		} else {
+			/* An empty string: a remembered empty document. */
+			ks_txn_delete(&t, k, KS_TXN_KEEP_EMPTY);
+		}
+		rc = ks_txn_commit(&t);
+	}
+	cJSON_Delete(root);
+	buf_release(&payload);
+	return ks_txn_end(&t, rc);
+}
+
+int json_to_string(struct keyspace *ks, const struct ks_key *k, unsigned flags)
+{
+	struct buf text = BUF_INIT;
+	struct ks_txn t;
+	struct enc_meta *m;
+	struct ks_info info;
+	bool v1 = true;
+	uint64_t expire = 0;
+
+	ks_txn_begin(&t, ks, k);
+	int rc = ks_txn_get(&t, k, KV_TYPE_JSON, &m);
+	if (rc == -ENOENT) {
+		/* A remembered empty document becomes an empty string. */
+		rc = ks_txn_lookup(&t, k, &info);
+		if (!rc && (!info.empty || info.type != KV_TYPE_JSON))
+			rc = -KV_EWRONGTYPE;
+	} else if (!rc) {
+		v1 = m->v1;
+		expire = m->expire_ms;
+		rc = doc_text(k, m, &text);
+		if (!rc && (flags & JSON_NEWLINE))
+			rc = buf_add(&text, "\n", 1);
+	}
+	if (!rc)
+		rc = ks_txn_renew(&t, k, KV_TYPE_STRING, &m);
+	if (!rc) {
+		m->v1 = v1;
+		m->expire_ms = expire;
+		ks_txn_meta_put(&t, k, text.data, text.len);
+		rc = ks_txn_commit(&t);
+	}
+	buf_release(&text);
+	return ks_txn_end(&t, rc);
+}

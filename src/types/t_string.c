@@ -1,0 +1,231 @@
+/*
+ * t_string: the Redis string type. The value lives in the key's metadata
+ * record (kvrocks-encoding.md 6.1): flags | expire | value bytes, no
+ * version, no size, no sub-keys. Layer: types.
+ *
+ * Mutations are write transactions (ks_txn.h): the key's lock from the
+ * metadata read to the write. SET writes a fresh v1 record (as Kvrocks's
+ * SET does); APPEND and SETRANGE keep the stored header, so its expiry
+ * and v0/v1 encoding stay as they were (as Kvrocks keeps it).
+ */
+#include "types/t_string.h"
+
+#include "keyspace/ks_txn.h"
+#include "engine/store.h"
+
+#include <errno.h>
+#include <stdint.h>
+
+/* n more bytes at offset off would make a value longer than STRING_MAX. */
+static bool string_too_big(uint64_t off, uint64_t n)
+{
+	return off > STRING_MAX || n > STRING_MAX - off;
+}
+
+/* Copy bytes [off, off + n) of a live string's value (clipped to it) into
+ * out, straight from RocksDB's pinned record: only those bytes are
+ * copied. -ENOENT, -KV_EWRONGTYPE. */
+static int string_copy(struct keyspace *ks, const struct ks_key *k, uint64_t off, size_t n,
+		       struct buf *out)
+{
+	struct store_value *v;
+	struct enc_meta m;
+	buf_reset(out);
+	int rc = ks_meta_pin(ks, k, KV_TYPE_STRING, &v, &m);
+	if (rc)
+		return rc;
+	if (off < m.tail_len) {
+		size_t avail = m.tail_len - (size_t)off;
+		rc = buf_set(out, m.tail + off, n < avail ? n : avail);
+	}
+	store_value_free(v);
+	return rc;
+}
+
+/* The whole value of a live string. */
+static int string_load(struct keyspace *ks, const struct ks_key *k, struct buf *out)
+{
+	return string_copy(ks, k, 0, SIZE_MAX, out);
+}
+
+int string_get(struct keyspace *ks, const struct ks_key *k, struct buf *out)
+{
+	return string_load(ks, k, out);
+}
+
+/* A pin is the store's pinned record; the value is its tail. */
+int string_pin(struct keyspace *ks, const struct ks_key *k, struct string_pin **pin,
+	       const char **data, size_t *n)
+{
+	struct store_value *v;
+	struct enc_meta m;
+	int rc = ks_meta_pin(ks, k, KV_TYPE_STRING, &v, &m);
+	*pin = NULL;
+	if (rc)
+		return rc;
+	*pin = (struct string_pin *)v;
+	*data = (const char *)m.tail;
+	*n = m.tail_len;
+	return 0;
+}
+
+void string_unpin(struct string_pin *pin)
+{
+	store_value_free((struct store_value *)pin);
+}
+
+int string_set(struct keyspace *ks, const struct ks_key *k, const void *v, size_t n, unsigned flags)
+{
+	struct ks_txn t;
+	struct enc_meta *m;
+	uint64_t vlen, expire = 0;
+
+	if (string_too_big(0, n))
+		return -EFBIG;
+	ks_txn_begin(&t, ks, k);
+	/* Only the header of the old record matters: never copy its value. */
+	int rc = ks_txn_head(&t, k, KV_TYPE_NONE, &m, &vlen);
+	/* SET replaces a key of any type, even a corrupt record. */
+	bool exists = rc == 0 || rc == -EUCLEAN;
+	if (rc && !exists && rc != -ENOENT)
+		return ks_txn_end(&t, rc);
+	if ((flags & STRING_SET_NX) && exists)
+		return ks_txn_end(&t, -EEXIST);
+	if ((flags & STRING_SET_XX) && !exists)
+		return ks_txn_end(&t, -ENOENT);
+	if ((flags & STRING_SET_KEEPTTL) && rc == 0)
+		expire = m->expire_ms;
+	rc = ks_txn_renew(&t, k, KV_TYPE_STRING, &m);
+	if (!rc) {
+		m->expire_ms = expire;
+		ks_txn_meta_put(&t, k, v, n);
+		rc = ks_txn_commit(&t);
+	}
+	return ks_txn_end(&t, rc);
+}
+
+/*
+ * The body of APPEND and SETRANGE: write v at offset `off` (for APPEND,
+ * the current length), zero-filling any gap. The stored header (its
+ * expiry, its v0/v1 encoding) is kept.
+ */
+static int string_write_at(struct keyspace *ks, const struct ks_key *k, bool append, uint64_t off,
+			   const void *v, size_t n, uint64_t *newlen)
+{
+	struct buf val = BUF_INIT;
+	struct ks_txn t;
+	struct enc_meta *m;
+
+	ks_txn_begin(&t, ks, k);
+	int rc = ks_txn_open(&t, k, KV_TYPE_STRING, &m);
+	if (rc)
+		return ks_txn_end(&t, rc);
+	bool fresh = ks_txn_is_new(&t, k);
+	uint64_t len = m->tail_len;
+	if (append)
+		off = len;
+	/* Redis: SETRANGE with an empty value does not create the key. */
+	if (n == 0 && (!fresh || !append)) {
+		*newlen = len;
+		return ks_txn_end(&t, 0);
+	}
+	if (string_too_big(off, n))
+		return ks_txn_end(&t, -EFBIG);
+	uint64_t end = off + n > len ? off + n : len;
+	rc = buf_set(&val, m->tail, (size_t)len);
+	if (!rc)
+		rc = buf_resize(&val, (size_t)end);
+	if (!rc) {
+		if (n)
+			memcpy(val.data + off, v, n);
+		ks_txn_meta_put(&t, k, val.data, val.len);
+		rc = ks_txn_commit(&t);
+	}
+	if (!rc)
+		*newlen = end;
+	buf_release(&val);
+	return ks_txn_end(&t, rc);
+}
+
+int string_append(struct keyspace *ks, const struct ks_key *k, const void *v, size_t n,
+		  uint64_t *newlen)
+{
+	return string_write_at(ks, k, true, 0, v, n, newlen);
+}
+
+int string_setrange(struct keyspace *ks, const struct ks_key *k, uint64_t off, const void *v,
+		    size_t n, uint64_t *newlen)
+{
+	return string_write_at(ks, k, false, off, v, n, newlen);
+}
+
+/* Keep bytes [start, start + n) of out. */
+static int buf_slice(struct buf *out, size_t start, size_t n)
+{
+	if (n)
+		memmove(out->data, out->data + start, n);
+	return buf_resize(out, n);
+}
+
+int string_getrange(struct keyspace *ks, const struct ks_key *k, int64_t start, int64_t end,
+		    struct buf *out)
+{
+	int rc = string_load(ks, k, out);
+	if (rc == -ENOENT)
+		return 0; /* Redis: "" */
+	if (rc)
+		return rc;
+	/* Redis's getrangeCommand, step by step. */
+	int64_t len = (int64_t)out->len;
+	if (start < 0 && end < 0 && start > end)
+		return buf_slice(out, 0, 0);
+	if (start < 0)
+		start = len + start;
+	if (end < 0)
+		end = len + end;
+	if (start < 0)
+		start = 0;
+	if (end < 0)
+		end = 0;
+	if (end >= len)
+		end = len - 1;
+	if (len == 0 || start > end)
+		return buf_slice(out, 0, 0);
+	return buf_slice(out, (size_t)start, (size_t)(end - start + 1));
+}
+
+int string_read(struct keyspace *ks, const struct ks_key *k, uint64_t off, size_t n,
+		struct buf *out)
+{
+	return string_copy(ks, k, off, n, out);
+}
+
+int string_strlen(struct keyspace *ks, const struct ks_key *k, uint64_t *len)
+{
+	struct buf raw = BUF_INIT;
+	struct enc_meta m;
+	uint64_t vlen;
+	int rc = ks_meta_head(ks, k, KV_TYPE_STRING, &raw, &m, &vlen);
+	if (rc == 0)
+		*len = vlen - (uint64_t)((const char *)m.tail - raw.data);
+	else if (rc == -ENOENT) {
+		*len = 0;
+		rc = 0;
+	}
+	buf_release(&raw);
+	return rc;
+}
+
+int string_del(struct keyspace *ks, const struct ks_key *k)
+{
+	struct ks_txn t;
+	struct enc_meta *m;
+
+	ks_txn_begin(&t, ks, k);
+	int rc = ks_txn_get(&t, k, KV_TYPE_STRING, &m);
+	if (!rc) {
+		ks_txn_delete(&t, k, 0);
+		rc = ks_txn_commit(&t);
+	}
+	return ks_txn_end(&t, rc);
+}

@@ -1,0 +1,119 @@
+/*
+ * Unit tests for alg_tsagg (pure): bucket alignment as Kvrocks computes
+ * it, every aggregator over known samples, a rule's running state folded
+ * sample by sample giving the same value as the whole bucket, the reset
+ * states' (n_u64, n_f64) shapes, and label filters.
+ */
+#include "types/alg_tsagg.h"
+#include "check.h"
+
+#include <errno.h>
+#include <math.h>
+
+static void test_buckets(void)
+{
+	CHECK_INT(ts_bucket_left(100, 30, 20), 80); /* Kvrocks's example */
+	CHECK_INT(ts_bucket_right(100, 30, 20), 110);
+	CHECK_INT(ts_bucket_left(1999, 1000, 0), 1000);
+	CHECK_INT(ts_bucket_left(2000, 1000, 0), 2000);
+	CHECK_INT(ts_bucket_right(2000, 1000, 0), 3000);
+	CHECK_INT(ts_bucket_left(5, 10, 27), 0); /* before the first aligned bucket */
+	CHECK_INT(ts_bucket_left(12, 10, 27), 7);
+	CHECK_INT(ts_bucket_right(12, 10, 27), 17);
+	CHECK_INT(ts_bucket_right(UINT64_MAX - 1, 10, 0), UINT64_MAX);
+}
+
+static void test_aggregators(void)
+{
+	struct ts_sample s[] = {{1, 2}, {2, 4}, {3, 4}, {4, 4}, {5, 5}, {6, 5}, {7, 7}, {8, 9}};
+	static const struct {
+		int agg;
+		double want;
+	} c[] = {
+	    {TS_AGG_SUM, 40},  {TS_AGG_MIN, 2},		 {TS_AGG_MAX, 9},
+	    {TS_AGG_COUNT, 8}, {TS_AGG_FIRST, 2},	 {TS_AGG_LAST, 9},
+	    {TS_AGG_AVG, 5},   {TS_AGG_RANGE, 7},	 {TS_AGG_VAR_P, 4},
+	    {TS_AGG_STD_P, 2}, {TS_AGG_VAR_S, 32.0 / 7}, {TS_AGG_STD_S, 2.1380899352993952},
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		double got = ts_aggregate(c[i].agg, s, 8);
+		if (fabs(got - c[i].want) > 1e-12)
+			fprintf(stderr, "  %s: %.17g\n", ts_agg_name(c[i].agg), got);
+		CHECK(fabs(got - c[i].want) <= 1e-12);
+		/* The running state gives the same value, folded one by one. */
+		struct ts_rule r;
+		ts_rule_init(&r, c[i].agg, 100, 0);
+		CHECK(ts_rule_is_reset(&r));
+		for (size_t j = 0; j < 8; j++)
+			ts_rule_fold(&r, &s[j], 1);
+		CHECK(fabs(ts_rule_value(&r) - c[i].want) <= 1e-12);
+		CHECK(c[i].agg == TS_AGG_SUM || !ts_rule_is_reset(&r));
+	}
+	/* One sample: the sample variances are 0. */
+	CHECK(ts_aggregate(TS_AGG_VAR_S, s, 1) == 0);
+	CHECK(ts_aggregate(TS_AGG_STD_S, s, 1) == 0);
+	/* First and last follow timestamps, not the folding order. */
+	struct ts_rule r;
+	ts_rule_init(&r, TS_AGG_FIRST, 100, 0);
+	ts_rule_fold(&r, &s[4], 1);
+	ts_rule_fold(&r, &s[0], 1);
+	CHECK(ts_rule_value(&r) == 2);
+	CHECK_INT(r.u[0], 1);
+	/* Reset shapes (Kvrocks's ResetAuxs): (n_u64, n_f64). */
+	static const int shape[][3] = {
+	    {TS_AGG_SUM, 0, 1},	  {TS_AGG_MIN, 0, 1},	{TS_AGG_MAX, 0, 1},   {TS_AGG_COUNT, 0, 1},
+	    {TS_AGG_FIRST, 1, 1}, {TS_AGG_LAST, 1, 1},	{TS_AGG_AVG, 1, 1},   {TS_AGG_RANGE, 0, 2},
+	    {TS_AGG_STD_P, 1, 2}, {TS_AGG_STD_S, 1, 2}, {TS_AGG_VAR_P, 1, 2}, {TS_AGG_VAR_S, 1, 2},
+	};
+	for (size_t i = 0; i < sizeof(shape) / sizeof(shape[0]); i++) {
+		ts_rule_init(&r, shape[i][0], 10, 0);
+		CHECK_INT(r.nu, shape[i][1]);
+		CHECK_INT(r.nf, shape[i][2]);
+	}
+	CHECK_INT(ts_agg_parse("AVG", 3), TS_AGG_AVG);
+	CHECK_INT(ts_agg_parse("none", 4), -1);
+	CHECK(ts_agg_name(0) == NULL);
+}
+
+static int match(const char *const *exprs, size_t ne, const struct ts_label *l, size_t nl)
+{
+	struct ts_filter *f = ts_filter_new();
+	int rc = 0;
+	for (size_t i = 0; i < ne && !rc; i++)
+		rc = ts_filter_parse(f, exprs[i], strlen(exprs[i]));
+	if (!rc)
+		rc = ts_filter_check(f);
+	if (!rc)
+		rc = ts_filter_match(f, l, nl) ? 1 : 0;
+	ts_filter_free(f);
+	return rc;
+}
+
+static void test_filters(void)
+{
+	struct ts_label l[] = {{"a", 1, "x", 1}, {"b", 1, "y z", 3}};
+	CHECK_INT(match((const char *[]){"a=x"}, 1, l, 2), 1);
+	CHECK_INT(match((const char *[]){"a=y"}, 1, l, 2), 0);
+	CHECK_INT(match((const char *[]){"a=(y, x)"}, 1, l, 2), 1);
+	CHECK_INT(match((const char *[]){"a=x", "b!=(q,'y z')"}, 2, l, 2), 0);
+	CHECK_INT(match((const char *[]){"a=x", "b=\"y z\""}, 2, l, 2), 1);
+	CHECK_INT(match((const char *[]){"a=x", "c="}, 2, l, 2), 1);
+	CHECK_INT(match((const char *[]){"a=x", "c!="}, 2, l, 2), 0);
+	CHECK_INT(match((const char *[]){"a=x", "b!="}, 2, l, 2), 1);
+	CHECK_INT(match((const char *[]){"a!=x", "b=(y z)"}, 2, l, 2), 0);
+	/* Bad filters. */
+	CHECK_INT(match((const char *[]){"a!=x"}, 1, l, 2), -EINVAL);
+	CHECK_INT(match((const char *[]){"a="}, 1, l, 2), -EINVAL);
+	CHECK_INT(match((const char *[]){"ax"}, 1, l, 2), -EINVAL);
+	CHECK_INT(match((const char *[]){"a=()"}, 1, l, 2), -EINVAL);
+	CHECK_INT(match((const char *[]){" =x"}, 1, l, 2), -EINVAL);
+}
+
+int main(void)
+{
+	log_level_current = -1;
+	test_buckets();
+	test_aggregators();
+	test_filters();
+	return check_done("test_alg_tsagg");
+}

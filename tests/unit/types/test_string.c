@@ -1,0 +1,333 @@
+/*
+ * Unit tests for t_string on a temporary database: every verb with a
+ * success, wrong-type, missing-key and bad-input case, and the stored
+ * bytes compared with kvrocks-encoding.md sections 6.1 and 12.
+ */
+#include "check.h"
+#include "keyspace/keyspace.h"
+#include "engine/store.h"
+#include "types/t_hash.h"
+#include "types/t_string.h"
+#include "tmpdir.h"
+
+#include <errno.h>
+#include <time.h>
+
+#define KEY(n, k) (&(struct ks_key){(n), strlen(n), (k), strlen(k), NULL})
+#define DEFNS	  KS_DEFAULT_NS
+#define NS_HEX	  "0B 5F 5F 6E 61 6D 65 73 70 61 63 65"
+
+static struct keyspace *ks;
+static struct buf v = BUF_INIT;
+
+/* The raw metadata record of a default-namespace key. */
+static int raw_meta(const char *key, struct buf *out)
+{
+	struct buf k = BUF_INIT;
+	int rc = ks_meta_key(ks, KEY(DEFNS, key), &k);
+	if (!rc)
+		rc = store_get(ks_store(ks), STORE_CF_METADATA, k.data, k.len, out);
+	buf_release(&k);
+	return rc;
+}
+
+static void check_raw(const char *key, const char *hex)
+{
+	unsigned char want[256];
+	size_t wn = check_unhex(hex, want, sizeof(want));
+	struct buf r = BUF_INIT;
+	CHECK_INT(raw_meta(key, &r), 0);
+	CHECK_MEM(r.data, r.len, want, wn);
+	buf_release(&r);
+}
+
+static void check_value(const char *key, const void *want, size_t n)
+{
+	CHECK_INT(string_get(ks, KEY(DEFNS, key), &v), 0);
+	CHECK_MEM(v.data, v.len, want, n);
+}
+
+static void test_set_get(void)
+{
+	/* kvrocks-encoding.md 12: SET foo bar -> NS 66 6F 6F : 81 00x8 62 61 72 */
+	CHECK_INT(string_set(ks, KEY(DEFNS, "foo"), "bar", 3, 0), 0);
+	unsigned char k[64];
+	size_t kn = check_unhex(NS_HEX " 66 6F 6F", k, sizeof(k));
+	struct buf mk = BUF_INIT;
+	CHECK_INT(ks_meta_key(ks, KEY(DEFNS, "foo"), &mk), 0);
+	CHECK_MEM(mk.data, mk.len, k, kn);
+	buf_release(&mk);
+	check_raw("foo", "81 00 00 00 00 00 00 00 00 62 61 72");
+	check_value("foo", "bar", 3);
+	/* Binary values and the empty value. */
+	CHECK_INT(string_set(ks, KEY(DEFNS, "bin"), "a\0b\n", 4, 0), 0);
+	check_value("bin", "a\0b\n", 4);
+	CHECK_INT(string_set(ks, KEY(DEFNS, "empty"), "", 0, 0), 0);
+	check_value("empty", "", 0);
+	check_raw("empty", "81 00 00 00 00 00 00 00 00");
+	/* Overwrite. */
+	CHECK_INT(string_set(ks, KEY(DEFNS, "foo"), "baz!", 4, 0), 0);
+	check_value("foo", "baz!", 4);
+	/* Missing key. */
+	CHECK_INT(string_get(ks, KEY(DEFNS, "nope"), &v), -ENOENT);
+	/* Wrong type. */
+	CHECK_INT(hash_set(ks, KEY(DEFNS, "h"), "f", 1, "v", 1, NULL), 0);
+	CHECK_INT(string_get(ks, KEY(DEFNS, "h"), &v), -KV_EWRONGTYPE);
+	/* Bad input: a namespace of length 0; nothing written. */
+	CHECK_INT(string_set(ks, &(struct ks_key){"", 0, "k", 1, NULL}, "v", 1, 0), -EINVAL);
+	CHECK_INT(string_get(ks, &(struct ks_key){"", 0, "k", 1, NULL}, &v), -EINVAL);
+	/* Too big: refused before anything is read or written. */
+	CHECK_INT(string_set(ks, KEY(DEFNS, "foo"), "x", (size_t)STRING_MAX + 1, 0), -EFBIG);
+	check_value("foo", "baz!", 4);
+}
+
+static void test_set_flags(void)
+{
+	CHECK_INT(string_set(ks, KEY(DEFNS, "nx"), "1", 1, STRING_SET_NX), 0);
+	CHECK_INT(string_set(ks, KEY(DEFNS, "nx"), "2", 1, STRING_SET_NX), -EEXIST);
+	check_value("nx", "1", 1);
+	CHECK_INT(string_set(ks, KEY(DEFNS, "xx"), "1", 1, STRING_SET_XX), -ENOENT);
+	CHECK_INT(string_get(ks, KEY(DEFNS, "xx"), &v), -ENOENT);
+	CHECK_INT(string_set(ks, KEY(DEFNS, "nx"), "3", 1, STRING_SET_XX), 0);
+	check_value("nx", "3", 1);
+
+	/* Without KEEPTTL the expiry goes; with it, it stays. */
+	uint64_t e = now_ms() + 3600000;
+	struct ks_info info;
+	CHECK_INT(ks_expire(ks, KEY(DEFNS, "nx"), e), 0);
+	CHECK_INT(string_set(ks, KEY(DEFNS, "nx"), "4", 1, STRING_SET_KEEPTTL), 0);
+	CHECK_INT(ks_lookup(ks, KEY(DEFNS, "nx"), &info), 0);
+	CHECK(info.expire_ms == e);
+	unsigned char want[16] = {0x81};
+	put_be64(want + 1, e);
+	want[9] = '4';
+	CHECK_INT(raw_meta("nx", &v), 0);
+	CHECK_MEM(v.data, v.len, want, 10);
+	CHECK_INT(string_set(ks, KEY(DEFNS, "nx"), "5", 1, 0), 0);
+	CHECK_INT(ks_lookup(ks, KEY(DEFNS, "nx"), &info), 0);
+	CHECK_INT(info.expire_ms, 0);
+
+	/* SET replaces another type, and an empty collection. */
+	CHECK_INT(hash_set(ks, KEY(DEFNS, "hh"), "f", 1, "v", 1, NULL), 0);
+	CHECK_INT(string_set(ks, KEY(DEFNS, "hh"), "s", 1, STRING_SET_XX), 0);
+	check_value("hh", "s", 1);
+	CHECK_INT(hash_get(ks, KEY(DEFNS, "hh"), "f", 1, &v), -KV_EWRONGTYPE);
+	check_raw("hh", "81 00 00 00 00 00 00 00 00 73");
+	CHECK_INT(ks_empty_create(ks, KEY(DEFNS, "eh"), KV_TYPE_HASH), 0);
+	CHECK_INT(string_set(ks, KEY(DEFNS, "eh"), "s", 1, STRING_SET_NX), 0);
+	CHECK_INT(ks_lookup(ks, KEY(DEFNS, "eh"), &info), 0);
+	CHECK(!info.empty && info.type == KV_TYPE_STRING);
+	/* ... and SET over a v0 string writes v1. */
+	unsigned char k[64], v0[16];
+	size_t kn = check_unhex(NS_HEX " 76 30", k, sizeof(k));
+	size_t vn = check_unhex("01 00 00 00 00 61", v0, sizeof(v0));
+	struct store_batch *b = store_batch_new(ks_store(ks));
+	store_batch_put(b, STORE_CF_METADATA, k, kn, v0, vn);
+	CHECK_INT(store_write(ks_store(ks), b, false), 0);
+	store_batch_free(b);
+	check_value("v0", "a", 1);
+	CHECK_INT(string_set(ks, KEY(DEFNS, "v0"), "b", 1, 0), 0);
+	check_raw("v0", "81 00 00 00 00 00 00 00 00 62");
+}
+
+static void test_append(void)
+{
+	uint64_t len = 0;
+	/* Missing key: created. */
+	CHECK_INT(string_append(ks, KEY(DEFNS, "ap"), "ab", 2, &len), 0);
+	CHECK_INT(len, 2);
+	check_raw("ap", "81 00 00 00 00 00 00 00 00 61 62");
+	CHECK_INT(string_append(ks, KEY(DEFNS, "ap"), "c\0", 2, &len), 0);
+	CHECK_INT(len, 4);
+	check_value("ap", "abc\0", 4);
+	CHECK_INT(string_append(ks, KEY(DEFNS, "ap"), "", 0, &len), 0);
+	CHECK_INT(len, 4);
+	/* Empty append on a missing key creates "" (as Redis). */
+	CHECK_INT(string_append(ks, KEY(DEFNS, "ap0"), "", 0, &len), 0);
+	CHECK_INT(len, 0);
+	check_value("ap0", "", 0);
+	/* Keeps the expiry (the record is edited in place). */
+	uint64_t e = now_ms() + 3600000;
+	CHECK_INT(ks_expire(ks, KEY(DEFNS, "ap"), e), 0);
+	CHECK_INT(string_append(ks, KEY(DEFNS, "ap"), "d", 1, &len), 0);
+	struct ks_info info;
+	CHECK_INT(ks_lookup(ks, KEY(DEFNS, "ap"), &info), 0);
+	CHECK(info.expire_ms == e);
+	CHECK_INT(info.size, 5);
+	/* Wrong type. */
+	CHECK_INT(string_append(ks, KEY(DEFNS, "h"), "x", 1, &len), -KV_EWRONGTYPE);
+	/* Too big: nothing changes. */
+	CHECK_INT(string_append(ks, KEY(DEFNS, "ap"), "x", (size_t)STRING_MAX, &len), -EFBIG);
+	check_value("ap", "abc\0d", 5);
+	CHECK_INT(string_append(ks, KEY(DEFNS, "ap1"), "x", (size_t)STRING_MAX + 1, &len), -EFBIG);
+	CHECK_INT(string_get(ks, KEY(DEFNS, "ap1"), &v), -ENOENT);
+}
+
+static void test_setrange(void)
+{
+	uint64_t len = 0;
+	/* Missing key: zero-padded. */
+	CHECK_INT(string_setrange(ks, KEY(DEFNS, "sr"), 3, "xy", 2, &len), 0);
+	CHECK_INT(len, 5);
+	check_raw("sr", "81 00 00 00 00 00 00 00 00 00 00 00 78 79");
+	/* Inside, overlapping the end, and past the end with a gap. */
+	CHECK_INT(string_setrange(ks, KEY(DEFNS, "sr"), 0, "a", 1, &len), 0);
+	CHECK_INT(len, 5);
+	check_value("sr", "a\0\0xy", 5);
+	CHECK_INT(string_setrange(ks, KEY(DEFNS, "sr"), 4, "ZZ", 2, &len), 0);
+	CHECK_INT(len, 6);
+	check_value("sr", "a\0\0xZZ", 6);
+	CHECK_INT(string_setrange(ks, KEY(DEFNS, "sr"), 8, "q", 1, &len), 0);
+	CHECK_INT(len, 9);
+	check_value("sr", "a\0\0xZZ\0\0q", 9);
+	/* Empty value: length reported, nothing created. */
+	CHECK_INT(string_setrange(ks, KEY(DEFNS, "sr"), 100, "", 0, &len), 0);
+	CHECK_INT(len, 9);
+	CHECK_INT(string_setrange(ks, KEY(DEFNS, "sr0"), 5, "", 0, &len), 0);
+	CHECK_INT(len, 0);
+	CHECK_INT(string_get(ks, KEY(DEFNS, "sr0"), &v), -ENOENT);
+	/* Wrong type. */
+	CHECK_INT(string_setrange(ks, KEY(DEFNS, "h"), 0, "x", 1, &len), -KV_EWRONGTYPE);
+	/* Too far: nothing changes. */
+	CHECK_INT(string_setrange(ks, KEY(DEFNS, "sr"), STRING_MAX, "x", 1, &len), -EFBIG);
+	CHECK_INT(string_setrange(ks, KEY(DEFNS, "sr"), UINT64_MAX, "x", 1, &len), -EFBIG);
+	CHECK_INT(string_setrange(ks, KEY(DEFNS, "sr1"), STRING_MAX - 1, "xy", 2, &len), -EFBIG);
+	CHECK_INT(string_get(ks, KEY(DEFNS, "sr1"), &v), -ENOENT);
+	check_value("sr", "a\0\0xZZ\0\0q", 9);
+	/* The last byte that fits. */
+	CHECK_INT(string_setrange(ks, KEY(DEFNS, "big"), (1u << 20) - 1, "z", 1, &len), 0);
+	CHECK_INT(len, 1u << 20);
+}
+
+static void check_range(const char *key, int64_t s, int64_t e, const char *want)
+{
+	CHECK_INT(string_getrange(ks, KEY(DEFNS, key), s, e, &v), 0);
+	CHECK_MEM(v.data, v.len, want, strlen(want));
+}
+
+static void test_getrange_read(void)
+{
+	CHECK_INT(string_set(ks, KEY(DEFNS, "gr"), "This is a string", 16, 0), 0);
+	/* The examples of the Redis GETRANGE documentation. */
+	check_range("gr", 0, 3, "This");
+	check_range("gr", -3, -1, "ing");
+	check_range("gr", 0, -1, "This is a string");
+	check_range("gr", 10, 100, "string");
+	check_range("gr", 5, 3, "");
+	check_range("gr", -1, -3, "");
+	check_range("gr", -100, 2, "Thi");
+	check_range("gr", 16, 20, "");
+	check_range("gr", -100, -50, "T"); /* Redis: both clamp to 0 */
+	check_range("nope", 0, -1, "");
+	CHECK_INT(string_set(ks, KEY(DEFNS, "e0"), "", 0, 0), 0);
+	check_range("e0", 0, -1, "");
+	CHECK_INT(string_getrange(ks, KEY(DEFNS, "h"), 0, -1, &v), -KV_EWRONGTYPE);
+
+	CHECK_INT(string_read(ks, KEY(DEFNS, "gr"), 5, 2, &v), 0);
+	CHECK_MEM(v.data, v.len, "is", 2);
+	CHECK_INT(string_read(ks, KEY(DEFNS, "gr"), 10, 100, &v), 0);
+	CHECK_MEM(v.data, v.len, "string", 6);
+	CHECK_INT(string_read(ks, KEY(DEFNS, "gr"), 16, 1, &v), 0);
+	CHECK_INT(v.len, 0);
+	CHECK_INT(string_read(ks, KEY(DEFNS, "gr"), UINT64_MAX, 1, &v), 0);
+	CHECK_INT(v.len, 0);
+	CHECK_INT(string_read(ks, KEY(DEFNS, "gr"), 0, 0, &v), 0);
+	CHECK_INT(v.len, 0);
+	CHECK_INT(string_read(ks, KEY(DEFNS, "nope"), 0, 1, &v), -ENOENT);
+	CHECK_INT(string_read(ks, KEY(DEFNS, "h"), 0, 1, &v), -KV_EWRONGTYPE);
+}
+
+static void test_pin(void)
+{
+	struct string_pin *pin = (struct string_pin *)1;
+	const char *d = NULL;
+	size_t n = 0;
+	CHECK_INT(string_set(ks, KEY(DEFNS, "pin"), "first", 5, 0), 0);
+	CHECK_INT(string_pin(ks, KEY(DEFNS, "pin"), &pin, &d, &n), 0);
+	CHECK_MEM(d, n, "first", 5);
+	/* The borrowed bytes outlive a change of the key. */
+	CHECK_INT(string_set(ks, KEY(DEFNS, "pin"), "second!", 7, 0), 0);
+	CHECK_MEM(d, n, "first", 5);
+	string_unpin(pin);
+	CHECK_INT(string_pin(ks, KEY(DEFNS, "pin"), &pin, &d, &n), 0);
+	CHECK_MEM(d, n, "second!", 7);
+	string_unpin(pin);
+	CHECK_INT(string_set(ks, KEY(DEFNS, "pin0"), "", 0, 0), 0);
+	CHECK_INT(string_pin(ks, KEY(DEFNS, "pin0"), &pin, &d, &n), 0);
+	CHECK_INT(n, 0);
+	string_unpin(pin);
+	CHECK_INT(string_pin(ks, KEY(DEFNS, "nope"), &pin, &d, &n), -ENOENT);
+	CHECK(pin == NULL);
+	CHECK_INT(string_pin(ks, KEY(DEFNS, "h"), &pin, &d, &n), -KV_EWRONGTYPE);
+	CHECK(pin == NULL);
+	string_unpin(NULL); /* a no-op, like free(NULL) */
+}
+
+static void test_strlen_del(void)
+{
+	uint64_t len = 99;
+	CHECK_INT(string_strlen(ks, KEY(DEFNS, "gr"), &len), 0);
+	CHECK_INT(len, 16);
+	CHECK_INT(string_strlen(ks, KEY(DEFNS, "nope"), &len), 0);
+	CHECK_INT(len, 0);
+	CHECK_INT(string_strlen(ks, KEY(DEFNS, "h"), &len), -KV_EWRONGTYPE);
+
+	CHECK_INT(string_del(ks, KEY(DEFNS, "gr")), 0);
+	CHECK_INT(string_get(ks, KEY(DEFNS, "gr"), &v), -ENOENT);
+	CHECK_INT(raw_meta("gr", &v), -ENOENT);
+	CHECK_INT(string_del(ks, KEY(DEFNS, "gr")), -ENOENT);
+	CHECK_INT(string_del(ks, KEY(DEFNS, "h")), -KV_EWRONGTYPE);
+	uint64_t n;
+	CHECK_INT(hash_len(ks, KEY(DEFNS, "h"), &n), 0);
+	CHECK_INT(n, 1);
+	/* An expired string is missing for every verb. */
+	CHECK_INT(string_set(ks, KEY(DEFNS, "ex"), "v", 1, 0), 0);
+	CHECK_INT(ks_expire(ks, KEY(DEFNS, "ex"), now_ms() + 1), 0);
+	struct timespec ts = {0, 5 * 1000 * 1000};
+	nanosleep(&ts, NULL);
+	CHECK_INT(string_get(ks, KEY(DEFNS, "ex"), &v), -ENOENT);
+	CHECK_INT(string_del(ks, KEY(DEFNS, "ex")), -ENOENT);
+	CHECK_INT(string_strlen(ks, KEY(DEFNS, "ex"), &len), 0);
+	CHECK_INT(len, 0);
+	CHECK_INT(string_set(ks, KEY(DEFNS, "ex"), "w", 1, STRING_SET_XX), -ENOENT);
+	CHECK_INT(string_append(ks, KEY(DEFNS, "ex"), "w", 1, &len), 0);
+	CHECK_INT(len, 1);
+	check_raw("ex", "81 00 00 00 00 00 00 00 00 77");
+}
+
+static void test_read_only(const char *dir)
+{
+	uint64_t len;
+	ks_close(ks);
+	struct ks_options o = {.read_only = true};
+	ks = NULL;
+	CHECK_INT(ks_open(dir, &o, &ks), 0);
+	if (!ks)
+		return;
+	CHECK_INT(string_set(ks, KEY(DEFNS, "foo"), "x", 1, 0), -EROFS);
+	CHECK_INT(string_append(ks, KEY(DEFNS, "foo"), "x", 1, &len), -EROFS);
+	CHECK_INT(string_setrange(ks, KEY(DEFNS, "foo"), 0, "x", 1, &len), -EROFS);
+	CHECK_INT(string_del(ks, KEY(DEFNS, "foo")), -EROFS);
+	check_value("foo", "baz!", 4);
+}
+
+int main(void)
+{
+	log_level_current = -1;
+	char *dir = tmpdir_new();
+	CHECK_INT(ks_open(dir, NULL, &ks), 0);
+	if (!ks)
+		return check_done("test_string");
+	test_set_get();
+	test_set_flags();
+	test_append();
+	test_setrange();
+	test_getrange_read();
+	test_pin();
+	test_strlen_del();
+	test_read_only(dir);
+	ks_close(ks);
+	buf_release(&v);
+	tmpdir_remove(dir);
+	return check_done("test_string");
+}
