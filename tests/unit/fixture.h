@@ -21,10 +21,14 @@
 #include "tmpdir.h"
 
 #define DEFNS KS_DEFAULT_NS
-/* A key (namespace n, name k; NUL-terminated literals) with no attribute
- * change, and one whose write carries change ch (ks_key.attr). */
-#define KEY(n, k)      (&(struct ks_key){(n), strlen(n), (k), strlen(k), NULL})
-#define KEYA(n, k, ch) (&(struct ks_key){(n), strlen(n), (k), strlen(k), (ch)})
+/* A key (namespace n, name k; NUL-terminated strings) with no attribute
+ * change: KEY(n, k), or KEY(k) in the default namespace. KEYA(n, k, ch)
+ * is one whose write carries change ch (ks_key.attr). */
+#define KEYA(n, k, ch)		   (&(struct ks_key){(n), strlen(n), (k), strlen(k), (ch)})
+#define KEY_NS_(n, k)		   KEYA(n, k, NULL)
+#define KEY_DEF_(k)		   KEYA(DEFNS, k, NULL)
+#define KEY_PICK_(a, b, name, ...) name
+#define KEY(...)		   KEY_PICK_(__VA_ARGS__, KEY_NS_, KEY_DEF_, )(__VA_ARGS__)
 /* ns_len | "__namespace" (the default namespace) and ns_len | "__kvfs". */
 #define NS_HEX	"0B 5F 5F 6E 61 6D 65 73 70 61 63 65"
 #define RES_HEX "06 5F 5F 6B 76 66 73"
@@ -48,7 +52,31 @@ static inline struct keyspace *fixture_fresh(struct keyspace *ks, bool cluster)
 	return ks;
 }
 
-/* Reopen the current directory (after ks_close), e.g. read-only. */
+/* Open a new empty database in a new temporary directory, the open
+ * counted as a check: the keyspace, NULL if it failed. fixture_done()
+ * closes it and removes the directory. */
+static inline struct keyspace *fixture_open_checked(void)
+{
+	struct keyspace *ks = NULL;
+	fixture_dir = tmpdir_new();
+	CHECK_INT(ks_open(fixture_dir, NULL, &ks), 0);
+	return ks;
+}
+
+/* Close ks (if not NULL) and open the current directory again with o
+ * (NULL: the defaults), the open counted as a check: the keyspace, NULL
+ * if it failed. */
+static inline struct keyspace *fixture_reopen_checked(struct keyspace *ks,
+						      const struct ks_options *o)
+{
+	ks_close(ks);
+	ks = NULL;
+	CHECK_INT(ks_open(fixture_dir, o, &ks), 0);
+	return ks;
+}
+
+/* Reopen the current directory (after ks_close), e.g. read-only; exits
+ * if it cannot. */
 static inline struct keyspace *fixture_reopen(const struct ks_options *o)
 {
 	struct keyspace *ks = NULL;
@@ -66,15 +94,27 @@ static inline void fixture_done(struct keyspace *ks)
 	fixture_dir = NULL;
 }
 
-/* Write one raw record, as another writer would. */
+/* Write one raw record, as another writer would: 0 or a negative errno
+ * (-ENOMEM: no batch). Not a check: the caller checks what it needs. */
+static inline int fixture_write(struct keyspace *ks, enum store_cf cf, const void *k, size_t kn,
+				const void *v, size_t vn)
+{
+	struct store_batch *b = store_batch_new(ks_store(ks));
+	if (!b)
+		return -ENOMEM;
+	store_batch_put(b, cf, k, kn, v, vn);
+	int rc = store_write(ks_store(ks), b, false);
+	store_batch_free(b);
+	return rc;
+}
+
+/* fixture_write() as two checks: the batch, the write. */
 static inline void fixture_put(struct keyspace *ks, enum store_cf cf, const void *k, size_t kn,
 			       const void *v, size_t vn)
 {
-	struct store_batch *b = store_batch_new(ks_store(ks));
-	CHECK(b != NULL);
-	store_batch_put(b, cf, k, kn, v, vn);
-	CHECK_INT(store_write(ks_store(ks), b, false), 0);
-	store_batch_free(b);
+	int rc = fixture_write(ks, cf, k, kn, v, vn);
+	CHECK(rc != -ENOMEM);
+	CHECK_INT(rc, 0);
 }
 
 static inline void fixture_put_hex(struct keyspace *ks, enum store_cf cf, const char *khex,
@@ -121,6 +161,18 @@ static inline int fixture_meta_raw(struct keyspace *ks, const struct ks_key *k, 
 		rc = store_get(ks_store(ks), STORE_CF_METADATA, mk.data, mk.len, out);
 	buf_release(&mk);
 	return rc;
+}
+
+/* Check k's whole stored metadata record against hex. */
+static inline void fixture_check_meta_hex(struct keyspace *ks, const struct ks_key *k,
+					  const char *hex)
+{
+	unsigned char want[4096];
+	size_t wn = check_unhex(hex, want, sizeof(want));
+	struct buf r = BUF_INIT;
+	CHECK_INT(fixture_meta_raw(ks, k, &r), 0);
+	CHECK_MEM(r.data, r.len, want, wn);
+	buf_release(&r);
 }
 
 /* Write k's metadata record raw. */
@@ -173,6 +225,80 @@ static inline int fixture_sub_raw(struct keyspace *ks, enum store_cf cf, const s
 		rc = store_get(ks_store(ks), cf, sk.data, sk.len, out);
 	buf_release(&sk);
 	return rc;
+}
+
+/*
+ * The sub-key NS | key_len u32 | key | ver | sub of `key` in the default
+ * namespace, built by hand (not by the code under test) into k, which
+ * holds 24 + strlen(key) + sn bytes: its length.
+ */
+static inline size_t fixture_sub_key(const char *key, uint64_t ver, const void *sub, size_t sn,
+				     unsigned char *k)
+{
+	size_t kn = check_unhex(NS_HEX, k, 12);
+	put_be32(k + kn, (uint32_t)strlen(key));
+	kn += 4;
+	memcpy(k + kn, key, strlen(key));
+	kn += strlen(key);
+	put_be64(k + kn, ver);
+	kn += 8;
+	if (sn)
+		memcpy(k + kn, sub, sn);
+	return kn + sn;
+}
+
+/* The value of sub-key subhex (hex) of k's stored version in cf: 0,
+ * -ENOENT. */
+static inline int fixture_sub_raw_hex(struct keyspace *ks, enum store_cf cf, const struct ks_key *k,
+				      const char *subhex, struct buf *out)
+{
+	unsigned char sub[4096];
+	size_t sn = check_unhex(subhex, sub, sizeof(sub));
+	return fixture_sub_raw(ks, cf, k, fixture_version(ks, k), sub, sn, out);
+}
+
+/* Check that value against valhex (hex). */
+static inline void fixture_check_sub_hex(struct keyspace *ks, enum store_cf cf,
+					 const struct ks_key *k, const char *subhex,
+					 const char *valhex)
+{
+	struct buf v = BUF_INIT;
+	unsigned char want[4096];
+	size_t wn = check_unhex(valhex, want, sizeof(want));
+	CHECK_INT(fixture_sub_raw_hex(ks, cf, k, subhex, &v), 0);
+	CHECK_MEM(v.data, v.len, want, wn);
+	buf_release(&v);
+}
+
+/* Everything stored for k, into out: its metadata record, then each
+ * sub-key and value of its version, to compare after a refused change. */
+static inline void fixture_snapshot(struct keyspace *ks, const struct ks_key *k, struct buf *out)
+{
+	struct buf r = BUF_INIT;
+	int rc = 0;
+	buf_reset(out);
+	if (fixture_meta_raw(ks, k, &r) == 0)
+		buf_add(out, r.data, r.len);
+	struct ks_sub_iter *it = ks_sub_iter_new(ks, k, KV_TYPE_NONE, NULL, 0, &rc);
+	const char *s, *v;
+	size_t sn, vn;
+	while (it && ks_sub_iter_next(it, &s, &sn, &v, &vn) > 0) {
+		buf_add(out, s, sn);
+		buf_add(out, v, vn);
+	}
+	ks_sub_iter_free(it);
+	buf_release(&r);
+}
+
+/* Whether what is stored for k is still the fixture_snapshot() before. */
+static inline bool fixture_unchanged(struct keyspace *ks, const struct ks_key *k,
+				     const struct buf *before)
+{
+	struct buf now = BUF_INIT;
+	fixture_snapshot(ks, k, &now);
+	bool same = now.len == before->len && memcmp(now.data, before->data, now.len) == 0;
+	buf_release(&now);
+	return same;
 }
 
 #endif
