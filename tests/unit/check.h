@@ -76,6 +76,13 @@ static inline size_t check_unhex(const char *hex, unsigned char *out, size_t cap
 	return n;
 }
 
+/* check_unhex() into a buffer that holds what the test's literal says
+ * (at most 4096 bytes are written). */
+static inline size_t unhex(const char *hex, unsigned char *out)
+{
+	return check_unhex(hex, out, 4096);
+}
+
 /*
  * Cap the address space at what the process maps now plus `extra` bytes
  * (RLIMIT_AS), so that a test of a corrupt record fails when the code

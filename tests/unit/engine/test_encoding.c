@@ -25,11 +25,6 @@
 		CHECK_MEM((b)->data, (b)->len, want_, wn_);                                        \
 	} while (0)
 
-static size_t unhex(const char *hex, unsigned char *out, size_t cap)
-{
-	return check_unhex(hex, out, cap);
-}
-
 static struct enc_meta meta(enum kv_type t, bool v1, uint64_t expire, uint64_t version,
 			    uint64_t size)
 {
@@ -60,7 +55,7 @@ static void test_set(void)
 
 	/* And read back from hand-written bytes. */
 	unsigned char raw[64];
-	size_t n = unhex("81 00 00 01 8F 2C 3D 4E 5F 62 61 72", raw, sizeof(raw));
+	size_t n = check_unhex("81 00 00 01 8F 2C 3D 4E 5F 62 61 72", raw, sizeof(raw));
 	struct enc_meta d;
 	CHECK_INT(enc_meta_decode(raw, n, &d), 0);
 	CHECK_INT(d.type, KV_TYPE_STRING);
@@ -89,7 +84,7 @@ static void test_hset(void)
 
 	unsigned char raw[64];
 	size_t n =
-	    unhex("82 00 00 00 00 00 00 00 00" V "00 00 00 00 00 00 00 01", raw, sizeof(raw));
+	    check_unhex("82 00 00 00 00 00 00 00 00" V "00 00 00 00 00 00 00 01", raw, sizeof(raw));
 	struct enc_meta d;
 	CHECK_INT(enc_meta_decode(raw, n, &d), 0);
 	CHECK_INT(d.type, KV_TYPE_HASH);
@@ -129,7 +124,7 @@ static void test_zadd(void)
 
 	unsigned char raw[64];
 	size_t n =
-	    unhex("85 00 00 00 00 00 00 00 00" V "00 00 00 00 00 00 00 01", raw, sizeof(raw));
+	    check_unhex("85 00 00 00 00 00 00 00 00" V "00 00 00 00 00 00 00 01", raw, sizeof(raw));
 	struct enc_meta d;
 	CHECK_INT(enc_meta_decode(raw, n, &d), 0);
 	CHECK_INT(d.type, KV_TYPE_ZSET);
@@ -153,14 +148,14 @@ static void test_rpush(void)
 		      "7F FF FF FF FF FF FF FF 80 00 00 00 00 00 00 00");
 
 	unsigned char idx[8];
-	unhex("7F FF FF FF FF FF FF FF", idx, sizeof(idx));
+	check_unhex("7F FF FF FF FF FF FF FF", idx, sizeof(idx));
 	CHECK_INT(enc_sub_key(&b, DNS, DNS_LEN, "l", 1, false, VERSION, idx, 8), 0);
 	CHECK_HEX(&b, NS "00 00 00 01 6C" V "7F FF FF FF FF FF FF FF");
 
 	unsigned char raw[64];
-	size_t n = unhex("83 00 00 00 00 00 00 00 00" V "00 00 00 00 00 00 00 01"
-			 "7F FF FF FF FF FF FF FF 80 00 00 00 00 00 00 00",
-			 raw, sizeof(raw));
+	size_t n = check_unhex("83 00 00 00 00 00 00 00 00" V "00 00 00 00 00 00 00 01"
+			       "7F FF FF FF FF FF FF FF 80 00 00 00 00 00 00 00",
+			       raw, sizeof(raw));
 	CHECK_INT(n, 41);
 	struct enc_meta d;
 	CHECK_INT(enc_meta_decode(raw, n, &d), 0);
@@ -193,7 +188,7 @@ static void check_double(double d, const char *hex)
 	CHECK_INT(buf_add_double(&b, d), 0);
 	CHECK_HEX(&b, hex);
 	unsigned char raw[8];
-	unhex(hex, raw, sizeof(raw));
+	check_unhex(hex, raw, sizeof(raw));
 	double back = enc_sortable_to_double(get_be64(raw));
 	CHECK(memcmp(&back, &d, sizeof(d)) == 0);
 	buf_release(&b);
@@ -280,7 +275,7 @@ static void test_slots(void)
 	CHECK_HEX(&b, NS "0D 73 7B 75 73 65 72 31 30 30 30 7D 2E 66 6F 6C 6C 6F 77 69 6E 67");
 
 	unsigned char raw[64];
-	size_t n = unhex(NS "2F 96 00 00 00 03 66 6F 6F" V "66", raw, sizeof(raw));
+	size_t n = check_unhex(NS "2F 96 00 00 00 03 66 6F 6F" V "66", raw, sizeof(raw));
 	const uint8_t *ns, *key, *sub;
 	size_t nslen, klen, sublen;
 	uint64_t ver;
@@ -291,7 +286,7 @@ static void test_slots(void)
 	CHECK(ver == VERSION);
 	CHECK_MEM(sub, sublen, "f", 1);
 
-	n = unhex(NS "2F 96 66 6F 6F", raw, sizeof(raw));
+	n = check_unhex(NS "2F 96 66 6F 6F", raw, sizeof(raw));
 	CHECK_INT(enc_ns_key_decode(raw, n, true, &ns, &nslen, &key, &klen), 0);
 	CHECK_MEM(ns, nslen, DNS, DNS_LEN);
 	CHECK_MEM(key, klen, "foo", 3);
@@ -329,21 +324,21 @@ static void test_keys(void)
 	CHECK_INT(b.len, 0);
 
 	/* Decoding hand-written keys. */
-	n = unhex("03 6E 73 31 6B 00 79", raw, sizeof(raw));
+	n = check_unhex("03 6E 73 31 6B 00 79", raw, sizeof(raw));
 	CHECK_INT(enc_ns_key_decode(raw, n, false, &ns, &nslen, &key, &klen), 0);
 	CHECK_MEM(ns, nslen, "ns1", 3);
 	CHECK_MEM(key, klen, "k\0y", 3);
-	n = unhex("03 6E 73 31", raw, sizeof(raw));
+	n = check_unhex("03 6E 73 31", raw, sizeof(raw));
 	CHECK_INT(enc_ns_key_decode(raw, n, false, &ns, &nslen, &key, &klen), 0);
 	CHECK_INT(klen, 0);
 	/* Too short for the namespace, or for the slot; empty; ns_len 0. */
 	CHECK_INT(enc_ns_key_decode(raw, 3, false, &ns, &nslen, &key, &klen), -EUCLEAN);
 	CHECK_INT(enc_ns_key_decode(raw, 5, true, &ns, &nslen, &key, &klen), -EUCLEAN);
 	CHECK_INT(enc_ns_key_decode(raw, 0, false, &ns, &nslen, &key, &klen), -EUCLEAN);
-	n = unhex("00 6B", raw, sizeof(raw));
+	n = check_unhex("00 6B", raw, sizeof(raw));
 	CHECK_INT(enc_ns_key_decode(raw, n, false, &ns, &nslen, &key, &klen), -EUCLEAN);
 
-	n = unhex("03 6E 73 31 00 00 00 02 6B 6B 00 00 00 00 00 00 00 07", raw, sizeof(raw));
+	n = check_unhex("03 6E 73 31 00 00 00 02 6B 6B 00 00 00 00 00 00 00 07", raw, sizeof(raw));
 	CHECK_INT(enc_sub_key_decode(raw, n, false, &ns, &nslen, &key, &klen, &ver, &sub, &sublen),
 		  0);
 	CHECK_MEM(key, klen, "kk", 2);
@@ -355,11 +350,11 @@ static void test_keys(void)
 					     &sublen),
 			  -EUCLEAN);
 	/* A key length pointing past the end. */
-	n = unhex("03 6E 73 31 FF FF FF FF 6B 6B 00 00 00 00 00 00 00 07", raw, sizeof(raw));
+	n = check_unhex("03 6E 73 31 FF FF FF FF 6B 6B 00 00 00 00 00 00 00 07", raw, sizeof(raw));
 	CHECK_INT(enc_sub_key_decode(raw, n, false, &ns, &nslen, &key, &klen, &ver, &sub, &sublen),
 		  -EUCLEAN);
 	/* NULL outputs are allowed. */
-	n = unhex(NS "00 00 00 01 68" V "66", raw, sizeof(raw));
+	n = check_unhex(NS "00 00 00 01 68" V "66", raw, sizeof(raw));
 	sublen = 0;
 	CHECK_INT(enc_sub_key_decode(raw, n, false, NULL, NULL, NULL, NULL, NULL, NULL, &sublen),
 		  0);
@@ -376,7 +371,7 @@ static void test_v0_decode(void)
 	size_t n;
 
 	/* Hash: flags 0x02, expire 100 s, version V, size 5 (u32). */
-	n = unhex("02 00 00 00 64" V "00 00 00 05", raw, sizeof(raw));
+	n = check_unhex("02 00 00 00 64" V "00 00 00 05", raw, sizeof(raw));
 	CHECK_INT(n, ENC_META_V0_HEADER);
 	CHECK_INT(enc_meta_decode(raw, n, &d), 0);
 	CHECK_INT(d.type, KV_TYPE_HASH);
@@ -388,14 +383,15 @@ static void test_v0_decode(void)
 	CHECK_INT(d.tail_len, 0);
 
 	/* Largest v0 expire and size. */
-	n = unhex("04 FF FF FF FF" V "FF FF FF FF", raw, sizeof(raw));
+	n = check_unhex("04 FF FF FF FF" V "FF FF FF FF", raw, sizeof(raw));
 	CHECK_INT(enc_meta_decode(raw, n, &d), 0);
 	CHECK(d.expire_ms == 4294967295000ull);
 	CHECK(d.size == 0xFFFFFFFFull);
 
 	/* List: the tail follows the 17-byte header. */
-	n = unhex("03 00 00 00 00" V "00 00 00 02 7F FF FF FF FF FF FF FF 80 00 00 00 00 00 00 01",
-		  raw, sizeof(raw));
+	n = check_unhex("03 00 00 00 00" V
+			"00 00 00 02 7F FF FF FF FF FF FF FF 80 00 00 00 00 00 00 01",
+			raw, sizeof(raw));
 	CHECK_INT(enc_meta_decode(raw, n, &d), 0);
 	CHECK_INT(d.type, KV_TYPE_LIST);
 	CHECK(d.size == 2);
@@ -403,7 +399,7 @@ static void test_v0_decode(void)
 	CHECK_INT(d.tail_len, 16);
 
 	/* String: flags, expire u32, value. */
-	n = unhex("01 65 00 00 00 62 61 72", raw, sizeof(raw));
+	n = check_unhex("01 65 00 00 00 62 61 72", raw, sizeof(raw));
 	CHECK_INT(enc_meta_decode(raw, n, &d), 0);
 	CHECK_INT(d.type, KV_TYPE_STRING);
 	CHECK(d.expire_ms == 0x65000000ull * 1000);
@@ -412,7 +408,7 @@ static void test_v0_decode(void)
 	CHECK(d.tail == raw + 5);
 
 	/* JSON v0 with an empty value. */
-	n = unhex("0A 00 00 00 00", raw, sizeof(raw));
+	n = check_unhex("0A 00 00 00 00", raw, sizeof(raw));
 	CHECK_INT(enc_meta_decode(raw, n, &d), 0);
 	CHECK_INT(d.type, KV_TYPE_JSON);
 	CHECK_INT(d.tail_len, 0);
@@ -488,17 +484,17 @@ static void test_meta_reject(void)
 	/* Reserved flag bits 4-6, in v1 and v0. */
 	const char *reserved[] = {"92", "A2", "C2", "F2", "12", "22", "42", "91", "11"};
 	for (size_t i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++) {
-		n = unhex(reserved[i], raw, sizeof(raw));
-		n += unhex("00 00 00 00 00 00 00 00" V "00 00 00 00 00 00 00 01", raw + n,
-			   sizeof(raw) - n);
+		n = check_unhex(reserved[i], raw, sizeof(raw));
+		n += check_unhex("00 00 00 00 00 00 00 00" V "00 00 00 00 00 00 00 01", raw + n,
+				 sizeof(raw) - n);
 		CHECK_INT(enc_meta_decode(raw, n, &d), -EUCLEAN);
 	}
 	/* Unknown type ids 0 and 15 (14 is kvfs's top-k). */
 	const char *unknown[] = {"80", "8F", "00", "0F"};
 	for (size_t i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++) {
-		n = unhex(unknown[i], raw, sizeof(raw));
-		n += unhex("00 00 00 00 00 00 00 00" V "00 00 00 00 00 00 00 01", raw + n,
-			   sizeof(raw) - n);
+		n = check_unhex(unknown[i], raw, sizeof(raw));
+		n += check_unhex("00 00 00 00 00 00 00 00" V "00 00 00 00 00 00 00 01", raw + n,
+				 sizeof(raw) - n);
 		CHECK_INT(enc_meta_decode(raw, n, &d), -EUCLEAN);
 	}
 	/* Every known type id decodes in both encodings. */
@@ -616,7 +612,7 @@ static void test_version(void)
 static void check_succ(const char *in_hex, bool ok, const char *out_hex)
 {
 	unsigned char raw[64];
-	size_t n = unhex(in_hex, raw, sizeof(raw));
+	size_t n = check_unhex(in_hex, raw, sizeof(raw));
 	struct buf b = BUF_INIT;
 	CHECK_INT(buf_set(&b, raw, n), 0);
 	CHECK(enc_prefix_successor(&b) == ok);

@@ -20,11 +20,6 @@ static struct keyspace *fresh_ks(bool cluster)
 	return fixture_fresh(NULL, cluster);
 }
 
-static size_t unhex(const char *hex, unsigned char *out)
-{
-	return check_unhex(hex, out, 4096);
-}
-
 /* A v1 string record with expiry `expire` written as another writer would. */
 static void put_string_meta(struct keyspace *ks, const struct ks_key *k, uint64_t expire,
 			    const char *val)

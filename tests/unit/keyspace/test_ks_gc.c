@@ -11,23 +11,17 @@
  * and compactions running beside writers and a close are safe.
  */
 #include "check.h"
-#include "keyspace/keyspace.h"
+#include "fixture.h"
 #include "keyspace/ks_gc.h"
-#include "engine/store.h"
 #include "types/t_bitmap.h"
 #include "types/t_hash.h"
 #include "types/t_list.h"
 #include "types/t_string.h"
 #include "types/t_zset.h"
-#include "tmpdir.h"
 
-#include <errno.h>
 #include <pthread.h>
-#include <stdio.h>
 
-#define KEY(n, k) (&(struct ks_key){(n), strlen(n), (k), strlen(k), NULL})
-#define DEFNS	  KS_DEFAULT_NS
-#define NOW	  1700000000000ull
+#define NOW 1700000000000ull
 
 static struct keyspace *ks;
 
@@ -109,10 +103,8 @@ static long count_meta_ns(const char *ns)
 
 static bool meta_present(const char *key)
 {
-	struct buf mk = BUF_INIT, val = BUF_INIT;
-	ks_meta_key(ks, KEY(DEFNS, key), &mk);
-	int rc = store_get(ks_store(ks), STORE_CF_METADATA, mk.data, mk.len, &val);
-	buf_release(&mk);
+	struct buf val = BUF_INIT;
+	int rc = fixture_meta_raw(ks, KEY(key), &val);
 	buf_release(&val);
 	return rc == 0;
 }
@@ -122,31 +114,20 @@ static bool meta_present(const char *key)
 static void set_expire_raw(const char *key, uint64_t expire)
 {
 	struct buf mk = BUF_INIT, val = BUF_INIT;
-	struct store_batch *b = store_batch_new(ks_store(ks));
 	CHECK_INT(ks_meta_key(ks, KEY(DEFNS, key), &mk), 0);
 	CHECK_INT(store_get(ks_store(ks), STORE_CF_METADATA, mk.data, mk.len, &val), 0);
 	CHECK(val.len >= 9 && (val.data[0] & ENC_FLAG_64BIT));
 	put_be64((uint8_t *)val.data + 1, expire);
-	store_batch_put(b, STORE_CF_METADATA, mk.data, mk.len, val.data, val.len);
-	CHECK_INT(store_write(ks_store(ks), b, false), 0);
-	store_batch_free(b);
+	CHECK_INT(fixture_write(ks, STORE_CF_METADATA, mk.data, mk.len, val.data, val.len), 0);
 	buf_release(&mk);
 	buf_release(&val);
-}
-
-static void put_raw(enum store_cf cf, const void *k, size_t kn, const void *v, size_t vn)
-{
-	struct store_batch *b = store_batch_new(ks_store(ks));
-	store_batch_put(b, cf, k, kn, v, vn);
-	CHECK_INT(store_write(ks_store(ks), b, false), 0);
-	store_batch_free(b);
 }
 
 static void put_meta_raw(const char *key, const void *v, size_t vn)
 {
 	struct buf mk = BUF_INIT;
 	ks_meta_key(ks, KEY(DEFNS, key), &mk);
-	put_raw(STORE_CF_METADATA, mk.data, mk.len, v, vn);
+	CHECK_INT(fixture_write(ks, STORE_CF_METADATA, mk.data, mk.len, v, vn), 0);
 	buf_release(&mk);
 }
 
@@ -295,19 +276,20 @@ static void test_compact(void)
 	raw[0] = 0x8f;
 	put_meta_raw("unknown", raw, 25);
 	/* A sub-key the filter cannot parse: kept. */
-	put_raw(STORE_CF_DEFAULT,
-		"\x03"
-		"abc",
-		4, "v", 1);
+	CHECK_INT(fixture_write(ks, STORE_CF_DEFAULT,
+				"\x03"
+				"abc",
+				4, "v", 1),
+		  0);
 	/* kvfs's own namespace: an empty collection and a namespace. */
 	CHECK_INT(ks_empty_create(ks, KEY(DEFNS, "empty"), KV_TYPE_SET), 0);
 	CHECK_INT(ks_ns_create(ks, "other", 5, NULL), 0);
 	long reserved = count_meta_ns(KS_RESERVED_NS);
 	CHECK(reserved >= 2);
 	/* Kvrocks's other column families. */
-	put_raw(STORE_CF_PUBSUB, "chan", 4, "msg", 3);
-	put_raw(STORE_CF_PROPAGATE, "script", 6, "x", 1);
-	put_raw(STORE_CF_PROPAGATE, "replication_id_", 15, "id", 2);
+	CHECK_INT(fixture_write(ks, STORE_CF_PUBSUB, "chan", 4, "msg", 3), 0);
+	CHECK_INT(fixture_write(ks, STORE_CF_PROPAGATE, "script", 6, "x", 1), 0);
+	CHECK_INT(fixture_write(ks, STORE_CF_PROPAGATE, "replication_id_", 15, "id", 2), 0);
 
 	CHECK_INT(count_sub(STORE_CF_DEFAULT, DEFNS, "h_del"), 50);
 	CHECK_INT(count_sub(STORE_CF_DEFAULT, DEFNS, "re"), 35);
@@ -419,33 +401,29 @@ static void test_concurrent(void)
 /* Close while a compaction of a lot of garbage may still be running in
  * the background (RocksDB's own, after many flushes): close waits, and
  * no filter calls into the freed keyspace (ASan would see it). */
-static void test_close_busy(const char *dir)
+static void test_close_busy(void)
 {
 	for (int r = 0; r < 4; r++) {
 		hash_fill("busy", 300);
 		CHECK_INT(ks_del(ks, KEY(DEFNS, "busy")), 0);
 		store_compact(ks_store(ks), STORE_CF_METADATA, NULL, 0, NULL, 0);
 	}
-	ks_close(ks);
-	CHECK_INT(ks_open(dir, NULL, &ks), 0);
+	ks = fixture_reopen_checked(ks, NULL);
 }
 
-static void test_read_only(const char *dir)
+static void test_read_only(void)
 {
 	struct ks_options o = {.read_only = true};
-	struct keyspace *ro = NULL;
-	ks_close(ks);
+	struct keyspace *ro = fixture_reopen_checked(ks, &o);
 	ks = NULL;
-	CHECK_INT(ks_open(dir, &o, &ro), 0);
 	if (!ro)
 		return;
 	CHECK_INT(ks_compact(ro), -EROFS);
 	uint64_t n = 0;
 	CHECK_INT(hash_len(ro, KEY(DEFNS, "h_live"), &n), 0);
 	CHECK_INT(n, 20);
-	ks_close(ro);
 	/* Reopened writable: the same data. */
-	CHECK_INT(ks_open(dir, NULL, &ks), 0);
+	ks = fixture_reopen_checked(ro, NULL);
 	CHECK_INT(count_sub(STORE_CF_DEFAULT, DEFNS, "h_live"), 20);
 	CHECK_INT(count_sub(STORE_CF_ZSET_SCORE, DEFNS, "z_live"), 7);
 }
@@ -455,15 +433,13 @@ int main(void)
 	test_meta_rule();
 	test_sub_rule();
 
-	char *dir = tmpdir_new();
-	CHECK_INT(ks_open(dir, NULL, &ks), 0);
+	ks = fixture_open_checked();
 	if (!ks)
 		return check_done("test_gc");
 	test_compact();
 	test_concurrent();
-	test_close_busy(dir);
-	test_read_only(dir);
-	ks_close(ks);
-	tmpdir_remove(dir);
+	test_close_busy();
+	test_read_only();
+	fixture_done(ks);
 	return check_done("test_gc");
 }

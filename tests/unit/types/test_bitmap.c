@@ -8,57 +8,20 @@
  * lengths, bytes and size exactly after each operation.
  */
 #include "check.h"
-#include "keyspace/keyspace.h"
-#include "engine/store.h"
+#include "fixture.h"
 #include "types/t_bitmap.h"
 #include "types/t_string.h"
-#include "tmpdir.h"
 
-#include <errno.h>
 #include <inttypes.h>
 
-#define KEY(n, k) (&(struct ks_key){(n), strlen(n), (k), strlen(k), NULL})
-#define DEFNS	  KS_DEFAULT_NS
-#define NS_HEX	  "0B 5F 5F 6E 61 6D 65 73 70 61 63 65"
-#define BADKEY	  (&(struct ks_key){"", 0, "b", 1, NULL})
+#define BADKEY KEY("", "b")
 
 static struct keyspace *ks;
 static struct buf v = BUF_INIT;
 
-static size_t unhex(const char *hex, unsigned char *out)
-{
-	return check_unhex(hex, out, 1024);
-}
-
-static int meta_raw(const char *key, struct buf *out)
-{
-	struct buf mk = BUF_INIT;
-	int rc = ks_meta_key(ks, KEY(DEFNS, key), &mk);
-	if (!rc)
-		rc = store_get(ks_store(ks), STORE_CF_METADATA, mk.data, mk.len, out);
-	buf_release(&mk);
-	return rc;
-}
-
-static uint64_t stored_version(const char *key)
-{
-	struct buf r = BUF_INIT;
-	uint64_t ver = 0;
-	if (meta_raw(key, &r) == 0 && r.len >= 25)
-		ver = get_be64(r.data + 9);
-	buf_release(&r);
-	return ver;
-}
-
 static void check_meta(const char *key, uint64_t size)
 {
-	unsigned char want[25];
-	want[0] = 0x86;
-	put_be64(want + 1, 0);
-	put_be64(want + 9, stored_version(key));
-	put_be64(want + 17, size);
-	CHECK_INT(meta_raw(key, &v), 0);
-	CHECK_MEM(v.data, v.len, want, 25);
+	fixture_check_meta(ks, KEY(key), 0x86, size, "");
 }
 
 /* The fragment with decimal sub-key `sub`, compared with hex (NULL:
@@ -66,15 +29,7 @@ static void check_meta(const char *key, uint64_t size)
 static void check_frag(const char *key, const char *sub, const char *hex)
 {
 	unsigned char k[256], want[1100];
-	size_t kn = unhex(NS_HEX, k);
-	put_be32(k + kn, (uint32_t)strlen(key));
-	kn += 4;
-	memcpy(k + kn, key, strlen(key));
-	kn += strlen(key);
-	put_be64(k + kn, stored_version(key));
-	kn += 8;
-	memcpy(k + kn, sub, strlen(sub));
-	kn += strlen(sub);
+	size_t kn = fixture_sub_key(key, fixture_version(ks, KEY(key)), sub, strlen(sub), k);
 	int rc = store_get(ks_store(ks), STORE_CF_DEFAULT, k, kn, &v);
 	if (!hex) {
 		CHECK_INT(rc, -ENOENT);
@@ -92,7 +47,7 @@ static long frag_len(const char *key, uint64_t fo)
 	struct buf sk = BUF_INIT;
 	long n = -1;
 	snprintf(sub, sizeof(sub), "%" PRIu64, fo);
-	ks_sub_key(ks, KEY(DEFNS, key), stored_version(key), sub, strlen(sub), &sk);
+	ks_sub_key(ks, KEY(DEFNS, key), fixture_version(ks, KEY(key)), sub, strlen(sub), &sk);
 	if (store_get(ks_store(ks), STORE_CF_DEFAULT, sk.data, sk.len, &v) == 0)
 		n = (long)v.len;
 	buf_release(&sk);
@@ -104,7 +59,7 @@ static void test_setbit_bytes(void)
 	struct ks_info info;
 	/* kvrocks-encoding.md 12: SETBIT b 9 1. */
 	CHECK_INT(bitmap_setbit(ks, KEY(DEFNS, "b"), 9, true), 0);
-	uint64_t ver = stored_version("b");
+	uint64_t ver = fixture_version(ks, KEY("b"));
 	CHECK((ver >> 11) <= now_us() && (ver >> 11) > now_us() - 60000000);
 	check_meta("b", 2);
 	unsigned char k[128];
@@ -287,7 +242,7 @@ static void test_truncate_strlen(void)
 	CHECK_INT(bitmap_truncate(ks, BADKEY, 5, 0), -EINVAL);
 	check_meta("t", 3000);
 	CHECK_INT(bitmap_truncate(ks, KEY(DEFNS, "t"), 0, BITMAP_KEEP_EMPTY), 0);
-	CHECK_INT(meta_raw("t", &v), -ENOENT);
+	CHECK_INT(fixture_meta_raw(ks, KEY("t"), &v), -ENOENT);
 	CHECK_INT(ks_lookup(ks, KEY(DEFNS, "t"), &info), 0);
 	CHECK(info.empty && info.type == KV_TYPE_BITMAP);
 	CHECK_INT(bitmap_strlen(ks, KEY(DEFNS, "t"), &n), 0);
@@ -373,7 +328,7 @@ static void test_v0(void)
 	CHECK_INT(store_write(ks_store(ks), b, false), 0);
 	store_batch_free(b);
 	CHECK_INT(bitmap_setbit(ks, KEY(DEFNS, "v"), 17, true), 0);
-	CHECK_INT(meta_raw("v", &v), 0);
+	CHECK_INT(fixture_meta_raw(ks, KEY("v"), &v), 0);
 	size_t wn = unhex("06 00 00 00 00 00 00 00 00 00 00 00 2A 00 00 00 03", want);
 	CHECK_MEM(v.data, v.len, want, wn);
 	CHECK_INT(bitmap_read(ks, KEY(DEFNS, "v"), 0, 10, &v), 0);
@@ -423,7 +378,7 @@ static int check_exact(const struct bm_model *m)
 	size_t frags = 0, count = 0;
 	for (int f = 0; f < MFRAGS; f++)
 		frags += m->len[f] > 0;
-	if (meta_raw("model", &raw) != 0) {
+	if (fixture_meta_raw(ks, KEY("model"), &raw) != 0) {
 		buf_release(&raw);
 		return m->size != 0;
 	}
@@ -593,11 +548,11 @@ static void test_set_convert(void)
 	CHECK_INT(bitmap_getbit(ks, KEY(DEFNS, "w"), 0), 1);
 	CHECK_INT(bitmap_getbit(ks, KEY(DEFNS, "w"), 15), 1);
 	/* A replacement is a new version: old fragments are not visible. */
-	ver = stored_version("w");
+	ver = fixture_version(ks, KEY("w"));
 	memset(big, 0, sizeof(big));
 	big[2999] = 0xff;
 	CHECK_INT(bitmap_set(ks, KEY(DEFNS, "w"), big, sizeof(big), 0), 0);
-	CHECK(stored_version("w") != ver);
+	CHECK(fixture_version(ks, KEY("w")) != ver);
 	check_meta("w", 3000);
 	check_frag("w", "0", NULL);
 	check_frag("w", "1024", NULL);
@@ -616,7 +571,7 @@ static void test_set_convert(void)
 	CHECK_INT(n, 1);
 	CHECK_INT(ks_expire(ks, KEY(DEFNS, "w"), 0), 0);
 	CHECK_INT(bitmap_set(ks, KEY(DEFNS, "w"), "", 0, BITMAP_KEEP_EMPTY), 0);
-	CHECK_INT(meta_raw("w", &v), -ENOENT);
+	CHECK_INT(fixture_meta_raw(ks, KEY("w"), &v), -ENOENT);
 	CHECK_INT(ks_lookup(ks, KEY(DEFNS, "w"), &info), 0);
 	CHECK(info.empty && info.type == KV_TYPE_BITMAP);
 	/* From remembered empty back to bytes: the record goes. */
@@ -655,7 +610,7 @@ static void test_set_convert(void)
 	/* An empty string becomes a remembered empty bitmap, and back. */
 	CHECK_INT(string_set(ks, KEY(DEFNS, "e"), "", 0, 0), 0);
 	CHECK_INT(bitmap_from_string(ks, KEY(DEFNS, "e")), 0);
-	CHECK_INT(meta_raw("e", &v), -ENOENT);
+	CHECK_INT(fixture_meta_raw(ks, KEY("e"), &v), -ENOENT);
 	CHECK_INT(ks_lookup(ks, KEY(DEFNS, "e"), &info), 0);
 	CHECK(info.empty && info.type == KV_TYPE_BITMAP);
 	CHECK_INT(bitmap_to_string(ks, KEY(DEFNS, "e")), 0);
@@ -683,7 +638,7 @@ static void test_long_fragment(void)
 	CHECK_INT(bitmap_truncate(ks, KEY(DEFNS, "lf"), 0, 0), -ENOENT);
 	CHECK_INT(bitmap_write(ks, KEY(DEFNS, "lf"), 0, "\x01", 1, NULL), 0);
 	CHECK_INT(bitmap_truncate(ks, KEY(DEFNS, "lf"), 3000, 0), 0);
-	CHECK_INT(ks_sub_key(ks, KEY(DEFNS, "lf"), stored_version("lf"), "0", 1, &sk), 0);
+	CHECK_INT(ks_sub_key(ks, KEY(DEFNS, "lf"), fixture_version(ks, KEY("lf")), "0", 1, &sk), 0);
 	struct store_batch *b = store_batch_new(ks_store(ks));
 	store_batch_put(b, STORE_CF_DEFAULT, sk.data, sk.len, ff, sizeof(ff));
 	CHECK_INT(store_write(ks_store(ks), b, false), 0);
@@ -702,8 +657,7 @@ static void test_long_fragment(void)
 int main(void)
 {
 	log_level_current = -1;
-	char *dir = tmpdir_new();
-	CHECK_INT(ks_open(dir, NULL, &ks), 0);
+	ks = fixture_open_checked();
 	if (!ks)
 		return check_done("test_bitmap");
 	test_setbit_bytes();
@@ -714,8 +668,7 @@ int main(void)
 	test_set_convert();
 	test_long_fragment();
 	test_model();
-	ks_close(ks);
+	fixture_done(ks);
 	buf_release(&v);
-	tmpdir_remove(dir);
 	return check_done("test_bitmap");
 }

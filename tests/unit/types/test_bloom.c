@@ -9,53 +9,32 @@
  */
 #include "types/alg_bloom.h"
 #include "check.h"
-#include "keyspace/keyspace.h"
+#include "fixture.h"
 #include "keyspace/ks_attr.h"
-#include "engine/store.h"
 #include "types/t_bloom.h"
 #include "types/t_convert.h"
 #include "types/t_hash.h"
 #include "types/t_string.h"
-#include "tmpdir.h"
 
-#include <errno.h>
 #include <stdio.h>
-
-#define KEY(k) (&(struct ks_key){KS_DEFAULT_NS, strlen(KS_DEFAULT_NS), (k), strlen(k), NULL})
-#define NS_HEX "0B 5F 5F 6E 61 6D 65 73 70 61 63 65"
 
 static struct keyspace *ks;
 
 static int meta_raw(const char *key, struct buf *out)
 {
-	struct buf mk = BUF_INIT;
-	int rc = ks_meta_key(ks, KEY(key), &mk);
-	if (!rc)
-		rc = store_get(ks_store(ks), STORE_CF_METADATA, mk.data, mk.len, out);
-	buf_release(&mk);
-	return rc;
+	return fixture_meta_raw(ks, KEY(key), out);
 }
 
 /* The stored filter i of key (by hand-built sub-key): 0 or -ENOENT. */
 static int filter_raw(const char *key, unsigned i, struct buf *val)
 {
 	struct buf raw = BUF_INIT;
-	unsigned char k[128];
-	size_t kn = check_unhex(NS_HEX, k, sizeof(k));
+	unsigned char k[128], sub[2] = {(unsigned char)(i >> 8), (unsigned char)i};
 	int rc = meta_raw(key, &raw);
-	if (rc) {
-		buf_release(&raw);
-		return rc;
+	if (!rc) {
+		size_t kn = fixture_sub_key(key, get_be64(raw.data + 9), sub, 2, k);
+		rc = store_get(ks_store(ks), STORE_CF_DEFAULT, k, kn, val);
 	}
-	put_be32(k + kn, (uint32_t)strlen(key));
-	kn += 4;
-	memcpy(k + kn, key, strlen(key));
-	kn += strlen(key);
-	memcpy(k + kn, raw.data + 9, 8);
-	kn += 8;
-	k[kn++] = (unsigned char)(i >> 8);
-	k[kn++] = (unsigned char)i;
-	rc = store_get(ks_store(ks), STORE_CF_DEFAULT, k, kn, val);
 	buf_release(&raw);
 	return rc;
 }
@@ -426,14 +405,6 @@ static void test_set_params(void)
 	CHECK_INT(bloom_set_params(ks, KEY("s"), 10, 0.01, 2), -KV_EWRONGTYPE);
 }
 
-static void put_raw(enum store_cf cf, const void *k, size_t kn, const void *v, size_t vn)
-{
-	struct store_batch *b = store_batch_new(ks_store(ks));
-	store_batch_put(b, cf, k, kn, v, vn);
-	CHECK_INT(store_write(ks_store(ks), b, false), 0);
-	store_batch_free(b);
-}
-
 /* Plant the metadata of bloom `key` (version 4096, size 0) with this tail. */
 static void plant_meta(const char *key, const char *tail_hex)
 {
@@ -442,7 +413,7 @@ static void plant_meta(const char *key, const char *tail_hex)
 	size_t n = check_unhex("89 0000000000000000 0000000000001000 0000000000000000", v, 25);
 	n += check_unhex(tail_hex, v + n, sizeof(v) - n);
 	CHECK_INT(ks_meta_key(ks, KEY(key), &mk), 0);
-	put_raw(STORE_CF_METADATA, mk.data, mk.len, v, n);
+	CHECK_INT(fixture_write(ks, STORE_CF_METADATA, mk.data, mk.len, v, n), 0);
 	buf_release(&mk);
 }
 
@@ -483,7 +454,7 @@ static void test_corrupt(void)
 	CHECK_INT(bloom_exists(ks, KEY("cb8"), &it, 1, &found), 0);
 	CHECK_INT(ks_sub_key(ks, KEY("cb8"), 4096, "\0\0", 2, &sk), 0);
 	unsigned char zero[64] = {0};
-	put_raw(STORE_CF_DEFAULT, sk.data, sk.len, zero, sizeof(zero));
+	CHECK_INT(fixture_write(ks, STORE_CF_DEFAULT, sk.data, sk.len, zero, sizeof(zero)), 0);
 	CHECK_INT(bloom_exists(ks, KEY("cb8"), &it, 1, &found), -EUCLEAN);
 	CHECK_INT(bloom_filter(ks, KEY("cb8"), 0, &val), -EUCLEAN);
 	/* DEL needs only the metadata: every one of them goes */
@@ -497,8 +468,7 @@ static void test_corrupt(void)
 
 int main(void)
 {
-	char *dir = tmpdir_new();
-	CHECK_INT(ks_open(dir, NULL, &ks), 0);
+	ks = fixture_open_checked();
 	test_alg();
 	test_reserve();
 	test_add_exists();
@@ -508,7 +478,6 @@ int main(void)
 	test_set_params();
 	test_false_positives();
 	test_corrupt();
-	ks_close(ks);
-	tmpdir_remove(dir);
+	fixture_done(ks);
 	return check_done("test_bloom");
 }

@@ -7,9 +7,8 @@
  * missing key, bad input) that change nothing.
  */
 #include "check.h"
-#include "keyspace/keyspace.h"
+#include "fixture.h"
 #include "keyspace/ks_attr.h"
-#include "engine/store.h"
 #include "types/t_convert.h"
 #include "types/t_hash.h"
 #include "types/t_list.h"
@@ -17,33 +16,19 @@
 #include "types/t_sortedint.h"
 #include "types/t_string.h"
 #include "types/t_zset.h"
-#include "tmpdir.h"
 
-#include <errno.h>
 #include <stdlib.h>
 
-#define KEY(n, k) (&(struct ks_key){(n), strlen(n), (k), strlen(k), NULL})
-#define DEFNS	  KS_DEFAULT_NS
-#define BADKEY	  (&(struct ks_key){"", 0, "h", 1, NULL})
+#define BADKEY KEY("", "h")
 
 static struct keyspace *ks;
 static struct buf v = BUF_INIT;
 static struct buf out = BUF_INIT;
 
-static int meta_raw(const char *key, struct buf *o)
-{
-	struct buf mk = BUF_INIT;
-	int rc = ks_meta_key(ks, KEY(DEFNS, key), &mk);
-	if (!rc)
-		rc = store_get(ks_store(ks), STORE_CF_METADATA, mk.data, mk.len, o);
-	buf_release(&mk);
-	return rc;
-}
-
 /* The metadata record's flags byte and size. */
 static void check_meta(const char *key, unsigned flags, uint64_t size)
 {
-	CHECK_INT(meta_raw(key, &v), 0);
+	CHECK_INT(fixture_meta_raw(ks, KEY(key), &v), 0);
 	CHECK(v.len >= 25);
 	if (v.len >= 25) {
 		CHECK_INT((unsigned char)v.data[0], flags);
@@ -229,17 +214,15 @@ static void test_refusals(void)
 int main(void)
 {
 	log_level_current = -1;
-	char *dir = tmpdir_new();
-	CHECK_INT(ks_open(dir, NULL, &ks), 0);
+	ks = fixture_open_checked();
 	if (!ks)
 		return check_done("test_convert");
 	test_list();
 	test_set_zset_sortedint();
 	test_attrs_follow();
 	test_refusals();
-	ks_close(ks);
+	fixture_done(ks);
 	buf_release(&v);
 	buf_release(&out);
-	tmpdir_remove(dir);
 	return check_done("test_convert");
 }

@@ -12,11 +12,6 @@
 static struct keyspace *ks;
 static struct buf v = BUF_INIT;
 
-static size_t unhex(const char *hex, unsigned char *out)
-{
-	return check_unhex(hex, out, 1024);
-}
-
 static int raw_get(enum store_cf cf, const unsigned char *k, size_t kn, struct buf *out)
 {
 	return store_get(ks_store(ks), cf, k, kn, out);
@@ -33,24 +28,10 @@ static void check_meta(const char *key, uint64_t size)
 	fixture_check_meta(ks, KEY(DEFNS, key), 0x82, size, "");
 }
 
-/* Sub-key NS | key_len u32 | key | V | field in the default CF. */
-static size_t sub_key(const char *key, uint64_t ver, const char *f, size_t fn, unsigned char *k)
-{
-	size_t kn = unhex(NS_HEX, k);
-	put_be32(k + kn, (uint32_t)strlen(key));
-	kn += 4;
-	memcpy(k + kn, key, strlen(key));
-	kn += strlen(key);
-	put_be64(k + kn, ver);
-	kn += 8;
-	memcpy(k + kn, f, fn);
-	return kn + fn;
-}
-
 static void check_field_raw(const char *key, const char *f, const char *val)
 {
 	unsigned char k[512];
-	size_t kn = sub_key(key, stored_version(DEFNS, key), f, strlen(f), k);
+	size_t kn = fixture_sub_key(key, stored_version(DEFNS, key), f, strlen(f), k);
 	int rc = raw_get(STORE_CF_DEFAULT, k, kn, &v);
 	if (!val) {
 		CHECK_INT(rc, -ENOENT);
@@ -74,7 +55,7 @@ static void test_set_get(void)
 	size_t kn = unhex(NS_HEX " 00 00 00 01 68", want);
 	put_be64(want + kn, ver);
 	want[kn + 8] = 0x66;
-	size_t got = sub_key("h", ver, "f", 1, k);
+	size_t got = fixture_sub_key("h", ver, "f", 1, k);
 	CHECK_MEM(k, got, want, kn + 9);
 	CHECK_INT(raw_get(STORE_CF_DEFAULT, want, kn + 9, &v), 0);
 	CHECK_MEM(v.data, v.len, "\x76", 1);
@@ -367,7 +348,7 @@ static void test_v0_updates(void)
 	size_t vn = unhex("02 00 00 00 00 00 00 00 00 00 00 00 2A 00 00 00 01", val);
 	struct store_batch *b = store_batch_new(ks_store(ks));
 	store_batch_put(b, STORE_CF_METADATA, k, kn, val, vn);
-	size_t skn = sub_key("v", 42, "f", 1, k + 64);
+	size_t skn = fixture_sub_key("v", 42, "f", 1, k + 64);
 	store_batch_put(b, STORE_CF_DEFAULT, k + 64, skn, "1", 1);
 	CHECK_INT(store_write(ks_store(ks), b, false), 0);
 	store_batch_free(b);
@@ -376,7 +357,7 @@ static void test_v0_updates(void)
 	CHECK_INT(raw_get(STORE_CF_METADATA, k, kn, &v), 0);
 	size_t wn = unhex("02 00 00 00 00 00 00 00 00 00 00 00 2A 00 00 00 02", want);
 	CHECK_MEM(v.data, v.len, want, wn);
-	skn = sub_key("v", 42, "g", 1, k + 64);
+	skn = fixture_sub_key("v", 42, "g", 1, k + 64);
 	CHECK_INT(raw_get(STORE_CF_DEFAULT, k + 64, skn, &v), 0);
 	CHECK_MEM(v.data, v.len, "2", 1);
 	CHECK_INT(hash_del(ks, KEY(DEFNS, "v"), "f", 1, 0), 0);
@@ -390,12 +371,10 @@ static void test_v0_updates(void)
 	CHECK_MEM(v.data, v.len, "2", 1);
 }
 
-static void test_read_only(const char *dir)
+static void test_read_only(void)
 {
-	ks_close(ks);
 	struct ks_options o = {.read_only = true};
-	ks = NULL;
-	CHECK_INT(ks_open(dir, &o, &ks), 0);
+	ks = fixture_reopen_checked(ks, &o);
 	if (!ks)
 		return;
 	CHECK_INT(hash_set(ks, KEY(DEFNS, "h"), "f", 1, "z", 1, NULL), -EROFS);
@@ -408,8 +387,7 @@ static void test_read_only(const char *dir)
 int main(void)
 {
 	log_level_current = -1;
-	char *dir = tmpdir_new();
-	CHECK_INT(ks_open(dir, NULL, &ks), 0);
+	ks = fixture_open_checked();
 	if (!ks)
 		return check_done("test_hash");
 	test_set_get();
@@ -420,9 +398,8 @@ int main(void)
 	test_move_field();
 	test_iter();
 	test_v0_updates();
-	test_read_only(dir);
-	ks_close(ks);
+	test_read_only();
+	fixture_done(ks);
 	buf_release(&v);
-	tmpdir_remove(dir);
 	return check_done("test_hash");
 }

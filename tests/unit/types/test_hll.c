@@ -9,20 +9,14 @@
  */
 #include "types/alg_hll.h"
 #include "check.h"
-#include "keyspace/keyspace.h"
-#include "engine/store.h"
+#include "fixture.h"
 #include "types/t_convert.h"
 #include "types/t_hash.h"
 #include "types/t_hll.h"
 #include "types/t_string.h"
-#include "tmpdir.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
-
-#define KEY(k) (&(struct ks_key){KS_DEFAULT_NS, strlen(KS_DEFAULT_NS), (k), strlen(k), NULL})
-#define NS_HEX "0B 5F 5F 6E 61 6D 65 73 70 61 63 65"
 
 static struct keyspace *ks;
 
@@ -53,12 +47,7 @@ static uint64_t count1(const char *key)
 
 static int meta_raw(const char *key, struct buf *out)
 {
-	struct buf mk = BUF_INIT;
-	int rc = ks_meta_key(ks, KEY(key), &mk);
-	if (!rc)
-		rc = store_get(ks_store(ks), STORE_CF_METADATA, mk.data, mk.len, out);
-	buf_release(&mk);
-	return rc;
+	return fixture_meta_raw(ks, KEY(key), out);
 }
 
 /* The stored value of segment `seg` ("0".."15") of key: its length, or
@@ -67,20 +56,12 @@ static long seg_len(const char *key, const char *seg, struct buf *val)
 {
 	struct buf raw = BUF_INIT;
 	unsigned char k[128];
-	size_t kn = check_unhex(NS_HEX, k, sizeof(k));
 	long rc;
 	if (meta_raw(key, &raw) || raw.len < 25) {
 		buf_release(&raw);
 		return -ENOENT;
 	}
-	put_be32(k + kn, (uint32_t)strlen(key));
-	kn += 4;
-	memcpy(k + kn, key, strlen(key));
-	kn += strlen(key);
-	memcpy(k + kn, raw.data + 9, 8); /* version */
-	kn += 8;
-	memcpy(k + kn, seg, strlen(seg));
-	kn += strlen(seg);
+	size_t kn = fixture_sub_key(key, get_be64(raw.data + 9), seg, strlen(seg), k);
 	rc = store_get(ks_store(ks), STORE_CF_DEFAULT, k, kn, val);
 	buf_release(&raw);
 	return rc ? rc : (long)val->len;
@@ -279,12 +260,9 @@ static void test_corrupt(void)
 static void plant_seg(const char *key, const char *seg, const void *v, size_t n)
 {
 	struct buf raw = BUF_INIT, sk = BUF_INIT;
-	struct store_batch *b = store_batch_new(ks_store(ks));
 	CHECK_INT(meta_raw(key, &raw), 0);
 	CHECK_INT(ks_sub_key(ks, KEY(key), get_be64(raw.data + 9), seg, strlen(seg), &sk), 0);
-	store_batch_put(b, STORE_CF_DEFAULT, sk.data, sk.len, v, n);
-	CHECK_INT(store_write(ks_store(ks), b, false), 0);
-	store_batch_free(b);
+	CHECK_INT(fixture_write(ks, STORE_CF_DEFAULT, sk.data, sk.len, v, n), 0);
 	buf_release(&raw);
 	buf_release(&sk);
 }
@@ -361,8 +339,7 @@ static void test_convert(void)
 
 int main(void)
 {
-	char *dir = tmpdir_new();
-	CHECK_INT(ks_open(dir, NULL, &ks), 0);
+	ks = fixture_open_checked();
 	test_murmur();
 	test_packing();
 	test_counts_like_redis();
@@ -373,7 +350,6 @@ int main(void)
 	test_corrupt();
 	test_corrupt_segments();
 	test_convert();
-	ks_close(ks);
-	tmpdir_remove(dir);
+	fixture_done(ks);
 	return check_done("test_hll");
 }

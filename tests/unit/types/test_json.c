@@ -6,16 +6,11 @@
  * compared with kvrocks-encoding.md section 6.2.
  */
 #include "check.h"
-#include "keyspace/keyspace.h"
-#include "engine/store.h"
+#include "fixture.h"
 #include "types/t_hash.h"
 #include "types/t_json.h"
 #include "types/t_string.h"
-#include "tmpdir.h"
 
-#include <errno.h>
-
-#define KEY(k)		(&(struct ks_key){KS_DEFAULT_NS, sizeof(KS_DEFAULT_NS) - 1, (k), strlen(k), NULL})
 #define P(s)		(s), strlen(s)
 #define CHECK_STR(b, s) CHECK_MEM((b).data, (b).len, (s), strlen(s))
 
@@ -38,11 +33,8 @@ static void put_raw(const char *key, const char *hex)
 	unsigned char val[512];
 	size_t n = check_unhex(hex, val, sizeof(val));
 	struct buf k = BUF_INIT;
-	struct store_batch *b = store_batch_new(ks_store(ks));
 	CHECK_INT(ks_meta_key(ks, KEY(key), &k), 0);
-	store_batch_put(b, STORE_CF_METADATA, k.data, k.len, val, n);
-	CHECK_INT(store_write(ks_store(ks), b, false), 0);
-	store_batch_free(b);
+	CHECK_INT(fixture_write(ks, STORE_CF_METADATA, k.data, k.len, val, n), 0);
 	buf_release(&k);
 }
 
@@ -710,8 +702,7 @@ static void test_clear_convert(void)
 int main(void)
 {
 	log_level_current = -1;
-	char *dir = tmpdir_new();
-	CHECK_INT(ks_open(dir, NULL, &ks), 0);
+	ks = fixture_open_checked();
 	if (!ks)
 		return check_done("test_json");
 	test_set_get_bytes();
@@ -729,9 +720,8 @@ int main(void)
 	test_expiry_kept();
 	test_clear_convert();
 	test_bounds();
-	ks_close(ks);
+	fixture_done(ks);
 	buf_release(&v);
 	buf_release(&snap);
-	tmpdir_remove(dir);
 	return check_done("test_json");
 }

@@ -7,83 +7,40 @@
  * exactly and the contents match an in-memory model.
  */
 #include "check.h"
-#include "keyspace/keyspace.h"
-#include "engine/store.h"
+#include "fixture.h"
 #include "types/t_list.h"
 #include "types/t_string.h"
-#include "tmpdir.h"
 
-#include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <unistd.h>
 
-#define KEY(n, k) (&(struct ks_key){(n), strlen(n), (k), strlen(k), NULL})
-#define DEFNS	  KS_DEFAULT_NS
-#define NS_HEX	  "0B 5F 5F 6E 61 6D 65 73 70 61 63 65"
-#define BADKEY	  (&(struct ks_key){"", 0, "l", 1, NULL})
-#define INIT	  LIST_INITIAL_INDEX
+#define BADKEY KEY("", "l")
+#define INIT   LIST_INITIAL_INDEX
 
 static struct keyspace *ks;
 static struct buf v = BUF_INIT;
 
-static size_t unhex(const char *hex, unsigned char *out)
-{
-	return check_unhex(hex, out, 1024);
-}
-
-/* The raw metadata record of `key` in the default namespace. */
-static int meta_raw(const char *key, struct buf *out)
-{
-	struct buf mk = BUF_INIT;
-	int rc = ks_meta_key(ks, KEY(DEFNS, key), &mk);
-	if (!rc)
-		rc = store_get(ks_store(ks), STORE_CF_METADATA, mk.data, mk.len, out);
-	buf_release(&mk);
-	return rc;
-}
-
-static uint64_t stored_version(const char *key)
-{
-	struct buf r = BUF_INIT;
-	uint64_t ver = 0;
-	if (meta_raw(key, &r) == 0 && r.len >= 25)
-		ver = get_be64(r.data + 9);
-	buf_release(&r);
-	return ver;
-}
-
 /* Sub-key NS | key_len u32 | key | V | index u64, built by hand. */
 static size_t sub_key(const char *key, uint64_t ver, uint64_t idx, unsigned char *k)
 {
-	size_t kn = unhex(NS_HEX, k);
-	put_be32(k + kn, (uint32_t)strlen(key));
-	kn += 4;
-	memcpy(k + kn, key, strlen(key));
-	kn += strlen(key);
-	put_be64(k + kn, ver);
-	kn += 8;
-	put_be64(k + kn, idx);
-	return kn + 8;
+	unsigned char sub[8];
+	put_be64(sub, idx);
+	return fixture_sub_key(key, ver, sub, 8, k);
 }
 
 /* Check the v1 metadata bytes: 83 | 0 x8 | V | size | head | tail. */
 static void check_meta(const char *key, uint64_t head, uint64_t tail)
 {
-	unsigned char want[41];
-	want[0] = 0x83;
-	put_be64(want + 1, 0);
-	put_be64(want + 9, stored_version(key));
-	put_be64(want + 17, tail - head);
-	put_be64(want + 25, head);
-	put_be64(want + 33, tail);
-	CHECK_INT(meta_raw(key, &v), 0);
-	CHECK_MEM(v.data, v.len, want, 41);
+	char ends[40];
+	snprintf(ends, sizeof(ends), "%016" PRIX64 "%016" PRIX64, head, tail);
+	fixture_check_meta(ks, KEY(key), 0x83, tail - head, ends);
 }
 
 static void check_elem_raw(const char *key, uint64_t idx, const char *val)
 {
 	unsigned char k[256];
-	size_t kn = sub_key(key, stored_version(key), idx, k);
+	size_t kn = sub_key(key, fixture_version(ks, KEY(key)), idx, k);
 	int rc = store_get(ks_store(ks), STORE_CF_DEFAULT, k, kn, &v);
 	if (!val) {
 		CHECK_INT(rc, -ENOENT);
@@ -132,7 +89,7 @@ static void test_push_bytes(void)
 	/* kvrocks-encoding.md 12: RPUSH l a. */
 	CHECK_INT(list_push(ks, KEY(DEFNS, "l"), LIST_TAIL, &a, 1, &len), 0);
 	CHECK_INT(len, 1);
-	uint64_t ver = stored_version("l");
+	uint64_t ver = fixture_version(ks, KEY("l"));
 	CHECK((ver >> 11) <= now_us() && (ver >> 11) > now_us() - 60000000);
 	unsigned char want[64], k[128];
 	size_t wn = unhex("83 00 00 00 00 00 00 00 00", want);
@@ -140,7 +97,7 @@ static void test_push_bytes(void)
 	wn += 8;
 	wn += unhex("00 00 00 00 00 00 00 01 7F FF FF FF FF FF FF FF 80 00 00 00 00 00 00 00",
 		    want + wn);
-	CHECK_INT(meta_raw("l", &v), 0);
+	CHECK_INT(fixture_meta_raw(ks, KEY("l"), &v), 0);
 	CHECK_MEM(v.data, v.len, want, wn);
 	size_t kn = unhex(NS_HEX " 00 00 00 01 6C", k);
 	put_be64(k + kn, ver);
@@ -163,7 +120,7 @@ static void test_push_bytes(void)
 	check_elem_raw("l", INIT - 1, "z");
 	check_elem_raw("l", INIT + 2, "c");
 	CHECK(strcmp(contents("l"), "z,a,b,c") == 0);
-	CHECK(stored_version("l") == ver);
+	CHECK(fixture_version(ks, KEY("l")) == ver);
 	/* Binary and empty elements. */
 	struct list_value bin[2] = {{"x\0y", 3}, {"", 0}};
 	CHECK_INT(list_push(ks, KEY(DEFNS, "bin"), LIST_TAIL, bin, 2, &len), 0);
@@ -208,7 +165,7 @@ static void test_pop(void)
 	check_elem_raw("p", INIT + 2, NULL);
 	/* The last one: metadata and element gone. */
 	CHECK_INT(list_pop(ks, KEY(DEFNS, "p"), LIST_TAIL, 0, NULL), 0);
-	CHECK_INT(meta_raw("p", &v), -ENOENT);
+	CHECK_INT(fixture_meta_raw(ks, KEY("p"), &v), -ENOENT);
 	CHECK_INT(ks_lookup(ks, KEY(DEFNS, "p"), &info), -ENOENT);
 	/* Missing, wrong type, bad where. */
 	CHECK_INT(list_pop(ks, KEY(DEFNS, "p"), LIST_HEAD, 0, &v), -ENOENT);
@@ -219,7 +176,7 @@ static void test_pop(void)
 	CHECK(strcmp(contents("p"), "x") == 0);
 	/* KEEP_EMPTY: remembered as an empty list. */
 	CHECK_INT(list_pop(ks, KEY(DEFNS, "p"), LIST_HEAD, LIST_KEEP_EMPTY, &v), 0);
-	CHECK_INT(meta_raw("p", &v), -ENOENT);
+	CHECK_INT(fixture_meta_raw(ks, KEY("p"), &v), -ENOENT);
 	CHECK_INT(ks_lookup(ks, KEY(DEFNS, "p"), &info), 0);
 	CHECK(info.empty && info.type == KV_TYPE_LIST);
 	uint64_t n = 9;
@@ -347,7 +304,7 @@ static void test_remove_at(void)
 	CHECK(strcmp(contents("ra"), "a,c") == 0);
 	CHECK_INT(list_remove_at(ks, KEY(DEFNS, "ra"), 0, 0, NULL), 0);
 	CHECK_INT(list_remove_at(ks, KEY(DEFNS, "ra"), 0, LIST_KEEP_EMPTY, NULL), 0);
-	CHECK_INT(meta_raw("ra", &v), -ENOENT);
+	CHECK_INT(fixture_meta_raw(ks, KEY("ra"), &v), -ENOENT);
 	CHECK_INT(ks_lookup(ks, KEY(DEFNS, "ra"), &info), 0);
 	CHECK(info.empty && info.type == KV_TYPE_LIST);
 }
@@ -368,7 +325,7 @@ static void test_rem(void)
 	CHECK_INT(n, 1);
 	CHECK(strcmp(contents("rm"), "a,b,c") == 0);
 	uint64_t h, t;
-	CHECK_INT(meta_raw("rm", &v), 0);
+	CHECK_INT(fixture_meta_raw(ks, KEY("rm"), &v), 0);
 	h = get_be64(v.data + 25);
 	t = get_be64(v.data + 33);
 	CHECK_INT(t - h, 3);
@@ -380,7 +337,7 @@ static void test_rem(void)
 	push("rall", LIST_TAIL, "q,q,q");
 	CHECK_INT(list_rem(ks, KEY(DEFNS, "rall"), INT64_MIN, "q", 1, 0, &n), 0);
 	CHECK_INT(n, 3);
-	CHECK_INT(meta_raw("rall", &v), -ENOENT);
+	CHECK_INT(fixture_meta_raw(ks, KEY("rall"), &v), -ENOENT);
 }
 
 static void test_trim_range_len(void)
@@ -401,7 +358,7 @@ static void test_trim_range_len(void)
 	/* start past the end empties it (Kvrocks leaves head past tail here;
 	 * kvfs deletes the key). */
 	CHECK_INT(list_trim(ks, KEY(DEFNS, "tr"), 7, 10, LIST_KEEP_EMPTY), 0);
-	CHECK_INT(meta_raw("tr", &v), -ENOENT);
+	CHECK_INT(fixture_meta_raw(ks, KEY("tr"), &v), -ENOENT);
 	CHECK_INT(ks_lookup(ks, KEY(DEFNS, "tr"), &info), 0);
 	CHECK(info.empty);
 	push("tr2", LIST_TAIL, "a,b");
@@ -544,7 +501,7 @@ static void test_v0(void)
 	store_batch_free(b);
 
 	push("v0", LIST_HEAD, "z");
-	CHECK_INT(meta_raw("v0", &v), 0);
+	CHECK_INT(fixture_meta_raw(ks, KEY("v0"), &v), 0);
 	size_t wn = unhex("03 00 00 00 00 00 00 00 00 00 00 00 2A 00 00 00 02"
 			  " 00 00 00 00 00 00 00 0F 00 00 00 00 00 00 00 11",
 			  want);
@@ -554,7 +511,7 @@ static void test_v0(void)
 	CHECK_MEM(v.data, v.len, "z", 1);
 	CHECK(strcmp(contents("v0"), "z,a") == 0);
 	CHECK_INT(list_pop(ks, KEY(DEFNS, "v0"), LIST_TAIL, 0, &v), 0);
-	CHECK_INT(meta_raw("v0", &v), 0);
+	CHECK_INT(fixture_meta_raw(ks, KEY("v0"), &v), 0);
 	wn = unhex("03 00 00 00 00 00 00 00 00 00 00 00 2A 00 00 00 01"
 		   " 00 00 00 00 00 00 00 0F 00 00 00 00 00 00 00 10",
 		   want);
@@ -622,7 +579,7 @@ static bool log_has(const char *s)
 static void hole_make(const char *key, uint64_t idx)
 {
 	unsigned char k[256];
-	size_t kn = sub_key(key, stored_version(key), idx, k);
+	size_t kn = sub_key(key, fixture_version(ks, KEY(key)), idx, k);
 	struct store_batch *b = store_batch_new(ks_store(ks));
 	store_batch_delete(b, STORE_CF_DEFAULT, k, kn);
 	CHECK_INT(store_write(ks_store(ks), b, false), 0);
@@ -871,11 +828,11 @@ static int check_exact(const char *key, const struct model *m)
 	int bad = 0;
 	struct buf raw = BUF_INIT, prefix = BUF_INIT, upper = BUF_INIT;
 	if (m->n == 0) {
-		bad |= meta_raw(key, &raw) != -ENOENT;
+		bad |= fixture_meta_raw(ks, KEY(key), &raw) != -ENOENT;
 		buf_release(&raw);
 		return bad;
 	}
-	if (meta_raw(key, &raw) != 0 || raw.len != 41) {
+	if (fixture_meta_raw(ks, KEY(key), &raw) != 0 || raw.len != 41) {
 		buf_release(&raw);
 		return 1;
 	}
@@ -938,7 +895,7 @@ static void test_hole_model(void)
 			n--;
 			/* The stored state. */
 			struct buf raw = BUF_INIT, prefix = BUF_INIT, upper = BUF_INIT;
-			if (meta_raw(key, &raw) != 0 || raw.len != 41) {
+			if (fixture_meta_raw(ks, KEY(key), &raw) != 0 || raw.len != 41) {
 				fails++;
 				buf_release(&raw);
 				break;
@@ -1186,12 +1143,10 @@ static void test_concurrent(void)
 }
 
 /* In cluster mode the keys carry the slot: NS 2F 96 "foo". */
-static void test_cluster(const char *dir)
+static void test_cluster(void)
 {
-	ks_close(ks);
 	struct ks_options o = {.cluster = true};
-	ks = NULL;
-	CHECK_INT(ks_open(dir, &o, &ks), 0);
+	ks = fixture_reopen_checked(ks, &o);
 	if (!ks)
 		return;
 	struct list_value a = {"a", 1};
@@ -1214,8 +1169,7 @@ static void test_cluster(const char *dir)
 int main(void)
 {
 	log_level_current = -1;
-	char *dir = tmpdir_new();
-	CHECK_INT(ks_open(dir, NULL, &ks), 0);
+	ks = fixture_open_checked();
 	if (!ks)
 		return check_done("test_list");
 	test_push_bytes();
@@ -1233,10 +1187,9 @@ int main(void)
 	test_model();
 	test_hole_model();
 	test_concurrent();
-	test_cluster(dir);
-	ks_close(ks);
+	test_cluster();
+	fixture_done(ks);
 	buf_release(&v);
 	buf_release(&out);
-	tmpdir_remove(dir);
 	return check_done("test_list");
 }

@@ -7,75 +7,24 @@
  * the number of member sub-keys.
  */
 #include "check.h"
-#include "keyspace/keyspace.h"
-#include "engine/store.h"
+#include "fixture.h"
 #include "types/t_set.h"
 #include "types/t_string.h"
-#include "tmpdir.h"
 
-#include <errno.h>
-
-#define KEY(n, k) (&(struct ks_key){(n), strlen(n), (k), strlen(k), NULL})
-#define DEFNS	  KS_DEFAULT_NS
-#define NS_HEX	  "0B 5F 5F 6E 61 6D 65 73 70 61 63 65"
-#define BADKEY	  (&(struct ks_key){"", 0, "st", 2, NULL})
+#define BADKEY KEY("", "st")
 
 static struct keyspace *ks;
 static struct buf v = BUF_INIT;
 
-static size_t unhex(const char *hex, unsigned char *out)
-{
-	return check_unhex(hex, out, 1024);
-}
-
-static int meta_raw(const char *key, struct buf *out)
-{
-	struct buf mk = BUF_INIT;
-	int rc = ks_meta_key(ks, KEY(DEFNS, key), &mk);
-	if (!rc)
-		rc = store_get(ks_store(ks), STORE_CF_METADATA, mk.data, mk.len, out);
-	buf_release(&mk);
-	return rc;
-}
-
-static uint64_t stored_version(const char *key)
-{
-	struct buf r = BUF_INIT;
-	uint64_t ver = 0;
-	if (meta_raw(key, &r) == 0 && r.len >= 25)
-		ver = get_be64(r.data + 9);
-	buf_release(&r);
-	return ver;
-}
-
 static void check_meta(const char *key, uint64_t size)
 {
-	unsigned char want[25];
-	want[0] = 0x84;
-	put_be64(want + 1, 0);
-	put_be64(want + 9, stored_version(key));
-	put_be64(want + 17, size);
-	CHECK_INT(meta_raw(key, &v), 0);
-	CHECK_MEM(v.data, v.len, want, 25);
-}
-
-static size_t sub_key(const char *key, uint64_t ver, const void *m, size_t mn, unsigned char *k)
-{
-	size_t kn = unhex(NS_HEX, k);
-	put_be32(k + kn, (uint32_t)strlen(key));
-	kn += 4;
-	memcpy(k + kn, key, strlen(key));
-	kn += strlen(key);
-	put_be64(k + kn, ver);
-	kn += 8;
-	memcpy(k + kn, m, mn);
-	return kn + mn;
+	fixture_check_meta(ks, KEY(key), 0x84, size, "");
 }
 
 static void check_member_raw(const char *key, const char *m, bool present)
 {
 	unsigned char k[256];
-	size_t kn = sub_key(key, stored_version(key), m, strlen(m), k);
+	size_t kn = fixture_sub_key(key, fixture_version(ks, KEY(key)), m, strlen(m), k);
 	int rc = store_get(ks_store(ks), STORE_CF_DEFAULT, k, kn, &v);
 	CHECK_INT(rc, present ? 0 : -ENOENT);
 	if (present)
@@ -89,7 +38,7 @@ static void test_add(void)
 	CHECK_INT(set_add(ks, KEY(DEFNS, "st"), "m", 1, &added), 0);
 	CHECK(added);
 	/* Metadata 84 | 0 x8 | V | 1; sub-key NS 00 00 00 02 "st" V "m" -> "". */
-	uint64_t ver = stored_version("st");
+	uint64_t ver = fixture_version(ks, KEY("st"));
 	CHECK((ver >> 11) <= now_us() && (ver >> 11) > now_us() - 60000000);
 	check_meta("st", 1);
 	unsigned char k[128];
@@ -103,7 +52,7 @@ static void test_add(void)
 	CHECK_INT(set_add(ks, KEY(DEFNS, "st"), "m", 1, &added), 0);
 	CHECK(!added);
 	check_meta("st", 1);
-	CHECK(stored_version("st") == ver);
+	CHECK(fixture_version(ks, KEY("st")) == ver);
 	/* Binary and empty members. */
 	CHECK_INT(set_add(ks, KEY(DEFNS, "st"), "a\0b", 3, &added), 0);
 	CHECK(added);
@@ -145,12 +94,12 @@ static void test_rem(void)
 	check_meta("r", 1);
 	/* The last member: the metadata goes. */
 	CHECK_INT(set_rem(ks, KEY(DEFNS, "r"), "b", 1, 0), 0);
-	CHECK_INT(meta_raw("r", &v), -ENOENT);
+	CHECK_INT(fixture_meta_raw(ks, KEY("r"), &v), -ENOENT);
 	CHECK_INT(ks_lookup(ks, KEY(DEFNS, "r"), &info), -ENOENT);
 	/* With SET_KEEP_EMPTY it stays as an empty set. */
 	CHECK_INT(set_add(ks, KEY(DEFNS, "r"), "c", 1, NULL), 0);
 	CHECK_INT(set_rem(ks, KEY(DEFNS, "r"), "c", 1, SET_KEEP_EMPTY), 0);
-	CHECK_INT(meta_raw("r", &v), -ENOENT);
+	CHECK_INT(fixture_meta_raw(ks, KEY("r"), &v), -ENOENT);
 	CHECK_INT(ks_lookup(ks, KEY(DEFNS, "r"), &info), 0);
 	CHECK(info.empty && info.type == KV_TYPE_SET);
 	uint64_t n = 5;
@@ -228,16 +177,16 @@ static void test_v0(void)
 	size_t vn = unhex("04 00 00 00 00 00 00 00 00 00 00 00 2A 00 00 00 01", val);
 	struct store_batch *b = store_batch_new(ks_store(ks));
 	store_batch_put(b, STORE_CF_METADATA, k, kn, val, vn);
-	size_t skn = sub_key("v", 42, "f", 1, k + 64);
+	size_t skn = fixture_sub_key("v", 42, "f", 1, k + 64);
 	store_batch_put(b, STORE_CF_DEFAULT, k + 64, skn, "", 0);
 	CHECK_INT(store_write(ks_store(ks), b, false), 0);
 	store_batch_free(b);
 	CHECK_INT(set_add(ks, KEY(DEFNS, "v"), "g", 1, NULL), 0);
-	CHECK_INT(meta_raw("v", &v), 0);
+	CHECK_INT(fixture_meta_raw(ks, KEY("v"), &v), 0);
 	size_t wn = unhex("04 00 00 00 00 00 00 00 00 00 00 00 2A 00 00 00 02", want);
 	CHECK_MEM(v.data, v.len, want, wn);
 	CHECK_INT(set_rem(ks, KEY(DEFNS, "v"), "f", 1, 0), 0);
-	CHECK_INT(meta_raw("v", &v), 0);
+	CHECK_INT(fixture_meta_raw(ks, KEY("v"), &v), 0);
 	wn = unhex("04 00 00 00 00 00 00 00 00 00 00 00 2A 00 00 00 01", want);
 	CHECK_MEM(v.data, v.len, want, wn);
 	CHECK_INT(set_ismember(ks, KEY(DEFNS, "v"), "g", 1), 1);
@@ -262,7 +211,7 @@ static int check_exact(const char *key, const bool *in)
 	int bad = 0;
 	for (int i = 0; i < NMEM; i++)
 		want += in[i];
-	if (meta_raw(key, &raw) != 0) {
+	if (fixture_meta_raw(ks, KEY(key), &raw) != 0) {
 		buf_release(&raw);
 		return want != 0;
 	}
@@ -327,12 +276,10 @@ static void test_model(void)
 	CHECK_INT(fails, 0);
 }
 
-static void test_read_only(const char *dir)
+static void test_read_only(void)
 {
-	ks_close(ks);
 	struct ks_options o = {.read_only = true};
-	ks = NULL;
-	CHECK_INT(ks_open(dir, &o, &ks), 0);
+	ks = fixture_reopen_checked(ks, &o);
 	if (!ks)
 		return;
 	CHECK_INT(set_add(ks, KEY(DEFNS, "st"), "q", 1, NULL), -EROFS);
@@ -345,11 +292,11 @@ static void test_rename(void)
 	struct ks_info info;
 	CHECK_INT(set_add(ks, KEY(DEFNS, "rn"), "a", 1, NULL), 0);
 	CHECK_INT(set_add(ks, KEY(DEFNS, "rn"), "b", 1, NULL), 0);
-	uint64_t ver = stored_version("rn");
+	uint64_t ver = fixture_version(ks, KEY("rn"));
 	/* To a new name: the count stays, the version stays. */
 	CHECK_INT(set_rename_member(ks, KEY(DEFNS, "rn"), "a", 1, "c", 1), 0);
 	check_meta("rn", 2);
-	CHECK(stored_version("rn") == ver);
+	CHECK(fixture_version(ks, KEY("rn")) == ver);
 	check_member_raw("rn", "a", false);
 	check_member_raw("rn", "c", true);
 	/* Onto another member: it is replaced, one member fewer. */
@@ -376,8 +323,7 @@ static void test_rename(void)
 int main(void)
 {
 	log_level_current = -1;
-	char *dir = tmpdir_new();
-	CHECK_INT(ks_open(dir, NULL, &ks), 0);
+	ks = fixture_open_checked();
 	if (!ks)
 		return check_done("test_set");
 	test_add();
@@ -387,9 +333,8 @@ int main(void)
 	test_rename();
 	test_v0();
 	test_model();
-	test_read_only(dir);
-	ks_close(ks);
+	test_read_only();
+	fixture_done(ks);
 	buf_release(&v);
-	tmpdir_remove(dir);
 	return check_done("test_set");
 }

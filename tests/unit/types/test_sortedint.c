@@ -7,69 +7,25 @@
  * operations checking that size equals the number of id sub-keys.
  */
 #include "check.h"
-#include "keyspace/keyspace.h"
-#include "engine/store.h"
+#include "fixture.h"
 #include "types/t_sortedint.h"
 #include "types/t_string.h"
-#include "tmpdir.h"
 
-#include <errno.h>
-
-#define KEY(n, k) (&(struct ks_key){(n), strlen(n), (k), strlen(k), NULL})
-#define DEFNS	  KS_DEFAULT_NS
-#define NS_HEX	  "0B 5F 5F 6E 61 6D 65 73 70 61 63 65"
-#define BADKEY	  (&(struct ks_key){"", 0, "si", 2, NULL})
+#define BADKEY KEY("", "si")
 
 static struct keyspace *ks;
 static struct buf v = BUF_INIT;
 
-static size_t unhex(const char *hex, unsigned char *out)
-{
-	return check_unhex(hex, out, 1024);
-}
-
-static int meta_raw(const char *key, struct buf *out)
-{
-	struct buf mk = BUF_INIT;
-	int rc = ks_meta_key(ks, KEY(DEFNS, key), &mk);
-	if (!rc)
-		rc = store_get(ks_store(ks), STORE_CF_METADATA, mk.data, mk.len, out);
-	buf_release(&mk);
-	return rc;
-}
-
-static uint64_t stored_version(const char *key)
-{
-	struct buf r = BUF_INIT;
-	uint64_t ver = 0;
-	if (meta_raw(key, &r) == 0 && r.len >= 25)
-		ver = get_be64(r.data + 9);
-	buf_release(&r);
-	return ver;
-}
-
 static void check_meta(const char *key, uint64_t size)
 {
-	unsigned char want[25];
-	want[0] = 0x87;
-	put_be64(want + 1, 0);
-	put_be64(want + 9, stored_version(key));
-	put_be64(want + 17, size);
-	CHECK_INT(meta_raw(key, &v), 0);
-	CHECK_MEM(v.data, v.len, want, 25);
+	fixture_check_meta(ks, KEY(key), 0x87, size, "");
 }
 
 static size_t sub_key(const char *key, uint64_t ver, uint64_t id, unsigned char *k)
 {
-	size_t kn = unhex(NS_HEX, k);
-	put_be32(k + kn, (uint32_t)strlen(key));
-	kn += 4;
-	memcpy(k + kn, key, strlen(key));
-	kn += strlen(key);
-	put_be64(k + kn, ver);
-	kn += 8;
-	put_be64(k + kn, id);
-	return kn + 8;
+	unsigned char sub[8];
+	put_be64(sub, id);
+	return fixture_sub_key(key, ver, sub, 8, k);
 }
 
 /* sortedint_range into "1,2,3". */
@@ -92,7 +48,7 @@ static void test_add_bytes(void)
 	struct ks_info info;
 	CHECK_INT(sortedint_add(ks, KEY(DEFNS, "si"), 5, &added), 0);
 	CHECK(added);
-	uint64_t ver = stored_version("si");
+	uint64_t ver = fixture_version(ks, KEY("si"));
 	check_meta("si", 1);
 	unsigned char k[128];
 	size_t kn = unhex(NS_HEX " 00 00 00 02 73 69", k);
@@ -138,7 +94,7 @@ static void test_rem_exists_card(void)
 	CHECK_INT(sortedint_rem(ks, BADKEY, 1, 0), -EINVAL);
 	check_meta("r", 1);
 	CHECK_INT(sortedint_rem(ks, KEY(DEFNS, "r"), 2, 0), 0);
-	CHECK_INT(meta_raw("r", &v), -ENOENT);
+	CHECK_INT(fixture_meta_raw(ks, KEY("r"), &v), -ENOENT);
 	CHECK_INT(ks_lookup(ks, KEY(DEFNS, "r"), &info), -ENOENT);
 	CHECK_INT(sortedint_add(ks, KEY(DEFNS, "r"), 3, NULL), 0);
 	CHECK_INT(sortedint_rem(ks, KEY(DEFNS, "r"), 3, SORTEDINT_KEEP_EMPTY), 0);
@@ -223,7 +179,7 @@ static void test_v0(void)
 	CHECK_INT(store_write(ks_store(ks), b, false), 0);
 	store_batch_free(b);
 	CHECK_INT(sortedint_add(ks, KEY(DEFNS, "v"), 10, NULL), 0);
-	CHECK_INT(meta_raw("v", &v), 0);
+	CHECK_INT(fixture_meta_raw(ks, KEY("v"), &v), 0);
 	size_t wn = unhex("07 00 00 00 00 00 00 00 00 00 00 00 2A 00 00 00 02", want);
 	CHECK_MEM(v.data, v.len, want, wn);
 	char got[64];
@@ -254,7 +210,7 @@ static int check_exact(const bool *in)
 	int bad = 0, next = 0;
 	for (int i = 0; i < NIDS; i++)
 		want += in[i];
-	if (meta_raw("model", &raw) != 0) {
+	if (fixture_meta_raw(ks, KEY("model"), &raw) != 0) {
 		buf_release(&raw);
 		return want != 0;
 	}
@@ -339,8 +295,7 @@ static void test_model(void)
 int main(void)
 {
 	log_level_current = -1;
-	char *dir = tmpdir_new();
-	CHECK_INT(ks_open(dir, NULL, &ks), 0);
+	ks = fixture_open_checked();
 	if (!ks)
 		return check_done("test_sortedint");
 	test_add_bytes();
@@ -348,8 +303,7 @@ int main(void)
 	test_range();
 	test_v0();
 	test_model();
-	ks_close(ks);
+	fixture_done(ks);
 	buf_release(&v);
-	tmpdir_remove(dir);
 	return check_done("test_sortedint");
 }

@@ -24,11 +24,6 @@
 static struct keyspace *ks;
 static struct buf v = BUF_INIT;
 
-static size_t unhex(const char *hex, unsigned char *out)
-{
-	return check_unhex(hex, out, 4096);
-}
-
 static int meta_raw(const char *key, struct buf *out)
 {
 	return fixture_meta_raw(ks, KEY(DEFNS, key), out);
@@ -47,14 +42,9 @@ static void check_meta(const char *key, uint64_t size, const char *tail_hex)
  * length. */
 static size_t sub_key(const char *key, const char *sub_hex, unsigned char *k)
 {
-	size_t kn = unhex(NS_HEX, k);
-	put_be32(k + kn, (uint32_t)strlen(key));
-	kn += 4;
-	memcpy(k + kn, key, strlen(key));
-	kn += strlen(key);
-	put_be64(k + kn, fixture_version(ks, KEY(DEFNS, key)));
-	kn += 8;
-	return kn + unhex(sub_hex, k + kn);
+	unsigned char sub[512];
+	size_t sn = check_unhex(sub_hex, sub, sizeof(sub));
+	return fixture_sub_key(key, fixture_version(ks, KEY(key)), sub, sn, k);
 }
 
 static int sub_raw(const char *key, const char *sub_hex, struct buf *out)

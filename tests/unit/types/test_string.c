@@ -4,18 +4,11 @@
  * bytes compared with kvrocks-encoding.md sections 6.1 and 12.
  */
 #include "check.h"
-#include "keyspace/keyspace.h"
-#include "engine/store.h"
+#include "fixture.h"
 #include "types/t_hash.h"
 #include "types/t_string.h"
-#include "tmpdir.h"
 
-#include <errno.h>
 #include <time.h>
-
-#define KEY(n, k) (&(struct ks_key){(n), strlen(n), (k), strlen(k), NULL})
-#define DEFNS	  KS_DEFAULT_NS
-#define NS_HEX	  "0B 5F 5F 6E 61 6D 65 73 70 61 63 65"
 
 static struct keyspace *ks;
 static struct buf v = BUF_INIT;
@@ -23,22 +16,12 @@ static struct buf v = BUF_INIT;
 /* The raw metadata record of a default-namespace key. */
 static int raw_meta(const char *key, struct buf *out)
 {
-	struct buf k = BUF_INIT;
-	int rc = ks_meta_key(ks, KEY(DEFNS, key), &k);
-	if (!rc)
-		rc = store_get(ks_store(ks), STORE_CF_METADATA, k.data, k.len, out);
-	buf_release(&k);
-	return rc;
+	return fixture_meta_raw(ks, KEY(key), out);
 }
 
 static void check_raw(const char *key, const char *hex)
 {
-	unsigned char want[256];
-	size_t wn = check_unhex(hex, want, sizeof(want));
-	struct buf r = BUF_INIT;
-	CHECK_INT(raw_meta(key, &r), 0);
-	CHECK_MEM(r.data, r.len, want, wn);
-	buf_release(&r);
+	fixture_check_meta_hex(ks, KEY(key), hex);
 }
 
 static void check_value(const char *key, const void *want, size_t n)
@@ -295,13 +278,11 @@ static void test_strlen_del(void)
 	check_raw("ex", "81 00 00 00 00 00 00 00 00 77");
 }
 
-static void test_read_only(const char *dir)
+static void test_read_only(void)
 {
 	uint64_t len;
-	ks_close(ks);
 	struct ks_options o = {.read_only = true};
-	ks = NULL;
-	CHECK_INT(ks_open(dir, &o, &ks), 0);
+	ks = fixture_reopen_checked(ks, &o);
 	if (!ks)
 		return;
 	CHECK_INT(string_set(ks, KEY(DEFNS, "foo"), "x", 1, 0), -EROFS);
@@ -314,8 +295,7 @@ static void test_read_only(const char *dir)
 int main(void)
 {
 	log_level_current = -1;
-	char *dir = tmpdir_new();
-	CHECK_INT(ks_open(dir, NULL, &ks), 0);
+	ks = fixture_open_checked();
 	if (!ks)
 		return check_done("test_string");
 	test_set_get();
@@ -325,9 +305,8 @@ int main(void)
 	test_getrange_read();
 	test_pin();
 	test_strlen_del();
-	test_read_only(dir);
-	ks_close(ks);
+	test_read_only();
+	fixture_done(ks);
 	buf_release(&v);
-	tmpdir_remove(dir);
 	return check_done("test_string");
 }

@@ -8,30 +8,19 @@
  * uses.
  */
 #include "check.h"
-#include "keyspace/keyspace.h"
-#include "engine/store.h"
+#include "fixture.h"
 #include "types/t_string.h"
 #include "types/t_tdigest.h"
-#include "tmpdir.h"
 
-#include <errno.h>
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
-
-#define KEY(n, k) (&(struct ks_key){(n), strlen(n), (k), strlen(k), NULL})
-#define DEFNS	  KS_DEFAULT_NS
 
 static struct keyspace *ks;
 
 static int meta_raw(const char *key, struct buf *o)
 {
-	struct buf mk = BUF_INIT;
-	int rc = ks_meta_key(ks, KEY(DEFNS, key), &mk);
-	if (!rc)
-		rc = store_get(ks_store(ks), STORE_CF_METADATA, mk.data, mk.len, o);
-	buf_release(&mk);
-	return rc;
+	return fixture_meta_raw(ks, KEY(key), o);
 }
 
 /* The metadata tail (after the 25-byte header) in hex, spaced. */
@@ -50,65 +39,9 @@ static void check_tail(const char *key, const char *hex)
 	buf_release(&r);
 }
 
-static uint64_t version_of(const char *key)
-{
-	struct buf r = BUF_INIT;
-	uint64_t v = 0;
-	if (meta_raw(key, &r) == 0 && r.len >= 25)
-		v = get_be64(r.data + 9);
-	buf_release(&r);
-	return v;
-}
-
-/* The value of sub-key `sub` (hex) of key, or -ENOENT. */
-static int sub_raw(const char *key, const char *subhex, struct buf *o)
-{
-	unsigned char sub[64];
-	size_t n = check_unhex(subhex, sub, sizeof(sub));
-	struct buf sk = BUF_INIT;
-	int rc = ks_sub_key(ks, KEY(DEFNS, key), version_of(key), sub, n, &sk);
-	if (!rc)
-		rc = store_get(ks_store(ks), STORE_CF_DEFAULT, sk.data, sk.len, o);
-	buf_release(&sk);
-	return rc;
-}
-
 static void check_sub(const char *key, const char *subhex, const char *valhex)
 {
-	struct buf v = BUF_INIT;
-	unsigned char want[1024];
-	size_t n = check_unhex(valhex, want, sizeof(want));
-	CHECK_INT(sub_raw(key, subhex, &v), 0);
-	CHECK_MEM(v.data, v.len, want, n);
-	buf_release(&v);
-}
-
-/* Snapshot of everything stored for a key: metadata + all sub-keys. */
-static void snapshot(const char *key, struct buf *o)
-{
-	struct buf r = BUF_INIT;
-	int rc = 0;
-	buf_reset(o);
-	if (meta_raw(key, &r) == 0)
-		buf_add(o, r.data, r.len);
-	struct ks_sub_iter *it = ks_sub_iter_new(ks, KEY(DEFNS, key), KV_TYPE_NONE, NULL, 0, &rc);
-	const char *s, *v;
-	size_t sn, vn;
-	while (it && ks_sub_iter_next(it, &s, &sn, &v, &vn) > 0) {
-		buf_add(o, s, sn);
-		buf_add(o, v, vn);
-	}
-	ks_sub_iter_free(it);
-	buf_release(&r);
-}
-
-static bool unchanged(const char *key, const struct buf *before)
-{
-	struct buf now = BUF_INIT;
-	snapshot(key, &now);
-	bool same = now.len == before->len && memcmp(now.data, before->data, now.len) == 0;
-	buf_release(&now);
-	return same;
+	fixture_check_sub_hex(ks, STORE_CF_DEFAULT, KEY(key), subhex, valhex);
 }
 
 #define EMPTY_MINMAX "FF EF FF FF FF FF FF FF 00 10 00 00 00 00 00 00"
@@ -129,9 +62,9 @@ static void test_create(void)
 	CHECK_INT(info.type, KV_TYPE_TDIGEST);
 	CHECK(!info.empty);
 	/* exists already: any type */
-	snapshot("td", &snap);
+	fixture_snapshot(ks, KEY("td"), &snap);
 	CHECK_INT(tdigest_create(ks, KEY(DEFNS, "td"), 50), -EEXIST);
-	CHECK(unchanged("td", &snap));
+	CHECK(fixture_unchanged(ks, KEY("td"), &snap));
 	CHECK_INT(string_set(ks, KEY(DEFNS, "str"), "x", 1, 0), 0);
 	CHECK_INT(tdigest_create(ks, KEY(DEFNS, "str"), 50), -EEXIST);
 	/* bad compression: nothing stored */
@@ -167,13 +100,13 @@ static void test_add(void)
 			"00 00 00 00 00 00 00 00" EMPTY_MINMAX "00 00 00 00 00 00 00 02"
 			"00 00 00 00 00 00 00 00");
 	/* bad input: NaN, infinity, nothing */
-	snapshot("a", &snap);
+	fixture_snapshot(ks, KEY("a"), &snap);
 	double bad[] = {3, NAN};
 	CHECK_INT(tdigest_add(ks, KEY(DEFNS, "a"), bad, 2), -EINVAL);
 	bad[1] = INFINITY;
 	CHECK_INT(tdigest_add(ks, KEY(DEFNS, "a"), bad, 2), -EINVAL);
 	CHECK_INT(tdigest_add(ks, KEY(DEFNS, "a"), bad, 0), -EINVAL);
-	CHECK(unchanged("a", &snap));
+	CHECK(fixture_unchanged(ks, KEY("a"), &snap));
 	/* wrong type, missing key */
 	CHECK_INT(tdigest_add(ks, KEY(DEFNS, "str"), v, 1), -KV_EWRONGTYPE);
 	CHECK_INT(tdigest_add(ks, KEY(DEFNS, "nokey"), v, 1), -ENOENT);
@@ -204,7 +137,8 @@ static void test_merge_at_capacity(void)
 	 * gives 6 centroids: (3.5, 6), (15, 17), (34, 21), ... */
 	CHECK_INT(in.merged_nodes, 6);
 	struct buf v = BUF_INIT;
-	CHECK_INT(sub_raw("m", "00", &v), -ENOENT); /* no buffer record */
+	CHECK_INT(fixture_sub_raw_hex(ks, STORE_CF_DEFAULT, KEY("m"), "00", &v),
+		  -ENOENT); /* no buffer record */
 	/* centroid 0: key 01 | 3.5 (C0 0C..) | seq 00 00 00 00 -> weight 6.0;
 	 * centroid 1: 15.0 (C0 2E..) at seq 1 -> 17.0 */
 	check_sub("m", "01 C0 0C 00 00 00 00 00 00 00 00 00 00", "C0 18 00 00 00 00 00 00");
@@ -228,7 +162,7 @@ static void test_queries(void)
 	double v[] = {10, 20, 30, 40, 50};
 	CHECK_INT(tdigest_create(ks, KEY(DEFNS, "q"), 100), 0);
 	CHECK_INT(tdigest_add(ks, KEY(DEFNS, "q"), v, 5), 0);
-	snapshot("q", &snap);
+	fixture_snapshot(ks, KEY("q"), &snap);
 	CHECK_INT(tdigest_digest(ks, KEY(DEFNS, "q"), &d, &in), 0);
 	/* the buffer merged in memory */
 	CHECK(d.n == 5 && d.min == 10 && d.max == 50);
@@ -238,7 +172,7 @@ static void test_queries(void)
 	CHECK(td_cdf(&d, 30) == 0.5);
 	td_release(&d);
 	/* queries store nothing */
-	CHECK(unchanged("q", &snap));
+	CHECK(fixture_unchanged(ks, KEY("q"), &snap));
 	CHECK_INT(tdigest_digest(ks, KEY(DEFNS, "str"), &d, NULL), -KV_EWRONGTYPE);
 	td_release(&d);
 	CHECK_INT(tdigest_digest(ks, KEY(DEFNS, "nokey"), &d, NULL), -ENOENT);
@@ -253,7 +187,7 @@ static void test_queries(void)
 static void test_reset(void)
 {
 	double v[] = {1, 2, 3};
-	uint64_t ver = version_of("q");
+	uint64_t ver = fixture_version(ks, KEY("q"));
 	CHECK_INT(tdigest_reset(ks, KEY(DEFNS, "q")), 0);
 	check_tail("q", "00 00 00 64 00 00 02 62"
 			"00 00 00 00 00 00 00 00"
@@ -261,13 +195,13 @@ static void test_reset(void)
 			"00 00 00 00 00 00 00 00"
 			"00 00 00 00 00 00 00 00" EMPTY_MINMAX "00 00 00 00 00 00 00 00"
 			"00 00 00 00 00 00 00 00");
-	CHECK(version_of("q") == ver);
+	CHECK(fixture_version(ks, KEY("q")) == ver);
 	struct buf b = BUF_INIT;
-	CHECK_INT(sub_raw("q", "00", &b), -ENOENT);
+	CHECK_INT(fixture_sub_raw_hex(ks, STORE_CF_DEFAULT, KEY("q"), "00", &b), -ENOENT);
 	/* the merged one loses its centroids */
 	CHECK_INT(tdigest_reset(ks, KEY(DEFNS, "m")), 0);
 	struct buf snap = BUF_INIT;
-	snapshot("m", &snap);
+	fixture_snapshot(ks, KEY("m"), &snap);
 	CHECK(snap.len == 97); /* the metadata alone */
 	CHECK_INT(tdigest_add(ks, KEY(DEFNS, "q"), v, 3), 0);
 	CHECK_INT(tdigest_reset(ks, KEY(DEFNS, "str")), -KV_EWRONGTYPE);
@@ -305,14 +239,14 @@ static void test_merge(void)
 	CHECK(d.n == 3 && d.c[2].mean == 3);
 	td_release(&d);
 	/* a missing or wrong-typed source: nothing changes */
-	snapshot("d", &snap);
+	fixture_snapshot(ks, KEY("d"), &snap);
 	struct ks_key bad[] = {*KEY(DEFNS, "s1"), *KEY(DEFNS, "nokey")};
 	CHECK_INT(tdigest_merge(ks, KEY(DEFNS, "d"), bad, 2, 0, false), -ENOENT);
 	bad[1] = *KEY(DEFNS, "str");
 	CHECK_INT(tdigest_merge(ks, KEY(DEFNS, "d"), bad, 2, 0, false), -KV_EWRONGTYPE);
 	CHECK_INT(tdigest_merge(ks, KEY(DEFNS, "d"), src, 2, 1001, false), -EINVAL);
 	CHECK_INT(tdigest_merge(ks, KEY(DEFNS, "d"), src, 0, 0, false), -EINVAL);
-	CHECK(unchanged("d", &snap));
+	CHECK(fixture_unchanged(ks, KEY("d"), &snap));
 	/* a dest of another type */
 	CHECK_INT(tdigest_merge(ks, KEY(DEFNS, "str"), src, 1, 0, false), -KV_EWRONGTYPE);
 	buf_release(&snap);
@@ -337,10 +271,10 @@ static void test_setters(void)
 	CHECK_INT(tdigest_set_compression(ks, KEY(DEFNS, "st"), 20), 0);
 	CHECK_INT(tdigest_info(ks, KEY(DEFNS, "st"), &in), 0);
 	CHECK(in.compression == 20 && in.capacity == 130);
-	snapshot("st", &snap);
+	fixture_snapshot(ks, KEY("st"), &snap);
 	CHECK_INT(tdigest_set_compression(ks, KEY(DEFNS, "st"), 0), -EINVAL);
 	CHECK_INT(tdigest_set_compression(ks, KEY(DEFNS, "st"), 1001), -EINVAL);
-	CHECK(unchanged("st", &snap));
+	CHECK(fixture_unchanged(ks, KEY("st"), &snap));
 	/* buffer */
 	double v[] = {5, -1.5};
 	CHECK_INT(tdigest_set_buffer(ks, KEY(DEFNS, "st"), v, 2), 0);
@@ -348,13 +282,13 @@ static void test_setters(void)
 	CHECK_INT(tdigest_info(ks, KEY(DEFNS, "st"), &in), 0);
 	CHECK(in.unmerged_nodes == 2 && in.total_weight == 2);
 	/* not empty now */
-	snapshot("st", &snap);
+	fixture_snapshot(ks, KEY("st"), &snap);
 	CHECK_INT(tdigest_set_compression(ks, KEY(DEFNS, "st"), 30), -ENOTEMPTY);
 	double big[200] = {0};
 	CHECK_INT(tdigest_set_buffer(ks, KEY(DEFNS, "st"), big, 131), -EINVAL);
 	double nan1 = NAN;
 	CHECK_INT(tdigest_set_buffer(ks, KEY(DEFNS, "st"), &nan1, 1), -EINVAL);
-	CHECK(unchanged("st", &snap));
+	CHECK(fixture_unchanged(ks, KEY("st"), &snap));
 	/* centroids */
 	struct td_centroid c[] = {{1, 1}, {2, 3}, {2, 2}};
 	CHECK_INT(tdigest_set_centroids(ks, KEY(DEFNS, "st"), c, 3), 0);
@@ -365,24 +299,26 @@ static void test_setters(void)
 	/* replacing them deletes the old records */
 	CHECK_INT(tdigest_set_centroids(ks, KEY(DEFNS, "st"), c, 1), 0);
 	struct buf b = BUF_INIT;
-	CHECK_INT(sub_raw("st", "01 C0 00 00 00 00 00 00 00 00 00 00 01", &b), -ENOENT);
-	snapshot("st", &snap);
+	CHECK_INT(fixture_sub_raw_hex(ks, STORE_CF_DEFAULT, KEY("st"),
+				      "01 C0 00 00 00 00 00 00 00 00 00 00 01", &b),
+		  -ENOENT);
+	fixture_snapshot(ks, KEY("st"), &snap);
 	struct td_centroid bad1[] = {{2, 1}, {1, 1}};
 	CHECK_INT(tdigest_set_centroids(ks, KEY(DEFNS, "st"), bad1, 2), -EINVAL);
 	struct td_centroid bad2[] = {{1, 0.5}};
 	CHECK_INT(tdigest_set_centroids(ks, KEY(DEFNS, "st"), bad2, 1), -EINVAL);
 	struct td_centroid bad3[] = {{INFINITY, 1}};
 	CHECK_INT(tdigest_set_centroids(ks, KEY(DEFNS, "st"), bad3, 1), -EINVAL);
-	CHECK(unchanged("st", &snap));
+	CHECK(fixture_unchanged(ks, KEY("st"), &snap));
 	/* stats */
 	CHECK_INT(tdigest_set_stats(ks, KEY(DEFNS, "st"), 20, -1.5, 5, 7, 3), 0);
 	CHECK_INT(tdigest_info(ks, KEY(DEFNS, "st"), &in), 0);
 	CHECK(in.min == -1.5 && in.max == 5 && in.observations == 7 && in.merge_times == 3);
-	snapshot("st", &snap);
+	fixture_snapshot(ks, KEY("st"), &snap);
 	CHECK_INT(tdigest_set_stats(ks, KEY(DEFNS, "st"), 20, NAN, 5, 7, 3), -EINVAL);
 	CHECK_INT(tdigest_set_stats(ks, KEY(DEFNS, "st"), 0, 1, 5, 7, 3), -EINVAL);
 	CHECK_INT(tdigest_set_stats(ks, KEY(DEFNS, "st"), 30, 1, 5, 7, 3), -ENOTEMPTY);
-	CHECK(unchanged("st", &snap));
+	CHECK(fixture_unchanged(ks, KEY("st"), &snap));
 	CHECK_INT(tdigest_set_stats(ks, KEY(DEFNS, "str"), 20, 1, 5, 7, 3), -KV_EWRONGTYPE);
 	CHECK_INT(tdigest_set_buffer(ks, KEY(DEFNS, "nokey"), v, 1), -ENOENT);
 	/* the state reads back */
@@ -395,14 +331,6 @@ static void test_setters(void)
 	free(buf);
 	buf_release(&b);
 	buf_release(&snap);
-}
-
-static void put_raw(enum store_cf cf, const void *k, size_t kn, const void *v, size_t vn)
-{
-	struct store_batch *b = store_batch_new(ks_store(ks));
-	store_batch_put(b, cf, k, kn, v, vn);
-	CHECK_INT(store_write(ks_store(ks), b, false), 0);
-	store_batch_free(b);
 }
 
 /* A digest as Kvrocks writes it, by hand: two centroids, one with the seq
@@ -426,20 +354,23 @@ static void test_kvrocks_written(void)
 			       meta, sizeof(meta));
 	CHECK_INT(n, 97);
 	ks_meta_key(ks, KEY(DEFNS, "kv"), &k);
-	put_raw(STORE_CF_METADATA, k.data, k.len, meta, n);
+	CHECK_INT(fixture_write(ks, STORE_CF_METADATA, k.data, k.len, meta, n), 0);
 	/* centroid (2.0, 2) with seq 0; centroid (6.0, 3) without seq */
 	n = check_unhex("01 C0 00 00 00 00 00 00 00 00 00 00 00", sub, sizeof(sub));
 	ks_sub_key(ks, KEY(DEFNS, "kv"), 4096, sub, n, &k);
-	put_raw(STORE_CF_DEFAULT, k.data, k.len, val,
-		check_unhex("C0 00 00 00 00 00 00 00", val, 16));
+	CHECK_INT(fixture_write(ks, STORE_CF_DEFAULT, k.data, k.len, val,
+				check_unhex("C0 00 00 00 00 00 00 00", val, 16)),
+		  0);
 	n = check_unhex("01 C0 18 00 00 00 00 00 00", sub, sizeof(sub));
 	ks_sub_key(ks, KEY(DEFNS, "kv"), 4096, sub, n, &k);
-	put_raw(STORE_CF_DEFAULT, k.data, k.len, val,
-		check_unhex("C0 08 00 00 00 00 00 00", val, 16));
+	CHECK_INT(fixture_write(ks, STORE_CF_DEFAULT, k.data, k.len, val,
+				check_unhex("C0 08 00 00 00 00 00 00", val, 16)),
+		  0);
 	n = check_unhex("00", sub, sizeof(sub));
 	ks_sub_key(ks, KEY(DEFNS, "kv"), 4096, sub, n, &k);
-	put_raw(STORE_CF_DEFAULT, k.data, k.len, val,
-		check_unhex("C0 20 00 00 00 00 00 00", val, 16));
+	CHECK_INT(fixture_write(ks, STORE_CF_DEFAULT, k.data, k.len, val,
+				check_unhex("C0 20 00 00 00 00 00 00", val, 16)),
+		  0);
 	struct td_digest d;
 	struct tdigest_info in;
 	CHECK_INT(tdigest_digest(ks, KEY(DEFNS, "kv"), &d, &in), 0);
@@ -449,11 +380,13 @@ static void test_kvrocks_written(void)
 	/* RESET deletes both kinds of record */
 	CHECK_INT(tdigest_reset(ks, KEY(DEFNS, "kv")), 0);
 	struct buf v = BUF_INIT;
-	CHECK_INT(sub_raw("kv", "01 C0 18 00 00 00 00 00 00", &v), -ENOENT);
+	CHECK_INT(
+	    fixture_sub_raw_hex(ks, STORE_CF_DEFAULT, KEY("kv"), "01 C0 18 00 00 00 00 00 00", &v),
+	    -ENOENT);
 	/* a centroid record of another length is corruption */
 	n = check_unhex("01 C0 18 00", sub, sizeof(sub));
 	ks_sub_key(ks, KEY(DEFNS, "kv"), 4096, sub, n, &k);
-	put_raw(STORE_CF_DEFAULT, k.data, k.len, val, 8);
+	CHECK_INT(fixture_write(ks, STORE_CF_DEFAULT, k.data, k.len, val, 8), 0);
 	CHECK_INT(tdigest_digest(ks, KEY(DEFNS, "kv"), &d, &in), -EUCLEAN);
 	td_release(&d);
 	buf_release(&v);
@@ -494,7 +427,7 @@ static void test_bounds(void)
 				 meta + n, sizeof(meta) - n);
 		CHECK_INT(n, 97);
 		ks_meta_key(ks, KEY(DEFNS, "bad"), &k);
-		put_raw(STORE_CF_METADATA, k.data, k.len, meta, n);
+		CHECK_INT(fixture_write(ks, STORE_CF_METADATA, k.data, k.len, meta, n), 0);
 		CHECK_INT(tdigest_digest(ks, KEY(DEFNS, "bad"), &d, &in), -EUCLEAN);
 		td_release(&d);
 		CHECK_INT(tdigest_add(ks, KEY(DEFNS, "bad"), &one, 1), -EUCLEAN);
@@ -516,8 +449,7 @@ static void test_bounds(void)
 int main(void)
 {
 	log_level_current = -1;
-	char *dir = tmpdir_new();
-	CHECK_INT(ks_open(dir, NULL, &ks), 0);
+	ks = fixture_open_checked();
 	if (!ks)
 		return check_done("test_tdigest");
 	test_create();
@@ -530,7 +462,6 @@ int main(void)
 	test_setters();
 	test_kvrocks_written();
 	test_bounds();
-	ks_close(ks);
-	tmpdir_remove(dir);
+	fixture_done(ks);
 	return check_done("test_tdigest");
 }

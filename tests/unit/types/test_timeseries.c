@@ -8,44 +8,24 @@
  * bad-input cases that change nothing.
  */
 #include "check.h"
-#include "keyspace/keyspace.h"
-#include "engine/store.h"
+#include "fixture.h"
 #include "types/t_string.h"
 #include "types/t_timeseries.h"
-#include "tmpdir.h"
 
-#include <errno.h>
 #include <math.h>
 
-#define KEY(k)	 (&(struct ks_key){KS_DEFAULT_NS, strlen(KS_DEFAULT_NS), (k), strlen(k), NULL})
-#define NS_HEX	 "0B 5F 5F 6E 61 6D 65 73 70 61 63 65"
 #define NOW_OPTS NULL
 
 static struct keyspace *ks;
 
-static size_t unhex(const char *hex, unsigned char *out)
-{
-	return check_unhex(hex, out, 4096);
-}
-
 static int meta_raw(const char *key, struct buf *out)
 {
-	struct buf mk = BUF_INIT;
-	int rc = ks_meta_key(ks, KEY(key), &mk);
-	if (!rc)
-		rc = store_get(ks_store(ks), STORE_CF_METADATA, mk.data, mk.len, out);
-	buf_release(&mk);
-	return rc;
+	return fixture_meta_raw(ks, KEY(key), out);
 }
 
 static uint64_t version_of(const char *key)
 {
-	struct buf r = BUF_INIT;
-	uint64_t ver = 0;
-	if (meta_raw(key, &r) == 0 && r.len >= 25)
-		ver = get_be64(r.data + 9);
-	buf_release(&r);
-	return ver;
+	return fixture_version(ks, KEY(key));
 }
 
 /* The stored key of sub-key (type byte | rest) of key. */
@@ -70,15 +50,6 @@ static int sub_raw(const char *key, uint8_t type, const void *rest, size_t rn, s
 	return rc;
 }
 
-/* Write one record as it is (what kvfs itself never writes). */
-static void put_raw(enum store_cf cf, const void *k, size_t kn, const void *v, size_t vn)
-{
-	struct store_batch *b = store_batch_new(ks_store(ks));
-	store_batch_put(b, cf, k, kn, v, vn);
-	CHECK_INT(store_write(ks_store(ks), b, false), 0);
-	store_batch_free(b);
-}
-
 /* Plant sub-key (type byte | rest) of key with the value in hex. */
 static void sub_plant(const char *key, uint8_t type, const void *rest, size_t rn, const char *hex)
 {
@@ -86,7 +57,7 @@ static void sub_plant(const char *key, uint8_t type, const void *rest, size_t rn
 	unsigned char v[256];
 	size_t vn = unhex(hex, v);
 	CHECK_INT(sub_key_of(key, type, rest, rn, &sk), 0);
-	put_raw(STORE_CF_DEFAULT, sk.data, sk.len, v, vn);
+	CHECK_INT(fixture_write(ks, STORE_CF_DEFAULT, sk.data, sk.len, v, vn), 0);
 	buf_release(&sk);
 }
 
@@ -101,7 +72,7 @@ static void plant_meta(const char *key, const char *chunk_size_hex)
 	n += unhex(chunk_size_hex, v + n);
 	n += unhex("00 00 00000000 0000000000000000", v + n);
 	CHECK_INT(ks_meta_key(ks, KEY(key), &mk), 0);
-	put_raw(STORE_CF_METADATA, mk.data, mk.len, v, n);
+	CHECK_INT(fixture_write(ks, STORE_CF_METADATA, mk.data, mk.len, v, n), 0);
 	buf_release(&mk);
 }
 
@@ -648,7 +619,7 @@ static void test_filters(void)
 	unsigned char v[64];
 	size_t n = unhex("8D 0000000000000000 0000000000001000 0000000000000001 000000", v);
 	CHECK_INT(ks_meta_key(ks, KEY("m15"), &mk), 0);
-	put_raw(STORE_CF_METADATA, mk.data, mk.len, v, n);
+	CHECK_INT(fixture_write(ks, STORE_CF_METADATA, mk.data, mk.len, v, n), 0);
 	buf_release(&mk);
 	CHECK_INT(ts_get(ks, KEY("m15"), &(struct ts_sample){0}), -EUCLEAN);
 	CHECK(strcmp(mq((const char *[]){"sensor=temp"}, 1, true), "m2:3;") == 0);
@@ -918,8 +889,7 @@ static void test_gc(void)
 int main(void)
 {
 	log_level_current = -1;
-	char *dir = tmpdir_new();
-	CHECK_INT(ks_open(dir, NULL, &ks), 0);
+	ks = fixture_open_checked();
 	if (!ks)
 		return check_done("test_timeseries");
 	test_bytes();
@@ -933,7 +903,6 @@ int main(void)
 	test_corrupt_rule();
 	test_stored_bounds();
 	test_gc();
-	ks_close(ks);
-	tmpdir_remove(dir);
+	fixture_done(ks);
 	return check_done("test_timeseries");
 }

@@ -8,30 +8,20 @@
  * 2ADFED97 at 0/1; "c": fp AEA5DE10 at 1/0).
  */
 #include "check.h"
-#include "keyspace/keyspace.h"
-#include "engine/store.h"
+#include "fixture.h"
 #include "types/t_string.h"
 #include "types/t_topk.h"
-#include "tmpdir.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 
-#define KEY(n, k)  (&(struct ks_key){(n), strlen(n), (k), strlen(k), NULL})
-#define DEFNS	   KS_DEFAULT_NS
 #define ITEM(s, n) ((struct topk_item){(s), strlen(s), (n)})
 
 static struct keyspace *ks;
 
 static int meta_raw(const char *key, struct buf *o)
 {
-	struct buf mk = BUF_INIT;
-	int rc = ks_meta_key(ks, KEY(DEFNS, key), &mk);
-	if (!rc)
-		rc = store_get(ks_store(ks), STORE_CF_METADATA, mk.data, mk.len, o);
-	buf_release(&mk);
-	return rc;
+	return fixture_meta_raw(ks, KEY(key), o);
 }
 
 static void check_meta(const char *key, uint64_t size, const char *tailhex)
@@ -49,63 +39,24 @@ static void check_meta(const char *key, uint64_t size, const char *tailhex)
 	buf_release(&r);
 }
 
-static uint64_t version_of(const char *key)
-{
-	struct buf r = BUF_INIT;
-	uint64_t v = 0;
-	if (meta_raw(key, &r) == 0 && r.len >= 25)
-		v = get_be64(r.data + 9);
-	buf_release(&r);
-	return v;
-}
-
 static int sub_raw(const char *key, const char *subhex, struct buf *o)
 {
-	unsigned char sub[64];
-	size_t n = check_unhex(subhex, sub, sizeof(sub));
-	struct buf sk = BUF_INIT;
-	int rc = ks_sub_key(ks, KEY(DEFNS, key), version_of(key), sub, n, &sk);
-	if (!rc)
-		rc = store_get(ks_store(ks), STORE_CF_DEFAULT, sk.data, sk.len, o);
-	buf_release(&sk);
-	return rc;
+	return fixture_sub_raw_hex(ks, STORE_CF_DEFAULT, KEY(key), subhex, o);
 }
 
 static void check_sub(const char *key, const char *subhex, const char *valhex)
 {
-	struct buf v = BUF_INIT;
-	unsigned char want[1024];
-	size_t n = check_unhex(valhex, want, sizeof(want));
-	CHECK_INT(sub_raw(key, subhex, &v), 0);
-	CHECK_MEM(v.data, v.len, want, n);
-	buf_release(&v);
+	fixture_check_sub_hex(ks, STORE_CF_DEFAULT, KEY(key), subhex, valhex);
 }
 
 static void snapshot(const char *key, struct buf *o)
 {
-	struct buf r = BUF_INIT;
-	int rc = 0;
-	buf_reset(o);
-	if (meta_raw(key, &r) == 0)
-		buf_add(o, r.data, r.len);
-	struct ks_sub_iter *it = ks_sub_iter_new(ks, KEY(DEFNS, key), KV_TYPE_NONE, NULL, 0, &rc);
-	const char *s, *v;
-	size_t sn, vn;
-	while (it && ks_sub_iter_next(it, &s, &sn, &v, &vn) > 0) {
-		buf_add(o, s, sn);
-		buf_add(o, v, vn);
-	}
-	ks_sub_iter_free(it);
-	buf_release(&r);
+	fixture_snapshot(ks, KEY(key), o);
 }
 
 static bool unchanged(const char *key, const struct buf *before)
 {
-	struct buf now = BUF_INIT;
-	snapshot(key, &now);
-	bool same = now.len == before->len && memcmp(now.data, before->data, now.len) == 0;
-	buf_release(&now);
-	return same;
+	return fixture_unchanged(ks, KEY(key), before);
 }
 
 /* decay 0.9 = 3FEC CCCC CCCC CCCD, sortable: sign bit set */
@@ -296,14 +247,13 @@ static void plant(const char *key, const char *subhex, uint64_t version, const v
 {
 	unsigned char sub[64];
 	struct buf k = BUF_INIT;
-	struct store_batch *b = store_batch_new(ks_store(ks));
 	int rc = subhex ? ks_sub_key(ks, KEY(DEFNS, key), version, sub,
 				     check_unhex(subhex, sub, sizeof(sub)), &k)
 			: ks_meta_key(ks, KEY(DEFNS, key), &k);
 	CHECK_INT(rc, 0);
-	store_batch_put(b, subhex ? STORE_CF_DEFAULT : STORE_CF_METADATA, k.data, k.len, v, n);
-	CHECK_INT(store_write(ks_store(ks), b, false), 0);
-	store_batch_free(b);
+	CHECK_INT(
+	    fixture_write(ks, subhex ? STORE_CF_DEFAULT : STORE_CF_METADATA, k.data, k.len, v, n),
+	    0);
 	buf_release(&k);
 }
 
@@ -378,8 +328,7 @@ static void test_corrupt(void)
 int main(void)
 {
 	log_level_current = -1;
-	char *dir = tmpdir_new();
-	CHECK_INT(ks_open(dir, NULL, &ks), 0);
+	ks = fixture_open_checked();
 	if (!ks)
 		return check_done("test_topk");
 	test_reserve();
@@ -387,7 +336,6 @@ int main(void)
 	test_reads();
 	test_setters();
 	test_corrupt();
-	ks_close(ks);
-	tmpdir_remove(dir);
+	fixture_done(ks);
 	return check_done("test_topk");
 }

@@ -9,73 +9,22 @@
  * that ranks and ranges match an in-memory model.
  */
 #include "check.h"
-#include "keyspace/keyspace.h"
-#include "engine/store.h"
+#include "fixture.h"
 #include "types/t_string.h"
 #include "types/t_zset.h"
-#include "tmpdir.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 
-#define KEY(n, k) (&(struct ks_key){(n), strlen(n), (k), strlen(k), NULL})
-#define DEFNS	  KS_DEFAULT_NS
-#define NS_HEX	  "0B 5F 5F 6E 61 6D 65 73 70 61 63 65"
-#define BADKEY	  (&(struct ks_key){"", 0, "z", 1, NULL})
+#define BADKEY KEY("", "z")
 
 static struct keyspace *ks;
 static struct buf v = BUF_INIT;
 static struct buf out = BUF_INIT;
 
-static size_t unhex(const char *hex, unsigned char *o)
-{
-	return check_unhex(hex, o, 1024);
-}
-
-static int meta_raw(const char *key, struct buf *o)
-{
-	struct buf mk = BUF_INIT;
-	int rc = ks_meta_key(ks, KEY(DEFNS, key), &mk);
-	if (!rc)
-		rc = store_get(ks_store(ks), STORE_CF_METADATA, mk.data, mk.len, o);
-	buf_release(&mk);
-	return rc;
-}
-
-static uint64_t stored_version(const char *key)
-{
-	struct buf r = BUF_INIT;
-	uint64_t ver = 0;
-	if (meta_raw(key, &r) == 0 && r.len >= 25)
-		ver = get_be64(r.data + 9);
-	buf_release(&r);
-	return ver;
-}
-
 static void check_meta(const char *key, uint64_t size)
 {
-	unsigned char want[25];
-	want[0] = 0x85;
-	put_be64(want + 1, 0);
-	put_be64(want + 9, stored_version(key));
-	put_be64(want + 17, size);
-	CHECK_INT(meta_raw(key, &v), 0);
-	CHECK_MEM(v.data, v.len, want, 25);
-}
-
-/* NS | key_len | key | V | sub, by hand. */
-static size_t sub_key(const char *key, uint64_t ver, const void *sub, size_t sn, unsigned char *k)
-{
-	size_t kn = unhex(NS_HEX, k);
-	put_be32(k + kn, (uint32_t)strlen(key));
-	kn += 4;
-	memcpy(k + kn, key, strlen(key));
-	kn += strlen(key);
-	put_be64(k + kn, ver);
-	kn += 8;
-	memcpy(k + kn, sub, sn);
-	return kn + sn;
+	fixture_check_meta(ks, KEY(key), 0x85, size, "");
 }
 
 /* Both records of member m hold the score whose sortable bytes are hex
@@ -83,8 +32,8 @@ static size_t sub_key(const char *key, uint64_t ver, const void *sub, size_t sn,
 static void check_member_raw(const char *key, const char *m, const char *hex)
 {
 	unsigned char k[256], sub[128], sc[8];
-	uint64_t ver = stored_version(key);
-	size_t kn = sub_key(key, ver, m, strlen(m), k);
+	uint64_t ver = fixture_version(ks, KEY(key));
+	size_t kn = fixture_sub_key(key, ver, m, strlen(m), k);
 	int rc = store_get(ks_store(ks), STORE_CF_DEFAULT, k, kn, &v);
 	if (!hex) {
 		CHECK_INT(rc, -ENOENT);
@@ -95,7 +44,7 @@ static void check_member_raw(const char *key, const char *m, const char *hex)
 	CHECK_MEM(v.data, v.len, sc, 8);
 	memcpy(sub, sc, 8);
 	memcpy(sub + 8, m, strlen(m));
-	kn = sub_key(key, ver, sub, 8 + strlen(m), k);
+	kn = fixture_sub_key(key, ver, sub, 8 + strlen(m), k);
 	CHECK_INT(store_get(ks_store(ks), STORE_CF_ZSET_SCORE, k, kn, &v), 0);
 	CHECK_INT(v.len, 0);
 }
@@ -132,7 +81,7 @@ static void test_add_bytes(void)
 	struct ks_info info;
 	/* kvrocks-encoding.md 12: ZADD z 1.5 m. */
 	CHECK_INT(zset_add(ks, KEY(DEFNS, "z"), "m", 1, 1.5, 0), 1);
-	uint64_t ver = stored_version("z");
+	uint64_t ver = fixture_version(ks, KEY("z"));
 	CHECK((ver >> 11) <= now_us() && (ver >> 11) > now_us() - 60000000);
 	check_meta("z", 1);
 	unsigned char k[128], want[32];
@@ -260,7 +209,7 @@ static void test_rem_score_card(void)
 	unsigned char k[128], sub[16];
 	put_be64(sub, enc_double_to_sortable(1));
 	sub[8] = 'a';
-	size_t kn = sub_key("r", stored_version("r"), sub, 9, k);
+	size_t kn = fixture_sub_key("r", fixture_version(ks, KEY("r")), sub, 9, k);
 	CHECK_INT(store_get(ks_store(ks), STORE_CF_ZSET_SCORE, k, kn, &v), -ENOENT);
 	CHECK_INT(zset_rem(ks, KEY(DEFNS, "r"), "a", 1, 0), -ENOENT);
 	CHECK_INT(zset_rem(ks, KEY(DEFNS, "nope"), "a", 1, 0), -ENOENT);
@@ -268,7 +217,7 @@ static void test_rem_score_card(void)
 	CHECK_INT(zset_rem(ks, BADKEY, "a", 1, 0), -EINVAL);
 	check_meta("r", 1);
 	CHECK_INT(zset_rem(ks, KEY(DEFNS, "r"), "b", 1, 0), 0);
-	CHECK_INT(meta_raw("r", &v), -ENOENT);
+	CHECK_INT(fixture_meta_raw(ks, KEY("r"), &v), -ENOENT);
 	CHECK_INT(ks_lookup(ks, KEY(DEFNS, "r"), &info), -ENOENT);
 	CHECK_INT(zset_add(ks, KEY(DEFNS, "r"), "c", 1, 1, 0), 1);
 	CHECK_INT(zset_rem(ks, KEY(DEFNS, "r"), "c", 1, ZSET_KEEP_EMPTY), 0);
@@ -409,21 +358,21 @@ static void test_v0(void)
 	struct store_batch *b = store_batch_new(ks_store(ks));
 	store_batch_put(b, STORE_CF_METADATA, k, kn, val, vn);
 	put_be64(sub, enc_double_to_sortable(3));
-	size_t skn = sub_key("v", 42, "a", 1, k + 64);
+	size_t skn = fixture_sub_key("v", 42, "a", 1, k + 64);
 	store_batch_put(b, STORE_CF_DEFAULT, k + 64, skn, sub, 8);
 	sub[8] = 'a';
-	skn = sub_key("v", 42, sub, 9, k + 64);
+	skn = fixture_sub_key("v", 42, sub, 9, k + 64);
 	store_batch_put(b, STORE_CF_ZSET_SCORE, k + 64, skn, "", 0);
 	CHECK_INT(store_write(ks_store(ks), b, false), 0);
 	store_batch_free(b);
 	CHECK_INT(zset_add(ks, KEY(DEFNS, "v"), "b", 1, 1, 0), 1);
-	CHECK_INT(meta_raw("v", &v), 0);
+	CHECK_INT(fixture_meta_raw(ks, KEY("v"), &v), 0);
 	size_t wn = unhex("05 00 00 00 00 00 00 00 00 00 00 00 2A 00 00 00 02", want);
 	CHECK_MEM(v.data, v.len, want, wn);
 	CHECK(strcmp(by_rank("v", 0, -1, false), "b=1,a=3") == 0);
 	CHECK_INT(zset_add(ks, KEY(DEFNS, "v"), "a", 1, 0.5, 0), 0);
 	CHECK(strcmp(by_rank("v", 0, -1, false), "a=0.5,b=1") == 0);
-	CHECK_INT(meta_raw("v", &v), 0);
+	CHECK_INT(fixture_meta_raw(ks, KEY("v"), &v), 0);
 	CHECK_MEM(v.data, v.len, want, wn);
 }
 
@@ -484,7 +433,7 @@ static int check_exact(const struct zm *z)
 	size_t n = model_sorted(z, order), count;
 	char name[8];
 
-	if (meta_raw("model", &raw) != 0) {
+	if (fixture_meta_raw(ks, KEY("model"), &raw) != 0) {
 		buf_release(&raw);
 		return n != 0;
 	}
@@ -667,7 +616,7 @@ static int score_index_get(const char *key, const char *m, const char *sc)
 	unsigned char k[256], sub[128];
 	size_t sn = unhex(sc, sub);
 	memcpy(sub + sn, m, strlen(m));
-	size_t kn = sub_key(key, stored_version(key), sub, sn + strlen(m), k);
+	size_t kn = fixture_sub_key(key, fixture_version(ks, KEY(key)), sub, sn + strlen(m), k);
 	return store_get(ks_store(ks), STORE_CF_ZSET_SCORE, k, kn, &v);
 }
 
@@ -676,11 +625,11 @@ static void test_rename(void)
 	double sc = 0;
 	CHECK_INT(zset_add(ks, KEY(DEFNS, "rn"), "a", 1, 1.0, 0), 1);
 	CHECK_INT(zset_add(ks, KEY(DEFNS, "rn"), "b", 1, 2.0, 0), 1);
-	uint64_t ver = stored_version("rn");
+	uint64_t ver = fixture_version(ks, KEY("rn"));
 	/* To a new name: the score moves with it, both records. */
 	CHECK_INT(zset_rename_member(ks, KEY(DEFNS, "rn"), "a", 1, "c", 1), 0);
 	check_meta("rn", 2);
-	CHECK(stored_version("rn") == ver);
+	CHECK(fixture_version(ks, KEY("rn")) == ver);
 	check_member_raw("rn", "a", NULL);
 	CHECK_INT(score_index_get("rn", "a", "BF F0 00 00 00 00 00 00"), -ENOENT);
 	check_member_raw("rn", "c", "BF F0 00 00 00 00 00 00");
@@ -714,7 +663,7 @@ static void plant(enum store_cf cf, const char *key, const void *sub, size_t sn,
 		  size_t vn)
 {
 	unsigned char k[128];
-	size_t kn = sub_key(key, stored_version(key), sub, sn, k);
+	size_t kn = fixture_sub_key(key, fixture_version(ks, KEY(key)), sub, sn, k);
 	struct store_batch *b = store_batch_new(ks_store(ks));
 	store_batch_put(b, cf, k, kn, val, vn);
 	CHECK_INT(store_write(ks_store(ks), b, false), 0);
@@ -726,7 +675,7 @@ static int index_get(const char *key, double score, const char *m)
 	unsigned char k[128], sub[64];
 	put_be64(sub, enc_double_to_sortable(score));
 	memcpy(sub + 8, m, strlen(m));
-	size_t kn = sub_key(key, stored_version(key), sub, 8 + strlen(m), k);
+	size_t kn = fixture_sub_key(key, fixture_version(ks, KEY(key)), sub, 8 + strlen(m), k);
 	return store_get(ks_store(ks), STORE_CF_ZSET_SCORE, k, kn, &v);
 }
 
@@ -784,8 +733,7 @@ static void test_corrupt(void)
 int main(void)
 {
 	log_level_current = -1;
-	char *dir = tmpdir_new();
-	CHECK_INT(ks_open(dir, NULL, &ks), 0);
+	ks = fixture_open_checked();
 	if (!ks)
 		return check_done("test_zset");
 	test_add_bytes();
@@ -796,9 +744,8 @@ int main(void)
 	test_v0();
 	test_corrupt();
 	test_model();
-	ks_close(ks);
+	fixture_done(ks);
 	buf_release(&v);
 	buf_release(&out);
-	tmpdir_remove(dir);
 	return check_done("test_zset");
 }
