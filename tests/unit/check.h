@@ -5,6 +5,7 @@
 #ifndef KVFS_CHECK_H
 #define KVFS_CHECK_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +82,16 @@ static inline size_t check_unhex(const char *hex, unsigned char *out, size_t cap
 static inline size_t unhex(const char *hex, unsigned char *out)
 {
 	return check_unhex(hex, out, 4096);
+}
+
+/* The next number below n (0 if n is 0) of the xorshift64 sequence in
+ * *state: reproducible runs of the model-based tests. */
+static inline uint64_t check_rnd(uint64_t *state, uint64_t n)
+{
+	*state ^= *state << 13;
+	*state ^= *state >> 7;
+	*state ^= *state << 17;
+	return n ? *state % n : 0;
 }
 
 /*

@@ -347,13 +347,6 @@ struct bm_model {
 };
 
 static uint64_t rng_state = 0x6a09e667f3bcc909ull;
-static uint64_t rnd(uint64_t n)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state % n;
-}
 
 static size_t grow(size_t len, size_t idx)
 {
@@ -417,12 +410,12 @@ static void test_model(void)
 	static struct bm_model m;
 	int fails = 0;
 	for (int op = 0; op < 3000; op++) {
-		int rc = 0, kind = (int)rnd(7);
+		int rc = 0, kind = (int)check_rnd(&rng_state, 7);
 		switch (kind) {
 		case 0:
 		case 1: { /* SETBIT */
-			uint64_t bit = rnd(MBYTES * 8);
-			bool on = rnd(4) != 0;
+			uint64_t bit = check_rnd(&rng_state, MBYTES * 8);
+			bool on = check_rnd(&rng_state, 4) != 0;
 			size_t f = (size_t)(bit / 8192), idx = (size_t)(bit / 8 % 1024);
 			int old = (m.b[bit / 8] >> (bit % 8)) & 1;
 			rc = bitmap_setbit(ks, KEY(DEFNS, "model"), bit, on);
@@ -439,10 +432,13 @@ static void test_model(void)
 		}
 		case 2:
 		case 3: { /* write of 1..3000 bytes, some runs of zeros */
-			uint64_t off = rnd(MBYTES - 3000), n = 1 + rnd(3000);
+			uint64_t off = check_rnd(&rng_state, MBYTES - 3000),
+				 n = 1 + check_rnd(&rng_state, 3000);
 			static uint8_t data[3000];
 			for (uint64_t i = 0; i < n; i++)
-				data[i] = rnd(3) ? 0 : (uint8_t)rnd(256);
+				data[i] = check_rnd(&rng_state, 3)
+					      ? 0
+					      : (uint8_t)check_rnd(&rng_state, 256);
 			rc = bitmap_write(ks, KEY(DEFNS, "model"), off, data, n, NULL);
 			for (uint64_t fo = off / 1024 * 1024; fo < off + n; fo += 1024) {
 				size_t f = (size_t)(fo / 1024), top = 0;
@@ -466,9 +462,10 @@ static void test_model(void)
 			break;
 		}
 		case 4: { /* truncate, sometimes to 0 */
-			if (rnd(3))
+			if (check_rnd(&rng_state, 3))
 				break;
-			uint64_t sz = rnd(8) == 0 ? 0 : rnd(MBYTES);
+			uint64_t sz =
+			    check_rnd(&rng_state, 8) == 0 ? 0 : check_rnd(&rng_state, MBYTES);
 			rc = bitmap_truncate(ks, KEY(DEFNS, "model"), sz, 0);
 			if (!m.size) {
 				rc = rc == -ENOENT ? 0 : 1;
@@ -492,7 +489,8 @@ static void test_model(void)
 			break;
 		}
 		case 5: { /* BITCOUNT of a random range */
-			int64_t a = (int64_t)rnd(MBYTES) - 1000, z = (int64_t)rnd(MBYTES) - 1000;
+			int64_t a = (int64_t)check_rnd(&rng_state, MBYTES) - 1000,
+				z = (int64_t)check_rnd(&rng_state, MBYTES) - 1000;
 			uint64_t got = 0, want = 0;
 			int64_t n = (int64_t)m.size;
 			rc = bitmap_bitcount(ks, KEY(DEFNS, "model"), a, z, &got);
@@ -509,8 +507,8 @@ static void test_model(void)
 			break;
 		}
 		default: { /* BITPOS from a random start */
-			bool bit = rnd(2);
-			int64_t a = (int64_t)rnd(m.size + 1), got = 0, want = -1;
+			bool bit = check_rnd(&rng_state, 2);
+			int64_t a = (int64_t)check_rnd(&rng_state, m.size + 1), got = 0, want = -1;
 			rc = bitmap_bitpos(ks, KEY(DEFNS, "model"), bit, a, -1, false, &got);
 			if (!m.size) {
 				want = bit ? -1 : 0;

@@ -800,13 +800,6 @@ struct model {
 };
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-static uint64_t rnd(uint64_t n)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return n ? rng_state % n : 0;
-}
 
 static void m_insert(struct model *m, size_t p, const char *s)
 {
@@ -874,7 +867,7 @@ static void test_hole_model(void)
 	for (int round = 0; round < 300; round++) {
 		char key[16], vals[16][24];
 		bool present[16];
-		size_t n = 2 + rnd(12);
+		size_t n = 2 + check_rnd(&rng_state, 12);
 		snprintf(key, sizeof(key), "hm%d", round);
 		for (size_t i = 0; i < n; i++) {
 			snprintf(vals[i], sizeof(vals[i]), "%zu", i);
@@ -883,12 +876,12 @@ static void test_hole_model(void)
 		}
 		uint64_t head = INIT;
 		for (size_t i = 0; i < n; i++) {
-			present[i] = rnd(3) != 0;
+			present[i] = check_rnd(&rng_state, 3) != 0;
 			if (!present[i])
 				hole_make(key, head + i);
 		}
 		while (n > 1 && !fails) {
-			size_t p = rnd(n);
+			size_t p = check_rnd(&rng_state, n);
 			int bad = list_remove_at(ks, KEY(DEFNS, key), (int64_t)p, 0, NULL) != 0;
 			memmove(vals[p], vals[p + 1], (n - p - 1) * sizeof(vals[0]));
 			memmove(present + p, present + p + 1, (n - p - 1) * sizeof(present[0]));
@@ -944,8 +937,8 @@ static void test_model(void)
 	const char *key = "model";
 
 	for (int op = 0; op < 4000; op++) {
-		int rc = 0, what = (int)rnd(11);
-		snprintf(val, sizeof(val), "%c", (char)('a' + rnd(4)));
+		int rc = 0, what = (int)check_rnd(&rng_state, 11);
+		snprintf(val, sizeof(val), "%c", (char)('a' + check_rnd(&rng_state, 4)));
 		if (m.n >= MODEL_MAX && what <= 2)
 			what = 5;
 		switch (what) {
@@ -958,7 +951,7 @@ static void test_model(void)
 			break;
 		}
 		case 2: { /* insert_at */
-			size_t p = (size_t)rnd(m.n + 1);
+			size_t p = (size_t)check_rnd(&rng_state, m.n + 1);
 			rc =
 			    list_insert_at(ks, KEY(DEFNS, key), (int64_t)p, val, strlen(val), NULL);
 			m_insert(&m, p, val);
@@ -966,7 +959,7 @@ static void test_model(void)
 		}
 		case 3: { /* LINSERT */
 			size_t p;
-			bool before = rnd(2);
+			bool before = check_rnd(&rng_state, 2);
 			for (p = 0; p < m.n && strcmp(m.e[p], "a") != 0; p++)
 				;
 			rc = list_insert(ks, KEY(DEFNS, key), before, "a", 1, val, strlen(val),
@@ -980,7 +973,7 @@ static void test_model(void)
 			break;
 		}
 		case 4: { /* LPOP / RPOP */
-			bool tail = rnd(2);
+			bool tail = check_rnd(&rng_state, 2);
 			rc = list_pop(ks, KEY(DEFNS, key), tail ? LIST_TAIL : LIST_HEAD, 0, &v);
 			if (!m.n) {
 				rc = rc == -ENOENT ? 0 : rc;
@@ -998,7 +991,7 @@ static void test_model(void)
 				rc = rc == -ENOENT ? 0 : rc;
 				break;
 			}
-			size_t p = (size_t)rnd(m.n);
+			size_t p = (size_t)check_rnd(&rng_state, m.n);
 			rc = list_remove_at(ks, KEY(DEFNS, key), (int64_t)p, 0, &v);
 			if (!rc && strcmp(v.data, m.e[p]) != 0)
 				rc = 1;
@@ -1006,7 +999,7 @@ static void test_model(void)
 			break;
 		}
 		case 6: { /* LREM */
-			int64_t count = (int64_t)rnd(5) - 2;
+			int64_t count = (int64_t)check_rnd(&rng_state, 5) - 2;
 			uint64_t removed = 0, want = 0,
 				 lim = count < 0 ? (uint64_t)-count : (uint64_t)count;
 			rc = list_rem(ks, KEY(DEFNS, key), count, val, strlen(val), 0, &removed);
@@ -1034,7 +1027,7 @@ static void test_model(void)
 			break;
 		}
 		case 7: { /* LSET */
-			int64_t p = (int64_t)rnd(m.n + 2) - 1;
+			int64_t p = (int64_t)check_rnd(&rng_state, m.n + 2) - 1;
 			rc = list_set(ks, KEY(DEFNS, key), p, val, strlen(val));
 			if (!m.n) {
 				rc = rc == -ENOENT ? 0 : rc;
@@ -1047,9 +1040,10 @@ static void test_model(void)
 			break;
 		}
 		case 8: { /* LTRIM, rarely everything */
-			if (rnd(4))
+			if (check_rnd(&rng_state, 4))
 				break;
-			int64_t s = (int64_t)rnd(4) - 1, e = (int64_t)rnd(m.n + 3) - 2;
+			int64_t s = (int64_t)check_rnd(&rng_state, 4) - 1,
+				e = (int64_t)check_rnd(&rng_state, m.n + 3) - 2;
 			rc = list_trim(ks, KEY(DEFNS, key), s, e, 0);
 			if (!m.n) {
 				rc = rc == -ENOENT ? 0 : rc;
@@ -1071,7 +1065,7 @@ static void test_model(void)
 		default: { /* LINDEX */
 			if (!m.n)
 				break;
-			int64_t p = (int64_t)rnd(m.n * 2) - (int64_t)m.n;
+			int64_t p = (int64_t)check_rnd(&rng_state, m.n * 2) - (int64_t)m.n;
 			rc = list_index(ks, KEY(DEFNS, key), p, &v);
 			size_t q = p < 0 ? (size_t)(p + (int64_t)m.n) : (size_t)p;
 			if (!rc && strcmp(v.data, m.e[q]) != 0)

@@ -193,13 +193,6 @@ static void test_v0(void)
 }
 
 static uint64_t rng_state = 0x2545f4914f6cdd1dull;
-static uint64_t rnd(uint64_t n)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state % n;
-}
 
 #define NMEM 40
 
@@ -248,11 +241,11 @@ static void test_model(void)
 	bool in[NMEM] = {false};
 	int fails = 0;
 	for (int op = 0; op < 4000; op++) {
-		int i = (int)rnd(NMEM), rc, want;
+		int i = (int)check_rnd(&rng_state, NMEM), rc, want;
 		char name[16];
 		bool added = false;
 		snprintf(name, sizeof(name), "m%02d", i);
-		switch (rnd(3)) {
+		switch (check_rnd(&rng_state, 3)) {
 		case 0:
 			rc = set_add(ks, KEY(DEFNS, "model"), name, 3, &added);
 			if (!rc && added == in[i])

@@ -188,13 +188,6 @@ static void test_v0(void)
 }
 
 static uint64_t rng_state = 0x853c49e6748fea9bull;
-static uint64_t rnd(uint64_t n)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state % n;
-}
 
 #define NIDS 48
 /* Model ids: 0..46 spread out, and UINT64_MAX. */
@@ -245,10 +238,10 @@ static void test_model(void)
 	bool in[NIDS] = {false};
 	int fails = 0;
 	for (int op = 0; op < 4000; op++) {
-		int i = (int)rnd(NIDS), rc = 0;
+		int i = (int)check_rnd(&rng_state, NIDS), rc = 0;
 		uint64_t id = model_id(i);
 		bool added;
-		switch (rnd(4)) {
+		switch (check_rnd(&rng_state, 4)) {
 		case 0:
 		case 1:
 			rc = sortedint_add(ks, KEY(DEFNS, "model"), id, &added);
@@ -265,7 +258,7 @@ static void test_model(void)
 			/* A range from a random cursor, compared with the model. */
 			uint64_t ids[5];
 			size_t n = 0, j = 0;
-			bool rev = rnd(2);
+			bool rev = check_rnd(&rng_state, 2);
 			rc = sortedint_range(ks, KEY(DEFNS, "model"), &id, 1, rev, ids, 5, &n);
 			int skip = 1;
 			for (int q = rev ? i - 1 : i + 1; q >= 0 && q < NIDS && j < 5;

@@ -388,13 +388,6 @@ struct zm {
 };
 
 static uint64_t rng_state = 0xda3e39cb94b95bdbull;
-static uint64_t rnd(uint64_t n)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state % n;
-}
 
 static void mname(int i, char *s)
 {
@@ -499,15 +492,17 @@ static void test_model(void)
 					    ZSET_ADD_CH,
 					    ZSET_ADD_XX | ZSET_ADD_GT | ZSET_ADD_CH};
 	for (int op = 0; op < 4000; op++) {
-		int i = (int)rnd(NMEM), rc = 0, kind = (int)rnd(6);
+		int i = (int)check_rnd(&rng_state, NMEM), rc = 0,
+		    kind = (int)check_rnd(&rng_state, 6);
 		int order[NMEM];
 		char name[8];
-		double s = scores[rnd(NSC)];
+		double s = scores[check_rnd(&rng_state, NSC)];
 		mname(i, name);
 		switch (kind) {
 		case 0:
 		case 1: { /* ZADD with flags */
-			unsigned f = flagsets[rnd(sizeof(flagsets) / sizeof(flagsets[0]))];
+			unsigned f =
+			    flagsets[check_rnd(&rng_state, sizeof(flagsets) / sizeof(flagsets[0]))];
 			int want = 0;
 			rc = zset_add(ks, KEY(DEFNS, "model"), name, 3, s, f);
 			if (!z.in[i]) {
@@ -533,7 +528,7 @@ static void test_model(void)
 		case 3: { /* ZRANK / ZSCORE */
 			uint64_t r = 0;
 			double got = 0;
-			bool rev = rnd(2);
+			bool rev = check_rnd(&rng_state, 2);
 			size_t n = model_sorted(&z, order), p;
 			rc = zset_rank(ks, KEY(DEFNS, "model"), name, 3, rev, &r);
 			if (!z.in[i]) {
@@ -550,8 +545,9 @@ static void test_model(void)
 			break;
 		}
 		case 4: { /* range by rank */
-			int64_t a = (int64_t)rnd(8) - 4, b = (int64_t)rnd(8) - 2;
-			bool rev = rnd(2);
+			int64_t a = (int64_t)check_rnd(&rng_state, 8) - 4,
+				b = (int64_t)check_rnd(&rng_state, 8) - 2;
+			bool rev = check_rnd(&rng_state, 2);
 			size_t n = model_sorted(&z, order);
 			struct buf want = BUF_INIT;
 			buf_add(&want, "", 0);
@@ -572,10 +568,12 @@ static void test_model(void)
 			break;
 		}
 		default: { /* range by score */
-			double lo = scores[rnd(NSC)], hi = scores[rnd(NSC)];
-			bool lox = rnd(2), hix = rnd(2), rev = rnd(2);
-			uint64_t off = rnd(3);
-			int64_t cnt = (int64_t)rnd(5) - 1, given = 0;
+			double lo = scores[check_rnd(&rng_state, NSC)],
+			       hi = scores[check_rnd(&rng_state, NSC)];
+			bool lox = check_rnd(&rng_state, 2), hix = check_rnd(&rng_state, 2),
+			     rev = check_rnd(&rng_state, 2);
+			uint64_t off = check_rnd(&rng_state, 3);
+			int64_t cnt = (int64_t)check_rnd(&rng_state, 5) - 1, given = 0;
 			uint64_t skipped = 0;
 			size_t n = model_sorted(&z, order);
 			struct buf want = BUF_INIT;
