@@ -10,7 +10,8 @@
 
 #include "engine/util.h"
 
-/* Type ids: low 4 bits of the metadata flags byte. */
+/* Type ids: low 4 bits of the metadata flags byte. A new type also gets
+ * its row in the type table of encoding.c (name, inline, emptyable). */
 enum kv_type {
 	KV_TYPE_NONE = 0,
 	KV_TYPE_STRING = 1,
@@ -39,7 +40,7 @@ enum kv_type enc_type_from_name(const char *name, size_t n);
  * no size, no sub-keys). */
 bool enc_type_is_inline(enum kv_type t);
 /* Types whose live keys may have size 0 (stream, bloom, hll, tdigest,
- * timeseries, topk). */
+ * timeseries, topk). Both are columns of the type table. */
 bool enc_type_is_emptyable(enum kv_type t);
 
 #define ENC_FLAG_64BIT	   0x80 /* metadata flags bit 7: v1 encoding */

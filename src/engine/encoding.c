@@ -46,15 +46,31 @@
 
 #include <errno.h>
 
-static const char *const type_names[KV_TYPE_MAX + 1] = {
-    [KV_TYPE_NONE] = "none",	   [KV_TYPE_STRING] = "string",
-    [KV_TYPE_HASH] = "hash",	   [KV_TYPE_LIST] = "list",
-    [KV_TYPE_SET] = "set",	   [KV_TYPE_ZSET] = "zset",
-    [KV_TYPE_BITMAP] = "bitmap",   [KV_TYPE_SORTEDINT] = "sortedint",
-    [KV_TYPE_STREAM] = "stream",   [KV_TYPE_BLOOM] = "bloom",
-    [KV_TYPE_JSON] = "json",	   [KV_TYPE_HLL] = "hyperloglog",
-    [KV_TYPE_TDIGEST] = "tdigest", [KV_TYPE_TIMESERIES] = "timeseries",
-    [KV_TYPE_TOPK] = "topk",
+/*
+ * The types: one row each, all the byte layout needs to know of a type
+ * besides its own sub-keys. A type missing here has no name and is
+ * neither inline nor emptyable.
+ */
+static const struct {
+	const char *name; /* TYPE's answer, user.kvfs.type, empty records */
+	bool is_inline;	  /* the value is in the metadata record */
+	bool emptyable;	  /* a live key may have size 0 */
+} types[KV_TYPE_MAX + 1] = {
+    [KV_TYPE_NONE] = {"none"},
+    [KV_TYPE_STRING] = {"string", .is_inline = true},
+    [KV_TYPE_HASH] = {"hash"},
+    [KV_TYPE_LIST] = {"list"},
+    [KV_TYPE_SET] = {"set"},
+    [KV_TYPE_ZSET] = {"zset"},
+    [KV_TYPE_BITMAP] = {"bitmap"},
+    [KV_TYPE_SORTEDINT] = {"sortedint"},
+    [KV_TYPE_STREAM] = {"stream", .emptyable = true},
+    [KV_TYPE_BLOOM] = {"bloom", .emptyable = true},
+    [KV_TYPE_JSON] = {"json", .is_inline = true},
+    [KV_TYPE_HLL] = {"hyperloglog", .emptyable = true},
+    [KV_TYPE_TDIGEST] = {"tdigest", .emptyable = true},
+    [KV_TYPE_TIMESERIES] = {"timeseries", .emptyable = true},
+    [KV_TYPE_TOPK] = {"topk", .emptyable = true},
 };
 
 #define ENC_FLAG_RESERVED 0x70 /* flags bits 4-6: must be zero */
@@ -67,14 +83,14 @@ static bool type_is_valid(enum kv_type t)
 const char *enc_type_name(enum kv_type t)
 {
 	if ((unsigned)t > KV_TYPE_MAX)
-		return type_names[KV_TYPE_NONE];
-	return type_names[t];
+		return types[KV_TYPE_NONE].name;
+	return types[t].name;
 }
 
 enum kv_type enc_type_from_name(const char *name, size_t n)
 {
 	for (int t = KV_TYPE_STRING; t <= KV_TYPE_MAX; t++) {
-		const char *s = type_names[t];
+		const char *s = types[t].name;
 		if (strlen(s) == n && memcmp(s, name, n) == 0)
 			return (enum kv_type)t;
 	}
@@ -83,13 +99,12 @@ enum kv_type enc_type_from_name(const char *name, size_t n)
 
 bool enc_type_is_inline(enum kv_type t)
 {
-	return t == KV_TYPE_STRING || t == KV_TYPE_JSON;
+	return type_is_valid(t) && types[t].is_inline;
 }
 
 bool enc_type_is_emptyable(enum kv_type t)
 {
-	return t == KV_TYPE_STREAM || t == KV_TYPE_BLOOM || t == KV_TYPE_HLL ||
-	       t == KV_TYPE_TDIGEST || t == KV_TYPE_TIMESERIES || t == KV_TYPE_TOPK;
+	return type_is_valid(t) && types[t].emptyable;
 }
 
 /* ---- Metadata values ---------------------------------------------- */
