@@ -51,15 +51,6 @@ static uint32_t filter_bytes(const struct bloom_state *st, uint32_t i)
 				  st->error_rate);
 }
 
-static int filter_key(struct keyspace *ks, const struct ks_key *k, uint64_t version, uint32_t i,
-		      struct buf *out)
-{
-	uint8_t sub[2];
-	put_be16(sub, (uint16_t)i);
-	buf_reset(out);
-	return ks_sub_key(ks, k, version, sub, sizeof(sub), out);
-}
-
 /* Stage filter i of k (NULL: delete it) in t. */
 static void filter_stage(struct ks_txn *t, const struct ks_key *k, uint32_t i, const void *d,
 			 size_t n)
@@ -160,11 +151,9 @@ static void meta_stage(struct ks_txn *t, const struct ks_key *k, struct enc_meta
 static int filter_read(struct keyspace *ks, const struct ks_key *k, uint64_t version,
 		       const struct bloom_state *st, uint32_t i, struct buf *out)
 {
-	struct buf sk = BUF_INIT;
-	int rc = filter_key(ks, k, version, i, &sk);
-	if (!rc)
-		rc = store_get(ks_store(ks), STORE_CF_DEFAULT, sk.data, sk.len, out);
-	buf_release(&sk);
+	uint8_t sub[2];
+	put_be16(sub, (uint16_t)i);
+	int rc = ks_sub_get(ks, k, version, STORE_CF_DEFAULT, sub, sizeof(sub), out);
 	if (rc == -ENOENT) {
 		buf_reset(out);
 		return buf_resize(out, filter_bytes(st, i));

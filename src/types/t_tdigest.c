@@ -121,33 +121,21 @@ static size_t sub_of(uint8_t sub[13], uint8_t seg, const double *mean, uint32_t 
 	return 13;
 }
 
-static int sub_key(struct keyspace *ks, const struct ks_key *k, uint64_t version, uint8_t seg,
-		   const double *mean, uint32_t seq, struct buf *out)
-{
-	uint8_t sub[13];
-	size_t n = sub_of(sub, seg, mean, seq);
-	buf_reset(out);
-	return ks_sub_key(ks, k, version, sub, n, out);
-}
-
 /* Read the buffer: in->unmerged_nodes samples (more stored bytes are
  * ignored, as Kvrocks reads; fewer are corruption). */
 static int buffer_read(struct keyspace *ks, const struct ks_key *k, uint64_t version,
 		       const struct tdigest_info *in, double *out)
 {
-	struct buf sk = BUF_INIT, v = BUF_INIT;
-	int rc = 0;
+	struct buf v = BUF_INIT;
+	uint8_t sub = SEG_BUFFER;
 	if (in->unmerged_nodes == 0)
 		return 0;
-	rc = sub_key(ks, k, version, SEG_BUFFER, NULL, 0, &sk);
-	if (!rc)
-		rc = store_get(ks_store(ks), STORE_CF_DEFAULT, sk.data, sk.len, &v);
+	int rc = ks_sub_get(ks, k, version, STORE_CF_DEFAULT, &sub, 1, &v);
 	if (rc == -ENOENT || (!rc && v.len / 8 < in->unmerged_nodes))
 		rc = ks_corrupt(k, "t-digest buffer holds fewer than %llu samples",
 				(unsigned long long)in->unmerged_nodes);
 	for (uint64_t i = 0; !rc && i < in->unmerged_nodes; i++)
 		out[i] = enc_sortable_to_double(get_be64(v.data + 8 * i));
-	buf_release(&sk);
 	buf_release(&v);
 	return rc;
 }

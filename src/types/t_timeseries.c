@@ -337,6 +337,16 @@ static int chunk_key(struct ts_series *s, uint64_t id, struct buf *out)
 	return sub_key(s, TS_SUB_CHUNK, b, 8, out);
 }
 
+/* The stored record of chunk id (pending changes aside) into v: 0,
+ * -ENOENT, -EIO. */
+static int chunk_get(struct ts_series *s, uint64_t id, struct buf *v)
+{
+	uint8_t sub[9];
+	sub[0] = TS_SUB_CHUNK;
+	put_be64(sub + 1, id);
+	return ks_sub_get(s->ks, &s->k, s->m->version, STORE_CF_DEFAULT, sub, sizeof(sub), v);
+}
+
 int ts_series_subs(struct ts_series *s, uint8_t type, ts_label_cb cb, void *arg)
 {
 	struct buf lo = BUF_INIT, hi = BUF_INIT;
@@ -538,16 +548,13 @@ static int chunk_read(struct ts_series *s, uint64_t id, struct ts_sarr *out)
 	}
 	if (is_dead(s, id))
 		return -ENOENT;
-	struct buf key = BUF_INIT, v = BUF_INIT;
+	struct buf v = BUF_INIT;
 	uint32_t count;
-	int rc = chunk_key(s, id, &key);
-	if (!rc)
-		rc = store_get(ks_store(s->ks), STORE_CF_DEFAULT, key.data, key.len, &v);
+	int rc = chunk_get(s, id, &v);
 	if (!rc && !chunk_check(v.data, v.len, &count))
 		rc = chunk_corrupt(s, id, v.len);
 	for (uint32_t i = 0; !rc && i < count; i++)
 		rc = ts_sarr_push(out, chunk_sample(v.data, i));
-	buf_release(&key);
 	buf_release(&v);
 	return rc;
 }
@@ -1325,12 +1332,9 @@ int ts_chunk_put(struct keyspace *ks, const struct ks_key *k, uint64_t id,
 	bool exists = false;
 	if (!rc) {
 		struct buf v = BUF_INIT;
-		rc = chunk_key(&s, id, &key);
-		if (!rc) {
-			rc = store_get(ks_store(ks), STORE_CF_DEFAULT, key.data, key.len, &v);
-			exists = rc == 0;
-			rc = rc == -ENOENT ? 0 : rc;
-		}
+		rc = chunk_get(&s, id, &v);
+		exists = rc == 0;
+		rc = rc == -ENOENT ? 0 : rc;
 		buf_release(&v);
 	}
 	/* Neighbours: the chunk before must end before id, the next one

@@ -76,16 +76,6 @@ static void row_sub(uint8_t sub[5], uint32_t r)
 	put_be32(sub + 1, r);
 }
 
-/* Read the stored record of sub-key sub of version `version` into out:
- * 0, -ENOENT, -EIO. */
-static int sub_get(struct keyspace *ks, const struct ks_key *k, uint64_t version,
-		   const uint8_t *sub, size_t sn, struct buf *sk, struct buf *out)
-{
-	buf_reset(sk);
-	int rc = ks_sub_key(ks, k, version, sub, sn, sk);
-	return rc ? rc : store_get(ks_store(ks), STORE_CF_DEFAULT, sk->data, sk->len, out);
-}
-
 /* Parse a stored heap into t (empty). */
 static int heap_decode(const struct ks_key *k, const uint8_t *p, size_t n, struct topk *t)
 {
@@ -131,7 +121,7 @@ static int load(struct keyspace *ks, const struct ks_key *k, const struct enc_me
 {
 	static const uint8_t heap_sub = SEG_HEAP;
 	struct topk_params p;
-	struct buf sk = BUF_INIT, v = BUF_INIT;
+	struct buf v = BUF_INIT;
 	uint64_t draws;
 	int rc = tail_decode(k, m, &p, &draws);
 	if (!rc)
@@ -142,7 +132,7 @@ static int load(struct keyspace *ks, const struct ks_key *k, const struct enc_me
 	for (uint32_t r = 0; r < t->depth && !rc; r++) {
 		uint8_t sub[5];
 		row_sub(sub, r);
-		rc = sub_get(ks, k, m->version, sub, sizeof(sub), &sk, &v);
+		rc = ks_sub_get(ks, k, m->version, STORE_CF_DEFAULT, sub, sizeof(sub), &v);
 		if (rc == -ENOENT) {
 			rc = 0;
 			continue;
@@ -158,7 +148,7 @@ static int load(struct keyspace *ks, const struct ks_key *k, const struct enc_me
 		}
 	}
 	if (!rc) {
-		rc = sub_get(ks, k, m->version, &heap_sub, 1, &sk, &v);
+		rc = ks_sub_get(ks, k, m->version, STORE_CF_DEFAULT, &heap_sub, 1, &v);
 		if (rc == -ENOENT)
 			rc = 0;
 		else if (!rc)
@@ -169,7 +159,6 @@ static int load(struct keyspace *ks, const struct ks_key *k, const struct enc_me
 	}
 	if (rc)
 		topk_release(t); /* on error t holds nothing */
-	buf_release(&sk);
 	buf_release(&v);
 	return rc;
 }
