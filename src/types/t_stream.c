@@ -156,13 +156,10 @@ static int meta_decode(const struct ks_key *k, const struct enc_meta *m, struct 
 
 int stream_info(struct keyspace *ks, const struct ks_key *k, struct stream_info *out)
 {
-	struct buf raw = BUF_INIT;
+	uint8_t tail[TAIL_LEN];
 	struct enc_meta m;
-	int rc = ks_meta_get(ks, k, KV_TYPE_STREAM, &raw, &m);
-	if (!rc)
-		rc = meta_decode(k, &m, out);
-	buf_release(&raw);
-	return rc;
+	int rc = ks_meta_copy(ks, k, KV_TYPE_STREAM, &m, tail, sizeof(tail));
+	return rc ? rc : meta_decode(k, &m, out);
 }
 
 /* The same under transaction t; with create, a missing stream is made

@@ -333,14 +333,11 @@ int topk_count_of(struct keyspace *ks, const struct ks_key *k, const void *item,
 
 int topk_info(struct keyspace *ks, const struct ks_key *k, struct topk_params *p)
 {
-	struct buf raw = BUF_INIT;
+	uint8_t tail[TOPK_TAIL];
 	struct enc_meta m;
 	uint64_t draws;
-	int rc = ks_meta_get(ks, k, KV_TYPE_TOPK, &raw, &m);
-	if (!rc)
-		rc = tail_decode(k, &m, p, &draws);
-	buf_release(&raw);
-	return rc;
+	int rc = ks_meta_copy(ks, k, KV_TYPE_TOPK, &m, tail, sizeof(tail));
+	return rc ? rc : tail_decode(k, &m, p, &draws);
 }
 
 /* One edit of the state under the key's lock. */
