@@ -27,23 +27,12 @@ uint64_t hll_murmur64a(const void *key, size_t len, uint32_t seed)
 		h *= m;
 		data += 8;
 	}
-	switch (len & 7) {
-	case 7:
-		h ^= (uint64_t)data[6] << 48; /* fall through */
-	case 6:
-		h ^= (uint64_t)data[5] << 40; /* fall through */
-	case 5:
-		h ^= (uint64_t)data[4] << 32; /* fall through */
-	case 4:
-		h ^= (uint64_t)data[3] << 24; /* fall through */
-	case 3:
-		h ^= (uint64_t)data[2] << 16; /* fall through */
-	case 2:
-		h ^= (uint64_t)data[1] << 8; /* fall through */
-	case 1:
-		h ^= (uint64_t)data[0];
+	/* The 1 to 7 bytes left, little-endian (the reference's falling
+	 * switch). */
+	for (size_t i = 0; i < (len & 7); i++)
+		h ^= (uint64_t)data[i] << (8 * i);
+	if (len & 7)
 		h *= m;
-	}
 	h ^= h >> r;
 	h *= m;
 	h ^= h >> r;

@@ -34,25 +34,25 @@
 
 /* ---- the rule record ---------------------------------------------------- */
 
+/* The record rule_decode reads, at the same offsets. */
 static int rule_encode(struct buf *out, const struct ts_rule *r)
 {
 	buf_reset(out);
-	int rc = buf_add_u8(out, (uint8_t)r->agg);
-	if (!rc)
-		rc = buf_add_be64(out, r->bucket);
-	if (!rc)
-		rc = buf_add_be64(out, r->align);
-	if (!rc)
-		rc = buf_add_be64(out, r->latest);
-	if (!rc)
-		rc = buf_add_u8(out, r->nu);
-	if (!rc)
-		rc = buf_add_u8(out, r->nf);
-	for (int i = 0; i < r->nu && !rc; i++)
-		rc = buf_add_be64(out, r->u[i]);
-	for (int i = 0; i < r->nf && !rc; i++)
-		rc = buf_add_double(out, r->f[i]);
-	return rc;
+	int rc = buf_resize(out, RULE_FIXED + 8 * ((size_t)r->nu + r->nf));
+	if (rc)
+		return rc;
+	uint8_t *p = (uint8_t *)out->data;
+	p[0] = (uint8_t)r->agg;
+	put_be64(p + 1, r->bucket);
+	put_be64(p + 9, r->align);
+	put_be64(p + 17, r->latest);
+	p[25] = r->nu;
+	p[26] = r->nf;
+	for (int i = 0; i < r->nu; i++)
+		put_be64(p + RULE_FIXED + 8 * i, r->u[i]);
+	for (int i = 0; i < r->nf; i++)
+		put_be64(p + RULE_FIXED + 8 * (r->nu + i), enc_double_to_sortable(r->f[i]));
+	return 0;
 }
 
 static int rule_decode(const void *v, size_t n, struct ts_rule *r)
@@ -96,16 +96,17 @@ static int rules_cb(void *arg, const char *name, size_t nn, const char *v, size_
 			a->k->key, TS_RULES_MAX);
 		return -ENOSPC;
 	}
+	struct ts_rule r;
+	if (rule_decode(v, vn, &r))
+		return ks_corrupt_entry(a->k, name, nn,
+					"time-series rule record of %zu bytes does not decode", vn);
 	void *p = realloc(rs->e, (rs->n + 1) * sizeof(*rs->e));
 	if (!p)
 		return -ENOMEM;
 	rs->e = p;
-	struct ts_rule_ent *e = &rs->e[rs->n];
+	struct ts_rule_ent *e = &rs->e[rs->n++];
 	memset(e, 0, sizeof(*e));
-	if (rule_decode(v, vn, &e->r))
-		return ks_corrupt_entry(a->k, name, nn,
-					"time-series rule record of %zu bytes does not decode", vn);
-	rs->n++;
+	e->r = r;
 	return buf_set(&e->dst, name, nn);
 }
 
