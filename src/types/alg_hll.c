@@ -7,7 +7,7 @@
 
 #include <math.h>
 
-uint64_t hll_murmur64a(const void *key, size_t len, uint32_t seed)
+uint64_t hll_dense_murmur64a(const void *key, size_t len, uint32_t seed)
 {
 	const uint64_t m = 0xc6a4a7935bd1e995ULL;
 	const int r = 47;
@@ -39,9 +39,9 @@ uint64_t hll_murmur64a(const void *key, size_t len, uint32_t seed)
 	return h;
 }
 
-void hll_pat_len(const void *item, size_t len, uint32_t *index, uint8_t *value)
+void hll_dense_pat_len(const void *item, size_t len, uint32_t *index, uint8_t *value)
 {
-	uint64_t hash = hll_murmur64a(item, len, HLL_SEED);
+	uint64_t hash = hll_dense_murmur64a(item, len, HLL_SEED);
 	*index = (uint32_t)(hash & (HLL_REGISTERS - 1));
 	hash >>= HLL_P;
 	hash |= (uint64_t)1 << HLL_Q; /* the loop ends by bit Q at the latest */
@@ -78,7 +78,7 @@ int hll_dense_add(uint8_t *regs, const void *item, size_t len)
 {
 	uint32_t index;
 	uint8_t v;
-	hll_pat_len(item, len, &index, &v);
+	hll_dense_pat_len(item, len, &index, &v);
 	if (hll_dense_get(regs, index) >= v)
 		return 0;
 	hll_dense_set(regs, index, v);

@@ -8,7 +8,7 @@
  *   default CF   ns|key_len u32|key|version u64|i u16 BE -> filter i
  *
  * Filter i holds capacity base_capacity * expansion^i at error_rate; its
- * size is bloom_filter_bytes() of that. An add checks every filter
+ * size is sbbf_filter_bytes() of that. An add checks every filter
  * (newest first), appends a filter when the chain's capacity is reached
  * (a non-scaling chain is full instead) and inserts into the last one.
  * Every mutation is one transaction (ks_txn.h): one batch under the key's lock.
@@ -27,7 +27,7 @@
 
 uint64_t bloom_state_capacity(const struct bloom_state *st)
 {
-	return bloom_chain_capacity(st->base_capacity, st->expansion, st->n_filters);
+	return sbbf_chain_capacity(st->base_capacity, st->expansion, st->n_filters);
 }
 
 int bloom_check_params(uint32_t capacity, double error_rate, const char *what)
@@ -47,8 +47,8 @@ int bloom_check_params(uint32_t capacity, double error_rate, const char *what)
 
 static uint32_t filter_bytes(const struct bloom_state *st, uint32_t i)
 {
-	return bloom_filter_bytes(bloom_filter_capacity(st->base_capacity, st->expansion, i),
-				  st->error_rate);
+	return sbbf_filter_bytes(sbbf_filter_capacity(st->base_capacity, st->expansion, i),
+				 st->error_rate);
 }
 
 /* Stage filter i of k (NULL: delete it) in t. */
@@ -228,7 +228,7 @@ static int chain_fill(struct keyspace *ks, const struct ks_key *k, uint64_t vers
 static bool chain_find(const struct chain *c, uint64_t h)
 {
 	for (uint32_t i = c->n; i-- > 0;)
-		if (bloom_find((const uint8_t *)c->f[i].b.data, (uint32_t)c->f[i].b.len, h))
+		if (sbbf_find((const uint8_t *)c->f[i].b.data, (uint32_t)c->f[i].b.len, h))
 			return true;
 	return false;
 }
@@ -290,7 +290,7 @@ static int chain_add(const struct ks_key *k, struct chain *c, uint64_t h)
 		c->st.bloom_bytes += bytes;
 	}
 	struct buf *last = &c->f[c->n - 1].b;
-	bloom_insert((uint8_t *)last->data, (uint32_t)last->len, h);
+	sbbf_insert((uint8_t *)last->data, (uint32_t)last->len, h);
 	c->f[c->n - 1].dirty = true;
 	c->st.size++;
 	return 1;
@@ -318,7 +318,7 @@ int bloom_add(struct keyspace *ks, const struct ks_key *k, const struct iovec *i
 			rc = chain_fill(ks, k, m->version, &c);
 	}
 	for (size_t j = 0; !rc && j < n; j++) {
-		int r = chain_add(k, &c, bloom_hash(items[j].iov_base, items[j].iov_len));
+		int r = chain_add(k, &c, sbbf_hash(items[j].iov_base, items[j].iov_len));
 		if (r < 0)
 			rc = r;
 		else if (added)
@@ -347,7 +347,7 @@ int bloom_exists(struct keyspace *ks, const struct ks_key *k, const struct iovec
 		rc = 0;
 	} else if (!rc) {
 		for (size_t j = 0; j < n; j++)
-			found[j] = chain_find(&c, bloom_hash(items[j].iov_base, items[j].iov_len));
+			found[j] = chain_find(&c, sbbf_hash(items[j].iov_base, items[j].iov_len));
 	}
 	chain_release(&c);
 	return rc;
