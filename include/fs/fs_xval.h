@@ -52,7 +52,7 @@ int fs_xval_ts_param(const char *param, const char *v, size_t n, struct ts_optio
 /* user.kvfs.ts.rule.DEST: "AGG BUCKET ALIGN" (AGG avg, sum, min, max,
  * range, count, first, last, std.p, std.s, var.p, var.s), optionally the
  * running state "latest=N u=N.. f=X.." as read. r is the rule with that
- * state (ts_rule_init's without one). */
+ * state (tsagg_rule_init's without one). */
 int fs_xval_ts_rule(const char *v, size_t n, struct ts_rule *r);
 /* A rule as its attribute reads, appended to out (0 or -ENOMEM). */
 int fs_xval_ts_rule_text(struct buf *out, const struct ts_rule *r);
@@ -63,7 +63,7 @@ int fs_xval_bloom(const char *param, const char *v, size_t n, struct bloom_state
 /* user.kvfs.tdigest.compression: 1 to TD_COMPRESSION_MAX. */
 int fs_xval_tdigest(const char *param, const char *v, size_t n, uint32_t *compression);
 /* user.kvfs.topk.PARAM (k, width, depth, decay) set in p, whose other
- * parameters are the sketch's; the result must pass topk_params_ok. */
+ * parameters are the sketch's; the result must pass hk_params_ok. */
 int fs_xval_topk(const char *param, const char *v, size_t n, struct topk_params *p);
 /* The field of p that top-k parameter `param` names (k, width, depth), or
  * NULL (decay is the double). */

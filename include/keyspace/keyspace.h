@@ -293,4 +293,15 @@ void ks_unlock_pair(struct keyspace *ks, const struct ks_key *a, const struct ks
 void ks_lockv(struct keyspace *ks, const struct ks_key *keys, size_t n);
 void ks_unlockv(struct keyspace *ks, const struct ks_key *keys, size_t n);
 
+/* ---- For type modules: a metadata read into the caller's memory ------ */
+
+/*
+ * Like ks_meta_get, for a type whose metadata tail has a fixed layout:
+ * the first cap bytes of the tail are copied into tail[cap] and m->tail
+ * points there (m->tail_len is at most cap), so nothing is left to
+ * release. 0, -ENOENT, -KV_EWRONGTYPE, -EUCLEAN, -EIO.
+ */
+int ks_meta_copy(struct keyspace *ks, const struct ks_key *k, enum kv_type want, struct enc_meta *m,
+		 void *tail, size_t cap);
+
 #endif

@@ -19,9 +19,9 @@
 #define HLL_SEED	 0xadc83b19u
 
 /* Redis's MurmurHash64A (little-endian 8-byte reads). */
-uint64_t hll_murmur64a(const void *key, size_t len, uint32_t seed);
+uint64_t hll_dense_murmur64a(const void *key, size_t len, uint32_t seed);
 /* The register an item lands in and the value it offers (1..51). */
-void hll_pat_len(const void *item, size_t len, uint32_t *index, uint8_t *value);
+void hll_dense_pat_len(const void *item, size_t len, uint32_t *index, uint8_t *value);
 /* Register r of a dense array of HLL_DENSE_BYTES bytes. */
 uint8_t hll_dense_get(const uint8_t *regs, uint32_t r);
 void hll_dense_set(uint8_t *regs, uint32_t r, uint8_t v);

@@ -23,55 +23,55 @@
 #define TOPK_INCR_MAX	   100000     /* TOPK.INCRBY's limit */
 #define TOPK_ITEM_MAX	   65536      /* longest item kvfs keeps in the heap */
 
-struct topk_bucket {
+struct hk_bucket {
 	uint32_t fp, count;
 };
 
 /* One heap entry: the item's bytes are owned by the heap. */
-struct topk_entry {
+struct hk_entry {
 	uint32_t count, fp;
 	char *item;
 	size_t len;
 };
 
-/* Caller-owned: topk_init / topk_release. */
-struct topk {
+/* Caller-owned: hk_init / hk_release. */
+struct hk {
 	uint32_t k, width, depth;
 	double decay;
-	uint64_t draws;		 /* random draws so far (the generator's state) */
-	struct topk_bucket *b;	 /* depth * width, row-major */
-	struct topk_entry *heap; /* min-heap by count, n <= k */
+	uint64_t draws;	       /* random draws so far (the generator's state) */
+	struct hk_bucket *b;   /* depth * width, row-major */
+	struct hk_entry *heap; /* min-heap by count, n <= k */
 	size_t n;
 };
 
 /* Are these valid parameters? (k, width, depth >= 1, within the maxima,
  * width * depth <= TOPK_CELLS_MAX, 0 < decay <= 1.) */
-bool topk_params_ok(uint32_t k, uint32_t width, uint32_t depth, double decay);
+bool hk_params_ok(uint32_t k, uint32_t width, uint32_t depth, double decay);
 /* An empty sketch. 0, -EINVAL (bad parameters), -ENOMEM. */
-int topk_init(struct topk *t, uint32_t k, uint32_t width, uint32_t depth, double decay);
-void topk_release(struct topk *t);
+int hk_init(struct hk *t, uint32_t k, uint32_t width, uint32_t depth, double decay);
+void hk_release(struct hk *t);
 
 /* The fingerprint and the bucket of an item in row i (MurmurHash2, as
  * RedisBloom: fingerprint seed 1919, row i seed i). */
-uint32_t topk_fingerprint(const void *item, size_t len);
-uint32_t topk_bucket_of(const struct topk *t, const void *item, size_t len, uint32_t row);
+uint32_t hk_fingerprint(const void *item, size_t len);
+uint32_t hk_bucket_of(const struct hk *t, const void *item, size_t len, uint32_t row);
 
 /* TOPK.INCRBY of one item (TOPK.ADD is incr 1, 1..TOPK_INCR_MAX). When
  * the item enters a full heap it expels the smallest: *expelled (if not
  * NULL) then gets that item, which the caller frees, else NULL. 0,
  * -EINVAL (incr or length out of range), -ENOMEM. */
-int topk_incrby(struct topk *t, const void *item, size_t len, uint32_t incr, char **expelled,
-		size_t *elen);
+int hk_incrby(struct hk *t, const void *item, size_t len, uint32_t incr, char **expelled,
+	      size_t *elen);
 /* TOPK.QUERY: is the item in the heap? */
-bool topk_query(const struct topk *t, const void *item, size_t len);
+bool hk_query(const struct hk *t, const void *item, size_t len);
 /* TOPK.COUNT: the largest count of a bucket holding the item's fingerprint. */
-uint32_t topk_count(const struct topk *t, const void *item, size_t len);
+uint32_t hk_count(const struct hk *t, const void *item, size_t len);
 /* TOPK.LIST order: the heap entries by count, highest first (ties by
  * item bytes), borrowed from t. out must hold t->n pointers. */
-void topk_list(const struct topk *t, const struct topk_entry **out);
+void hk_list(const struct hk *t, const struct hk_entry **out);
 /* Is h[0..n) (counts) a valid min-heap? */
-bool topk_heap_ok(const struct topk_entry *h, size_t n);
+bool hk_heap_ok(const struct hk_entry *h, size_t n);
 /* Is the sketch untouched (no heap entry, every bucket empty)? */
-bool topk_is_empty(const struct topk *t);
+bool hk_is_empty(const struct hk *t);
 
 #endif

@@ -40,8 +40,8 @@ enum ts_agg {
 
 /* "avg", "sum", "std.p", ... (lower case); NULL / -1 when unknown (or
  * none). Parsing is case-insensitive. */
-const char *ts_agg_name(int a);
-int ts_agg_parse(const char *s, size_t n);
+const char *tsagg_name(int a);
+int tsagg_parse(const char *s, size_t n);
 
 #define TS_AUX_MAX 4
 /* A compaction rule (downstream record), with its running state. */
@@ -53,34 +53,34 @@ struct ts_rule {
 	double f[TS_AUX_MAX];
 };
 /* The state of a rule just created: latest 0, aux reset (Kvrocks). */
-void ts_rule_init(struct ts_rule *r, int agg, uint64_t bucket, uint64_t align);
+void tsagg_rule_init(struct ts_rule *r, int agg, uint64_t bucket, uint64_t align);
 /* Kvrocks's ResetAuxs: the state of an empty open bucket. */
-void ts_rule_reset(struct ts_rule *r);
+void tsagg_rule_reset(struct ts_rule *r);
 /* Is r's state the reset one (nothing folded, or a sum/count of 0)? */
-bool ts_rule_is_reset(const struct ts_rule *r);
+bool tsagg_rule_is_reset(const struct ts_rule *r);
 /* Fold samples into the open bucket (Kvrocks's AggregateLatestBucket). */
-void ts_rule_fold(struct ts_rule *r, const struct ts_sample *s, size_t n);
+void tsagg_rule_fold(struct ts_rule *r, const struct ts_sample *s, size_t n);
 /* The value of the open bucket from its state (non-empty). */
-double ts_rule_value(const struct ts_rule *r);
+double tsagg_rule_value(const struct ts_rule *r);
 
 /* Start / end of the aligned bucket holding ts (Kvrocks's
  * CalculateAlignedBucketLeft / Right; dur > 0). */
-uint64_t ts_bucket_left(uint64_t ts, uint64_t dur, uint64_t align);
-uint64_t ts_bucket_right(uint64_t ts, uint64_t dur, uint64_t align);
+uint64_t tsagg_bucket_left(uint64_t ts, uint64_t dur, uint64_t align);
+uint64_t tsagg_bucket_right(uint64_t ts, uint64_t dur, uint64_t align);
 /* The aggregate of n >= 1 samples in time order (Kvrocks's formulas:
  * var.p = (sum of squares - sum^2 / n) / n; var.s, std.s are 0 for n = 1). */
-double ts_aggregate(int agg, const struct ts_sample *s, size_t n);
+double tsagg_aggregate(int agg, const struct ts_sample *s, size_t n);
 
 /* Label filters of TS.MRANGE / TS.MGET ("a=b", "a!=b", "a=", "a!=",
- * "a=(x,y)", "a!=(x,y)"). Parse with ts_filter_parse (one expression
- * each call); ts_filter_check: at least one positive matcher "a=b" or
+ * "a=(x,y)", "a!=(x,y)"). Parse with tsagg_filter_parse (one expression
+ * each call); tsagg_filter_check: at least one positive matcher "a=b" or
  * "a=(..)", as RedisTimeSeries requires. */
-struct ts_filter;
-struct ts_filter *ts_filter_new(void);
-void ts_filter_free(struct ts_filter *f);
-int ts_filter_parse(struct ts_filter *f, const char *expr, size_t n); /* -EINVAL, -ENOMEM */
-int ts_filter_check(const struct ts_filter *f);			      /* -EINVAL */
+struct tsagg_filter;
+struct tsagg_filter *tsagg_filter_new(void);
+void tsagg_filter_free(struct tsagg_filter *f);
+int tsagg_filter_parse(struct tsagg_filter *f, const char *expr, size_t n); /* -EINVAL, -ENOMEM */
+int tsagg_filter_check(const struct tsagg_filter *f);			    /* -EINVAL */
 /* Do labels l[0..n) pass every matcher of f? */
-bool ts_filter_match(const struct ts_filter *f, const struct ts_label *l, size_t n);
+bool tsagg_filter_match(const struct tsagg_filter *f, const struct ts_label *l, size_t n);
 
 #endif

@@ -91,7 +91,8 @@ int stream_add(struct keyspace *ks, const struct ks_key *k, enum stream_add_mode
 
 /* XLEN: a missing key has 0 entries. */
 int stream_len(struct keyspace *ks, const struct ks_key *k, uint64_t *n);
-/* The stored counters (XINFO STREAM without the entries). -ENOENT. */
+/* The stored counters (XINFO STREAM without the entries): 0, -ENOENT,
+ * -KV_EWRONGTYPE, -EUCLEAN (logged: a short metadata tail), -EIO. */
 int stream_info(struct keyspace *ks, const struct ks_key *k, struct stream_info *out);
 /* The stored value of entry id into out (see stream_value_next).
  * -ENOENT if the key or entry is missing. */

@@ -38,12 +38,7 @@ static inline bool stream_id_in(const struct stream_id *id, const struct stream_
 	return false;
 }
 
-/* The metadata of stream k and its counters, for a read: 0, -ENOENT,
- * -KV_EWRONGTYPE, -EUCLEAN (logged: a short tail), -EIO. m->tail points
- * into raw. */
-int stream_meta_read(struct keyspace *ks, const struct ks_key *k, struct buf *raw,
-		     struct enc_meta *m, struct stream_info *i);
-/* The same under transaction t (*m is t's, see ks_txn_get); with
+/* stream_info under transaction t (*m is t's, see ks_txn_get); with
  * create, a missing stream is made (ks_txn_open), every counter 0. */
 int stream_meta_txn(struct ks_txn *t, const struct ks_key *k, bool create, struct enc_meta **m,
 		    struct stream_info *i);

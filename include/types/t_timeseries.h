@@ -148,10 +148,10 @@ typedef int (*ts_series_cb)(void *arg, const struct ts_series_result *r);
  * match f, in key order. The series are found by scanning the
  * namespace's metadata and the labels of each time series (kvfs writes
  * no Index CF). A non-zero cb return stops and is returned. */
-int ts_mrange(struct keyspace *ks, const char *ns, size_t nslen, const struct ts_filter *f,
+int ts_mrange(struct keyspace *ks, const char *ns, size_t nslen, const struct tsagg_filter *f,
 	      const struct ts_range_opt *o, bool reverse, ts_series_cb cb, void *arg);
 /* TS.MGET: the newest sample of each matching series (n = 0 if empty). */
-int ts_mget(struct keyspace *ks, const char *ns, size_t nslen, const struct ts_filter *f,
+int ts_mget(struct keyspace *ks, const char *ns, size_t nslen, const struct tsagg_filter *f,
 	    ts_series_cb cb, void *arg);
 
 /* TS.INFO. Labels and rules come from ts_labels / ts_rules. */

@@ -32,7 +32,7 @@ struct topk_item {
 
 /* TOPK.RESERVE key k [width depth decay]. A remembered empty collection
  * at k is replaced in the same batch. -EEXIST if k is live, -EINVAL for
- * bad parameters (topk_params_ok). */
+ * bad parameters (hk_params_ok). */
 int topk_reserve(struct keyspace *ks, const struct ks_key *k, const struct topk_params *p);
 /* Called for each item of an add, in order, with the item it expelled
  * from the heap (NULL/0: none), after the write succeeded. */
@@ -47,10 +47,10 @@ int topk_count_of(struct keyspace *ks, const struct ks_key *k, const void *item,
 		  uint32_t *count);
 /* TOPK.INFO. */
 int topk_info(struct keyspace *ks, const struct ks_key *k, struct topk_params *p);
-/* The whole state (TOPK.LIST is topk_list() of it): t is initialised
- * here; topk_release() it (on error it holds nothing, and releasing it
+/* The whole state (TOPK.LIST is hk_list() of it): t is initialised
+ * here; hk_release() it (on error it holds nothing, and releasing it
  * is harmless). */
-int topk_state(struct keyspace *ks, const struct ks_key *k, struct topk *t);
+int topk_state(struct keyspace *ks, const struct ks_key *k, struct hk *t);
 
 /* ---- The exact state, for the tree (docs/mapping.md) ------------------- */
 
@@ -59,11 +59,10 @@ int topk_set_params(struct keyspace *ks, const struct ks_key *k, const struct to
 /* Replace the heap by these n <= k entries in array order: a valid
  * min-heap of distinct items, each at most TOPK_ITEM_MAX bytes (-EINVAL
  * else; their fingerprints are recomputed). */
-int topk_set_heap(struct keyspace *ks, const struct ks_key *k, const struct topk_entry *h,
-		  size_t n);
+int topk_set_heap(struct keyspace *ks, const struct ks_key *k, const struct hk_entry *h, size_t n);
 /* Replace the buckets: depth * width of them, row-major (-EINVAL if rows
  * is not the key's depth * width). */
-int topk_set_buckets(struct keyspace *ks, const struct ks_key *k, const struct topk_bucket *b,
+int topk_set_buckets(struct keyspace *ks, const struct ks_key *k, const struct hk_bucket *b,
 		     size_t n);
 /* Replace the generator's draw counter. */
 int topk_set_draws(struct keyspace *ks, const struct ks_key *k, uint64_t draws);

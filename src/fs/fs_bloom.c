@@ -97,8 +97,8 @@ static int bloom_file(struct fs_ctx *c, uint32_t i, struct buf *name, uint64_t *
 		if (!rc)
 			rc = buf_add(name, CHAIN, strlen(CHAIN));
 	} else if (i - 1 < st.n_filters) {
-		*size = bloom_filter_bytes(
-		    bloom_filter_capacity(st.base_capacity, st.expansion, i - 1), st.error_rate);
+		*size = sbbf_filter_bytes(
+		    sbbf_filter_capacity(st.base_capacity, st.expansion, i - 1), st.error_rate);
 		rc = buf_printf(name, FILTER "%u", i - 1);
 	} else {
 		return 0;

@@ -203,7 +203,7 @@ int fs_ts_range_parse(const char *spec, size_t n, struct ts_range_opt *o, uint64
 		return -EINVAL;
 	}
 	while (!rc && seg(spec, n, &pos, &p, &pn)) {
-		int agg = ts_agg_parse(p, pn);
+		int agg = tsagg_parse(p, pn);
 		const char *eq = memchr(p, '=', pn);
 		const char *v = eq ? eq + 1 : NULL;
 		size_t vn = eq ? pn - (size_t)(v - p) : 0;
@@ -281,7 +281,7 @@ static int info_rule(void *arg, const char *dst, size_t dn, const struct ts_rule
 {
 	struct buf *out = arg;
 	return buf_printf(out, "rule %.*s %s %" PRIu64 " %" PRIu64 "\n", (int)dn, dst,
-			  ts_agg_name(r->agg), r->bucket, r->align);
+			  tsagg_name(r->agg), r->bucket, r->align);
 }
 
 static int view_make(struct fs_ctx *c, const char *name, size_t n, struct buf *out)
@@ -852,7 +852,7 @@ static bool ns_view_is_name(const char *name, size_t n)
 }
 
 /* Parse "F1,F2,..." (commas inside parentheses or quotes do not split). */
-static int filters_parse(const char *s, size_t n, struct ts_filter *f)
+static int filters_parse(const char *s, size_t n, struct tsagg_filter *f)
 {
 	size_t start = 0;
 	int depth = 0, rc = 0;
@@ -865,11 +865,11 @@ static int filters_parse(const char *s, size_t n, struct ts_filter *f)
 		else if (i < n && !q && s[i] == ')' && depth > 0)
 			depth--;
 		if (i == n || (!q && !depth && s[i] == ',')) {
-			rc = ts_filter_parse(f, s + start, i - start);
+			rc = tsagg_filter_parse(f, s + start, i - start);
 			start = i + 1;
 		}
 	}
-	return rc ? rc : ts_filter_check(f);
+	return rc ? rc : tsagg_filter_check(f);
 }
 
 static int ns_line(void *arg, const struct ts_series_result *r)
@@ -890,7 +890,7 @@ static int ns_view_load(struct fs *fs, const struct ks_key *k, struct buf *out)
 {
 	const char *name = k->key, *q = memchr(k->key, '?', k->klen);
 	size_t n = k->klen;
-	struct ts_filter *f = ts_filter_new();
+	struct tsagg_filter *f = tsagg_filter_new();
 	struct ts_range_opt o;
 	uint64_t *fts = NULL;
 	int rc = f ? 0 : -ENOMEM;
@@ -912,7 +912,7 @@ static int ns_view_load(struct fs *fs, const struct ks_key *k, struct buf *out)
 			rc = ts_mrange(fs->ks, k->ns, k->nslen, f, &o, rev, ns_line, out);
 	}
 	free(fts);
-	ts_filter_free(f);
+	tsagg_filter_free(f);
 	return rc;
 }
 

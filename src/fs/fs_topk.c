@@ -32,7 +32,7 @@
 
 enum part { PART_BUCKETS, PART_HEAP, PART_RNG };
 
-static bool buckets_empty(const struct topk *t)
+static bool buckets_empty(const struct hk *t)
 {
 	for (size_t i = 0; i < (size_t)t->width * t->depth; i++)
 		if (t->b[i].fp || t->b[i].count)
@@ -42,14 +42,14 @@ static bool buckets_empty(const struct topk *t)
 
 static int part_render(struct fs_ctx *c, int p, struct buf *o, bool *listed)
 {
-	struct topk t;
+	struct hk t;
 	int rc = topk_state(c->fs->ks, &c->k, &t);
 	buf_reset(o);
 	if (!rc && p == PART_BUCKETS) {
 		*listed = !buckets_empty(&t);
 		for (uint32_t r = 0; r < t.depth && !rc; r++) {
 			for (uint32_t col = 0; col < t.width && !rc; col++) {
-				const struct topk_bucket *b = &t.b[(size_t)r * t.width + col];
+				const struct hk_bucket *b = &t.b[(size_t)r * t.width + col];
 				rc = buf_printf(o, "%s%08" PRIx32 ":%" PRIu32, col ? " " : "",
 						b->fp, b->count);
 			}
@@ -69,7 +69,7 @@ static int part_render(struct fs_ctx *c, int p, struct buf *o, bool *listed)
 		*listed = t.draws > 0;
 		rc = buf_printf(o, "%" PRIu64 "\n", t.draws);
 	}
-	topk_release(&t);
+	hk_release(&t);
 	return rc;
 }
 
@@ -81,7 +81,7 @@ static int tk_file_load(struct fs_ctx *c, int idx, struct buf *out)
 }
 
 /* One row: exactly `width` entries FP:COUNT (b NULL: any number, not kept). */
-static int bucket_line(const char *line, size_t len, struct topk_bucket *b, uint32_t width,
+static int bucket_line(const char *line, size_t len, struct hk_bucket *b, uint32_t width,
 		       size_t row)
 {
 	size_t col = 0, i = 0;
@@ -102,7 +102,7 @@ static int bucket_line(const char *line, size_t len, struct topk_bucket *b, uint
 			return -EINVAL;
 		}
 		if (b)
-			b[col] = (struct topk_bucket){fp, (uint32_t)cnt};
+			b[col] = (struct hk_bucket){fp, (uint32_t)cnt};
 		col++;
 		i = e + 1;
 	}
@@ -116,7 +116,7 @@ static int bucket_line(const char *line, size_t len, struct topk_bucket *b, uint
 static int store_buckets(struct fs_ctx *c, const char *d, size_t dn)
 {
 	struct topk_params p = {1, 1, 1, 1};
-	struct topk_bucket *b = NULL;
+	struct hk_bucket *b = NULL;
 	struct iovec *rows;
 	size_t nrows;
 	int rc = c ? topk_info(c->fs->ks, &c->k, &p) : 0;
@@ -156,7 +156,7 @@ static int store_heap(struct fs_ctx *c, const char *d, size_t dn)
 	int rc = fs_sketch_lines(d, dn, &lines, &nl);
 	if (rc)
 		return rc;
-	struct topk_entry *h = calloc(nl ? nl : 1, sizeof(*h));
+	struct hk_entry *h = calloc(nl ? nl : 1, sizeof(*h));
 	if (!h)
 		rc = -ENOMEM;
 	for (size_t i = 0; i < nl && !rc; i++) {
@@ -178,7 +178,7 @@ static int store_heap(struct fs_ctx *c, const char *d, size_t dn)
 			break;
 		}
 		memcpy(copy, item.data, item.len);
-		h[n++] = (struct topk_entry){(uint32_t)count, 0, copy, item.len};
+		h[n++] = (struct hk_entry){(uint32_t)count, 0, copy, item.len};
 	}
 	if (!rc && c)
 		rc = topk_set_heap(c->fs->ks, &c->k, h, n);
@@ -206,7 +206,7 @@ static int clear_buckets(struct fs_ctx *c)
 {
 	struct topk_params p;
 	int rc = topk_info(c->fs->ks, &c->k, &p);
-	struct topk_bucket *b = rc ? NULL : calloc((size_t)p.width * p.depth, sizeof(*b));
+	struct hk_bucket *b = rc ? NULL : calloc((size_t)p.width * p.depth, sizeof(*b));
 	if (!rc && !b)
 		rc = -ENOMEM;
 	if (!rc)
@@ -231,7 +231,7 @@ enum tview { V_INFO, V_LIST, V_QUERY, V_COUNT };
 
 static int view(struct fs_ctx *c, enum tview v, const char *arg, size_t an, struct buf *o)
 {
-	struct topk t;
+	struct hk t;
 	int rc = topk_state(c->fs->ks, &c->k, &t);
 	if (rc)
 		goto out;
@@ -240,12 +240,12 @@ static int view(struct fs_ctx *c, enum tview v, const char *arg, size_t an, stru
 		    buf_printf(o, "k %" PRIu32 "\nwidth %" PRIu32 "\ndepth %" PRIu32 "\ndecay %g\n",
 			       t.k, t.width, t.depth, t.decay);
 	} else if (v == V_LIST) {
-		const struct topk_entry **l = malloc((t.n ? t.n : 1) * sizeof(*l));
+		const struct hk_entry **l = malloc((t.n ? t.n : 1) * sizeof(*l));
 		if (!l) {
 			rc = -ENOMEM;
 			goto out;
 		}
-		topk_list(&t, l);
+		hk_list(&t, l);
 		for (size_t i = 0; i < t.n && !rc; i++) {
 			rc = buf_add_escaped(o, l[i]->item, l[i]->len);
 			if (!rc)
@@ -253,12 +253,12 @@ static int view(struct fs_ctx *c, enum tview v, const char *arg, size_t an, stru
 		}
 		free(l);
 	} else if (v == V_QUERY) {
-		rc = buf_printf(o, "%d\n", topk_query(&t, arg, an) ? 1 : 0);
+		rc = buf_printf(o, "%d\n", hk_query(&t, arg, an) ? 1 : 0);
 	} else {
-		rc = buf_printf(o, "%" PRIu32 "\n", topk_count(&t, arg, an));
+		rc = buf_printf(o, "%" PRIu32 "\n", hk_count(&t, arg, an));
 	}
 out:
-	topk_release(&t);
+	hk_release(&t);
 	return rc;
 }
 
@@ -344,11 +344,11 @@ FS_SKETCH_SHAPE_FUNCS(tk_sketch)
 
 static int tk_is_blank(struct fs_ctx *c)
 {
-	struct topk t;
+	struct hk t;
 	int rc = topk_state(c->fs->ks, &c->k, &t);
 	if (!rc)
 		rc = t.n == 0 && t.draws == 0 && buckets_empty(&t);
-	topk_release(&t);
+	hk_release(&t);
 	return rc;
 }
 

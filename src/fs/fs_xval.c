@@ -116,7 +116,7 @@ int fs_xval_ts_rule(const char *v, size_t n, struct ts_rule *r)
 	     t = strtok_r(NULL, " \t\n", &save), i++) {
 		size_t tn = strlen(t);
 		if (i == 0) {
-			r->agg = ts_agg_parse(t, tn);
+			r->agg = tsagg_parse(t, tn);
 			rc = r->agg > 0 ? 0 : -EINVAL;
 		} else if (i == 1) {
 			rc = parse_u64(t, tn, &r->bucket) || r->bucket == 0 ? -EINVAL : 0;
@@ -142,7 +142,7 @@ int fs_xval_ts_rule(const char *v, size_t n, struct ts_rule *r)
 		rc = -EINVAL;
 	if (!rc) {
 		struct ts_rule z;
-		ts_rule_init(&z, r->agg, r->bucket, r->align);
+		tsagg_rule_init(&z, r->agg, r->bucket, r->align);
 		if (state && (nu != z.nu || nf != z.nf))
 			rc = -EINVAL;
 		if (!rc && state) {
@@ -164,7 +164,7 @@ int fs_xval_ts_rule(const char *v, size_t n, struct ts_rule *r)
 int fs_xval_ts_rule_text(struct buf *out, const struct ts_rule *r)
 {
 	char v[40];
-	int rc = buf_printf(out, "%s %llu %llu latest=%llu", ts_agg_name(r->agg),
+	int rc = buf_printf(out, "%s %llu %llu latest=%llu", tsagg_name(r->agg),
 			    (unsigned long long)r->bucket, (unsigned long long)r->align,
 			    (unsigned long long)r->latest);
 	for (int i = 0; i < r->nu && !rc; i++)
@@ -251,7 +251,7 @@ int fs_xval_topk(const char *param, const char *v, size_t n, struct topk_params 
 			rc = -EINVAL;
 		*field = (uint32_t)u;
 	}
-	if (rc || !topk_params_ok(p->k, p->width, p->depth, p->decay)) {
+	if (rc || !hk_params_ok(p->k, p->width, p->depth, p->decay)) {
 		LOG_ERR("user.kvfs.topk.%s: '%.*s' is out of range (k 1..%d, width 1..%u, depth "
 			"1..%d, width x depth up to %u, decay in (0, 1])",
 			param, (int)n, v, TOPK_K_MAX, TOPK_WIDTH_MAX, TOPK_DEPTH_MAX,

@@ -844,3 +844,19 @@ void ks_sub_iter_free(struct ks_sub_iter *it)
 	buf_release(&it->name);
 	free(it);
 }
+
+int ks_meta_copy(struct keyspace *ks, const struct ks_key *k, enum kv_type want, struct enc_meta *m,
+		 void *tail, size_t cap)
+{
+	struct store_value *v;
+	int rc = ks_meta_pin(ks, k, want, &v, m);
+	if (rc)
+		return rc;
+	if (m->tail_len > cap)
+		m->tail_len = cap;
+	if (m->tail_len)
+		memcpy(tail, m->tail, m->tail_len);
+	m->tail = tail;
+	store_value_free(v);
+	return 0;
+}

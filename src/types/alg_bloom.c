@@ -12,14 +12,14 @@
 static const uint32_t SALT[8] = {0x47b6137bU, 0x44974d91U, 0x8824ad5bU, 0xa2b7289dU,
 				 0x705495c7U, 0x2df1424bU, 0x9efc4947U, 0x5c6bfb31U};
 
-uint64_t bloom_hash(const void *item, size_t len)
+uint64_t sbbf_hash(const void *item, size_t len)
 {
 	return hash_xxh64(item, len, 0);
 }
 
-uint32_t bloom_filter_bytes(uint32_t capacity, double fpp)
+uint32_t sbbf_filter_bytes(uint32_t capacity, double fpp)
 {
-	const uint64_t max_bits = (uint64_t)BLOOM_MAX_BYTES * 8, min_bits = BLOOM_MIN_BYTES * 8;
+	const uint64_t max_bits = (uint64_t)SBBF_MAX_BYTES * 8, min_bits = SBBF_MIN_BYTES * 8;
 	double m = -8.0 * capacity / log(1 - pow(fpp, 1.0 / 8));
 	uint64_t bits = (m < 0 || m > (double)max_bits) ? max_bits : (uint64_t)m;
 	if (bits < min_bits)
@@ -32,13 +32,13 @@ uint32_t bloom_filter_bytes(uint32_t capacity, double fpp)
 	return (uint32_t)(p / 8);
 }
 
-uint32_t bloom_filter_capacity(uint32_t base, uint16_t expansion, uint32_t i)
+uint32_t sbbf_filter_capacity(uint32_t base, uint16_t expansion, uint32_t i)
 {
 	double c = base * pow(expansion ? expansion : 1, i);
 	return c >= (double)UINT32_MAX ? UINT32_MAX : (uint32_t)c;
 }
 
-uint64_t bloom_chain_capacity(uint32_t base, uint16_t expansion, uint32_t n)
+uint64_t sbbf_chain_capacity(uint32_t base, uint16_t expansion, uint32_t n)
 {
 	if (expansion == 0)
 		return base;
@@ -48,12 +48,12 @@ uint64_t bloom_chain_capacity(uint32_t base, uint16_t expansion, uint32_t n)
 	return c >= 1.8e19 ? UINT64_MAX : (uint64_t)c;
 }
 
-uint32_t bloom_block_of(uint64_t h, uint32_t bytes)
+uint32_t sbbf_block_of(uint64_t h, uint32_t bytes)
 {
-	return (uint32_t)(((h >> 32) * (bytes / BLOOM_BLOCK_BYTES)) >> 32);
+	return (uint32_t)(((h >> 32) * (bytes / SBBF_BLOCK_BYTES)) >> 32);
 }
 
-void bloom_bits_of(uint64_t h, uint8_t bits[8])
+void sbbf_bits_of(uint64_t h, uint8_t bits[8])
 {
 	uint32_t key = (uint32_t)h;
 	for (int i = 0; i < 8; i++)
@@ -65,23 +65,23 @@ static uint32_t get_le32(const uint8_t *p)
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-bool bloom_find(const uint8_t *filter, uint32_t bytes, uint64_t h)
+bool sbbf_find(const uint8_t *filter, uint32_t bytes, uint64_t h)
 {
-	const uint8_t *block = filter + (size_t)bloom_block_of(h, bytes) * BLOOM_BLOCK_BYTES;
+	const uint8_t *block = filter + (size_t)sbbf_block_of(h, bytes) * SBBF_BLOCK_BYTES;
 	uint8_t bits[8];
-	bloom_bits_of(h, bits);
+	sbbf_bits_of(h, bits);
 	for (int i = 0; i < 8; i++)
 		if (!(get_le32(block + 4 * i) & (1U << bits[i])))
 			return false;
 	return true;
 }
 
-bool bloom_insert(uint8_t *filter, uint32_t bytes, uint64_t h)
+bool sbbf_insert(uint8_t *filter, uint32_t bytes, uint64_t h)
 {
-	uint8_t *block = filter + (size_t)bloom_block_of(h, bytes) * BLOOM_BLOCK_BYTES;
+	uint8_t *block = filter + (size_t)sbbf_block_of(h, bytes) * SBBF_BLOCK_BYTES;
 	uint8_t bits[8];
 	bool changed = false;
-	bloom_bits_of(h, bits);
+	sbbf_bits_of(h, bits);
 	for (int i = 0; i < 8; i++) {
 		/* Bit b of a little-endian word is bit b % 8 of byte b / 8. */
 		uint8_t *p = block + 4 * i + bits[i] / 8, mask = (uint8_t)(1u << (bits[i] % 8));

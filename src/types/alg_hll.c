@@ -7,7 +7,7 @@
 
 #include <math.h>
 
-uint64_t hll_murmur64a(const void *key, size_t len, uint32_t seed)
+uint64_t hll_dense_murmur64a(const void *key, size_t len, uint32_t seed)
 {
 	const uint64_t m = 0xc6a4a7935bd1e995ULL;
 	const int r = 47;
@@ -27,32 +27,21 @@ uint64_t hll_murmur64a(const void *key, size_t len, uint32_t seed)
 		h *= m;
 		data += 8;
 	}
-	switch (len & 7) {
-	case 7:
-		h ^= (uint64_t)data[6] << 48; /* fall through */
-	case 6:
-		h ^= (uint64_t)data[5] << 40; /* fall through */
-	case 5:
-		h ^= (uint64_t)data[4] << 32; /* fall through */
-	case 4:
-		h ^= (uint64_t)data[3] << 24; /* fall through */
-	case 3:
-		h ^= (uint64_t)data[2] << 16; /* fall through */
-	case 2:
-		h ^= (uint64_t)data[1] << 8; /* fall through */
-	case 1:
-		h ^= (uint64_t)data[0];
+	/* The 1 to 7 bytes left, little-endian (the reference's falling
+	 * switch). */
+	for (size_t i = 0; i < (len & 7); i++)
+		h ^= (uint64_t)data[i] << (8 * i);
+	if (len & 7)
 		h *= m;
-	}
 	h ^= h >> r;
 	h *= m;
 	h ^= h >> r;
 	return h;
 }
 
-void hll_pat_len(const void *item, size_t len, uint32_t *index, uint8_t *value)
+void hll_dense_pat_len(const void *item, size_t len, uint32_t *index, uint8_t *value)
 {
-	uint64_t hash = hll_murmur64a(item, len, HLL_SEED);
+	uint64_t hash = hll_dense_murmur64a(item, len, HLL_SEED);
 	*index = (uint32_t)(hash & (HLL_REGISTERS - 1));
 	hash >>= HLL_P;
 	hash |= (uint64_t)1 << HLL_Q; /* the loop ends by bit Q at the latest */
@@ -89,7 +78,7 @@ int hll_dense_add(uint8_t *regs, const void *item, size_t len)
 {
 	uint32_t index;
 	uint8_t v;
-	hll_pat_len(item, len, &index, &v);
+	hll_dense_pat_len(item, len, &index, &v);
 	if (hll_dense_get(regs, index) >= v)
 		return 0;
 	hll_dense_set(regs, index, v);

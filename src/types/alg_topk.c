@@ -58,7 +58,7 @@ static uint32_t murmur2(const void *key, size_t len, uint32_t seed)
 }
 
 /* splitmix64 of the draw counter: a uniform double in [0, 1). */
-static double draw(struct topk *t)
+static double draw(struct hk *t)
 {
 	uint64_t z = (t->draws++ + 1) * 0x9e3779b97f4a7c15ull;
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -67,17 +67,17 @@ static double draw(struct topk *t)
 	return (double)(z >> 11) * 0x1p-53;
 }
 
-bool topk_params_ok(uint32_t k, uint32_t width, uint32_t depth, double decay)
+bool hk_params_ok(uint32_t k, uint32_t width, uint32_t depth, double decay)
 {
 	return k >= 1 && k <= TOPK_K_MAX && width >= 1 && width <= TOPK_WIDTH_MAX && depth >= 1 &&
 	       depth <= TOPK_DEPTH_MAX && (uint64_t)width * depth <= TOPK_CELLS_MAX && decay > 0 &&
 	       decay <= 1;
 }
 
-int topk_init(struct topk *t, uint32_t k, uint32_t width, uint32_t depth, double decay)
+int hk_init(struct hk *t, uint32_t k, uint32_t width, uint32_t depth, double decay)
 {
 	memset(t, 0, sizeof(*t));
-	if (!topk_params_ok(k, width, depth, decay))
+	if (!hk_params_ok(k, width, depth, decay))
 		return -EINVAL;
 	t->k = k;
 	t->width = width;
@@ -86,13 +86,13 @@ int topk_init(struct topk *t, uint32_t k, uint32_t width, uint32_t depth, double
 	t->b = calloc((size_t)width * depth, sizeof(*t->b));
 	t->heap = calloc(k, sizeof(*t->heap));
 	if (!t->b || !t->heap) {
-		topk_release(t);
+		hk_release(t);
 		return -ENOMEM;
 	}
 	return 0;
 }
 
-void topk_release(struct topk *t)
+void hk_release(struct hk *t)
 {
 	for (size_t i = 0; i < t->n; i++)
 		free(t->heap[i].item);
@@ -103,29 +103,29 @@ void topk_release(struct topk *t)
 	t->n = 0;
 }
 
-uint32_t topk_fingerprint(const void *item, size_t len)
+uint32_t hk_fingerprint(const void *item, size_t len)
 {
 	return murmur2(item, len, TOPK_FP_SEED);
 }
 
-uint32_t topk_bucket_of(const struct topk *t, const void *item, size_t len, uint32_t row)
+uint32_t hk_bucket_of(const struct hk *t, const void *item, size_t len, uint32_t row)
 {
 	return murmur2(item, len, row) % t->width;
 }
 
-static double decay_chance(const struct topk *t, uint32_t count)
+static double decay_chance(const struct hk *t, uint32_t count)
 {
 	return count < DECAY_TABLE ? pow(t->decay, count) : pow(t->decay, (double)count);
 }
 
-static void heap_swap(struct topk_entry *h, size_t a, size_t b)
+static void heap_swap(struct hk_entry *h, size_t a, size_t b)
 {
-	struct topk_entry x = h[a];
+	struct hk_entry x = h[a];
 	h[a] = h[b];
 	h[b] = x;
 }
 
-static void heap_down(struct topk_entry *h, size_t n, size_t i)
+static void heap_down(struct hk_entry *h, size_t n, size_t i)
 {
 	for (;;) {
 		size_t l = 2 * i + 1, r = l + 1, s = i;
@@ -140,7 +140,7 @@ static void heap_down(struct topk_entry *h, size_t n, size_t i)
 	}
 }
 
-static void heap_up(struct topk_entry *h, size_t i)
+static void heap_up(struct hk_entry *h, size_t i)
 {
 	while (i > 0) {
 		size_t p = (i - 1) / 2;
@@ -151,7 +151,7 @@ static void heap_up(struct topk_entry *h, size_t i)
 	}
 }
 
-bool topk_heap_ok(const struct topk_entry *h, size_t n)
+bool hk_heap_ok(const struct hk_entry *h, size_t n)
 {
 	for (size_t i = 1; i < n; i++)
 		if (h[(i - 1) / 2].count > h[i].count)
@@ -159,10 +159,10 @@ bool topk_heap_ok(const struct topk_entry *h, size_t n)
 	return true;
 }
 
-static struct topk_entry *heap_find(const struct topk *t, uint32_t fp, const void *item, size_t len)
+static struct hk_entry *heap_find(const struct hk *t, uint32_t fp, const void *item, size_t len)
 {
 	for (size_t i = 0; i < t->n; i++) {
-		const struct topk_entry *e = &t->heap[i];
+		const struct hk_entry *e = &t->heap[i];
 		if (e->fp == fp && e->len == len && memcmp(e->item, item, len) == 0)
 			return &t->heap[i];
 	}
@@ -174,22 +174,22 @@ static uint32_t sat_add(uint32_t a, uint32_t b)
 	return a > UINT32_MAX - b ? UINT32_MAX : a + b;
 }
 
-int topk_incrby(struct topk *t, const void *item, size_t len, uint32_t incr, char **expelled,
-		size_t *elen)
+int hk_incrby(struct hk *t, const void *item, size_t len, uint32_t incr, char **expelled,
+	      size_t *elen)
 {
 	if (expelled)
 		*expelled = NULL;
 	if (incr < 1 || incr > TOPK_INCR_MAX || len > TOPK_ITEM_MAX)
 		return -EINVAL;
-	uint32_t fp = topk_fingerprint(item, len), max = 0;
-	struct topk_entry *e = heap_find(t, fp, item, len);
+	uint32_t fp = hk_fingerprint(item, len), max = 0;
+	struct hk_entry *e = heap_find(t, fp, item, len);
 	char *copy = NULL;
 	if (!e && !(copy = malloc(len ? len : 1)))
 		return -ENOMEM;
 
 	for (uint32_t row = 0; row < t->depth; row++) {
-		struct topk_bucket *b =
-		    &t->b[(size_t)row * t->width + topk_bucket_of(t, item, len, row)];
+		struct hk_bucket *b =
+		    &t->b[(size_t)row * t->width + hk_bucket_of(t, item, len, row)];
 		if (b->count == 0) {
 			b->fp = fp;
 			b->count = incr;
@@ -225,7 +225,7 @@ int topk_incrby(struct topk *t, const void *item, size_t len, uint32_t incr, cha
 	}
 	if (len)
 		memcpy(copy, item, len);
-	struct topk_entry ne = {max, fp, copy, len};
+	struct hk_entry ne = {max, fp, copy, len};
 	if (t->n < t->k) {
 		t->heap[t->n] = ne;
 		heap_up(t->heap, t->n++);
@@ -242,17 +242,17 @@ int topk_incrby(struct topk *t, const void *item, size_t len, uint32_t incr, cha
 	return 0;
 }
 
-bool topk_query(const struct topk *t, const void *item, size_t len)
+bool hk_query(const struct hk *t, const void *item, size_t len)
 {
-	return heap_find(t, topk_fingerprint(item, len), item, len) != NULL;
+	return heap_find(t, hk_fingerprint(item, len), item, len) != NULL;
 }
 
-uint32_t topk_count(const struct topk *t, const void *item, size_t len)
+uint32_t hk_count(const struct hk *t, const void *item, size_t len)
 {
-	uint32_t fp = topk_fingerprint(item, len), max = 0;
+	uint32_t fp = hk_fingerprint(item, len), max = 0;
 	for (uint32_t row = 0; row < t->depth; row++) {
-		const struct topk_bucket *b =
-		    &t->b[(size_t)row * t->width + topk_bucket_of(t, item, len, row)];
+		const struct hk_bucket *b =
+		    &t->b[(size_t)row * t->width + hk_bucket_of(t, item, len, row)];
 		if (b->fp == fp && b->count > max)
 			max = b->count;
 	}
@@ -261,21 +261,21 @@ uint32_t topk_count(const struct topk *t, const void *item, size_t len)
 
 static int cmp_list(const void *a, const void *b)
 {
-	const struct topk_entry *x = *(const struct topk_entry *const *)a;
-	const struct topk_entry *y = *(const struct topk_entry *const *)b;
+	const struct hk_entry *x = *(const struct hk_entry *const *)a;
+	const struct hk_entry *y = *(const struct hk_entry *const *)b;
 	if (x->count != y->count)
 		return x->count > y->count ? -1 : 1;
 	return bytes_cmp(x->item, x->len, y->item, y->len);
 }
 
-void topk_list(const struct topk *t, const struct topk_entry **out)
+void hk_list(const struct hk *t, const struct hk_entry **out)
 {
 	for (size_t i = 0; i < t->n; i++)
 		out[i] = &t->heap[i];
 	qsort(out, t->n, sizeof(*out), cmp_list);
 }
 
-bool topk_is_empty(const struct topk *t)
+bool hk_is_empty(const struct hk *t)
 {
 	if (t->n)
 		return false;

@@ -22,12 +22,12 @@ static uint64_t dbits(double d)
 static const char *const agg_names[] = {"none", "sum",	 "min",	  "max",   "count", "first", "last",
 					"avg",	"range", "std.p", "std.s", "var.p", "var.s"};
 
-const char *ts_agg_name(int a)
+const char *tsagg_name(int a)
 {
 	return a > 0 && a <= TS_AGG_VAR_S ? agg_names[a] : NULL;
 }
 
-int ts_agg_parse(const char *s, size_t n)
+int tsagg_parse(const char *s, size_t n)
 {
 	for (int i = 1; i <= TS_AGG_VAR_S; i++)
 		if (strlen(agg_names[i]) == n && strncasecmp(s, agg_names[i], n) == 0)
@@ -36,7 +36,7 @@ int ts_agg_parse(const char *s, size_t n)
 }
 
 /* Kvrocks's ResetAuxs. */
-void ts_rule_reset(struct ts_rule *r)
+void tsagg_rule_reset(struct ts_rule *r)
 {
 	r->nu = r->nf = 0;
 	switch (r->agg) {
@@ -74,19 +74,19 @@ void ts_rule_reset(struct ts_rule *r)
 	}
 }
 
-void ts_rule_init(struct ts_rule *r, int agg, uint64_t bucket, uint64_t align)
+void tsagg_rule_init(struct ts_rule *r, int agg, uint64_t bucket, uint64_t align)
 {
 	memset(r, 0, sizeof(*r));
 	r->agg = agg;
 	r->bucket = bucket;
 	r->align = align;
-	ts_rule_reset(r);
+	tsagg_rule_reset(r);
 }
 
-bool ts_rule_is_reset(const struct ts_rule *r)
+bool tsagg_rule_is_reset(const struct ts_rule *r)
 {
 	struct ts_rule z;
-	ts_rule_init(&z, r->agg, r->bucket, r->align);
+	tsagg_rule_init(&z, r->agg, r->bucket, r->align);
 	if (z.nu != r->nu || z.nf != r->nf)
 		return false;
 	for (int i = 0; i < z.nu; i++)
@@ -99,7 +99,7 @@ bool ts_rule_is_reset(const struct ts_rule *r)
 }
 
 /* Kvrocks's CalculateAlignedBucketLeft / Right. */
-uint64_t ts_bucket_left(uint64_t ts, uint64_t dur, uint64_t align)
+uint64_t tsagg_bucket_left(uint64_t ts, uint64_t dur, uint64_t align)
 {
 	if (ts >= align)
 		return align + (ts - align) / dur * dur;
@@ -107,7 +107,7 @@ uint64_t ts_bucket_left(uint64_t ts, uint64_t dur, uint64_t align)
 	return m0 <= align / dur ? align - m0 * dur : 0;
 }
 
-uint64_t ts_bucket_right(uint64_t ts, uint64_t dur, uint64_t align)
+uint64_t tsagg_bucket_right(uint64_t ts, uint64_t dur, uint64_t align)
 {
 	if (ts < align)
 		return align - (align - ts) / dur * dur;
@@ -116,7 +116,7 @@ uint64_t ts_bucket_right(uint64_t ts, uint64_t dur, uint64_t align)
 }
 
 /* The value of one bucket's samples (non-empty). */
-double ts_aggregate(int agg, const struct ts_sample *s, size_t n)
+double tsagg_aggregate(int agg, const struct ts_sample *s, size_t n)
 {
 	double sum = 0, sq = 0, mn = s[0].v, mx = s[0].v, var;
 	for (size_t i = 0; i < n; i++) {
@@ -155,7 +155,7 @@ double ts_aggregate(int agg, const struct ts_sample *s, size_t n)
 }
 
 /* Kvrocks's AggregateLatestBucket: fold samples into the open bucket. */
-void ts_rule_fold(struct ts_rule *r, const struct ts_sample *s, size_t n)
+void tsagg_rule_fold(struct ts_rule *r, const struct ts_sample *s, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		double v = s[i].v;
@@ -206,7 +206,7 @@ void ts_rule_fold(struct ts_rule *r, const struct ts_sample *s, size_t n)
 }
 
 /* The closed bucket's value from the state (Kvrocks's AggregateMultiBuckets). */
-double ts_rule_value(const struct ts_rule *r)
+double tsagg_rule_value(const struct ts_rule *r)
 {
 	double dn, v;
 	switch (r->agg) {
@@ -239,17 +239,17 @@ struct matcher {
 	size_t nvals;
 };
 
-struct ts_filter {
+struct tsagg_filter {
 	struct matcher *m;
 	size_t n;
 };
 
-struct ts_filter *ts_filter_new(void)
+struct tsagg_filter *tsagg_filter_new(void)
 {
-	return calloc(1, sizeof(struct ts_filter));
+	return calloc(1, sizeof(struct tsagg_filter));
 }
 
-void ts_filter_free(struct ts_filter *f)
+void tsagg_filter_free(struct tsagg_filter *f)
 {
 	if (!f)
 		return;
@@ -296,7 +296,7 @@ static int add_val(struct matcher *m, const char *s, size_t n)
 	return buf_set(&m->vals[m->nvals++], s, n);
 }
 
-int ts_filter_parse(struct ts_filter *f, const char *e, size_t n)
+int tsagg_filter_parse(struct tsagg_filter *f, const char *e, size_t n)
 {
 	size_t op = n, oplen = 0;
 	char q = 0;
@@ -363,7 +363,7 @@ int ts_filter_parse(struct ts_filter *f, const char *e, size_t n)
 	return rc;
 }
 
-int ts_filter_check(const struct ts_filter *f)
+int tsagg_filter_check(const struct tsagg_filter *f)
 {
 	for (size_t i = 0; f && i < f->n; i++)
 		if (!f->m[i].neg && f->m[i].nvals)
@@ -372,7 +372,7 @@ int ts_filter_check(const struct ts_filter *f)
 	return -EINVAL;
 }
 
-bool ts_filter_match(const struct ts_filter *f, const struct ts_label *l, size_t n)
+bool tsagg_filter_match(const struct tsagg_filter *f, const struct ts_label *l, size_t n)
 {
 	for (size_t i = 0; i < f->n; i++) {
 		const struct matcher *m = &f->m[i];

@@ -8,7 +8,7 @@
  *   default CF   ns|key_len u32|key|version u64|i u16 BE -> filter i
  *
  * Filter i holds capacity base_capacity * expansion^i at error_rate; its
- * size is bloom_filter_bytes() of that. An add checks every filter
+ * size is sbbf_filter_bytes() of that. An add checks every filter
  * (newest first), appends a filter when the chain's capacity is reached
  * (a non-scaling chain is full instead) and inserts into the last one.
  * Every mutation is one transaction (ks_txn.h): one batch under the key's lock.
@@ -27,7 +27,7 @@
 
 uint64_t bloom_state_capacity(const struct bloom_state *st)
 {
-	return bloom_chain_capacity(st->base_capacity, st->expansion, st->n_filters);
+	return sbbf_chain_capacity(st->base_capacity, st->expansion, st->n_filters);
 }
 
 int bloom_check_params(uint32_t capacity, double error_rate, const char *what)
@@ -47,17 +47,8 @@ int bloom_check_params(uint32_t capacity, double error_rate, const char *what)
 
 static uint32_t filter_bytes(const struct bloom_state *st, uint32_t i)
 {
-	return bloom_filter_bytes(bloom_filter_capacity(st->base_capacity, st->expansion, i),
-				  st->error_rate);
-}
-
-static int filter_key(struct keyspace *ks, const struct ks_key *k, uint64_t version, uint32_t i,
-		      struct buf *out)
-{
-	uint8_t sub[2];
-	put_be16(sub, (uint16_t)i);
-	buf_reset(out);
-	return ks_sub_key(ks, k, version, sub, sizeof(sub), out);
+	return sbbf_filter_bytes(sbbf_filter_capacity(st->base_capacity, st->expansion, i),
+				 st->error_rate);
 }
 
 /* Stage filter i of k (NULL: delete it) in t. */
@@ -118,22 +109,17 @@ static int meta_state(const struct ks_key *k, const struct enc_meta *m, struct b
 	return rc ? rc : chain_check(k, st);
 }
 
-/* Metadata of a bloom key, its parameters checked but not its chain
- * (see meta_get): 0, -ENOENT, -KV_EWRONGTYPE, -EUCLEAN. */
-static int meta_read(struct keyspace *ks, const struct ks_key *k, struct buf *raw,
-		     struct enc_meta *m, struct bloom_state *st)
+/* Metadata of a bloom key (m->tail points into tail) and its state:
+ * with chain, its chain checked against bloom_bytes (meta_state), else
+ * its parameters only (state_decode). 0, -ENOENT, -KV_EWRONGTYPE,
+ * -EUCLEAN. */
+static int meta_read(struct keyspace *ks, const struct ks_key *k, bool chain, struct enc_meta *m,
+		     uint8_t tail[TAIL_LEN], struct bloom_state *st)
 {
-	int rc = ks_meta_get(ks, k, KV_TYPE_BLOOM, raw, m);
-	return rc ? rc : state_decode(k, m, st);
-}
-
-/* Metadata of a bloom key, its chain checked against bloom_bytes:
- * 0, -ENOENT, -KV_EWRONGTYPE, -EUCLEAN. */
-static int meta_get(struct keyspace *ks, const struct ks_key *k, struct buf *raw,
-		    struct enc_meta *m, struct bloom_state *st)
-{
-	int rc = ks_meta_get(ks, k, KV_TYPE_BLOOM, raw, m);
-	return rc ? rc : meta_state(k, m, st);
+	int rc = ks_meta_copy(ks, k, KV_TYPE_BLOOM, m, tail, TAIL_LEN);
+	if (rc)
+		return rc;
+	return chain ? meta_state(k, m, st) : state_decode(k, m, st);
 }
 
 static void tail_encode(uint8_t tail[TAIL_LEN], const struct bloom_state *st)
@@ -160,11 +146,9 @@ static void meta_stage(struct ks_txn *t, const struct ks_key *k, struct enc_meta
 static int filter_read(struct keyspace *ks, const struct ks_key *k, uint64_t version,
 		       const struct bloom_state *st, uint32_t i, struct buf *out)
 {
-	struct buf sk = BUF_INIT;
-	int rc = filter_key(ks, k, version, i, &sk);
-	if (!rc)
-		rc = store_get(ks_store(ks), STORE_CF_DEFAULT, sk.data, sk.len, out);
-	buf_release(&sk);
+	uint8_t sub[2];
+	put_be16(sub, (uint16_t)i);
+	int rc = ks_sub_get(ks, k, version, STORE_CF_DEFAULT, sub, sizeof(sub), out);
 	if (rc == -ENOENT) {
 		buf_reset(out);
 		return buf_resize(out, filter_bytes(st, i));
@@ -189,37 +173,32 @@ static void new_state(struct bloom_state *st, uint32_t capacity, double error_ra
 /* A chain loaded whole: its filters in memory, which ones changed. */
 struct chain {
 	struct bloom_state st;
-	struct buf *f;
-	bool *dirty;
-	uint32_t n, cap;
+	struct chain_filter {
+		struct buf b;
+		bool dirty; /* to be written */
+	} * f;
+	uint32_t n;
 	uint8_t tail[TAIL_LEN]; /* the metadata chain_stage stages */
 };
 
 static void chain_release(struct chain *c)
 {
 	for (uint32_t i = 0; i < c->n; i++)
-		buf_release(&c->f[i]);
+		buf_release(&c->f[i].b);
 	free(c->f);
-	free(c->dirty);
 }
 
-static int chain_grow(struct chain *c)
+/* Grow c to n filters, the new ones empty and clean. 0, -ENOMEM. */
+static int chain_grow(struct chain *c, uint32_t n)
 {
-	if (c->n == c->cap) {
-		uint32_t cap = c->cap ? 2 * c->cap : 4;
-		struct buf *f = realloc(c->f, cap * sizeof(*f));
-		if (!f)
-			return -ENOMEM;
-		c->f = f;
-		bool *d = realloc(c->dirty, cap * sizeof(*d));
-		if (!d)
-			return -ENOMEM;
-		c->dirty = d;
-		c->cap = cap;
+	struct chain_filter *f = realloc(c->f, n * sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	c->f = f;
+	for (; c->n < n; c->n++) {
+		buf_init(&f[c->n].b);
+		f[c->n].dirty = false;
 	}
-	buf_init(&c->f[c->n]);
-	c->dirty[c->n] = false;
-	c->n++;
 	return 0;
 }
 
@@ -228,10 +207,10 @@ static int chain_new(struct chain *c, const struct bloom_state *st)
 {
 	memset(c, 0, sizeof(*c));
 	c->st = *st;
-	int rc = chain_grow(c);
+	int rc = chain_grow(c, 1);
 	if (!rc) {
-		rc = buf_resize(&c->f[0], c->st.bloom_bytes);
-		c->dirty[0] = true;
+		rc = buf_resize(&c->f[0].b, c->st.bloom_bytes);
+		c->f[0].dirty = true;
 	}
 	return rc;
 }
@@ -240,19 +219,16 @@ static int chain_new(struct chain *c, const struct bloom_state *st)
 static int chain_fill(struct keyspace *ks, const struct ks_key *k, uint64_t version,
 		      struct chain *c)
 {
-	int rc = 0;
-	for (uint32_t i = 0; !rc && i < c->st.n_filters; i++) {
-		rc = chain_grow(c);
-		if (!rc)
-			rc = filter_read(ks, k, version, &c->st, i, &c->f[i]);
-	}
+	int rc = chain_grow(c, c->st.n_filters);
+	for (uint32_t i = 0; !rc && i < c->st.n_filters; i++)
+		rc = filter_read(ks, k, version, &c->st, i, &c->f[i].b);
 	return rc;
 }
 
 static bool chain_find(const struct chain *c, uint64_t h)
 {
 	for (uint32_t i = c->n; i-- > 0;)
-		if (bloom_find((const uint8_t *)c->f[i].data, (uint32_t)c->f[i].len, h))
+		if (sbbf_find((const uint8_t *)c->f[i].b.data, (uint32_t)c->f[i].b.len, h))
 			return true;
 	return false;
 }
@@ -262,8 +238,8 @@ static void chain_stage(struct ks_txn *t, const struct ks_key *k, struct enc_met
 			struct chain *c)
 {
 	for (uint32_t i = 0; i < c->n; i++)
-		if (c->dirty[i])
-			filter_stage(t, k, i, c->f[i].data, c->f[i].len);
+		if (c->f[i].dirty)
+			filter_stage(t, k, i, c->f[i].b.data, c->f[i].b.len);
 	meta_stage(t, k, m, &c->st, c->tail);
 }
 
@@ -304,18 +280,18 @@ static int chain_add(const struct ks_key *k, struct chain *c, uint64_t h)
 				c->st.size, c->st.expansion ? "" : ", non-scaling");
 			return -ENOSPC;
 		}
-		int rc = chain_grow(c);
+		int rc = chain_grow(c, c->n + 1);
 		if (!rc)
-			rc = buf_resize(&c->f[c->n - 1], bytes);
+			rc = buf_resize(&c->f[c->n - 1].b, bytes);
 		if (rc)
 			return rc;
-		c->dirty[c->n - 1] = true;
+		c->f[c->n - 1].dirty = true;
 		c->st.n_filters++;
 		c->st.bloom_bytes += bytes;
 	}
-	struct buf *last = &c->f[c->n - 1];
-	bloom_insert((uint8_t *)last->data, (uint32_t)last->len, h);
-	c->dirty[c->n - 1] = true;
+	struct buf *last = &c->f[c->n - 1].b;
+	sbbf_insert((uint8_t *)last->data, (uint32_t)last->len, h);
+	c->f[c->n - 1].dirty = true;
 	c->st.size++;
 	return 1;
 }
@@ -342,7 +318,7 @@ int bloom_add(struct keyspace *ks, const struct ks_key *k, const struct iovec *i
 			rc = chain_fill(ks, k, m->version, &c);
 	}
 	for (size_t j = 0; !rc && j < n; j++) {
-		int r = chain_add(k, &c, bloom_hash(items[j].iov_base, items[j].iov_len));
+		int r = chain_add(k, &c, sbbf_hash(items[j].iov_base, items[j].iov_len));
 		if (r < 0)
 			rc = r;
 		else if (added)
@@ -360,10 +336,10 @@ int bloom_add(struct keyspace *ks, const struct ks_key *k, const struct iovec *i
 int bloom_exists(struct keyspace *ks, const struct ks_key *k, const struct iovec *items, size_t n,
 		 int *found)
 {
-	struct buf raw = BUF_INIT;
+	uint8_t tail[TAIL_LEN];
 	struct enc_meta m;
 	struct chain c = {0};
-	int rc = meta_get(ks, k, &raw, &m, &c.st);
+	int rc = meta_read(ks, k, true, &m, tail, &c.st);
 	if (!rc)
 		rc = chain_fill(ks, k, m.version, &c);
 	if (rc == -ENOENT) {
@@ -371,29 +347,24 @@ int bloom_exists(struct keyspace *ks, const struct ks_key *k, const struct iovec
 		rc = 0;
 	} else if (!rc) {
 		for (size_t j = 0; j < n; j++)
-			found[j] = chain_find(&c, bloom_hash(items[j].iov_base, items[j].iov_len));
+			found[j] = chain_find(&c, sbbf_hash(items[j].iov_base, items[j].iov_len));
 	}
 	chain_release(&c);
-	buf_release(&raw);
 	return rc;
 }
 
 int bloom_info(struct keyspace *ks, const struct ks_key *k, struct bloom_state *st)
 {
-	struct buf raw = BUF_INIT;
+	uint8_t tail[TAIL_LEN];
 	struct enc_meta m;
-	int rc = meta_get(ks, k, &raw, &m, st);
-	buf_release(&raw);
-	return rc;
+	return meta_read(ks, k, true, &m, tail, st);
 }
 
 int bloom_params(struct keyspace *ks, const struct ks_key *k, struct bloom_state *st)
 {
-	struct buf raw = BUF_INIT;
+	uint8_t tail[TAIL_LEN];
 	struct enc_meta m;
-	int rc = meta_read(ks, k, &raw, &m, st);
-	buf_release(&raw);
-	return rc;
+	return meta_read(ks, k, false, &m, tail, st);
 }
 
 int bloom_card(struct keyspace *ks, const struct ks_key *k, uint64_t *n)
@@ -406,15 +377,14 @@ int bloom_card(struct keyspace *ks, const struct ks_key *k, uint64_t *n)
 
 int bloom_filter(struct keyspace *ks, const struct ks_key *k, uint32_t i, struct buf *out)
 {
-	struct buf raw = BUF_INIT;
+	uint8_t tail[TAIL_LEN];
 	struct enc_meta m;
 	struct bloom_state st;
-	int rc = meta_get(ks, k, &raw, &m, &st);
+	int rc = meta_read(ks, k, true, &m, tail, &st);
 	if (!rc && i >= st.n_filters)
 		rc = -ENOENT;
 	if (!rc)
 		rc = filter_read(ks, k, m.version, &st, i, out);
-	buf_release(&raw);
 	return rc;
 }
 

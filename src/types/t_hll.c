@@ -50,11 +50,12 @@ static int meta_check(const struct ks_key *k, const struct enc_meta *m)
 }
 
 /* Metadata of an HLL key: 0, -ENOENT, -KV_EWRONGTYPE, -EUCLEAN. */
-static int meta_get(struct keyspace *ks, const struct ks_key *k, struct buf *raw,
-		    struct enc_meta *m)
+static int meta_get(struct keyspace *ks, const struct ks_key *k)
 {
-	int rc = ks_meta_get(ks, k, KV_TYPE_HLL, raw, m);
-	return rc ? rc : meta_check(k, m);
+	uint8_t tail[1];
+	struct enc_meta m;
+	int rc = ks_meta_copy(ks, k, KV_TYPE_HLL, &m, tail, sizeof(tail));
+	return rc ? rc : meta_check(k, &m);
 }
 
 /* Read the registers of the key's current version into regs (zeros
@@ -166,10 +167,7 @@ int hll_add(struct keyspace *ks, const struct ks_key *k, const struct iovec *ite
 /* Registers of a key for reading: zeros for a missing key. */
 static int regs_get(struct keyspace *ks, const struct ks_key *k, uint8_t *regs)
 {
-	struct buf raw = BUF_INIT;
-	struct enc_meta m;
-	int rc = meta_get(ks, k, &raw, &m);
-	buf_release(&raw);
+	int rc = meta_get(ks, k);
 	if (rc == -ENOENT) {
 		memset(regs, 0, HLL_DENSE_BYTES);
 		return 0;
@@ -228,10 +226,7 @@ int hll_merge(struct keyspace *ks, const struct ks_key *dst, const struct ks_key
 
 int hll_registers(struct keyspace *ks, const struct ks_key *k, uint8_t *regs)
 {
-	struct buf raw = BUF_INIT;
-	struct enc_meta m;
-	int rc = meta_get(ks, k, &raw, &m);
-	buf_release(&raw);
+	int rc = meta_get(ks, k);
 	return rc ? rc : regs_read(ks, k, regs);
 }
 

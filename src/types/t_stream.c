@@ -154,12 +154,12 @@ static int meta_decode(const struct ks_key *k, const struct enc_meta *m, struct 
 	return 0;
 }
 
-/* The metadata of k: 0, -ENOENT, -KV_EWRONGTYPE, -EUCLEAN, -EIO. */
-int stream_meta_read(struct keyspace *ks, const struct ks_key *k, struct buf *raw,
-		     struct enc_meta *m, struct stream_info *i)
+int stream_info(struct keyspace *ks, const struct ks_key *k, struct stream_info *out)
 {
-	int rc = ks_meta_get(ks, k, KV_TYPE_STREAM, raw, m);
-	return rc ? rc : meta_decode(k, m, i);
+	uint8_t tail[TAIL_LEN];
+	struct enc_meta m;
+	int rc = ks_meta_copy(ks, k, KV_TYPE_STREAM, &m, tail, sizeof(tail));
+	return rc ? rc : meta_decode(k, &m, out);
 }
 
 /* The same under transaction t; with create, a missing stream is made
@@ -199,15 +199,6 @@ int stream_meta_commit(struct ks_txn *t, const struct ks_key *k, struct enc_meta
 	m->size = i->size;
 	ks_txn_meta_put(t, k, tail, sizeof(tail));
 	return ks_txn_commit(t);
-}
-
-static int entry_key(struct keyspace *ks, const struct ks_key *k, uint64_t ver,
-		     const struct stream_id *id, struct buf *out)
-{
-	uint8_t s[16];
-	stream_id_put(s, id);
-	buf_reset(out);
-	return ks_sub_key(ks, k, ver, s, sizeof(s), out);
 }
 
 /* The stream-CF record of k's version `ver` at sub-key sub: 0, -ENOENT,
@@ -402,51 +393,39 @@ int stream_len(struct keyspace *ks, const struct ks_key *k, uint64_t *n)
 	return ks_card(ks, k, KV_TYPE_STREAM, n);
 }
 
-int stream_info(struct keyspace *ks, const struct ks_key *k, struct stream_info *out)
-{
-	struct buf raw = BUF_INIT;
-	struct enc_meta m;
-	int rc = stream_meta_read(ks, k, &raw, &m, out);
-	buf_release(&raw);
-	return rc;
-}
-
 int stream_get(struct keyspace *ks, const struct ks_key *k, const struct stream_id *id,
 	       struct buf *out)
 {
-	struct buf raw = BUF_INIT;
-	struct enc_meta m;
 	struct stream_info i;
 	uint8_t sub[16];
-	int rc = stream_meta_read(ks, k, &raw, &m, &i);
+	int rc = stream_info(ks, k, &i);
 	if (!rc && id->ms == UINT64_MAX)
 		rc = -ENOENT;
 	stream_id_put(sub, id);
 	if (!rc)
-		rc = stream_rec_get(ks, k, m.version, sub, sizeof(sub), out);
-	buf_release(&raw);
+		rc = stream_rec_get(ks, k, i.version, sub, sizeof(sub), out);
 	return rc;
 }
 
+/* The sub-keys of the group records start with FF x8: every entry sorts
+ * before them (its ms is below 2^64-1). */
+static const uint8_t groups_start[8] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+
 struct stream_iter {
-	struct store_iter *si; /* NULL: nothing */
-	size_t plen;
-	bool reverse, started, has_to, excl_to;
+	struct ks_sub_iter *si;
+	bool reverse, has_to, excl_to;
 	struct stream_id to;
-	struct buf name; /* ns | key: k points into it, for the log */
-	struct ks_key k;
 };
 
 struct stream_iter *stream_iter_new(struct keyspace *ks, const struct ks_key *k, bool reverse,
 				    const struct stream_id *from, bool excl_from,
 				    const struct stream_id *to, bool excl_to, int *err)
 {
-	struct buf raw = BUF_INIT, lo = BUF_INIT, hi = BUF_INIT, cur = BUF_INIT;
+	struct ks_sub_iter_opts o = {
+	    .cf = STORE_CF_STREAM, .reverse = reverse, .inclusive = !excl_from};
 	struct stream_iter *it = calloc(1, sizeof(*it));
-	struct enc_meta m;
 	struct stream_info i;
-	static const uint8_t ff[8] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
-	int rc;
+	uint8_t sub[16];
 
 	if (!it) {
 		*err = -ENOMEM;
@@ -458,110 +437,66 @@ struct stream_iter *stream_iter_new(struct keyspace *ks, const struct ks_key *k,
 		it->to = *to;
 		it->excl_to = excl_to;
 	}
-	rc = stream_meta_read(ks, k, &raw, &m, &i);
-	if (rc == -ENOENT) {
-		rc = 0;
-		goto out;
+	if (from && from->ms != UINT64_MAX) {
+		stream_id_put(sub, from);
+		o.after = sub;
+		o.alen = sizeof(sub);
+	} else if (from || reverse) {
+		/* beyond every entry: where the group records start */
+		o.after = groups_start;
+		o.alen = sizeof(groups_start);
+		o.inclusive = false;
 	}
-	if (!rc)
-		rc = ks_sub_key(ks, k, m.version, NULL, 0, &lo);
-	if (!rc)
-		rc = ks_sub_key(ks, k, m.version, ff, sizeof(ff), &hi);
-	if (!rc)
-		rc = ks_key_dup(k, &it->name, &it->k);
-	if (rc)
-		goto out;
-	it->plen = lo.len;
-	it->si = store_iter_new(ks_store(ks), STORE_CF_STREAM, lo.data, lo.len, hi.data, hi.len);
-	if (!it->si) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	if (!from) {
-		if (reverse)
-			store_iter_seek_last(it->si);
-		else
-			store_iter_seek_first(it->si);
-		goto out;
-	}
-	if (from->ms == UINT64_MAX) {
-		/* beyond every entry */
-		if (reverse)
-			store_iter_seek_last(it->si);
-		else
-			store_iter_seek(it->si, hi.data, hi.len);
-		goto out;
-	}
-	if ((rc = entry_key(ks, k, m.version, from, &cur)))
-		goto out;
-	if (reverse)
-		store_iter_seek_for_prev(it->si, cur.data, cur.len);
-	else
-		store_iter_seek(it->si, cur.data, cur.len);
-	if (excl_from && store_iter_valid(it->si)) {
-		size_t kn;
-		const char *key = store_iter_key(it->si, &kn);
-		if (kn == cur.len && memcmp(key, cur.data, kn) == 0) {
-			if (reverse)
-				store_iter_prev(it->si);
-			else
-				store_iter_next(it->si);
-		}
-	}
-out:
+	int rc = stream_info(ks, k, &i); /* a short metadata tail is corruption */
+	if (!rc || rc == -ENOENT)
+		it->si = ks_sub_iter_open(ks, k, KV_TYPE_STREAM, &o, &rc);
 	if (rc) {
 		stream_iter_free(it);
 		it = NULL;
 	}
 	*err = rc;
-	buf_release(&raw);
-	buf_release(&lo);
-	buf_release(&hi);
-	buf_release(&cur);
 	return it;
 }
 
 int stream_iter_next(struct stream_iter *it, struct stream_id *id, const char **val, size_t *vn)
 {
-	size_t kn;
-	const char *key;
-	if (!it->si)
-		return 0;
+	const char *sub;
+	size_t sn;
 	for (;;) {
-		if (!store_iter_step(it->si, it->reverse, &it->started))
-			return store_iter_status(it->si);
-		key = store_iter_key(it->si, &kn);
-		if (kn == it->plen + 16)
+		int rc = ks_sub_iter_next(it->si, &sub, &sn, val, vn);
+		if (rc <= 0)
+			return rc;
+		if (sn >= sizeof(groups_start) && !memcmp(sub, groups_start, sizeof(groups_start)))
+			return 0; /* past the last entry */
+		if (sn == 16)
 			break;
 		/* It names no entry a lookup finds (every lookup builds a
 		 * 16-byte ID): skipped wherever it is met (encoding.md 20). */
-		ks_corrupt_entry(&it->k, key + it->plen, kn - it->plen,
+		ks_corrupt_entry(stream_iter_key(it), sub, sn,
 				 "a stream sub-key of %zu bytes where a 16-byte entry ID belongs; "
 				 "skipped",
-				 kn - it->plen);
+				 sn);
 	}
-	stream_id_get((const uint8_t *)key + it->plen, id);
+	stream_id_get((const uint8_t *)sub, id);
 	if (it->has_to) {
 		int c = stream_id_cmp(id, &it->to);
 		if (it->reverse ? (c < 0 || (c == 0 && it->excl_to))
 				: (c > 0 || (c == 0 && it->excl_to)))
 			return 0;
 	}
-	*val = store_iter_value(it->si, vn);
 	return 1;
 }
 
 const struct ks_key *stream_iter_key(const struct stream_iter *it)
 {
-	return &it->k;
+	return ks_sub_iter_key(it->si);
 }
 
 void stream_iter_free(struct stream_iter *it)
 {
 	if (!it)
 		return;
-	store_iter_free(it->si);
-	buf_release(&it->name);
+	ks_sub_iter_free(it->si);
 	free(it);
 }
 

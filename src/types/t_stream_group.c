@@ -936,12 +936,10 @@ int stream_autoclaim(struct keyspace *ks, const struct ks_key *k, const char *g,
 static int group_look(struct keyspace *ks, const struct ks_key *k, const char *g, size_t gn,
 		      struct stream_info *i, struct stream_group *grp)
 {
-	struct buf raw = BUF_INIT, sub = BUF_INIT;
-	struct enc_meta m;
-	int rc = stream_meta_read(ks, k, &raw, &m, i);
+	struct buf sub = BUF_INIT;
+	int rc = stream_info(ks, k, i);
 	if (!rc)
-		rc = group_read(ks, k, m.version, g, gn, &sub, grp, NULL);
-	buf_release(&raw);
+		rc = group_read(ks, k, i->version, g, gn, &sub, grp, NULL);
 	buf_release(&sub);
 	return rc;
 }
@@ -1100,16 +1098,14 @@ static int consumer_visit(void *arg, const char *name, size_t nn, const char *v,
 
 int stream_groups(struct keyspace *ks, const struct ks_key *k, stream_group_cb cb, void *arg)
 {
-	struct buf raw = BUF_INIT, px = BUF_INIT;
-	struct enc_meta m;
+	struct buf px = BUF_INIT;
 	struct stream_info i;
 	struct group_walk w = {k, NULL, 0, &i, cb, NULL, arg};
-	int rc = stream_meta_read(ks, k, &raw, &m, &i);
+	int rc = stream_info(ks, k, &i);
 	if (!rc)
 		rc = group_sub(SUB_GROUP, NULL, 0, NULL, 0, &px);
 	if (!rc)
-		rc = named_walk(ks, k, m.version, &px, group_visit, &w);
-	buf_release(&raw);
+		rc = named_walk(ks, k, i.version, &px, group_visit, &w);
 	buf_release(&px);
 	return rc;
 }

@@ -84,12 +84,18 @@ static void info_new(struct tdigest_info *in, uint32_t compression)
 	in->max = -DBL_MAX;
 }
 
-/* The key's metadata and tail, for a read. */
-static int meta_read(struct keyspace *ks, const struct ks_key *k, struct buf *raw,
-		     struct enc_meta *m, struct tdigest_info *in)
+/* The key's tail and (version not NULL) version, for a read. */
+static int meta_read(struct keyspace *ks, const struct ks_key *k, struct tdigest_info *in,
+		     uint64_t *version)
 {
-	int rc = ks_meta_get(ks, k, KV_TYPE_TDIGEST, raw, m);
-	return rc ? rc : tail_decode(k, m, in);
+	uint8_t tail[TD_TAIL];
+	struct enc_meta m;
+	int rc = ks_meta_copy(ks, k, KV_TYPE_TDIGEST, &m, tail, sizeof(tail));
+	if (!rc)
+		rc = tail_decode(k, &m, in);
+	if (!rc && version)
+		*version = m.version;
+	return rc;
 }
 
 /* The same under t's lock (*m is t's). */
@@ -121,33 +127,21 @@ static size_t sub_of(uint8_t sub[13], uint8_t seg, const double *mean, uint32_t 
 	return 13;
 }
 
-static int sub_key(struct keyspace *ks, const struct ks_key *k, uint64_t version, uint8_t seg,
-		   const double *mean, uint32_t seq, struct buf *out)
-{
-	uint8_t sub[13];
-	size_t n = sub_of(sub, seg, mean, seq);
-	buf_reset(out);
-	return ks_sub_key(ks, k, version, sub, n, out);
-}
-
 /* Read the buffer: in->unmerged_nodes samples (more stored bytes are
  * ignored, as Kvrocks reads; fewer are corruption). */
 static int buffer_read(struct keyspace *ks, const struct ks_key *k, uint64_t version,
 		       const struct tdigest_info *in, double *out)
 {
-	struct buf sk = BUF_INIT, v = BUF_INIT;
-	int rc = 0;
+	struct buf v = BUF_INIT;
+	uint8_t sub = SEG_BUFFER;
 	if (in->unmerged_nodes == 0)
 		return 0;
-	rc = sub_key(ks, k, version, SEG_BUFFER, NULL, 0, &sk);
-	if (!rc)
-		rc = store_get(ks_store(ks), STORE_CF_DEFAULT, sk.data, sk.len, &v);
+	int rc = ks_sub_get(ks, k, version, STORE_CF_DEFAULT, &sub, 1, &v);
 	if (rc == -ENOENT || (!rc && v.len / 8 < in->unmerged_nodes))
 		rc = ks_corrupt(k, "t-digest buffer holds fewer than %llu samples",
 				(unsigned long long)in->unmerged_nodes);
 	for (uint64_t i = 0; !rc && i < in->unmerged_nodes; i++)
 		out[i] = enc_sortable_to_double(get_be64(v.data + 8 * i));
-	buf_release(&sk);
 	buf_release(&v);
 	return rc;
 }
@@ -324,48 +318,25 @@ int tdigest_add(struct keyspace *ks, const struct ks_key *k, const double *v, si
 	return ks_txn_end(&t, rc);
 }
 
-int tdigest_reset(struct keyspace *ks, const struct ks_key *k)
-{
-	struct ks_txn t;
-	struct enc_meta *m;
-	struct tdigest_info in;
-	uint8_t tail[TD_TAIL];
-
-	ks_txn_begin(&t, ks, k);
-	int rc = txn_get(&t, k, &m, &in);
-	if (!rc) {
-		struct tdigest_info fresh;
-		info_new(&fresh, in.compression);
-		fresh.capacity = in.capacity;
-		ks_txn_sub_clear(&t, k, STORE_CF_DEFAULT);
-		meta_stage(&t, k, &fresh, tail);
-		rc = ks_txn_commit(&t);
-	}
-	return ks_txn_end(&t, rc);
-}
-
 /* The queries' digest of one key (its lock held by the caller, for one
  * moment's records). */
 static int digest_read(struct keyspace *ks, const struct ks_key *k, struct td_digest *d,
 		       struct tdigest_info *in)
 {
-	struct buf raw = BUF_INIT;
-	struct enc_meta m;
+	uint64_t version;
 	double *all = NULL;
-	int rc = meta_read(ks, k, &raw, &m, in);
+	int rc = meta_read(ks, k, in, &version);
 	if (rc)
-		goto out;
+		return rc;
 	d->compression = in->compression;
 	rc = centroids_read(ks, k, in, d, NULL);
 	if (!rc && in->unmerged_nodes) {
 		all = malloc(in->unmerged_nodes * sizeof(*all));
-		rc = all ? buffer_read(ks, k, m.version, in, all) : -ENOMEM;
+		rc = all ? buffer_read(ks, k, version, in, all) : -ENOMEM;
 		if (!rc)
 			rc = td_merge_input(d, all, in->unmerged_nodes);
 	}
-out:
 	free(all);
-	buf_release(&raw);
 	return rc;
 }
 
@@ -382,11 +353,7 @@ int tdigest_digest(struct keyspace *ks, const struct ks_key *k, struct td_digest
 
 int tdigest_info(struct keyspace *ks, const struct ks_key *k, struct tdigest_info *out)
 {
-	struct buf raw = BUF_INIT;
-	struct enc_meta m;
-	int rc = meta_read(ks, k, &raw, &m, out);
-	buf_release(&raw);
-	return rc;
+	return meta_read(ks, k, out, NULL);
 }
 
 int tdigest_merge(struct keyspace *ks, const struct ks_key *dest, const struct ks_key *src,
@@ -502,7 +469,7 @@ int tdigest_state(struct keyspace *ks, const struct ks_key *k, struct tdigest_in
 }
 
 /* One edit of the state under the key's lock: what = 'b'uffer,
- * 'c'entroids, 's'tats or compressio'n'. */
+ * 'c'entroids, 's'tats, compressio'n' or 'r'eset. */
 struct edit {
 	char what;
 	const double *v;
@@ -570,6 +537,13 @@ static int edit(struct keyspace *ks, const struct ks_key *k, const struct edit *
 		in.merged_weight = (uint64_t)w;
 		break;
 	}
+	case 'r': { /* compression and capacity kept */
+		uint32_t capacity = in.capacity;
+		info_new(&in, in.compression);
+		in.capacity = capacity;
+		ks_txn_sub_clear(&t, k, STORE_CF_DEFAULT);
+		break;
+	}
 	case 's':
 		if (e->compression != in.compression)
 			rc = compression_change(k, &in, e->compression);
@@ -587,6 +561,11 @@ static int edit(struct keyspace *ks, const struct ks_key *k, const struct edit *
 		rc = ks_txn_commit(&t);
 	}
 	return ks_txn_end(&t, rc);
+}
+
+int tdigest_reset(struct keyspace *ks, const struct ks_key *k)
+{
+	return edit(ks, k, &(struct edit){.what = 'r'});
 }
 
 int tdigest_set_buffer(struct keyspace *ks, const struct ks_key *k, const double *v, size_t n)

@@ -108,23 +108,23 @@ int ts_meta_decode(const uint8_t *t, size_t n, struct ts_meta *m)
 	return 0;
 }
 
+/* The tail ts_meta_decode reads, at the same offsets. */
 static int meta_tail(struct buf *out, const struct ts_meta *m)
 {
 	buf_reset(out);
-	int rc = buf_add_be64(out, m->retention);
-	if (!rc)
-		rc = buf_add_be64(out, m->chunk_size);
-	if (!rc)
-		rc = buf_add_u8(out, m->chunk_type);
-	if (!rc)
-		rc = buf_add_u8(out, m->policy);
-	if (!rc)
-		rc = buf_add_be32(out, (uint32_t)m->source_len);
-	if (!rc)
-		rc = buf_add(out, m->source, m->source_len);
-	if (!rc)
-		rc = buf_add_be64(out, m->last_ts);
-	return rc;
+	int rc = buf_resize(out, 22 + m->source_len + 8);
+	if (rc)
+		return rc;
+	uint8_t *t = (uint8_t *)out->data;
+	put_be64(t, m->retention);
+	put_be64(t + 8, m->chunk_size);
+	t[16] = m->chunk_type;
+	t[17] = m->policy;
+	put_be32(t + 18, (uint32_t)m->source_len);
+	if (m->source_len)
+		memcpy(t + 22, m->source, m->source_len);
+	put_be64(t + 22 + m->source_len, m->last_ts);
+	return 0;
 }
 
 static int chunk_encode(struct buf *out, const struct ts_sample *s, size_t n)
@@ -337,6 +337,16 @@ static int chunk_key(struct ts_series *s, uint64_t id, struct buf *out)
 	return sub_key(s, TS_SUB_CHUNK, b, 8, out);
 }
 
+/* The stored record of chunk id (pending changes aside) into v: 0,
+ * -ENOENT, -EIO. */
+static int chunk_get(struct ts_series *s, uint64_t id, struct buf *v)
+{
+	uint8_t sub[9];
+	sub[0] = TS_SUB_CHUNK;
+	put_be64(sub + 1, id);
+	return ks_sub_get(s->ks, &s->k, s->m->version, STORE_CF_DEFAULT, sub, sizeof(sub), v);
+}
+
 int ts_series_subs(struct ts_series *s, uint8_t type, ts_label_cb cb, void *arg)
 {
 	struct buf lo = BUF_INIT, hi = BUF_INIT;
@@ -538,16 +548,13 @@ static int chunk_read(struct ts_series *s, uint64_t id, struct ts_sarr *out)
 	}
 	if (is_dead(s, id))
 		return -ENOENT;
-	struct buf key = BUF_INIT, v = BUF_INIT;
+	struct buf v = BUF_INIT;
 	uint32_t count;
-	int rc = chunk_key(s, id, &key);
-	if (!rc)
-		rc = store_get(ks_store(s->ks), STORE_CF_DEFAULT, key.data, key.len, &v);
+	int rc = chunk_get(s, id, &v);
 	if (!rc && !chunk_check(v.data, v.len, &count))
 		rc = chunk_corrupt(s, id, v.len);
 	for (uint32_t i = 0; !rc && i < count; i++)
 		rc = ts_sarr_push(out, chunk_sample(v.data, i));
-	buf_release(&key);
 	buf_release(&v);
 	return rc;
 }
@@ -881,7 +888,10 @@ static int check_options(const struct ts_options *o)
 	return 0;
 }
 
-int ts_create(struct keyspace *ks, const struct ks_key *k, const struct ts_options *o)
+/* TS.CREATE (create: a new series with o) or TS.ALTER (the options o
+ * sets, on a series that exists), under k's lock. */
+static int series_set(struct keyspace *ks, const struct ks_key *k, const struct ts_options *o,
+		      bool create)
 {
 	struct ts_series s = {0};
 	struct ks_info info;
@@ -890,36 +900,37 @@ int ts_create(struct keyspace *ks, const struct ks_key *k, const struct ts_optio
 	if (rc)
 		return rc;
 	ks_txn_begin(&t, ks, k);
-	rc = ks_lookup(ks, k, &info);
-	if (rc == 0 && !info.empty)
-		rc = -EEXIST;
-	else if (rc == 0 || rc == -ENOENT)
-		rc = ts_series_open(&s, ks, &t, k, true, o);
+	if (create) {
+		rc = ks_lookup(ks, k, &info);
+		if (rc == 0 && !info.empty)
+			rc = -EEXIST;
+		else if (rc == 0 || rc == -ENOENT)
+			rc = ts_series_open(&s, ks, &t, k, true, o);
+	} else {
+		rc = ts_series_open(&s, ks, &t, k, false, NULL);
+		if (!rc) {
+			if (o->set & TS_OPT_RETENTION)
+				s.tm.retention = o->retention;
+			if (o->set & TS_OPT_CHUNK_SIZE)
+				s.tm.chunk_size = o->chunk_size;
+			if (o->set & TS_OPT_POLICY)
+				s.tm.policy = (uint8_t)o->policy;
+			s.dirty = true;
+		}
+	}
 	if (!rc)
 		rc = ts_labels_write(&s, o);
 	return ts_series_end(&t, &s, NULL, rc);
 }
 
+int ts_create(struct keyspace *ks, const struct ks_key *k, const struct ts_options *o)
+{
+	return series_set(ks, k, o, true);
+}
+
 int ts_alter(struct keyspace *ks, const struct ks_key *k, const struct ts_options *o)
 {
-	struct ts_series s;
-	struct ks_txn t;
-	int rc = check_options(o);
-	if (rc)
-		return rc;
-	ks_txn_begin(&t, ks, k);
-	rc = ts_series_open(&s, ks, &t, k, false, NULL);
-	if (!rc) {
-		if (o->set & TS_OPT_RETENTION)
-			s.tm.retention = o->retention;
-		if (o->set & TS_OPT_CHUNK_SIZE)
-			s.tm.chunk_size = o->chunk_size;
-		if (o->set & TS_OPT_POLICY)
-			s.tm.policy = (uint8_t)o->policy;
-		s.dirty = true;
-		rc = ts_labels_write(&s, o);
-	}
-	return ts_series_end(&t, &s, NULL, rc);
+	return series_set(ks, k, o, false);
 }
 
 /* ---- adding and deleting ------------------------------------------------------ */
@@ -1325,12 +1336,9 @@ int ts_chunk_put(struct keyspace *ks, const struct ks_key *k, uint64_t id,
 	bool exists = false;
 	if (!rc) {
 		struct buf v = BUF_INIT;
-		rc = chunk_key(&s, id, &key);
-		if (!rc) {
-			rc = store_get(ks_store(ks), STORE_CF_DEFAULT, key.data, key.len, &v);
-			exists = rc == 0;
-			rc = rc == -ENOENT ? 0 : rc;
-		}
+		rc = chunk_get(&s, id, &v);
+		exists = rc == 0;
+		rc = rc == -ENOENT ? 0 : rc;
 		buf_release(&v);
 	}
 	/* Neighbours: the chunk before must end before id, the next one

@@ -28,7 +28,7 @@
 #define SEG_ROW	  0x00
 #define SEG_HEAP  0x01
 
-static void tail_encode(uint8_t *p, const struct topk *t)
+static void tail_encode(uint8_t *p, const struct hk *t)
 {
 	put_be32(p, t->k);
 	put_be32(p + 4, t->width);
@@ -50,7 +50,7 @@ static int tail_decode(const struct ks_key *k, const struct enc_meta *m, struct 
 	p->depth = get_be32(t + 8);
 	p->decay = enc_sortable_to_double(get_be64(t + 12));
 	*draws = get_be64(t + 20);
-	if (!topk_params_ok(p->k, p->width, p->depth, p->decay)) {
+	if (!hk_params_ok(p->k, p->width, p->depth, p->decay)) {
 		return ks_corrupt(k,
 				  "top-k parameters k %u width %u depth %u decay %g out of range",
 				  p->k, p->width, p->depth, p->decay);
@@ -60,7 +60,7 @@ static int tail_decode(const struct ks_key *k, const struct enc_meta *m, struct 
 
 static int params_check(const struct ks_key *k, const struct topk_params *p)
 {
-	if (topk_params_ok(p->k, p->width, p->depth, p->decay))
+	if (hk_params_ok(p->k, p->width, p->depth, p->decay))
 		return 0;
 	LOG_ERR("%.*s: bad top-k parameters k %u width %u depth %u decay %g (k 1..%d, width "
 		"1..%u, depth 1..%d, width x depth up to %u, decay in (0, 1])",
@@ -76,18 +76,8 @@ static void row_sub(uint8_t sub[5], uint32_t r)
 	put_be32(sub + 1, r);
 }
 
-/* Read the stored record of sub-key sub of version `version` into out:
- * 0, -ENOENT, -EIO. */
-static int sub_get(struct keyspace *ks, const struct ks_key *k, uint64_t version,
-		   const uint8_t *sub, size_t sn, struct buf *sk, struct buf *out)
-{
-	buf_reset(sk);
-	int rc = ks_sub_key(ks, k, version, sub, sn, sk);
-	return rc ? rc : store_get(ks_store(ks), STORE_CF_DEFAULT, sk->data, sk->len, out);
-}
-
 /* Parse a stored heap into t (empty). */
-static int heap_decode(const struct ks_key *k, const uint8_t *p, size_t n, struct topk *t)
+static int heap_decode(const struct ks_key *k, const uint8_t *p, size_t n, struct hk *t)
 {
 	size_t off = 0;
 	while (off < n) {
@@ -102,15 +92,14 @@ static int heap_decode(const struct ks_key *k, const uint8_t *p, size_t n, struc
 			return -ENOMEM;
 		memcpy(item, p + off, len);
 		off += len;
-		t->heap[t->n++] =
-		    (struct topk_entry){count, topk_fingerprint(item, len), item, len};
+		t->heap[t->n++] = (struct hk_entry){count, hk_fingerprint(item, len), item, len};
 	}
 	return 0;
 bad:
 	return ks_corrupt(k, "a top-k heap record that does not decode");
 }
 
-static int heap_encode(const struct topk_entry *h, size_t n, struct buf *out)
+static int heap_encode(const struct hk_entry *h, size_t n, struct buf *out)
 {
 	int rc = 0;
 	buf_reset(out);
@@ -126,23 +115,22 @@ static int heap_encode(const struct topk_entry *h, size_t n, struct buf *out)
 
 /* Load the whole state of k, whose metadata is m, into t (initialised
  * here): parameters, rows, heap. */
-static int load(struct keyspace *ks, const struct ks_key *k, const struct enc_meta *m,
-		struct topk *t)
+static int load(struct keyspace *ks, const struct ks_key *k, const struct enc_meta *m, struct hk *t)
 {
 	static const uint8_t heap_sub = SEG_HEAP;
 	struct topk_params p;
-	struct buf sk = BUF_INIT, v = BUF_INIT;
+	struct buf v = BUF_INIT;
 	uint64_t draws;
 	int rc = tail_decode(k, m, &p, &draws);
 	if (!rc)
-		rc = topk_init(t, p.k, p.width, p.depth, p.decay);
+		rc = hk_init(t, p.k, p.width, p.depth, p.decay);
 	if (rc)
 		return rc;
 	t->draws = draws;
 	for (uint32_t r = 0; r < t->depth && !rc; r++) {
 		uint8_t sub[5];
 		row_sub(sub, r);
-		rc = sub_get(ks, k, m->version, sub, sizeof(sub), &sk, &v);
+		rc = ks_sub_get(ks, k, m->version, STORE_CF_DEFAULT, sub, sizeof(sub), &v);
 		if (rc == -ENOENT) {
 			rc = 0;
 			continue;
@@ -152,31 +140,30 @@ static int load(struct keyspace *ks, const struct ks_key *k, const struct enc_me
 					t->width * 8);
 		}
 		for (uint32_t c = 0; !rc && c < t->width; c++) {
-			struct topk_bucket *b = &t->b[(size_t)r * t->width + c];
+			struct hk_bucket *b = &t->b[(size_t)r * t->width + c];
 			b->fp = get_be32(v.data + 8 * c);
 			b->count = get_be32(v.data + 8 * c + 4);
 		}
 	}
 	if (!rc) {
-		rc = sub_get(ks, k, m->version, &heap_sub, 1, &sk, &v);
+		rc = ks_sub_get(ks, k, m->version, STORE_CF_DEFAULT, &heap_sub, 1, &v);
 		if (rc == -ENOENT)
 			rc = 0;
 		else if (!rc)
 			rc = heap_decode(k, (const uint8_t *)v.data, v.len, t);
 	}
-	if (!rc && !topk_heap_ok(t->heap, t->n)) {
+	if (!rc && !hk_heap_ok(t->heap, t->n)) {
 		rc = ks_corrupt(k, "the top-k heap record is not a heap");
 	}
 	if (rc)
-		topk_release(t); /* on error t holds nothing */
-	buf_release(&sk);
+		hk_release(t); /* on error t holds nothing */
 	buf_release(&v);
 	return rc;
 }
 
 /* k's whole state under tx's lock (t initialised here, *m is tx's). */
 static int txn_load(struct ks_txn *tx, struct keyspace *ks, const struct ks_key *k,
-		    struct enc_meta **m, struct topk *t)
+		    struct enc_meta **m, struct hk *t)
 {
 	memset(t, 0, sizeof(*t));
 	int rc = ks_txn_get(tx, k, KV_TYPE_TOPK, m);
@@ -187,14 +174,14 @@ static int txn_load(struct ks_txn *tx, struct keyspace *ks, const struct ks_key 
  * commit), the rows that differ from `old` (all when old is NULL), and
  * the heap. */
 static void state_stage(struct ks_txn *tx, const struct ks_key *k, struct enc_meta *m,
-			const struct topk *t, const struct topk_bucket *old, bool heap,
+			const struct hk *t, const struct hk_bucket *old, bool heap,
 			uint8_t tail[TOPK_TAIL])
 {
 	static const uint8_t heap_sub = SEG_HEAP;
 	struct buf v = BUF_INIT;
 	int rc = 0;
 	for (uint32_t r = 0; r < t->depth && !rc; r++) {
-		const struct topk_bucket *row = &t->b[(size_t)r * t->width];
+		const struct hk_bucket *row = &t->b[(size_t)r * t->width];
 		size_t bytes = (size_t)t->width * sizeof(*row);
 		uint8_t sub[5];
 		if (old && memcmp(row, &old[(size_t)r * t->width], bytes) == 0)
@@ -242,8 +229,7 @@ int topk_reserve(struct keyspace *ks, const struct ks_key *k, const struct topk_
 	rc = ks_txn_create(&tx, k, KV_TYPE_TOPK, &m);
 	if (!rc) {
 		/* the tail only: no row or heap record is written */
-		struct topk t = {
-		    .k = p->k, .width = p->width, .depth = p->depth, .decay = p->decay};
+		struct hk t = {.k = p->k, .width = p->width, .depth = p->depth, .decay = p->decay};
 		tail_encode(tail, &t);
 		ks_txn_meta_put(&tx, k, tail, sizeof(tail));
 		rc = ks_txn_commit(&tx);
@@ -260,10 +246,10 @@ int topk_add(struct keyspace *ks, const struct ks_key *k, const struct topk_item
 	     topk_expelled_cb cb, void *arg)
 {
 	struct ks_txn tx;
-	struct topk_bucket *old = NULL;
+	struct hk_bucket *old = NULL;
 	struct expelled *ex = NULL;
 	struct enc_meta *m;
-	struct topk t;
+	struct hk t;
 	uint8_t tail[TOPK_TAIL];
 	int rc = 0;
 
@@ -294,8 +280,8 @@ int topk_add(struct keyspace *ks, const struct ks_key *k, const struct topk_item
 			rc = -ENOMEM;
 	}
 	for (size_t i = 0; i < n && !rc; i++)
-		rc = topk_incrby(&t, items[i].item, items[i].len, items[i].incr, &ex[i].item,
-				 &ex[i].len);
+		rc = hk_incrby(&t, items[i].item, items[i].len, items[i].incr, &ex[i].item,
+			       &ex[i].len);
 	if (!rc) {
 		state_stage(&tx, k, m, &t, old, true, tail);
 		rc = ks_txn_commit(&tx);
@@ -306,13 +292,13 @@ int topk_add(struct keyspace *ks, const struct ks_key *k, const struct topk_item
 			cb(arg, i, ex[i].item, ex[i].len);
 		free(ex[i].item);
 	}
-	topk_release(&t);
+	hk_release(&t);
 	free(old);
 	free(ex);
 	return rc;
 }
 
-int topk_state(struct keyspace *ks, const struct ks_key *k, struct topk *t)
+int topk_state(struct keyspace *ks, const struct ks_key *k, struct hk *t)
 {
 	struct ks_txn tx;
 	struct enc_meta *m;
@@ -323,43 +309,40 @@ int topk_state(struct keyspace *ks, const struct ks_key *k, struct topk *t)
 
 int topk_has(struct keyspace *ks, const struct ks_key *k, const void *item, size_t len)
 {
-	struct topk t;
+	struct hk t;
 	int rc = topk_state(ks, k, &t);
 	if (!rc)
-		rc = topk_query(&t, item, len) ? 1 : 0;
-	topk_release(&t);
+		rc = hk_query(&t, item, len) ? 1 : 0;
+	hk_release(&t);
 	return rc;
 }
 
 int topk_count_of(struct keyspace *ks, const struct ks_key *k, const void *item, size_t len,
 		  uint32_t *count)
 {
-	struct topk t;
+	struct hk t;
 	int rc = topk_state(ks, k, &t);
 	if (!rc)
-		*count = topk_count(&t, item, len);
-	topk_release(&t);
+		*count = hk_count(&t, item, len);
+	hk_release(&t);
 	return rc;
 }
 
 int topk_info(struct keyspace *ks, const struct ks_key *k, struct topk_params *p)
 {
-	struct buf raw = BUF_INIT;
+	uint8_t tail[TOPK_TAIL];
 	struct enc_meta m;
 	uint64_t draws;
-	int rc = ks_meta_get(ks, k, KV_TYPE_TOPK, &raw, &m);
-	if (!rc)
-		rc = tail_decode(k, &m, p, &draws);
-	buf_release(&raw);
-	return rc;
+	int rc = ks_meta_copy(ks, k, KV_TYPE_TOPK, &m, tail, sizeof(tail));
+	return rc ? rc : tail_decode(k, &m, p, &draws);
 }
 
 /* One edit of the state under the key's lock. */
 struct edit {
 	char what; /* 'p'arams, 'h'eap, 'b'uckets, 'd'raws */
 	const struct topk_params *p;
-	const struct topk_entry *h;
-	const struct topk_bucket *b;
+	const struct hk_entry *h;
+	const struct hk_bucket *b;
 	size_t n;
 	uint64_t draws;
 };
@@ -368,7 +351,7 @@ static int edit(struct keyspace *ks, const struct ks_key *k, const struct edit *
 {
 	struct ks_txn tx;
 	struct enc_meta *m;
-	struct topk t;
+	struct hk t;
 	uint8_t tail[TOPK_TAIL];
 	bool heap = false, rows = false;
 
@@ -378,14 +361,14 @@ static int edit(struct keyspace *ks, const struct ks_key *k, const struct edit *
 		goto out;
 	switch (e->what) {
 	case 'p':
-		if (!topk_is_empty(&t)) {
+		if (!hk_is_empty(&t)) {
 			LOG_ERR("%.*s: top-k parameters can only change while it holds nothing",
 				(int)k->klen, k->key);
 			rc = -ENOTEMPTY;
 			break;
 		}
-		topk_release(&t);
-		rc = topk_init(&t, e->p->k, e->p->width, e->p->depth, e->p->decay);
+		hk_release(&t);
+		rc = hk_init(&t, e->p->k, e->p->width, e->p->depth, e->p->decay);
 		/* an empty sketch has no records: only the metadata changes */
 		break;
 	case 'h':
@@ -399,15 +382,15 @@ static int edit(struct keyspace *ks, const struct ks_key *k, const struct edit *
 			free(t.heap[i].item);
 		t.n = 0;
 		for (size_t i = 0; i < e->n && !rc; i++) {
-			const struct topk_entry *h = &e->h[i];
+			const struct hk_entry *h = &e->h[i];
 			char *item = malloc(h->len ? h->len : 1);
 			if (!item) {
 				rc = -ENOMEM;
 				break;
 			}
 			memcpy(item, h->item, h->len);
-			t.heap[t.n++] = (struct topk_entry){
-			    h->count, topk_fingerprint(item, h->len), item, h->len};
+			t.heap[t.n++] =
+			    (struct hk_entry){h->count, hk_fingerprint(item, h->len), item, h->len};
 		}
 		heap = true;
 		break;
@@ -429,7 +412,7 @@ static int edit(struct keyspace *ks, const struct ks_key *k, const struct edit *
 		rc = ks_txn_commit(&tx);
 	}
 out:
-	topk_release(&t);
+	hk_release(&t);
 	return ks_txn_end(&tx, rc);
 }
 
@@ -441,15 +424,15 @@ int topk_set_params(struct keyspace *ks, const struct ks_key *k, const struct to
 
 static int cmp_entry(const void *a, const void *b)
 {
-	const struct topk_entry *x = *(const struct topk_entry *const *)a;
-	const struct topk_entry *y = *(const struct topk_entry *const *)b;
+	const struct hk_entry *x = *(const struct hk_entry *const *)a;
+	const struct hk_entry *y = *(const struct hk_entry *const *)b;
 	return bytes_cmp(x->item, x->len, y->item, y->len);
 }
 
 /* -EINVAL (logged) if two entries hold the same item. */
-static int distinct(const struct ks_key *k, const struct topk_entry *h, size_t n)
+static int distinct(const struct ks_key *k, const struct hk_entry *h, size_t n)
 {
-	const struct topk_entry **s = malloc((n ? n : 1) * sizeof(*s));
+	const struct hk_entry **s = malloc((n ? n : 1) * sizeof(*s));
 	int rc = 0;
 	if (!s)
 		return -ENOMEM;
@@ -467,7 +450,7 @@ static int distinct(const struct ks_key *k, const struct topk_entry *h, size_t n
 	return rc;
 }
 
-int topk_set_heap(struct keyspace *ks, const struct ks_key *k, const struct topk_entry *h, size_t n)
+int topk_set_heap(struct keyspace *ks, const struct ks_key *k, const struct hk_entry *h, size_t n)
 {
 	int rc;
 	for (size_t i = 0; i < n; i++) {
@@ -480,7 +463,7 @@ int topk_set_heap(struct keyspace *ks, const struct ks_key *k, const struct topk
 	rc = distinct(k, h, n);
 	if (rc)
 		return rc;
-	if (!topk_heap_ok(h, n)) {
+	if (!hk_heap_ok(h, n)) {
 		LOG_ERR("%.*s: the heap entries are not in heap order (each count at least its "
 			"parent's, entry i's parent is (i - 1) / 2)",
 			(int)k->klen, k->key);
@@ -489,7 +472,7 @@ int topk_set_heap(struct keyspace *ks, const struct ks_key *k, const struct topk
 	return edit(ks, k, &(struct edit){.what = 'h', .h = h, .n = n});
 }
 
-int topk_set_buckets(struct keyspace *ks, const struct ks_key *k, const struct topk_bucket *b,
+int topk_set_buckets(struct keyspace *ks, const struct ks_key *k, const struct hk_bucket *b,
 		     size_t n)
 {
 	return edit(ks, k, &(struct edit){.what = 'b', .b = b, .n = n});

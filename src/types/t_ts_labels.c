@@ -101,7 +101,7 @@ static int lab_cb(void *arg, const char *name, size_t nn, const char *v, size_t 
 }
 
 /* Do the labels l pass filter f? (false when out of memory: no match) */
-static bool lab_match(const struct ts_filter *f, const struct lab *l)
+static bool lab_match(const struct tsagg_filter *f, const struct lab *l)
 {
 	struct ts_label *v = calloc(l->n + 1, sizeof(*v));
 	if (!v)
@@ -112,7 +112,7 @@ static bool lab_match(const struct ts_filter *f, const struct lab *l)
 		v[i].value = l->vals[i].data;
 		v[i].vn = l->vals[i].len;
 	}
-	bool ok = ts_filter_match(f, v, l->n);
+	bool ok = tsagg_filter_match(f, v, l->n);
 	free(v);
 	return ok;
 }
@@ -129,14 +129,15 @@ static void lab_release(struct lab *l)
 }
 
 /* Every time series of the namespace whose labels match. */
-static int each_series(struct keyspace *ks, const char *ns, size_t nslen, const struct ts_filter *f,
-		       int (*fn)(void *arg, struct ts_series *s), void *arg)
+static int each_series(struct keyspace *ks, const char *ns, size_t nslen,
+		       const struct tsagg_filter *f, int (*fn)(void *arg, struct ts_series *s),
+		       void *arg)
 {
 	struct ks_key_iter *it;
 	const char *key;
 	size_t klen;
 	struct ks_info info;
-	int rc = ts_filter_check(f);
+	int rc = tsagg_filter_check(f);
 	if (rc)
 		return rc;
 	if (!(it = ks_key_iter_new(ks, ns, nslen, NULL, 0)))
@@ -192,7 +193,7 @@ static int mq_fn(void *arg, struct ts_series *s)
 	return rc;
 }
 
-int ts_mrange(struct keyspace *ks, const char *ns, size_t nslen, const struct ts_filter *f,
+int ts_mrange(struct keyspace *ks, const char *ns, size_t nslen, const struct tsagg_filter *f,
 	      const struct ts_range_opt *o, bool reverse, ts_series_cb cb, void *arg)
 {
 	struct mq q = {o, reverse, false, cb, arg};
@@ -200,7 +201,7 @@ int ts_mrange(struct keyspace *ks, const char *ns, size_t nslen, const struct ts
 	return rc ? rc : each_series(ks, ns, nslen, f, mq_fn, &q);
 }
 
-int ts_mget(struct keyspace *ks, const char *ns, size_t nslen, const struct ts_filter *f,
+int ts_mget(struct keyspace *ks, const char *ns, size_t nslen, const struct tsagg_filter *f,
 	    ts_series_cb cb, void *arg)
 {
 	struct mq q = {NULL, false, true, cb, arg};

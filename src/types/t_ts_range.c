@@ -34,12 +34,12 @@ static int range_aggregate(const struct ts_range_opt *o, const struct ts_sarr *a
 	int rc = 0;
 	if (!a->n)
 		return 0;
-	uint64_t left = ts_bucket_left(a->s[0].ts, o->bucket, o->align);
+	uint64_t left = tsagg_bucket_left(a->s[0].ts, o->bucket, o->align);
 	size_t i = 0;
 	bool prev_empty = true;
 	double prev_last = NAN;
 	while (i < a->n && !rc) {
-		uint64_t right = ts_bucket_right(left, o->bucket, o->align);
+		uint64_t right = tsagg_bucket_right(left, o->bucket, o->align);
 		size_t j = i;
 		while (j < a->n && a->s[j].ts < right)
 			j++;
@@ -48,7 +48,7 @@ static int range_aggregate(const struct ts_range_opt *o, const struct ts_sarr *a
 						   : left;
 		if (j > i) {
 			rc = ts_sarr_push(
-			    out, (struct ts_sample){ts, ts_aggregate(o->agg, a->s + i, j - i)});
+			    out, (struct ts_sample){ts, tsagg_aggregate(o->agg, a->s + i, j - i)});
 			prev_empty = false;
 			prev_last = a->s[j - 1].v;
 		} else if (o->empty) {
@@ -115,7 +115,7 @@ int ts_series_range(struct ts_series *s, const struct ts_range_opt *o, bool reve
 
 int ts_range_check(const struct ts_range_opt *o)
 {
-	if (o->agg && (!ts_agg_name(o->agg) || o->bucket == 0)) {
+	if (o->agg && (!tsagg_name(o->agg) || o->bucket == 0)) {
 		LOG_ERR("AGGREGATION: a known aggregator and a bucket duration > 0");
 		return -EINVAL;
 	}

@@ -34,25 +34,25 @@
 
 /* ---- the rule record ---------------------------------------------------- */
 
+/* The record rule_decode reads, at the same offsets. */
 static int rule_encode(struct buf *out, const struct ts_rule *r)
 {
 	buf_reset(out);
-	int rc = buf_add_u8(out, (uint8_t)r->agg);
-	if (!rc)
-		rc = buf_add_be64(out, r->bucket);
-	if (!rc)
-		rc = buf_add_be64(out, r->align);
-	if (!rc)
-		rc = buf_add_be64(out, r->latest);
-	if (!rc)
-		rc = buf_add_u8(out, r->nu);
-	if (!rc)
-		rc = buf_add_u8(out, r->nf);
-	for (int i = 0; i < r->nu && !rc; i++)
-		rc = buf_add_be64(out, r->u[i]);
-	for (int i = 0; i < r->nf && !rc; i++)
-		rc = buf_add_double(out, r->f[i]);
-	return rc;
+	int rc = buf_resize(out, RULE_FIXED + 8 * ((size_t)r->nu + r->nf));
+	if (rc)
+		return rc;
+	uint8_t *p = (uint8_t *)out->data;
+	p[0] = (uint8_t)r->agg;
+	put_be64(p + 1, r->bucket);
+	put_be64(p + 9, r->align);
+	put_be64(p + 17, r->latest);
+	p[25] = r->nu;
+	p[26] = r->nf;
+	for (int i = 0; i < r->nu; i++)
+		put_be64(p + RULE_FIXED + 8 * i, r->u[i]);
+	for (int i = 0; i < r->nf; i++)
+		put_be64(p + RULE_FIXED + 8 * (r->nu + i), enc_double_to_sortable(r->f[i]));
+	return 0;
 }
 
 static int rule_decode(const void *v, size_t n, struct ts_rule *r)
@@ -96,16 +96,17 @@ static int rules_cb(void *arg, const char *name, size_t nn, const char *v, size_
 			a->k->key, TS_RULES_MAX);
 		return -ENOSPC;
 	}
+	struct ts_rule r;
+	if (rule_decode(v, vn, &r))
+		return ks_corrupt_entry(a->k, name, nn,
+					"time-series rule record of %zu bytes does not decode", vn);
 	void *p = realloc(rs->e, (rs->n + 1) * sizeof(*rs->e));
 	if (!p)
 		return -ENOMEM;
 	rs->e = p;
-	struct ts_rule_ent *e = &rs->e[rs->n];
+	struct ts_rule_ent *e = &rs->e[rs->n++];
 	memset(e, 0, sizeof(*e));
-	if (rule_decode(v, vn, &e->r))
-		return ks_corrupt_entry(a->k, name, nn,
-					"time-series rule record of %zu bytes does not decode", vn);
-	rs->n++;
+	e->r = r;
 	return buf_set(&e->dst, name, nn);
 }
 
@@ -216,7 +217,7 @@ static void dst_upd_free(struct dst_upd *u, size_t n)
 static int bucket_samples(struct ts_series *src, const struct ts_rule *r, uint64_t b,
 			  struct ts_sarr *a)
 {
-	uint64_t right = ts_bucket_right(b, r->bucket, r->align);
+	uint64_t right = tsagg_bucket_right(b, r->bucket, r->align);
 	return ts_series_collect(src, b, right - 1, a);
 }
 
@@ -225,9 +226,9 @@ static int rule_refold(struct ts_series *src, struct ts_rule *r)
 {
 	struct ts_sarr a = {0};
 	int rc = bucket_samples(src, r, r->latest, &a);
-	ts_rule_reset(r);
+	tsagg_rule_reset(r);
 	if (!rc)
-		ts_rule_fold(r, a.s, a.n);
+		tsagg_rule_fold(r, a.s, a.n);
 	free(a.s);
 	return rc;
 }
@@ -239,7 +240,8 @@ static int rule_redo(struct ts_series *src, const struct ts_rule *r, uint64_t b,
 	struct ts_sarr a = {0};
 	int rc = bucket_samples(src, r, b, &a);
 	if (!rc && a.n)
-		rc = ts_sarr_push(&u->put, (struct ts_sample){b, ts_aggregate(r->agg, a.s, a.n)});
+		rc =
+		    ts_sarr_push(&u->put, (struct ts_sample){b, tsagg_aggregate(r->agg, a.s, a.n)});
 	else if (!rc)
 		rc = ts_sarr_push(&u->del, (struct ts_sample){b, 0});
 	free(a.s);
@@ -251,17 +253,18 @@ static int rule_close(struct ts_series *src, struct ts_rule *r, struct dst_upd *
 {
 	struct ts_sarr a = {0};
 	int rc = 0;
-	if (ts_rule_is_reset(r)) {
+	if (tsagg_rule_is_reset(r)) {
 		/* Nothing folded (or a sum of 0): ask the source. */
 		rc = bucket_samples(src, r, r->latest, &a);
 		if (!rc && a.n)
 			rc = ts_sarr_push(
-			    &u->put, (struct ts_sample){r->latest, ts_aggregate(r->agg, a.s, a.n)});
+			    &u->put,
+			    (struct ts_sample){r->latest, tsagg_aggregate(r->agg, a.s, a.n)});
 	} else {
-		rc = ts_sarr_push(&u->put, (struct ts_sample){r->latest, ts_rule_value(r)});
+		rc = ts_sarr_push(&u->put, (struct ts_sample){r->latest, tsagg_rule_value(r)});
 	}
 	free(a.s);
-	ts_rule_reset(r);
+	tsagg_rule_reset(r);
 	return rc;
 }
 
@@ -273,16 +276,17 @@ static int rule_apply(struct ts_series *src, struct ts_rule *r, const struct ts_
 	int rc = 0;
 	size_t i = 0;
 	while (i < n && !rc) {
-		uint64_t b = ts_bucket_left(c[i].s.ts, r->bucket, r->align);
+		uint64_t b = tsagg_bucket_left(c[i].s.ts, r->bucket, r->align);
 		bool upd = false;
 		g.n = 0;
-		for (; i < n && ts_bucket_left(c[i].s.ts, r->bucket, r->align) == b && !rc; i++) {
+		for (; i < n && tsagg_bucket_left(c[i].s.ts, r->bucket, r->align) == b && !rc;
+		     i++) {
 			upd |= c[i].res == TS_ADD_UPDATE;
 			rc = ts_sarr_push(&g, c[i].s);
 		}
 		if (rc)
 			break;
-		bool open = !(r->latest == 0 && ts_rule_is_reset(r));
+		bool open = !(r->latest == 0 && tsagg_rule_is_reset(r));
 		if (open && b < r->latest) {
 			/* A late sample: recompute the closed bucket. */
 			rc = rule_redo(src, r, b, u);
@@ -291,13 +295,13 @@ static int rule_apply(struct ts_series *src, struct ts_rule *r, const struct ts_
 		if (open && b > r->latest)
 			rc = rule_close(src, r, u);
 		if (!open || b > r->latest) {
-			ts_rule_reset(r);
+			tsagg_rule_reset(r);
 			r->latest = b;
 		}
 		if (!rc && upd)
 			rc = rule_refold(src, r);
 		else if (!rc)
-			ts_rule_fold(r, g.s, g.n);
+			tsagg_rule_fold(r, g.s, g.n);
 	}
 	free(g.s);
 	return rc;
@@ -387,11 +391,11 @@ int ts_rule_set_deleted(struct ts_rule_set *rs, struct ts_series *s, const struc
 		struct ts_rule *r = &rs->e[i].r;
 		uint64_t prev = UINT64_MAX;
 		for (size_t j = 0; j < gone->n && !rc; j++) {
-			uint64_t bk = ts_bucket_left(gone->s[j].ts, r->bucket, r->align);
+			uint64_t bk = tsagg_bucket_left(gone->s[j].ts, r->bucket, r->align);
 			if (bk == prev)
 				continue;
 			prev = bk;
-			bool open = !(r->latest == 0 && ts_rule_is_reset(r));
+			bool open = !(r->latest == 0 && tsagg_rule_is_reset(r));
 			if (open && bk == r->latest)
 				rc = rule_refold(s, r);
 			else if (open && bk < r->latest)
@@ -479,7 +483,7 @@ int ts_createrule(struct keyspace *ks, const struct ks_key *src, const struct ks
 	struct ks_txn t;
 	struct ts_rule r;
 	int rc;
-	if (!ts_agg_name(agg) || bucket == 0) {
+	if (!tsagg_name(agg) || bucket == 0) {
 		LOG_ERR("TS.CREATERULE: a known aggregator and a bucket duration > 0");
 		return -EINVAL;
 	}
@@ -491,7 +495,7 @@ int ts_createrule(struct keyspace *ks, const struct ks_key *src, const struct ks
 	if (state)
 		r = *state;
 	else
-		ts_rule_init(&r, agg, bucket, align);
+		tsagg_rule_init(&r, agg, bucket, align);
 	r.agg = agg;
 	r.bucket = bucket;
 	r.align = align;

@@ -281,7 +281,7 @@ static void read_timeseries(const struct ks_key *k)
 	if (ts_range(ks, k, &o, false, &s, &n) == 0)
 		free(s);
 	s = NULL;
-	o.agg = ts_agg_parse("avg", 3);
+	o.agg = tsagg_parse("avg", 3);
 	o.bucket = 10;
 	if (o.agg >= 0 && ts_range(ks, k, &o, true, &s, &n) == 0)
 		free(s);
@@ -346,19 +346,19 @@ static void read_tdigest(const struct ks_key *k)
 static void read_topk(const struct ks_key *k)
 {
 	struct topk_params p;
-	struct topk t;
+	struct hk t;
 	uint32_t count;
 	(void)topk_info(ks, k, &p);
 	(void)topk_has(ks, k, "a", 1);
 	(void)topk_count_of(ks, k, "a", 1, &count);
 	if (topk_state(ks, k, &t) == 0) {
-		/* topk_list fills t.n pointers. */
-		const struct topk_entry **e = calloc(t.n ? t.n : 1, sizeof(*e));
+		/* hk_list fills t.n pointers. */
+		const struct hk_entry **e = calloc(t.n ? t.n : 1, sizeof(*e));
 		if (!e)
 			abort();
-		topk_list(&t, e);
+		hk_list(&t, e);
 		free(e);
-		topk_release(&t);
+		hk_release(&t);
 	}
 }
 

@@ -117,17 +117,17 @@ static void ts_text(const char *s, size_t n)
 	(void)fs_ts_range_parse(s, n, &o, &fts);
 	free(fts);
 	(void)fs_ts_view_file_shape.is_name(s, n);
-	struct ts_filter *f = ts_filter_new();
+	struct tsagg_filter *f = tsagg_filter_new();
 	FUZZ_ASSERT(f);
-	if (ts_filter_parse(f, s, n) == 0) {
-		(void)ts_filter_check(f);
+	if (tsagg_filter_parse(f, s, n) == 0) {
+		(void)tsagg_filter_check(f);
 		struct ts_label l[2] = {{"a", 1, "b", 1}, {(const char *)s, n, (const char *)s, n}};
-		(void)ts_filter_match(f, l, 2);
+		(void)tsagg_filter_match(f, l, 2);
 	}
-	ts_filter_free(f);
-	int a = ts_agg_parse(s, n);
+	tsagg_filter_free(f);
+	int a = tsagg_parse(s, n);
 	if (a >= 0)
-		FUZZ_ASSERT(ts_agg_name(a) != NULL);
+		FUZZ_ASSERT(tsagg_name(a) != NULL);
 	int p = ts_policy_parse(s, n);
 	if (p >= 0)
 		FUZZ_ASSERT(ts_policy_name(p) != NULL);

@@ -159,7 +159,7 @@ static void topk(const char *param, const char *v, size_t n)
 	int rc = fs_xval_topk(param, v, n, &p);
 	FUZZ_ASSERT(rc == 0 || rc == -EINVAL || rc == -ENOTSUP);
 	if (!rc)
-		FUZZ_ASSERT(topk_params_ok(p.k, p.width, p.depth, p.decay));
+		FUZZ_ASSERT(hk_params_ok(p.k, p.width, p.depth, p.decay));
 }
 
 static void trims(const char *v, size_t n)

@@ -180,7 +180,7 @@ static void records(void)
 	ts_add(ks, KEY("t"), 2000, -3, NULL, 0, NULL);
 	ts_add(ks, KEY("t2"), 1000, 0, NULL, 0, NULL);
 	ts_label_set(ks, KEY("t"), "room", 4, "kitchen", 7);
-	ts_createrule(ks, KEY("t"), KEY("t2"), ts_agg_parse("avg", 3), 1000, 0, NULL);
+	ts_createrule(ks, KEY("t"), KEY("t2"), tsagg_parse("avg", 3), 1000, 0, NULL);
 	ts_add(ks, KEY("t"), 3500, 7, NULL, 0, NULL);
 	dump_key("t", R_TS, "timeseries-add-label-rule");
 

@@ -914,6 +914,28 @@ static void test_sub_iter(void)
 	ks_close(ks);
 }
 
+static void test_meta_copy(void)
+{
+	struct keyspace *ks = fresh_ks(false);
+	struct buf raw = BUF_INIT;
+	struct enc_meta m, g;
+	char tail[16];
+	put_string_meta(ks, KEY(DEFNS, "s"), 0, "hello");
+	CHECK_INT(ks_meta_copy(ks, KEY(DEFNS, "s"), KV_TYPE_STRING, &m, tail, 3), 0);
+	CHECK(m.tail == (const uint8_t *)tail && m.tail_len == 3 && !memcmp(tail, "hel", 3));
+	CHECK_INT(ks_meta_copy(ks, KEY(DEFNS, "s"), KV_TYPE_STRING, &m, tail, sizeof(tail)), 0);
+	CHECK(m.tail_len == 5 && !memcmp(tail, "hello", 5));
+	CHECK_INT(ks_meta_copy(ks, KEY(DEFNS, "s"), KV_TYPE_HASH, &m, tail, 3), -KV_EWRONGTYPE);
+	CHECK_INT(ks_meta_copy(ks, KEY(DEFNS, "no"), KV_TYPE_NONE, &m, tail, 3), -ENOENT);
+	/* The header is ks_meta_get's; a tail of 0 bytes copies nothing. */
+	CHECK_INT(hash_set(ks, KEY(DEFNS, "h"), "f", 1, "v", 1, NULL), 0);
+	CHECK_INT(ks_meta_get(ks, KEY(DEFNS, "h"), KV_TYPE_HASH, &raw, &g), 0);
+	CHECK_INT(ks_meta_copy(ks, KEY(DEFNS, "h"), KV_TYPE_HASH, &m, NULL, 0), 0);
+	CHECK(m.version == g.version && m.size == 1 && m.tail_len == 0);
+	buf_release(&raw);
+	ks_close(ks);
+}
+
 int main(void)
 {
 	log_level_current = -1; /* expected errors stay quiet */
@@ -932,6 +954,7 @@ int main(void)
 	test_locks();
 	test_read_only();
 	test_sub_iter();
+	test_meta_copy();
 	fixture_done(NULL);
 	return check_done("test_keyspace");
 }

@@ -12,15 +12,15 @@
 
 static void test_buckets(void)
 {
-	CHECK_INT(ts_bucket_left(100, 30, 20), 80); /* Kvrocks's example */
-	CHECK_INT(ts_bucket_right(100, 30, 20), 110);
-	CHECK_INT(ts_bucket_left(1999, 1000, 0), 1000);
-	CHECK_INT(ts_bucket_left(2000, 1000, 0), 2000);
-	CHECK_INT(ts_bucket_right(2000, 1000, 0), 3000);
-	CHECK_INT(ts_bucket_left(5, 10, 27), 0); /* before the first aligned bucket */
-	CHECK_INT(ts_bucket_left(12, 10, 27), 7);
-	CHECK_INT(ts_bucket_right(12, 10, 27), 17);
-	CHECK_INT(ts_bucket_right(UINT64_MAX - 1, 10, 0), UINT64_MAX);
+	CHECK_INT(tsagg_bucket_left(100, 30, 20), 80); /* Kvrocks's example */
+	CHECK_INT(tsagg_bucket_right(100, 30, 20), 110);
+	CHECK_INT(tsagg_bucket_left(1999, 1000, 0), 1000);
+	CHECK_INT(tsagg_bucket_left(2000, 1000, 0), 2000);
+	CHECK_INT(tsagg_bucket_right(2000, 1000, 0), 3000);
+	CHECK_INT(tsagg_bucket_left(5, 10, 27), 0); /* before the first aligned bucket */
+	CHECK_INT(tsagg_bucket_left(12, 10, 27), 7);
+	CHECK_INT(tsagg_bucket_right(12, 10, 27), 17);
+	CHECK_INT(tsagg_bucket_right(UINT64_MAX - 1, 10, 0), UINT64_MAX);
 }
 
 static void test_aggregators(void)
@@ -36,28 +36,28 @@ static void test_aggregators(void)
 	    {TS_AGG_STD_P, 2}, {TS_AGG_VAR_S, 32.0 / 7}, {TS_AGG_STD_S, 2.1380899352993952},
 	};
 	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
-		double got = ts_aggregate(c[i].agg, s, 8);
+		double got = tsagg_aggregate(c[i].agg, s, 8);
 		if (fabs(got - c[i].want) > 1e-12)
-			fprintf(stderr, "  %s: %.17g\n", ts_agg_name(c[i].agg), got);
+			fprintf(stderr, "  %s: %.17g\n", tsagg_name(c[i].agg), got);
 		CHECK(fabs(got - c[i].want) <= 1e-12);
 		/* The running state gives the same value, folded one by one. */
 		struct ts_rule r;
-		ts_rule_init(&r, c[i].agg, 100, 0);
-		CHECK(ts_rule_is_reset(&r));
+		tsagg_rule_init(&r, c[i].agg, 100, 0);
+		CHECK(tsagg_rule_is_reset(&r));
 		for (size_t j = 0; j < 8; j++)
-			ts_rule_fold(&r, &s[j], 1);
-		CHECK(fabs(ts_rule_value(&r) - c[i].want) <= 1e-12);
-		CHECK(c[i].agg == TS_AGG_SUM || !ts_rule_is_reset(&r));
+			tsagg_rule_fold(&r, &s[j], 1);
+		CHECK(fabs(tsagg_rule_value(&r) - c[i].want) <= 1e-12);
+		CHECK(c[i].agg == TS_AGG_SUM || !tsagg_rule_is_reset(&r));
 	}
 	/* One sample: the sample variances are 0. */
-	CHECK(ts_aggregate(TS_AGG_VAR_S, s, 1) == 0);
-	CHECK(ts_aggregate(TS_AGG_STD_S, s, 1) == 0);
+	CHECK(tsagg_aggregate(TS_AGG_VAR_S, s, 1) == 0);
+	CHECK(tsagg_aggregate(TS_AGG_STD_S, s, 1) == 0);
 	/* First and last follow timestamps, not the folding order. */
 	struct ts_rule r;
-	ts_rule_init(&r, TS_AGG_FIRST, 100, 0);
-	ts_rule_fold(&r, &s[4], 1);
-	ts_rule_fold(&r, &s[0], 1);
-	CHECK(ts_rule_value(&r) == 2);
+	tsagg_rule_init(&r, TS_AGG_FIRST, 100, 0);
+	tsagg_rule_fold(&r, &s[4], 1);
+	tsagg_rule_fold(&r, &s[0], 1);
+	CHECK(tsagg_rule_value(&r) == 2);
 	CHECK_INT(r.u[0], 1);
 	/* Reset shapes (Kvrocks's ResetAuxs): (n_u64, n_f64). */
 	static const int shape[][3] = {
@@ -66,26 +66,26 @@ static void test_aggregators(void)
 	    {TS_AGG_STD_P, 1, 2}, {TS_AGG_STD_S, 1, 2}, {TS_AGG_VAR_P, 1, 2}, {TS_AGG_VAR_S, 1, 2},
 	};
 	for (size_t i = 0; i < sizeof(shape) / sizeof(shape[0]); i++) {
-		ts_rule_init(&r, shape[i][0], 10, 0);
+		tsagg_rule_init(&r, shape[i][0], 10, 0);
 		CHECK_INT(r.nu, shape[i][1]);
 		CHECK_INT(r.nf, shape[i][2]);
 	}
-	CHECK_INT(ts_agg_parse("AVG", 3), TS_AGG_AVG);
-	CHECK_INT(ts_agg_parse("none", 4), -1);
-	CHECK(ts_agg_name(0) == NULL);
+	CHECK_INT(tsagg_parse("AVG", 3), TS_AGG_AVG);
+	CHECK_INT(tsagg_parse("none", 4), -1);
+	CHECK(tsagg_name(0) == NULL);
 }
 
 static int match(const char *const *exprs, size_t ne, const struct ts_label *l, size_t nl)
 {
-	struct ts_filter *f = ts_filter_new();
+	struct tsagg_filter *f = tsagg_filter_new();
 	int rc = 0;
 	for (size_t i = 0; i < ne && !rc; i++)
-		rc = ts_filter_parse(f, exprs[i], strlen(exprs[i]));
+		rc = tsagg_filter_parse(f, exprs[i], strlen(exprs[i]));
 	if (!rc)
-		rc = ts_filter_check(f);
+		rc = tsagg_filter_check(f);
 	if (!rc)
-		rc = ts_filter_match(f, l, nl) ? 1 : 0;
-	ts_filter_free(f);
+		rc = tsagg_filter_match(f, l, nl) ? 1 : 0;
+	tsagg_filter_free(f);
 	return rc;
 }
 

@@ -47,26 +47,26 @@ static struct iovec item(const char *s)
 static void test_alg(void)
 {
 	/* From xxhsum -H64 and a Python transcription of section 6.10. */
-	CHECK(bloom_hash("apple", 5) == 0x5889a1c15c94729fULL);
-	CHECK(bloom_hash("banana", 6) == 0xcef162e1813c8ce2ULL);
-	CHECK(bloom_hash("", 0) == 0xef46db3751d8e999ULL);
-	CHECK_INT(bloom_block_of(0x5889a1c15c94729fULL, 128), 1);
-	CHECK_INT(bloom_block_of(0xcef162e1813c8ce2ULL, 128), 3);
+	CHECK(sbbf_hash("apple", 5) == 0x5889a1c15c94729fULL);
+	CHECK(sbbf_hash("banana", 6) == 0xcef162e1813c8ce2ULL);
+	CHECK(sbbf_hash("", 0) == 0xef46db3751d8e999ULL);
+	CHECK_INT(sbbf_block_of(0x5889a1c15c94729fULL, 128), 1);
+	CHECK_INT(sbbf_block_of(0xcef162e1813c8ce2ULL, 128), 3);
 	uint8_t bits[8], want_a[8] = {2, 29, 26, 16, 17, 7, 31, 10};
-	bloom_bits_of(0x5889a1c15c94729fULL, bits);
+	sbbf_bits_of(0x5889a1c15c94729fULL, bits);
 	CHECK_MEM(bits, 8, want_a, 8);
-	CHECK_INT(bloom_filter_bytes(100, 0.01), 128);
-	CHECK_INT(bloom_filter_bytes(1000, 0.01), 2048);
-	CHECK_INT(bloom_filter_bytes(1, 0.5), 32);
-	CHECK_INT(bloom_filter_bytes(200, 0.01), 256);
-	CHECK_INT(bloom_filter_bytes(100000, 0.001), 262144);
-	CHECK_INT(bloom_filter_bytes(UINT32_MAX, 1e-9), BLOOM_MAX_BYTES);
-	CHECK_INT(bloom_chain_capacity(100, 0, 5), 100);
-	CHECK_INT(bloom_chain_capacity(100, 1, 3), 300);
-	CHECK_INT(bloom_chain_capacity(100, 2, 3), 700);
-	CHECK_INT(bloom_chain_capacity(10, 3, 2), 40);
-	CHECK_INT(bloom_filter_capacity(100, 2, 3), 800);
-	CHECK_INT(bloom_filter_capacity(100, 0, 3), 100);
+	CHECK_INT(sbbf_filter_bytes(100, 0.01), 128);
+	CHECK_INT(sbbf_filter_bytes(1000, 0.01), 2048);
+	CHECK_INT(sbbf_filter_bytes(1, 0.5), 32);
+	CHECK_INT(sbbf_filter_bytes(200, 0.01), 256);
+	CHECK_INT(sbbf_filter_bytes(100000, 0.001), 262144);
+	CHECK_INT(sbbf_filter_bytes(UINT32_MAX, 1e-9), SBBF_MAX_BYTES);
+	CHECK_INT(sbbf_chain_capacity(100, 0, 5), 100);
+	CHECK_INT(sbbf_chain_capacity(100, 1, 3), 300);
+	CHECK_INT(sbbf_chain_capacity(100, 2, 3), 700);
+	CHECK_INT(sbbf_chain_capacity(10, 3, 2), 40);
+	CHECK_INT(sbbf_filter_capacity(100, 2, 3), 800);
+	CHECK_INT(sbbf_filter_capacity(100, 0, 3), 100);
 
 	/* "apple" in a 128-byte filter: block 1 (bytes 32..63), word i at
 	 * 32 + 4i, bit b in little-endian order: byte b / 8, bit b % 8. */
@@ -75,11 +75,11 @@ static void test_alg(void)
 	memset(want, 0, sizeof(want));
 	for (int i = 0; i < 8; i++)
 		want[32 + 4 * i + want_a[i] / 8] |= (uint8_t)(1u << (want_a[i] % 8));
-	CHECK(!bloom_find(f, 128, bloom_hash("apple", 5)));
-	CHECK(bloom_insert(f, 128, bloom_hash("apple", 5)));
+	CHECK(!sbbf_find(f, 128, sbbf_hash("apple", 5)));
+	CHECK(sbbf_insert(f, 128, sbbf_hash("apple", 5)));
 	CHECK_MEM(f, 128, want, 128);
-	CHECK(bloom_find(f, 128, bloom_hash("apple", 5)));
-	CHECK(!bloom_insert(f, 128, bloom_hash("apple", 5)));
+	CHECK(sbbf_find(f, 128, sbbf_hash("apple", 5)));
+	CHECK(!sbbf_insert(f, 128, sbbf_hash("apple", 5)));
 }
 
 static void test_reserve(void)

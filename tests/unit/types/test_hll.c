@@ -70,20 +70,20 @@ static long seg_len(const char *key, const char *seg, struct buf *val)
 static void test_murmur(void)
 {
 	/* From an independent MurmurHash64A (Python, the published algorithm). */
-	CHECK(hll_murmur64a("", 0, HLL_SEED) == 0xd8dfea6585bc9732ULL);
-	CHECK(hll_murmur64a("a", 1, HLL_SEED) == 0x53d2470a9b43b1a7ULL);
-	CHECK(hll_murmur64a("hello", 5, HLL_SEED) == 0x0f656f01eecfe400ULL);
-	CHECK(hll_murmur64a("abcdefgh", 8, HLL_SEED) == 0xf3a65df559914567ULL);
-	CHECK(hll_murmur64a("abcdefghijklmnopqrstu", 21, HLL_SEED) == 0xf716943f7fdffb2aULL);
+	CHECK(hll_dense_murmur64a("", 0, HLL_SEED) == 0xd8dfea6585bc9732ULL);
+	CHECK(hll_dense_murmur64a("a", 1, HLL_SEED) == 0x53d2470a9b43b1a7ULL);
+	CHECK(hll_dense_murmur64a("hello", 5, HLL_SEED) == 0x0f656f01eecfe400ULL);
+	CHECK(hll_dense_murmur64a("abcdefgh", 8, HLL_SEED) == 0xf3a65df559914567ULL);
+	CHECK(hll_dense_murmur64a("abcdefghijklmnopqrstu", 21, HLL_SEED) == 0xf716943f7fdffb2aULL);
 	uint32_t idx;
 	uint8_t val;
-	hll_pat_len("a", 1, &idx, &val);
+	hll_dense_pat_len("a", 1, &idx, &val);
 	CHECK_INT(idx, 12711);
 	CHECK_INT(val, 2);
-	hll_pat_len("hello", 5, &idx, &val);
+	hll_dense_pat_len("hello", 5, &idx, &val);
 	CHECK_INT(idx, 9216);
 	CHECK_INT(val, 1);
-	hll_pat_len("", 0, &idx, &val);
+	hll_dense_pat_len("", 0, &idx, &val);
 	CHECK_INT(idx, 5938);
 	CHECK_INT(val, 2);
 }

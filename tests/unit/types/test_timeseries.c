@@ -266,7 +266,7 @@ static void test_aggregations(void)
 		o.bucket = 1000;
 		range_str("agg", &o, false, s, sizeof(s));
 		if (strcmp(s, cases[i].want))
-			fprintf(stderr, "  %s: got '%s'\n", ts_agg_name(cases[i].agg), s);
+			fprintf(stderr, "  %s: got '%s'\n", tsagg_name(cases[i].agg), s);
 		CHECK(strcmp(s, cases[i].want) == 0);
 	}
 	/* Bucket timestamps, EMPTY, ALIGN, COUNT, reverse. */
@@ -521,7 +521,7 @@ static void test_rules(void)
 	/* A restore (with a state) makes a missing source and destination in
 	 * its batch; one that fails makes neither. */
 	struct ts_rule st;
-	ts_rule_init(&st, TS_AGG_SUM, 10, 0);
+	tsagg_rule_init(&st, TS_AGG_SUM, 10, 0);
 	st.latest = 20;
 	st.f[0] = 4;
 	CHECK_INT(ts_createrule(ks, KEY("many"), KEY("new64"), TS_AGG_SUM, 10, 0, &st), -ENOSPC);
@@ -560,18 +560,18 @@ static int mcb(void *arg, const struct ts_series_result *r)
 static const char *mq(const char *const *filters, size_t nf, bool get)
 {
 	static struct mres m;
-	struct ts_filter *f = ts_filter_new();
+	struct tsagg_filter *f = tsagg_filter_new();
 	struct ts_range_opt o;
 	int rc = 0;
 	memset(&m, 0, sizeof(m));
 	for (size_t i = 0; i < nf && !rc; i++)
-		rc = ts_filter_parse(f, filters[i], strlen(filters[i]));
+		rc = tsagg_filter_parse(f, filters[i], strlen(filters[i]));
 	ts_range_opt_init(&o);
 	if (!rc)
 		rc = get ? ts_mget(ks, KS_DEFAULT_NS, strlen(KS_DEFAULT_NS), f, mcb, &m)
 			 : ts_mrange(ks, KS_DEFAULT_NS, strlen(KS_DEFAULT_NS), f, &o, false, mcb,
 				     &m);
-	ts_filter_free(f);
+	tsagg_filter_free(f);
 	if (rc)
 		snprintf(m.out, sizeof(m.out), "err %d", rc);
 	return m.out;
@@ -688,8 +688,8 @@ static void test_wrongtype_missing_bad(void)
 	CHECK_INT(ts_label_set(ks, KEY("empty"), "a", 1, "", 0), -EINVAL);
 	CHECK_INT(ts_get(ks, KEY("empty"), &s), 0);
 	CHECK_INT(ts_policy_parse("Last", 4), TS_DUP_LAST);
-	CHECK_INT(ts_agg_parse("std.s", 5), TS_AGG_STD_S);
-	CHECK_INT(ts_agg_parse("median", 6), -1);
+	CHECK_INT(tsagg_parse("std.s", 5), TS_AGG_STD_S);
+	CHECK_INT(tsagg_parse("median", 6), -1);
 }
 
 static void test_chunks(void)

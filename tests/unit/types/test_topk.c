@@ -133,10 +133,10 @@ static void test_add(void)
 	CHECK_INT(topk_count_of(ks, KEY(DEFNS, "a"), "c", 1, &cnt), 0);
 	CHECK_INT(cnt, 3);
 	/* c decayed a's bucket of row 1 with some draws */
-	struct topk t;
+	struct hk t;
 	CHECK_INT(topk_state(ks, KEY(DEFNS, "a"), &t), 0);
 	CHECK(t.draws > 0 && t.n == 2);
-	topk_release(&t);
+	hk_release(&t);
 	/* bad input: nothing changes */
 	snapshot("a", &snap);
 	struct topk_item bad[] = {ITEM("x", 1), ITEM("y", 0)};
@@ -158,7 +158,7 @@ static void test_reads(void)
 {
 	struct topk_params p;
 	uint32_t cnt;
-	struct topk t;
+	struct hk t;
 	CHECK_INT(topk_info(ks, KEY(DEFNS, "a"), &p), 0);
 	CHECK(p.k == 2 && p.width == 4 && p.depth == 2 && p.decay == 0.9);
 	CHECK_INT(topk_info(ks, KEY(DEFNS, "str"), &p), -KV_EWRONGTYPE);
@@ -170,12 +170,12 @@ static void test_reads(void)
 	CHECK_INT(topk_count_of(ks, KEY(DEFNS, "str"), "a", 1, &cnt), -KV_EWRONGTYPE);
 	CHECK_INT(topk_count_of(ks, KEY(DEFNS, "nokey"), "a", 1, &cnt), -ENOENT);
 	CHECK_INT(topk_state(ks, KEY(DEFNS, "a"), &t), 0);
-	const struct topk_entry *l[2];
-	topk_list(&t, l);
+	const struct hk_entry *l[2];
+	hk_list(&t, l);
 	CHECK(l[0]->count == 3 && l[0]->item[0] == 'c' && l[1]->item[0] == 'b');
-	topk_release(&t);
+	hk_release(&t);
 	CHECK_INT(topk_state(ks, KEY(DEFNS, "nokey"), &t), -ENOENT);
-	topk_release(&t);
+	hk_release(&t);
 }
 
 static void test_setters(void)
@@ -194,7 +194,7 @@ static void test_setters(void)
 	CHECK_INT(topk_set_params(ks, KEY(DEFNS, "s"), &bad), -EINVAL);
 	CHECK(unchanged("s", &snap));
 	/* buckets: 3 of them */
-	struct topk_bucket b[3] = {{0, 0}, {7, 9}, {0, 0}};
+	struct hk_bucket b[3] = {{0, 0}, {7, 9}, {0, 0}};
 	CHECK_INT(topk_set_buckets(ks, KEY(DEFNS, "s"), b, 3), 0);
 	check_sub("s", "00 00 00 00 00",
 		  "00 00 00 00 00 00 00 00 00 00 00 07 00 00 00 09"
@@ -206,11 +206,11 @@ static void test_setters(void)
 	CHECK_INT(topk_set_params(ks, KEY(DEFNS, "s"), &p), -ENOTEMPTY);
 	CHECK(unchanged("s", &snap));
 	/* all-zero buckets: the row record goes */
-	b[1] = (struct topk_bucket){0, 0};
+	b[1] = (struct hk_bucket){0, 0};
 	CHECK_INT(topk_set_buckets(ks, KEY(DEFNS, "s"), b, 3), 0);
 	CHECK_INT(sub_raw("s", "00 00 00 00 00", &v), -ENOENT);
 	/* heap */
-	struct topk_entry h[] = {{1, 0, "x", 1}, {4, 0, "yy", 2}, {2, 0, "z", 1}};
+	struct hk_entry h[] = {{1, 0, "x", 1}, {4, 0, "yy", 2}, {2, 0, "z", 1}};
 	CHECK_INT(topk_set_heap(ks, KEY(DEFNS, "s"), h, 3), 0);
 	check_sub("s", "01",
 		  "00 00 00 01 00 00 00 01 78 00 00 00 04 00 00 00 02 79 79"
@@ -219,12 +219,12 @@ static void test_setters(void)
 		   "00 00 00 05 00 00 00 03 00 00 00 01 BF E0 00 00 00 00 00 00"
 		   "00 00 00 00 00 00 00 00");
 	snapshot("s", &snap);
-	struct topk_entry notheap[] = {{5, 0, "x", 1}, {4, 0, "y", 1}};
+	struct hk_entry notheap[] = {{5, 0, "x", 1}, {4, 0, "y", 1}};
 	CHECK_INT(topk_set_heap(ks, KEY(DEFNS, "s"), notheap, 2), -EINVAL);
-	struct topk_entry dup[] = {{1, 0, "x", 1}, {4, 0, "x", 1}};
+	struct hk_entry dup[] = {{1, 0, "x", 1}, {4, 0, "x", 1}};
 	CHECK_INT(topk_set_heap(ks, KEY(DEFNS, "s"), dup, 2), -EINVAL);
-	struct topk_entry six[6] = {{1, 0, "a", 1}, {1, 0, "b", 1}, {1, 0, "c", 1},
-				    {1, 0, "d", 1}, {1, 0, "e", 1}, {1, 0, "f", 1}};
+	struct hk_entry six[6] = {{1, 0, "a", 1}, {1, 0, "b", 1}, {1, 0, "c", 1},
+				  {1, 0, "d", 1}, {1, 0, "e", 1}, {1, 0, "f", 1}};
 	CHECK_INT(topk_set_heap(ks, KEY(DEFNS, "s"), six, 6), -EINVAL); /* k is 5 */
 	CHECK(unchanged("s", &snap));
 	/* draws */
@@ -271,13 +271,13 @@ static void plant_meta(const char *key, const char *tailhex)
 static void check_corrupt(const char *key, bool params_bad)
 {
 	struct topk_params p;
-	struct topk t;
+	struct hk t;
 	struct topk_item it = ITEM("x", 1);
 	struct buf snap = BUF_INIT;
 	snapshot(key, &snap);
 	CHECK_INT(topk_info(ks, KEY(DEFNS, key), &p), params_bad ? -EUCLEAN : 0);
 	CHECK_INT(topk_state(ks, KEY(DEFNS, key), &t), -EUCLEAN);
-	topk_release(&t);
+	hk_release(&t);
 	CHECK_INT(topk_add(ks, KEY(DEFNS, key), &it, 1, NULL, NULL), -EUCLEAN);
 	CHECK_INT(topk_set_draws(ks, KEY(DEFNS, key), 7), -EUCLEAN);
 	CHECK_INT(topk_has(ks, KEY(DEFNS, key), "x", 1), -EUCLEAN);
