@@ -17,19 +17,28 @@ struct store_iter {
 	char *lower, *upper;
 };
 
+/* The point read under every store_get*: 0 with *v pinned (the caller
+ * destroys it), -ENOENT, or store_err's errno. */
+static int get_pinned(struct store *s, rocksdb_column_family_handle_t *h, const void *k, size_t kn,
+		      rocksdb_pinnableslice_t **v)
+{
+	char *err = NULL;
+	*v = rocksdb_get_pinned_cf(s->db, s->ropts, h, k, kn, &err);
+	if (err)
+		return store_err("get", err);
+	return *v ? 0 : -ENOENT;
+}
+
 int store_get(struct store *s, enum store_cf cf, const void *k, size_t kn, struct buf *out)
 {
 	rocksdb_column_family_handle_t *h = store_cf(s, cf);
-	char *err = NULL;
+	rocksdb_pinnableslice_t *v;
 	int rc = 0;
 
 	if (!h)
 		return -ENOENT; /* a read-only store without this column family */
-	rocksdb_pinnableslice_t *v = rocksdb_get_pinned_cf(s->db, s->ropts, h, k, kn, &err);
-	if (err)
-		return store_err("get", err);
-	if (!v)
-		return -ENOENT;
+	if ((rc = get_pinned(s, h, k, kn, &v)) != 0)
+		return rc;
 	size_t vn;
 	const char *p = rocksdb_pinnableslice_value(v, &vn);
 	rc = buf_set(out, p, vn);
@@ -41,21 +50,19 @@ int store_get_head(struct store *s, enum store_cf cf, const void *k, size_t kn, 
 		   struct buf *out, size_t *full)
 {
 	rocksdb_column_family_handle_t *h = store_cf(s, cf);
-	char *err = NULL;
+	rocksdb_pinnableslice_t *v;
 	uint64_t epoch;
+	int rc;
 
 	if (!h)
 		return -ENOENT;
 	if (store_heads_find(s->heads, cf, k, kn, max, out, full, &epoch) == 0)
 		return 0;
-	rocksdb_pinnableslice_t *v = rocksdb_get_pinned_cf(s->db, s->ropts, h, k, kn, &err);
-	if (err)
-		return store_err("get", err);
-	if (!v)
-		return -ENOENT;
+	if ((rc = get_pinned(s, h, k, kn, &v)) != 0)
+		return rc;
 	size_t vn;
 	const char *p = rocksdb_pinnableslice_value(v, &vn);
-	int rc = out ? buf_set(out, p, vn < max ? vn : max) : 0;
+	rc = out ? buf_set(out, p, vn < max ? vn : max) : 0;
 	if (full)
 		*full = vn;
 	if (vn >= STORE_BLOB_MIN) {
@@ -74,23 +81,16 @@ int store_value_get(struct store *s, enum store_cf cf, const void *k, size_t kn,
 		    struct store_value **out)
 {
 	rocksdb_column_family_handle_t *h = store_cf(s, cf);
-	char *err = NULL;
+	int rc = 0;
 
 	*out = NULL;
 	if (!h)
 		return -ENOENT;
 	rocksdb_pinnableslice_t *v = store_heads_take(s->heads, cf, k, kn);
-	if (v) {
-		*out = (struct store_value *)v;
-		return 0;
-	}
-	v = rocksdb_get_pinned_cf(s->db, s->ropts, h, k, kn, &err);
-	if (err)
-		return store_err("get", err);
 	if (!v)
-		return -ENOENT;
-	*out = (struct store_value *)v;
-	return 0;
+		rc = get_pinned(s, h, k, kn, &v);
+	*out = (struct store_value *)v; /* NULL on an error */
+	return rc;
 }
 
 const char *store_value_data(const struct store_value *v, size_t *n)
@@ -305,28 +305,39 @@ void store_iter_free(struct store_iter *it)
 	free(it);
 }
 
-void store_iter_seek(struct store_iter *it, const void *k, size_t kn)
+/* An iterator of an absent column family (it->it NULL) is always at
+ * its end: the moves and seeks do nothing. */
+static void iter_move(struct store_iter *it, void (*move)(rocksdb_iterator_t *))
 {
 	if (it->it)
-		rocksdb_iter_seek(it->it, k, kn);
+		move(it->it);
+}
+
+static void iter_seek(struct store_iter *it, const void *k, size_t kn,
+		      void (*seek)(rocksdb_iterator_t *, const char *, size_t))
+{
+	if (it->it)
+		seek(it->it, k, kn);
+}
+
+void store_iter_seek(struct store_iter *it, const void *k, size_t kn)
+{
+	iter_seek(it, k, kn, rocksdb_iter_seek);
 }
 
 void store_iter_seek_for_prev(struct store_iter *it, const void *k, size_t kn)
 {
-	if (it->it)
-		rocksdb_iter_seek_for_prev(it->it, k, kn);
+	iter_seek(it, k, kn, rocksdb_iter_seek_for_prev);
 }
 
 void store_iter_seek_first(struct store_iter *it)
 {
-	if (it->it)
-		rocksdb_iter_seek_to_first(it->it);
+	iter_move(it, rocksdb_iter_seek_to_first);
 }
 
 void store_iter_seek_last(struct store_iter *it)
 {
-	if (it->it)
-		rocksdb_iter_seek_to_last(it->it);
+	iter_move(it, rocksdb_iter_seek_to_last);
 }
 
 bool store_iter_valid(struct store_iter *it)
@@ -336,14 +347,12 @@ bool store_iter_valid(struct store_iter *it)
 
 void store_iter_next(struct store_iter *it)
 {
-	if (it->it)
-		rocksdb_iter_next(it->it);
+	iter_move(it, rocksdb_iter_next);
 }
 
 void store_iter_prev(struct store_iter *it)
 {
-	if (it->it)
-		rocksdb_iter_prev(it->it);
+	iter_move(it, rocksdb_iter_prev);
 }
 
 bool store_iter_step(struct store_iter *it, bool reverse, bool *started)
