@@ -8,7 +8,8 @@
 # line is the layer it reaches into. Bottom to top:
 #
 #   folder     holds                          may include (project headers)
-#   engine/    util, encoding, names, store   engine/util.h
+#   engine/    util, encoding, names, store   engine/util.h (the store's files also
+#              (store, store_*)               engine/store.h, engine/store_int.h)
 #   keyspace/  keyspace, ks_*                 engine/*, keyspace/*
 #   types/     t_* (types), alg_* (cores)     engine/*, keyspace/* but ks_int.h ks_gc.h,
 #                                             types/*
@@ -20,11 +21,13 @@
 #
 # and a module includes its own header. Beside the folders:
 #   - a file's name prefix agrees with its folder (t_/alg_ in types/, ks_ and
-#     keyspace in keyspace/, fs in fs/; util encoding names store in engine/);
+#     keyspace in keyspace/, fs in fs/; util encoding names store store_* in
+#     engine/);
 #   - a header named *_int.h is private to its module: keyspace/ks_int.h to
 #     keyspace/, fs/fs_int.h to fs/, types/t_X_int.h to the files t_X*
-#     (t_timeseries_int.h also to t_ts_*);
-#   - <rocksdb/...> only in src/engine/store.c; <fuse*.h> only in fs/ and
+#     (t_timeseries_int.h also to t_ts_*), engine/store_int.h to store*;
+#   - <rocksdb/...> only in the store's files (src/engine/store.c,
+#     src/engine/store_*.c, include/engine/store_int.h); <fuse*.h> only in fs/ and
 #     main.c; <cjson/...> only in the JSON module (t_json*) and main.c;
 #   - the types layer reads through the engine (store_get, store_iter_*,
 #     store_value_*) but writes only through keyspace/ks_txn.h: no store_batch_*,
@@ -61,7 +64,7 @@ layer_of() {
 # name_fits LAYER BASE -> status 0 if the file name's prefix agrees with its folder
 name_fits() {
 	case $1:$2 in
-	engine:util.* | engine:encoding.* | engine:names.* | engine:store.*) return 0 ;;
+	engine:util.* | engine:encoding.* | engine:names.* | engine:store.* | engine:store_*) return 0 ;;
 	keyspace:keyspace.* | keyspace:ks_*) return 0 ;;
 	types:t_* | types:alg_*) return 0 ;;
 	fs:fs*) return 0 ;;
@@ -76,8 +79,10 @@ allowed() {
 	local layer=$1 base=$2 h=$3
 	case $layer in
 	engine)
-		[ "$h" = engine/util.h ]
-		return
+		case $base:$h in
+		*:engine/util.h | store*:engine/store.h | store*:engine/store_int.h) return 0 ;;
+		esac
+		return 1
 		;;
 	keyspace)
 		case $h in
@@ -125,8 +130,8 @@ private_ok() {
 		esac
 		return 1
 		;;
-	types/*_int.h)
-		mod=${h#types/}
+	types/*_int.h | engine/*_int.h)
+		mod=${h#*/}
 		mod=${mod%_int.h}
 		[[ $base == "$mod"* ]]
 		;;
@@ -140,7 +145,10 @@ system_allowed() {
 	base=$(basename "$file")
 	case $h in
 	rocksdb/*)
-		[ "$file" = src/engine/store.c ]
+		case $file in
+		src/engine/store.c | src/engine/store_*.c | include/engine/store_int.h) return 0 ;;
+		esac
+		return 1
 		;;
 	fuse.h | fuse_*.h | fuse3/*)
 		[ "$layer" = fs ] || [ "$layer" = main ]
