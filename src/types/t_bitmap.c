@@ -23,6 +23,7 @@
 #include "types/t_bitmap.h"
 
 #include "keyspace/ks_txn.h"
+#include "types/t_string.h"
 #include "engine/store.h"
 
 #include <errno.h>
@@ -242,49 +243,21 @@ static int view_read(struct bm_view *v, uint64_t lo, uint64_t hi, struct buf *ou
 	return rc;
 }
 
-/* Redis's GETRANGE/BITCOUNT clamp of inclusive [start, end] against len
- * bytes into [*lo, *hi). false = empty. */
-static bool range_clamp(int64_t start, int64_t end, uint64_t len, uint64_t *lo, uint64_t *hi)
-{
-	if (len == 0 || len > INT64_MAX)
-		return false;
-	int64_t n = (int64_t)len;
-	if (start < 0 && end < 0 && start > end)
-		return false;
-	if (start < 0)
-		start += n; /* no overflow: n >= 0 > start */
-	if (end < 0)
-		end += n;
-	if (start < 0)
-		start = 0;
-	if (end < 0)
-		end = 0;
-	if (end >= n)
-		end = n - 1;
-	if (start > end)
-		return false;
-	*lo = (uint64_t)start;
-	*hi = (uint64_t)end + 1;
-	return true;
-}
-
 int bitmap_getbit(struct keyspace *ks, const struct ks_key *k, uint64_t bit)
 {
-	struct buf raw = BUF_INIT, frag = BUF_INIT;
-	struct enc_meta m;
-	uint64_t byte = bit / 8;
+	struct buf frag = BUF_INIT;
+	uint64_t version, byte = bit / 8;
 	int rc;
 
 	if (bit > BITMAP_MAX_BIT)
 		return -EINVAL;
-	rc = ks_meta_get(ks, k, KV_TYPE_BITMAP, &raw, &m);
+	rc = ks_version_get(ks, k, KV_TYPE_BITMAP, &version);
 	if (!rc)
-		rc = frag_get(ks, k, m.version, byte / FRAG * FRAG, &frag);
+		rc = frag_get(ks, k, version, byte / FRAG * FRAG, &frag);
 	if (rc == 0)
 		rc = byte % FRAG < frag.len ? (frag.data[byte % FRAG] >> (bit % 8)) & 1 : 0;
 	else if (rc == -ENOENT)
 		rc = 0;
-	buf_release(&raw);
 	buf_release(&frag);
 	return rc;
 }
@@ -351,7 +324,7 @@ int bitmap_bitcount(struct keyspace *ks, const struct ks_key *k, int64_t start, 
 	struct count_ctx c = {0, 0, 0};
 	int rc = view_open(ks, k, &v);
 
-	if (rc == 0 && range_clamp(start, end, v.m.size, &c.lo, &c.hi))
+	if (rc == 0 && string_range_clamp(start, end, v.m.size, &c.lo, &c.hi))
 		rc = view_visit(&v, c.lo, c.hi, count_frag, &c);
 	if (rc == -ENOENT)
 		rc = 0;
@@ -425,7 +398,7 @@ int bitmap_bitpos(struct keyspace *ks, const struct ks_key *k, bool bit, int64_t
 		goto out;
 	if (!end_given)
 		end = -1;
-	if (!range_clamp(start, end, v.m.size, &c.lo, &c.hi)) {
+	if (!string_range_clamp(start, end, v.m.size, &c.lo, &c.hi)) {
 		*pos = -1;
 		goto out;
 	}
@@ -459,7 +432,7 @@ int bitmap_getrange(struct keyspace *ks, const struct ks_key *k, int64_t start, 
 	int rc = view_open(ks, k, &v);
 
 	buf_reset(out);
-	if (rc == 0 && range_clamp(start, end, v.m.size, &lo, &hi))
+	if (rc == 0 && string_range_clamp(start, end, v.m.size, &lo, &hi))
 		rc = view_read(&v, lo, hi, out);
 	if (rc == -ENOENT)
 		rc = 0; /* Redis: "" */
@@ -626,17 +599,7 @@ out:
 
 int bitmap_strlen(struct keyspace *ks, const struct ks_key *k, uint64_t *len)
 {
-	struct buf raw = BUF_INIT;
-	struct enc_meta m;
-	int rc = ks_meta_get(ks, k, KV_TYPE_BITMAP, &raw, &m);
-	if (rc == 0) {
-		*len = m.size;
-	} else if (rc == -ENOENT) {
-		*len = 0;
-		rc = 0;
-	}
-	buf_release(&raw);
-	return rc;
+	return ks_card(ks, k, KV_TYPE_BITMAP, len);
 }
 
 /* ---- Whole-value replacement and conversion -------------------------- */
