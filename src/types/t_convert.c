@@ -6,8 +6,8 @@
  * checked (list positions 0..n-1 each once, distinct sortedint ids), and
  * one transaction renews the key as the target type (ks_txn_renew: a
  * fresh version, the old expiry; its attribute records follow it), the
- * target module's txn helper staging its sub-keys and metadata and
- * committing. The metadata record is overwritten in place, so no state
+ * target module's txn helpers staging its sub-keys and metadata, and
+ * commits. The metadata record is overwritten in place, so no state
  * exists in which the key is missing or both. Layer: types.
  */
 #include "types/t_convert.h"
@@ -123,35 +123,17 @@ static int put_list(struct ks_txn *t, const struct ks_key *k, struct enc_meta *m
 	return rc;
 }
 
-static int put_set(struct ks_txn *t, const struct ks_key *k, struct enc_meta *m,
-		   const struct fields *fs)
+/* A set or a zset: its members are the field names. */
+static int put_members(struct ks_txn *t, const struct ks_key *k, enum kv_type to,
+		       const struct fields *fs)
 {
-	struct set_member *ms = calloc(fs->n, sizeof(*ms));
-	if (!ms)
-		return -ENOMEM;
-	for (size_t i = 0; i < fs->n; i++) {
-		ms[i].data = fs->d[i].f;
-		ms[i].len = fs->d[i].fn;
+	int rc = 0;
+	for (size_t i = 0; i < fs->n && !rc; i++) {
+		const struct field *x = &fs->d[i];
+		rc = to == KV_TYPE_SET ? set_txn_add(t, k, x->f, x->fn)
+				       : zset_txn_add(t, k, x->f, x->fn, x->it.score);
 	}
-	int rc = set_txn_create(t, k, m, ms, fs->n);
-	free(ms);
-	return rc;
-}
-
-static int put_zset(struct ks_txn *t, const struct ks_key *k, struct enc_meta *m,
-		    const struct fields *fs)
-{
-	struct zset_member *ms = calloc(fs->n, sizeof(*ms));
-	if (!ms)
-		return -ENOMEM;
-	for (size_t i = 0; i < fs->n; i++) {
-		ms[i].member = fs->d[i].f;
-		ms[i].len = fs->d[i].fn;
-		ms[i].score = fs->d[i].it.score;
-	}
-	int rc = zset_txn_create(t, k, m, ms, fs->n);
-	free(ms);
-	return rc;
+	return rc ? rc : ks_txn_commit(t);
 }
 
 static int u64_cmp(const void *a, const void *b)
@@ -301,10 +283,8 @@ int convert_hash(struct keyspace *ks, const struct ks_key *k, enum kv_type to, c
 		rc = put_list(&t, k, m, &fs);
 		break;
 	case KV_TYPE_SET:
-		rc = put_set(&t, k, m, &fs);
-		break;
 	case KV_TYPE_ZSET:
-		rc = put_zset(&t, k, m, &fs);
+		rc = put_members(&t, k, to, &fs);
 		break;
 	case KV_TYPE_HLL:
 		rc = put_hll(&t, k, &fs);

@@ -74,16 +74,11 @@ void set_iter_free(struct set_iter *it)
 
 /* ---- For t_convert --------------------------------------------------- */
 
-int set_txn_create(struct ks_txn *t, const struct ks_key *k, struct enc_meta *m,
-		   const struct set_member *ms, size_t n)
+int set_txn_add(struct ks_txn *t, const struct ks_key *k, const void *m, size_t mn)
 {
-	if (n == 0)
-		return -EINVAL;
-	for (size_t i = 0; i < n; i++) {
-		if (ms[i].len > SET_MEMBER_MAX)
-			return -EFBIG;
-		ks_txn_sub_put(t, k, STORE_CF_DEFAULT, ms[i].data, ms[i].len, "", 0);
-	}
-	m->size = n;
-	return ks_txn_commit(t);
+	if (mn > SET_MEMBER_MAX)
+		return -EFBIG;
+	ks_txn_sub_put(t, k, STORE_CF_DEFAULT, m, mn, "", 0);
+	ks_txn_resize(t, k, +1, 0);
+	return 0;
 }

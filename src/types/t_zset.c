@@ -623,27 +623,13 @@ void zset_member_iter_free(struct zset_member_iter *it)
 
 /* ---- For t_convert --------------------------------------------------- */
 
-int zset_txn_create(struct ks_txn *t, const struct ks_key *k, struct enc_meta *m,
-		    const struct zset_member *ms, size_t n)
+int zset_txn_add(struct ks_txn *t, const struct ks_key *k, const void *m, size_t mn, double score)
 {
-	struct buf sub = BUF_INIT;
-	uint8_t sv[8];
-	int rc = n ? 0 : -EINVAL;
-
-	for (size_t i = 0; i < n && !rc; i++) {
-		if (isnan(ms[i].score))
-			rc = -EINVAL;
-		else if (ms[i].len > ZSET_MEMBER_MAX)
-			rc = -EFBIG;
-		else
-			rc = score_sub(&sub, ms[i].score, ms[i].member, ms[i].len);
-		if (rc)
-			break;
-		put_be64(sv, enc_double_to_sortable(ms[i].score));
-		ks_txn_sub_put(t, k, STORE_CF_DEFAULT, ms[i].member, ms[i].len, sv, sizeof(sv));
-		ks_txn_sub_put(t, k, STORE_CF_ZSET_SCORE, sub.data, sub.len, "", 0);
-	}
-	buf_release(&sub);
-	m->size = n;
-	return rc ? rc : ks_txn_commit(t);
+	if (isnan(score))
+		return -EINVAL;
+	if (mn > ZSET_MEMBER_MAX)
+		return -EFBIG;
+	member_stage(t, k, m, mn, score, true);
+	ks_txn_resize(t, k, +1, 0);
+	return 0;
 }
