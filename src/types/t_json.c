@@ -750,8 +750,7 @@ int json_text_len(struct keyspace *ks, const struct ks_key *k, uint64_t *len)
  * (NULL: none), which must be of type `want` unless that is NULL
  * (match_of); it may replace *root; setting *root to NULL deletes the key.
  */
-typedef int (*edit_fn)(const struct ks_key *k, cJSON **root, const struct json_path *p, cJSON *c,
-		       void *arg);
+typedef int (*edit_fn)(cJSON **root, const struct json_path *p, cJSON *c, void *arg);
 
 static int doc_edit(struct keyspace *ks, const struct ks_key *k, const char *verb, const char *path,
 		    size_t plen, bool create, const char *want, edit_fn edit, void *arg)
@@ -776,7 +775,7 @@ static int doc_edit(struct keyspace *ks, const struct ks_key *k, const char *ver
 	else if (!rc && root)
 		c = json_path_find(root, &p, p.n);
 	if (!rc)
-		rc = edit(k, &root, &p, c, arg);
+		rc = edit(&root, &p, c, arg);
 	if (!rc && root)
 		rc = doc_payload(k, root, &payload);
 	if (!rc) {
@@ -797,10 +796,8 @@ struct set_arg {
 	unsigned flags;
 };
 
-static int edit_set(const struct ks_key *k, cJSON **root, const struct json_path *p, cJSON *old,
-		    void *arg)
+static int edit_set(cJSON **root, const struct json_path *p, cJSON *old, void *arg)
 {
-	(void)k;
 	struct set_arg *a = arg;
 	if ((a->flags & JSON_SET_NX) && old)
 		return -EEXIST;
@@ -840,10 +837,8 @@ int json_set(struct keyspace *ks, const struct ks_key *k, const char *path, size
 	return rc;
 }
 
-static int edit_del(const struct ks_key *k, cJSON **root, const struct json_path *p, cJSON *c,
-		    void *arg)
+static int edit_del(cJSON **root, const struct json_path *p, cJSON *c, void *arg)
 {
-	(void)k;
 	(void)arg;
 	if (!c)
 		return -ENOENT;
@@ -876,10 +871,8 @@ struct append_arg {
 	uint64_t len;
 };
 
-static int edit_arrappend(const struct ks_key *k, cJSON **root, const struct json_path *p, cJSON *c,
-			  void *arg)
+static int edit_arrappend(cJSON **root, const struct json_path *p, cJSON *c, void *arg)
 {
-	(void)k;
 	(void)root;
 	(void)p;
 	struct append_arg *a = arg;
@@ -921,10 +914,8 @@ struct str_arg {
 	uint64_t len;
 };
 
-static int edit_strappend(const struct ks_key *k, cJSON **root, const struct json_path *p, cJSON *c,
-			  void *arg)
+static int edit_strappend(cJSON **root, const struct json_path *p, cJSON *c, void *arg)
 {
-	(void)k;
 	struct str_arg *a = arg;
 	int rc;
 	size_t n1 = strlen(c->valuestring), n2 = strlen(a->value->valuestring);
@@ -968,12 +959,12 @@ int json_strappend(struct keyspace *ks, const struct ks_key *k, const char *path
 }
 
 struct incr_arg {
-	const char *by; /* canonical literal of the increment */
+	const struct ks_key *k; /* for the log */
+	const char *by;		/* canonical literal of the increment */
 	struct buf *out;
 };
 
-static int edit_numincrby(const struct ks_key *k, cJSON **root, const struct json_path *p, cJSON *c,
-			  void *arg)
+static int edit_numincrby(cJSON **root, const struct json_path *p, cJSON *c, void *arg)
 {
 	struct incr_arg *a = arg;
 	char lit[40];
@@ -984,7 +975,7 @@ static int edit_numincrby(const struct ks_key *k, cJSON **root, const struct jso
 	    !parse_i64(a->by, strlen(a->by), &y)) {
 		if (__builtin_add_overflow(x, y, &z)) {
 			LOG_ERR("JSON.NUMINCRBY '%.*s': %s + %s is out of 64-bit range",
-				(int)k->klen, k->key, cur, a->by);
+				(int)a->k->klen, a->k->key, cur, a->by);
 			return -EOVERFLOW;
 		}
 		snprintf(lit, sizeof(lit), "%lld", (long long)z);
@@ -992,7 +983,7 @@ static int edit_numincrby(const struct ks_key *k, cJSON **root, const struct jso
 		double d = strtod(cur, NULL) + strtod(a->by, NULL);
 		if (!isfinite(d)) {
 			LOG_ERR("JSON.NUMINCRBY '%.*s': %s + %s is not a finite number",
-				(int)k->klen, k->key, cur, a->by);
+				(int)a->k->klen, a->k->key, cur, a->by);
 			return -EOVERFLOW;
 		}
 		json_fmt_double(d, lit);
@@ -1018,7 +1009,7 @@ int json_numincrby(struct keyspace *ks, const struct ks_key *k, const char *path
 		rc = -EINVAL;
 	}
 	if (!rc) {
-		struct incr_arg a = {v->valuestring, out};
+		struct incr_arg a = {k, v->valuestring, out};
 		rc = doc_edit(ks, k, "JSON.NUMINCRBY", path, plen, false, "number", edit_numincrby,
 			      &a);
 	}
