@@ -547,12 +547,13 @@ done:
 int bitmap_truncate(struct keyspace *ks, const struct ks_key *k, uint64_t size, unsigned flags)
 {
 	struct ks_txn t;
-	struct bm_view v;
+	struct ks_sub_iter *it = NULL;
 	struct enc_meta *m;
+	const char *sub, *val;
+	size_t sn, vn;
 
 	if (size > BITMAP_MAX_BYTES)
 		return -EFBIG;
-	view_init(&v);
 	ks_txn_begin(&t, ks, k);
 	int rc = ks_txn_get(&t, k, KV_TYPE_BITMAP, &m);
 	if (rc || size == m->size)
@@ -563,29 +564,24 @@ int bitmap_truncate(struct keyspace *ks, const struct ks_key *k, uint64_t size, 
 		rc = ks_txn_commit(&t);
 		goto out;
 	}
-	if (size < m->size && !(rc = view_iter(ks, k, m, &v))) {
-		/* Cut every fragment that holds bytes at or past `size`. */
-		size_t pn = v.prefix.len;
-		for (store_iter_seek_first(v.si); store_iter_valid(v.si); store_iter_next(v.si)) {
-			size_t kn, vn;
-			const char *key = store_iter_key(v.si, &kn);
-			const void *val = store_iter_value(v.si, &vn);
+	/* Cut every fragment that holds bytes at or past `size`. */
+	if (size < m->size && (it = ks_sub_iter_new(ks, k, KV_TYPE_BITMAP, NULL, 0, &rc))) {
+		while ((rc = ks_sub_iter_next(it, &sub, &sn, &val, &vn)) == 1) {
 			uint64_t fo;
-			if (parse_u64(key + pn, kn - pn, &fo) || fo % FRAG) {
+			if (parse_u64(sub, sn, &fo) || fo % FRAG) {
 				/* no read finds it (reads build their keys):
 				 * skipped, as encoding.md section 20 says */
-				ks_corrupt_entry(k, key + pn, kn - pn,
+				ks_corrupt_entry(k, sub, sn,
 						 "a bitmap fragment sub-key that is not a decimal "
 						 "offset of a fragment; skipped");
 				continue;
 			}
 			if (fo >= size)
-				ks_txn_sub_del(&t, k, STORE_CF_DEFAULT, key + pn, kn - pn);
+				ks_txn_sub_del(&t, k, STORE_CF_DEFAULT, sub, sn);
 			else if (fo + vn > size)
-				ks_txn_sub_put(&t, k, STORE_CF_DEFAULT, key + pn, kn - pn, val,
+				ks_txn_sub_put(&t, k, STORE_CF_DEFAULT, sub, sn, val,
 					       (size_t)(size - fo));
 		}
-		rc = store_iter_status(v.si);
 	}
 	if (!rc) {
 		m->size = size;
@@ -593,7 +589,7 @@ int bitmap_truncate(struct keyspace *ks, const struct ks_key *k, uint64_t size, 
 		rc = ks_txn_commit(&t);
 	}
 out:
-	view_close(&v);
+	ks_sub_iter_free(it);
 	return ks_txn_end(&t, rc);
 }
 
