@@ -340,9 +340,8 @@ int bitmap_bitcount(struct keyspace *ks, const struct ks_key *k, int64_t start, 
 struct pos_ctx {
 	uint64_t lo, hi;
 	bool bit;
-	int64_t best; /* -1: none yet */
-	uint64_t (*spans)[2];
-	size_t nspans, cap;
+	int64_t best;	  /* -1: none yet */
+	struct buf spans; /* looking for 0: the ranges, uint64_t [2] each */
 };
 
 static int pos_frag(void *arg, uint64_t fo, const uint8_t *d, size_t n)
@@ -360,20 +359,8 @@ static int pos_frag(void *arg, uint64_t fo, const uint8_t *d, size_t n)
 			break;
 		}
 	}
-	if (!c->bit) {
-		if (c->nspans == c->cap) {
-			size_t nc = c->cap ? c->cap * 2 : 16;
-			void *ns = realloc(c->spans, nc * sizeof(*c->spans));
-			if (!ns)
-				return -ENOMEM;
-			c->spans = ns;
-			c->cap = nc;
-		}
-		c->spans[c->nspans][0] = a;
-		c->spans[c->nspans][1] = e;
-		c->nspans++;
-	}
-	return 0;
+	uint64_t span[2] = {a, e};
+	return c->bit ? 0 : buf_add(&c->spans, span, sizeof(span));
 }
 
 static int span_cmp(const void *a, const void *b)
@@ -407,10 +394,12 @@ int bitmap_bitpos(struct keyspace *ks, const struct ks_key *k, bool bit, int64_t
 	if (!bit) {
 		/* The first byte of [lo, hi) that no fragment holds is zero. */
 		uint64_t at = c.lo;
-		if (c.nspans)
-			qsort(c.spans, c.nspans, sizeof(*c.spans), span_cmp);
-		for (size_t i = 0; i < c.nspans && c.spans[i][0] == at; i++)
-			at = c.spans[i][1];
+		uint64_t(*spans)[2] = (uint64_t(*)[2])c.spans.data;
+		size_t nspans = c.spans.len / sizeof(*spans);
+		if (nspans)
+			qsort(spans, nspans, sizeof(*spans), span_cmp);
+		for (size_t i = 0; i < nspans && spans[i][0] == at; i++)
+			at = spans[i][1];
 		if (at < c.hi && (c.best < 0 || (int64_t)(at * 8) < c.best))
 			c.best = (int64_t)(at * 8);
 		/* All ones: without an end, the zeros past the end count. */
@@ -419,7 +408,7 @@ int bitmap_bitpos(struct keyspace *ks, const struct ks_key *k, bool bit, int64_t
 	}
 	*pos = c.best;
 out:
-	free(c.spans);
+	buf_release(&c.spans);
 	view_close(&v);
 	return rc;
 }

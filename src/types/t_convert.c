@@ -31,8 +31,9 @@ struct field {
 };
 
 struct fields {
+	struct buf mem; /* the array d */
 	struct field *d;
-	size_t n, cap;
+	size_t n;
 };
 
 static void fields_release(struct fields *fs)
@@ -41,30 +42,23 @@ static void fields_release(struct fields *fs)
 		free(fs->d[i].f);
 		buf_release(&fs->d[i].it.value);
 	}
-	free(fs->d);
+	buf_release(&fs->mem);
 }
 
 static int fields_add(struct fields *fs, const char *f, size_t fn, const char *v, size_t vn)
 {
-	if (fs->n == fs->cap) {
-		size_t nc = fs->cap ? fs->cap * 2 : 64;
-		struct field *nd = realloc(fs->d, nc * sizeof(*nd));
-		if (!nd)
-			return -ENOMEM;
-		fs->d = nd;
-		fs->cap = nc;
-	}
-	struct field *x = &fs->d[fs->n];
-	x->f = malloc(fn + vn + 1);
-	if (!x->f)
+	struct field x = {.f = malloc(fn + vn + 1), .fn = fn, .vn = vn};
+	if (!x.f)
 		return -ENOMEM;
-	memcpy(x->f, f, fn);
-	x->v = x->f + fn;
-	memcpy(x->v, v, vn);
-	x->fn = fn;
-	x->vn = vn;
-	memset(&x->it, 0, sizeof(x->it));
-	buf_init(&x->it.value);
+	memcpy(x.f, f, fn);
+	x.v = x.f + fn;
+	memcpy(x.v, v, vn);
+	buf_init(&x.it.value);
+	if (buf_add(&fs->mem, &x, sizeof(x))) {
+		free(x.f);
+		return -ENOMEM;
+	}
+	fs->d = (struct field *)fs->mem.data;
 	fs->n++;
 	return 0;
 }
@@ -257,7 +251,7 @@ out:
 int convert_hash(struct keyspace *ks, const struct ks_key *k, enum kv_type to, convert_field_cb cb,
 		 void *arg)
 {
-	struct fields fs = {NULL, 0, 0};
+	struct fields fs = {BUF_INIT, NULL, 0};
 	struct ks_txn t;
 	struct enc_meta *m;
 
