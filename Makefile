@@ -192,7 +192,7 @@ fmt:
 	clang-format -i $(FMT_FILES)
 
 fmt-check:
-	clang-format --dry-run --Werror $(FMT_FILES)
+	$(Q)clang-format --dry-run --Werror $(FMT_FILES) && echo "fmt-check: $(words $(FMT_FILES)) files formatted"
 
 clean:
 	rm -rf build build-asan build-fuzz

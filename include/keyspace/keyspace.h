@@ -304,4 +304,24 @@ void ks_unlockv(struct keyspace *ks, const struct ks_key *keys, size_t n);
 int ks_meta_copy(struct keyspace *ks, const struct ks_key *k, enum kv_type want, struct enc_meta *m,
 		 void *tail, size_t cap);
 
+/* ---- For type modules: one sub-key of a live key -------------------- */
+
+/* The version of k's live metadata, a key of type `want` (as ks_meta_get
+ * reads it): 0 and *version, -ENOENT, -KV_EWRONGTYPE, -EUCLEAN, -EIO. For
+ * a reader that goes on to one of its sub-keys (ks_sub_get, ...). */
+int ks_version_get(struct keyspace *ks, const struct ks_key *k, enum kv_type want,
+		   uint64_t *version);
+/* The length of the record ks_sub_get would read, without copying its
+ * value: 0 and *len, -ENOENT, -EIO. */
+int ks_sub_len(struct keyspace *ks, const struct ks_key *k, uint64_t version, int cf,
+	       const void *sub, size_t sn, uint64_t *len);
+/* Is that record there? 1, 0, or a negative errno. */
+int ks_sub_exists(struct keyspace *ks, const struct ks_key *k, uint64_t version, int cf,
+		  const void *sub, size_t sn);
+/* Has live key k, of type `want`, a record at sub in the default column
+ * family (a hash's field, a set's member, ...)? 1, 0 (also for a missing
+ * key), -KV_EWRONGTYPE, -EUCLEAN, -EIO. */
+int ks_sub_has(struct keyspace *ks, const struct ks_key *k, enum kv_type want, const void *sub,
+	       size_t sn);
+
 #endif

@@ -194,4 +194,29 @@ int ks_txn_commit(struct ks_txn *t);
  * ks_txn_end(&t, rc);`. */
 int ks_txn_end(struct ks_txn *t, int rc);
 
+/* ---- Whole verbs of member collections ------------------------------- */
+
+/*
+ * A collection whose members are one record each in the default column
+ * family, its size their count: a hash's fields, a set's members, a
+ * sortedint's ids (sub: the member's sub-key bytes; v: its value, empty
+ * but for a hash). Each verb is one transaction on k, of type `type`,
+ * and returns what its steps return (see above) or the answer below.
+ */
+/* ks_member_put flags: */
+#define KS_MEMBER_NX   1u /* a present member is -EEXIST (HSETNX) */
+#define KS_MEMBER_KEEP 2u /* a present member stays: nothing is written (SADD) */
+/* Put member sub = v, making k if it is missing. 0 and *added (may be
+ * NULL): whether the member is new. */
+int ks_member_put(struct keyspace *ks, const struct ks_key *k, enum kv_type type, const void *sub,
+		  size_t sn, const void *v, size_t vn, unsigned flags, bool *added);
+/* Remove member sub; its last member takes k with it (flags:
+ * KS_TXN_KEEP_EMPTY). 0, -ENOENT (no key or no such member). */
+int ks_member_del(struct keyspace *ks, const struct ks_key *k, enum kv_type type, const void *sub,
+		  size_t sn, unsigned flags);
+/* Rename member `from` to `to`, keeping its value and replacing a member
+ * `to`. 0 (also onto itself: nothing written), -ENOENT (no `from`). */
+int ks_member_rename(struct keyspace *ks, const struct ks_key *k, enum kv_type type,
+		     const void *from, size_t fn, const void *to, size_t tn);
+
 #endif

@@ -51,15 +51,9 @@ int set_iter_next(struct set_iter *it, const char **m, size_t *mn);
 void set_iter_free(struct set_iter *it);
 
 /* For t_convert: k, read in transaction t and renewed there as a set
- * (ks_txn_renew; m its metadata), gets n >= 1 distinct members; then t
- * commits. 0, what ks_txn_commit returns, or -EINVAL/-EFBIG (not
- * committed). */
-struct set_member {
-	const void *data;
-	size_t len;
-};
+ * (ks_txn_renew), gets member m, one it does not have yet; the caller
+ * commits. 0, or -EFBIG (nothing staged). */
 struct ks_txn;
-int set_txn_create(struct ks_txn *t, const struct ks_key *k, struct enc_meta *m,
-		   const struct set_member *ms, size_t n);
+int set_txn_add(struct ks_txn *t, const struct ks_key *k, const void *m, size_t mn);
 
 #endif

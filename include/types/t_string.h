@@ -36,6 +36,14 @@ int string_setrange(struct keyspace *ks, const struct ks_key *k, uint64_t off, c
  * key gives an empty result (Redis returns ""), not -ENOENT. */
 int string_getrange(struct keyspace *ks, const struct ks_key *k, int64_t start, int64_t end,
 		    struct buf *out);
+/*
+ * Redis's GETRANGE clamp (BITCOUNT's and BITPOS's too) of an inclusive
+ * [start, end], negatives from the end, against len bytes: true with the
+ * bytes [*lo, *hi), false for none. Unlike LRANGE's (rank_range_clamp),
+ * an end before the first byte means the first byte, unless start and
+ * end are both negative and start > end.
+ */
+bool string_range_clamp(int64_t start, int64_t end, uint64_t len, uint64_t *lo, uint64_t *hi);
 /* Bytes [off, off + n) clipped to the value (what pread needs). */
 int string_read(struct keyspace *ks, const struct ks_key *k, uint64_t off, size_t n,
 		struct buf *out);

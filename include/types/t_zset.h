@@ -135,11 +135,9 @@ bool zset_member_iter_bad(const struct zset_member_iter *it);
 void zset_member_iter_free(struct zset_member_iter *it);
 
 /* For t_convert: k, read in transaction t and renewed there as a zset
- * (ks_txn_renew; m its metadata), gets n >= 1 distinct members; then t
- * commits. 0, what ks_txn_commit returns, or -ENOMEM/-EINVAL (NaN, n ==
- * 0)/-EFBIG (not committed). */
+ * (ks_txn_renew), gets member m with score, one it does not have yet;
+ * the caller commits. 0, or -EINVAL (NaN)/-EFBIG (nothing staged). */
 struct ks_txn;
-int zset_txn_create(struct ks_txn *t, const struct ks_key *k, struct enc_meta *m,
-		    const struct zset_member *ms, size_t n);
+int zset_txn_add(struct ks_txn *t, const struct ks_key *k, const void *m, size_t mn, double score);
 
 #endif

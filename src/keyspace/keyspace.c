@@ -860,3 +860,50 @@ int ks_meta_copy(struct keyspace *ks, const struct ks_key *k, enum kv_type want,
 	store_value_free(v);
 	return 0;
 }
+
+/* ---- One sub-key of a live key --------------------------------------- */
+
+int ks_version_get(struct keyspace *ks, const struct ks_key *k, enum kv_type want,
+		   uint64_t *version)
+{
+	struct enc_meta m;
+	uint8_t none[1];
+	int rc = ks_meta_copy(ks, k, want, &m, none, 0);
+	if (!rc)
+		*version = m.version;
+	return rc;
+}
+
+int ks_sub_len(struct keyspace *ks, const struct ks_key *k, uint64_t version, int cf,
+	       const void *sub, size_t sn, uint64_t *len)
+{
+	struct buf sk = BUF_INIT;
+	size_t full = 0;
+	int rc = ks_sub_key(ks, k, version, sub, sn, &sk);
+	if (!rc)
+		rc = store_get_head(ks->st, (enum store_cf)cf, sk.data, sk.len, 0, NULL, &full);
+	buf_release(&sk);
+	if (!rc)
+		*len = full;
+	return rc;
+}
+
+int ks_sub_exists(struct keyspace *ks, const struct ks_key *k, uint64_t version, int cf,
+		  const void *sub, size_t sn)
+{
+	uint64_t len;
+	int rc = ks_sub_len(ks, k, version, cf, sub, sn, &len);
+	if (rc == -ENOENT)
+		return 0;
+	return rc ? rc : 1;
+}
+
+int ks_sub_has(struct keyspace *ks, const struct ks_key *k, enum kv_type want, const void *sub,
+	       size_t sn)
+{
+	uint64_t version;
+	int rc = ks_version_get(ks, k, want, &version);
+	if (rc)
+		return rc == -ENOENT ? 0 : rc;
+	return ks_sub_exists(ks, k, version, STORE_CF_DEFAULT, sub, sn);
+}

@@ -457,3 +457,77 @@ int ks_txn_end(struct ks_txn *t, int rc)
 	memset(t, 0, sizeof(*t));
 	return rc;
 }
+
+/* ---- Whole verbs of member collections ------------------------------- */
+
+int ks_member_put(struct keyspace *ks, const struct ks_key *k, enum kv_type type, const void *sub,
+		  size_t sn, const void *v, size_t vn, unsigned flags, bool *added)
+{
+	struct ks_txn t;
+	struct enc_meta *m;
+	int exists = 0;
+
+	ks_txn_begin(&t, ks, k);
+	int rc = ks_txn_open(&t, k, type, &m);
+	if (!rc && !ks_txn_is_new(&t, k))
+		rc = exists = ks_sub_exists(ks, k, m->version, STORE_CF_DEFAULT, sub, sn);
+	if (rc < 0)
+		return ks_txn_end(&t, rc);
+	if (exists && (flags & KS_MEMBER_NX))
+		return ks_txn_end(&t, -EEXIST);
+	rc = 0; /* present and kept: nothing to write */
+	if (!exists || !(flags & KS_MEMBER_KEEP)) {
+		ks_txn_sub_put(&t, k, STORE_CF_DEFAULT, sub, sn, v, vn);
+		if (!exists)
+			ks_txn_resize(&t, k, +1, 0);
+		rc = ks_txn_commit(&t);
+	}
+	if (!rc && added)
+		*added = !exists;
+	return ks_txn_end(&t, rc);
+}
+
+int ks_member_del(struct keyspace *ks, const struct ks_key *k, enum kv_type type, const void *sub,
+		  size_t sn, unsigned flags)
+{
+	struct ks_txn t;
+	struct enc_meta *m;
+
+	ks_txn_begin(&t, ks, k);
+	int rc = ks_txn_get(&t, k, type, &m);
+	if (!rc)
+		rc = ks_sub_exists(ks, k, m->version, STORE_CF_DEFAULT, sub, sn);
+	if (rc <= 0)
+		return ks_txn_end(&t, rc ? rc : -ENOENT);
+	ks_txn_sub_del(&t, k, STORE_CF_DEFAULT, sub, sn);
+	ks_txn_resize(&t, k, -1, flags);
+	return ks_txn_end(&t, ks_txn_commit(&t));
+}
+
+int ks_member_rename(struct keyspace *ks, const struct ks_key *k, enum kv_type type,
+		     const void *from, size_t fn, const void *to, size_t tn)
+{
+	struct buf val = BUF_INIT;
+	struct ks_txn t;
+	struct enc_meta *m;
+
+	ks_txn_begin(&t, ks, k);
+	int rc = ks_txn_get(&t, k, type, &m);
+	if (!rc)
+		rc = ks_sub_get(ks, k, m->version, STORE_CF_DEFAULT, from, fn, &val);
+	if (rc || (fn == tn && (!fn || memcmp(from, to, fn) == 0)))
+		goto out; /* an error, or onto itself: nothing to do */
+	int exists = ks_sub_exists(ks, k, m->version, STORE_CF_DEFAULT, to, tn);
+	if (exists < 0) {
+		rc = exists;
+		goto out;
+	}
+	ks_txn_sub_del(&t, k, STORE_CF_DEFAULT, from, fn);
+	ks_txn_sub_put(&t, k, STORE_CF_DEFAULT, to, tn, val.data, val.len);
+	if (exists)
+		ks_txn_resize(&t, k, -1, 0); /* `to` is replaced: size stays >= 1 */
+	rc = ks_txn_commit(&t);
+out:
+	buf_release(&val);
+	return ks_txn_end(&t, rc);
+}

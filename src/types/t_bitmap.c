@@ -23,6 +23,7 @@
 #include "types/t_bitmap.h"
 
 #include "keyspace/ks_txn.h"
+#include "types/t_string.h"
 #include "engine/store.h"
 
 #include <errno.h>
@@ -242,49 +243,21 @@ static int view_read(struct bm_view *v, uint64_t lo, uint64_t hi, struct buf *ou
 	return rc;
 }
 
-/* Redis's GETRANGE/BITCOUNT clamp of inclusive [start, end] against len
- * bytes into [*lo, *hi). false = empty. */
-static bool range_clamp(int64_t start, int64_t end, uint64_t len, uint64_t *lo, uint64_t *hi)
-{
-	if (len == 0 || len > INT64_MAX)
-		return false;
-	int64_t n = (int64_t)len;
-	if (start < 0 && end < 0 && start > end)
-		return false;
-	if (start < 0)
-		start += n; /* no overflow: n >= 0 > start */
-	if (end < 0)
-		end += n;
-	if (start < 0)
-		start = 0;
-	if (end < 0)
-		end = 0;
-	if (end >= n)
-		end = n - 1;
-	if (start > end)
-		return false;
-	*lo = (uint64_t)start;
-	*hi = (uint64_t)end + 1;
-	return true;
-}
-
 int bitmap_getbit(struct keyspace *ks, const struct ks_key *k, uint64_t bit)
 {
-	struct buf raw = BUF_INIT, frag = BUF_INIT;
-	struct enc_meta m;
-	uint64_t byte = bit / 8;
+	struct buf frag = BUF_INIT;
+	uint64_t version, byte = bit / 8;
 	int rc;
 
 	if (bit > BITMAP_MAX_BIT)
 		return -EINVAL;
-	rc = ks_meta_get(ks, k, KV_TYPE_BITMAP, &raw, &m);
+	rc = ks_version_get(ks, k, KV_TYPE_BITMAP, &version);
 	if (!rc)
-		rc = frag_get(ks, k, m.version, byte / FRAG * FRAG, &frag);
+		rc = frag_get(ks, k, version, byte / FRAG * FRAG, &frag);
 	if (rc == 0)
 		rc = byte % FRAG < frag.len ? (frag.data[byte % FRAG] >> (bit % 8)) & 1 : 0;
 	else if (rc == -ENOENT)
 		rc = 0;
-	buf_release(&raw);
 	buf_release(&frag);
 	return rc;
 }
@@ -351,7 +324,7 @@ int bitmap_bitcount(struct keyspace *ks, const struct ks_key *k, int64_t start, 
 	struct count_ctx c = {0, 0, 0};
 	int rc = view_open(ks, k, &v);
 
-	if (rc == 0 && range_clamp(start, end, v.m.size, &c.lo, &c.hi))
+	if (rc == 0 && string_range_clamp(start, end, v.m.size, &c.lo, &c.hi))
 		rc = view_visit(&v, c.lo, c.hi, count_frag, &c);
 	if (rc == -ENOENT)
 		rc = 0;
@@ -367,9 +340,8 @@ int bitmap_bitcount(struct keyspace *ks, const struct ks_key *k, int64_t start, 
 struct pos_ctx {
 	uint64_t lo, hi;
 	bool bit;
-	int64_t best; /* -1: none yet */
-	uint64_t (*spans)[2];
-	size_t nspans, cap;
+	int64_t best;	  /* -1: none yet */
+	struct buf spans; /* looking for 0: the ranges, uint64_t [2] each */
 };
 
 static int pos_frag(void *arg, uint64_t fo, const uint8_t *d, size_t n)
@@ -387,20 +359,8 @@ static int pos_frag(void *arg, uint64_t fo, const uint8_t *d, size_t n)
 			break;
 		}
 	}
-	if (!c->bit) {
-		if (c->nspans == c->cap) {
-			size_t nc = c->cap ? c->cap * 2 : 16;
-			void *ns = realloc(c->spans, nc * sizeof(*c->spans));
-			if (!ns)
-				return -ENOMEM;
-			c->spans = ns;
-			c->cap = nc;
-		}
-		c->spans[c->nspans][0] = a;
-		c->spans[c->nspans][1] = e;
-		c->nspans++;
-	}
-	return 0;
+	uint64_t span[2] = {a, e};
+	return c->bit ? 0 : buf_add(&c->spans, span, sizeof(span));
 }
 
 static int span_cmp(const void *a, const void *b)
@@ -425,7 +385,7 @@ int bitmap_bitpos(struct keyspace *ks, const struct ks_key *k, bool bit, int64_t
 		goto out;
 	if (!end_given)
 		end = -1;
-	if (!range_clamp(start, end, v.m.size, &c.lo, &c.hi)) {
+	if (!string_range_clamp(start, end, v.m.size, &c.lo, &c.hi)) {
 		*pos = -1;
 		goto out;
 	}
@@ -434,10 +394,12 @@ int bitmap_bitpos(struct keyspace *ks, const struct ks_key *k, bool bit, int64_t
 	if (!bit) {
 		/* The first byte of [lo, hi) that no fragment holds is zero. */
 		uint64_t at = c.lo;
-		if (c.nspans)
-			qsort(c.spans, c.nspans, sizeof(*c.spans), span_cmp);
-		for (size_t i = 0; i < c.nspans && c.spans[i][0] == at; i++)
-			at = c.spans[i][1];
+		uint64_t(*spans)[2] = (uint64_t(*)[2])c.spans.data;
+		size_t nspans = c.spans.len / sizeof(*spans);
+		if (nspans)
+			qsort(spans, nspans, sizeof(*spans), span_cmp);
+		for (size_t i = 0; i < nspans && spans[i][0] == at; i++)
+			at = spans[i][1];
 		if (at < c.hi && (c.best < 0 || (int64_t)(at * 8) < c.best))
 			c.best = (int64_t)(at * 8);
 		/* All ones: without an end, the zeros past the end count. */
@@ -446,7 +408,7 @@ int bitmap_bitpos(struct keyspace *ks, const struct ks_key *k, bool bit, int64_t
 	}
 	*pos = c.best;
 out:
-	free(c.spans);
+	buf_release(&c.spans);
 	view_close(&v);
 	return rc;
 }
@@ -459,7 +421,7 @@ int bitmap_getrange(struct keyspace *ks, const struct ks_key *k, int64_t start, 
 	int rc = view_open(ks, k, &v);
 
 	buf_reset(out);
-	if (rc == 0 && range_clamp(start, end, v.m.size, &lo, &hi))
+	if (rc == 0 && string_range_clamp(start, end, v.m.size, &lo, &hi))
 		rc = view_read(&v, lo, hi, out);
 	if (rc == -ENOENT)
 		rc = 0; /* Redis: "" */
@@ -574,12 +536,13 @@ done:
 int bitmap_truncate(struct keyspace *ks, const struct ks_key *k, uint64_t size, unsigned flags)
 {
 	struct ks_txn t;
-	struct bm_view v;
+	struct ks_sub_iter *it = NULL;
 	struct enc_meta *m;
+	const char *sub, *val;
+	size_t sn, vn;
 
 	if (size > BITMAP_MAX_BYTES)
 		return -EFBIG;
-	view_init(&v);
 	ks_txn_begin(&t, ks, k);
 	int rc = ks_txn_get(&t, k, KV_TYPE_BITMAP, &m);
 	if (rc || size == m->size)
@@ -590,29 +553,24 @@ int bitmap_truncate(struct keyspace *ks, const struct ks_key *k, uint64_t size, 
 		rc = ks_txn_commit(&t);
 		goto out;
 	}
-	if (size < m->size && !(rc = view_iter(ks, k, m, &v))) {
-		/* Cut every fragment that holds bytes at or past `size`. */
-		size_t pn = v.prefix.len;
-		for (store_iter_seek_first(v.si); store_iter_valid(v.si); store_iter_next(v.si)) {
-			size_t kn, vn;
-			const char *key = store_iter_key(v.si, &kn);
-			const void *val = store_iter_value(v.si, &vn);
+	/* Cut every fragment that holds bytes at or past `size`. */
+	if (size < m->size && (it = ks_sub_iter_new(ks, k, KV_TYPE_BITMAP, NULL, 0, &rc))) {
+		while ((rc = ks_sub_iter_next(it, &sub, &sn, &val, &vn)) == 1) {
 			uint64_t fo;
-			if (parse_u64(key + pn, kn - pn, &fo) || fo % FRAG) {
+			if (parse_u64(sub, sn, &fo) || fo % FRAG) {
 				/* no read finds it (reads build their keys):
 				 * skipped, as encoding.md section 20 says */
-				ks_corrupt_entry(k, key + pn, kn - pn,
+				ks_corrupt_entry(k, sub, sn,
 						 "a bitmap fragment sub-key that is not a decimal "
 						 "offset of a fragment; skipped");
 				continue;
 			}
 			if (fo >= size)
-				ks_txn_sub_del(&t, k, STORE_CF_DEFAULT, key + pn, kn - pn);
+				ks_txn_sub_del(&t, k, STORE_CF_DEFAULT, sub, sn);
 			else if (fo + vn > size)
-				ks_txn_sub_put(&t, k, STORE_CF_DEFAULT, key + pn, kn - pn, val,
+				ks_txn_sub_put(&t, k, STORE_CF_DEFAULT, sub, sn, val,
 					       (size_t)(size - fo));
 		}
-		rc = store_iter_status(v.si);
 	}
 	if (!rc) {
 		m->size = size;
@@ -620,23 +578,13 @@ int bitmap_truncate(struct keyspace *ks, const struct ks_key *k, uint64_t size, 
 		rc = ks_txn_commit(&t);
 	}
 out:
-	view_close(&v);
+	ks_sub_iter_free(it);
 	return ks_txn_end(&t, rc);
 }
 
 int bitmap_strlen(struct keyspace *ks, const struct ks_key *k, uint64_t *len)
 {
-	struct buf raw = BUF_INIT;
-	struct enc_meta m;
-	int rc = ks_meta_get(ks, k, KV_TYPE_BITMAP, &raw, &m);
-	if (rc == 0) {
-		*len = m.size;
-	} else if (rc == -ENOENT) {
-		*len = 0;
-		rc = 0;
-	}
-	buf_release(&raw);
-	return rc;
+	return ks_card(ks, k, KV_TYPE_BITMAP, len);
 }
 
 /* ---- Whole-value replacement and conversion -------------------------- */

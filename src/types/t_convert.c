@@ -6,8 +6,8 @@
  * checked (list positions 0..n-1 each once, distinct sortedint ids), and
  * one transaction renews the key as the target type (ks_txn_renew: a
  * fresh version, the old expiry; its attribute records follow it), the
- * target module's txn helper staging its sub-keys and metadata and
- * committing. The metadata record is overwritten in place, so no state
+ * target module's txn helpers staging its sub-keys and metadata, and
+ * commits. The metadata record is overwritten in place, so no state
  * exists in which the key is missing or both. Layer: types.
  */
 #include "types/t_convert.h"
@@ -31,8 +31,9 @@ struct field {
 };
 
 struct fields {
+	struct buf mem; /* the array d */
 	struct field *d;
-	size_t n, cap;
+	size_t n;
 };
 
 static void fields_release(struct fields *fs)
@@ -41,30 +42,23 @@ static void fields_release(struct fields *fs)
 		free(fs->d[i].f);
 		buf_release(&fs->d[i].it.value);
 	}
-	free(fs->d);
+	buf_release(&fs->mem);
 }
 
 static int fields_add(struct fields *fs, const char *f, size_t fn, const char *v, size_t vn)
 {
-	if (fs->n == fs->cap) {
-		size_t nc = fs->cap ? fs->cap * 2 : 64;
-		struct field *nd = realloc(fs->d, nc * sizeof(*nd));
-		if (!nd)
-			return -ENOMEM;
-		fs->d = nd;
-		fs->cap = nc;
-	}
-	struct field *x = &fs->d[fs->n];
-	x->f = malloc(fn + vn + 1);
-	if (!x->f)
+	struct field x = {.f = malloc(fn + vn + 1), .fn = fn, .vn = vn};
+	if (!x.f)
 		return -ENOMEM;
-	memcpy(x->f, f, fn);
-	x->v = x->f + fn;
-	memcpy(x->v, v, vn);
-	x->fn = fn;
-	x->vn = vn;
-	memset(&x->it, 0, sizeof(x->it));
-	buf_init(&x->it.value);
+	memcpy(x.f, f, fn);
+	x.v = x.f + fn;
+	memcpy(x.v, v, vn);
+	buf_init(&x.it.value);
+	if (buf_add(&fs->mem, &x, sizeof(x))) {
+		free(x.f);
+		return -ENOMEM;
+	}
+	fs->d = (struct field *)fs->mem.data;
 	fs->n++;
 	return 0;
 }
@@ -123,35 +117,17 @@ static int put_list(struct ks_txn *t, const struct ks_key *k, struct enc_meta *m
 	return rc;
 }
 
-static int put_set(struct ks_txn *t, const struct ks_key *k, struct enc_meta *m,
-		   const struct fields *fs)
+/* A set or a zset: its members are the field names. */
+static int put_members(struct ks_txn *t, const struct ks_key *k, enum kv_type to,
+		       const struct fields *fs)
 {
-	struct set_member *ms = calloc(fs->n, sizeof(*ms));
-	if (!ms)
-		return -ENOMEM;
-	for (size_t i = 0; i < fs->n; i++) {
-		ms[i].data = fs->d[i].f;
-		ms[i].len = fs->d[i].fn;
+	int rc = 0;
+	for (size_t i = 0; i < fs->n && !rc; i++) {
+		const struct field *x = &fs->d[i];
+		rc = to == KV_TYPE_SET ? set_txn_add(t, k, x->f, x->fn)
+				       : zset_txn_add(t, k, x->f, x->fn, x->it.score);
 	}
-	int rc = set_txn_create(t, k, m, ms, fs->n);
-	free(ms);
-	return rc;
-}
-
-static int put_zset(struct ks_txn *t, const struct ks_key *k, struct enc_meta *m,
-		    const struct fields *fs)
-{
-	struct zset_member *ms = calloc(fs->n, sizeof(*ms));
-	if (!ms)
-		return -ENOMEM;
-	for (size_t i = 0; i < fs->n; i++) {
-		ms[i].member = fs->d[i].f;
-		ms[i].len = fs->d[i].fn;
-		ms[i].score = fs->d[i].it.score;
-	}
-	int rc = zset_txn_create(t, k, m, ms, fs->n);
-	free(ms);
-	return rc;
+	return rc ? rc : ks_txn_commit(t);
 }
 
 static int u64_cmp(const void *a, const void *b)
@@ -275,7 +251,7 @@ out:
 int convert_hash(struct keyspace *ks, const struct ks_key *k, enum kv_type to, convert_field_cb cb,
 		 void *arg)
 {
-	struct fields fs = {NULL, 0, 0};
+	struct fields fs = {BUF_INIT, NULL, 0};
 	struct ks_txn t;
 	struct enc_meta *m;
 
@@ -301,10 +277,8 @@ int convert_hash(struct keyspace *ks, const struct ks_key *k, enum kv_type to, c
 		rc = put_list(&t, k, m, &fs);
 		break;
 	case KV_TYPE_SET:
-		rc = put_set(&t, k, m, &fs);
-		break;
 	case KV_TYPE_ZSET:
-		rc = put_zset(&t, k, m, &fs);
+		rc = put_members(&t, k, to, &fs);
 		break;
 	case KV_TYPE_HLL:
 		rc = put_hll(&t, k, &fs);

@@ -39,93 +39,36 @@ static int field_get(struct keyspace *ks, const struct ks_key *k, uint64_t versi
 static int field_len(struct keyspace *ks, const struct ks_key *k, uint64_t version, const void *f,
 		     size_t fn, uint64_t *len)
 {
-	struct buf sk = BUF_INIT;
-	size_t full = 0;
-	int rc = ks_sub_key(ks, k, version, f, fn, &sk);
-	if (!rc)
-		rc =
-		    store_get_head(ks_store(ks), STORE_CF_DEFAULT, sk.data, sk.len, 0, NULL, &full);
-	buf_release(&sk);
-	if (!rc)
-		*len = full;
-	return rc;
-}
-
-/* Does field f exist? 1, 0, <0. */
-static int field_exists(struct keyspace *ks, const struct ks_key *k, uint64_t version,
-			const void *f, size_t fn)
-{
-	uint64_t len;
-	int rc = field_len(ks, k, version, f, fn, &len);
-	if (rc == -ENOENT)
-		return 0;
-	return rc ? rc : 1;
+	return ks_sub_len(ks, k, version, STORE_CF_DEFAULT, f, fn, len);
 }
 
 int hash_get(struct keyspace *ks, const struct ks_key *k, const void *f, size_t fn, struct buf *out)
 {
-	struct buf raw = BUF_INIT;
-	struct enc_meta m;
-	int rc = ks_meta_get(ks, k, KV_TYPE_HASH, &raw, &m);
-	if (!rc)
-		rc = field_get(ks, k, m.version, f, fn, out);
-	buf_release(&raw);
-	return rc;
-}
-
-/* HSET / HSETNX. */
-static int hash_put(struct keyspace *ks, const struct ks_key *k, const void *f, size_t fn,
-		    const void *v, size_t vn, bool nx, bool *created)
-{
-	struct ks_txn t;
-	struct enc_meta *m;
-	int exists = 0;
-
-	if (vn > HASH_VALUE_MAX)
-		return -EFBIG;
-	ks_txn_begin(&t, ks, k);
-	int rc = ks_txn_open(&t, k, KV_TYPE_HASH, &m);
-	if (!rc && !ks_txn_is_new(&t, k))
-		rc = exists = field_exists(ks, k, m->version, f, fn);
-	if (rc < 0)
-		return ks_txn_end(&t, rc);
-	if (nx && exists)
-		return ks_txn_end(&t, -EEXIST);
-	ks_txn_sub_put(&t, k, STORE_CF_DEFAULT, f, fn, v, vn);
-	if (!exists)
-		ks_txn_resize(&t, k, +1, 0);
-	rc = ks_txn_commit(&t);
-	if (!rc && created)
-		*created = !exists;
-	return ks_txn_end(&t, rc);
+	uint64_t version;
+	int rc = ks_version_get(ks, k, KV_TYPE_HASH, &version);
+	return rc ? rc : field_get(ks, k, version, f, fn, out);
 }
 
 int hash_set(struct keyspace *ks, const struct ks_key *k, const void *f, size_t fn, const void *v,
 	     size_t vn, bool *created)
 {
-	return hash_put(ks, k, f, fn, v, vn, false, created);
+	if (vn > HASH_VALUE_MAX)
+		return -EFBIG;
+	return ks_member_put(ks, k, KV_TYPE_HASH, f, fn, v, vn, 0, created);
 }
 
 int hash_setnx(struct keyspace *ks, const struct ks_key *k, const void *f, size_t fn, const void *v,
 	       size_t vn)
 {
-	return hash_put(ks, k, f, fn, v, vn, true, NULL);
+	if (vn > HASH_VALUE_MAX)
+		return -EFBIG;
+	return ks_member_put(ks, k, KV_TYPE_HASH, f, fn, v, vn, KS_MEMBER_NX, NULL);
 }
 
 int hash_del(struct keyspace *ks, const struct ks_key *k, const void *f, size_t fn, unsigned flags)
 {
-	struct ks_txn t;
-	struct enc_meta *m;
-
-	ks_txn_begin(&t, ks, k);
-	int rc = ks_txn_get(&t, k, KV_TYPE_HASH, &m);
-	if (!rc)
-		rc = field_exists(ks, k, m->version, f, fn);
-	if (rc <= 0)
-		return ks_txn_end(&t, rc ? rc : -ENOENT);
-	ks_txn_sub_del(&t, k, STORE_CF_DEFAULT, f, fn);
-	ks_txn_resize(&t, k, -1, (flags & HASH_KEEP_EMPTY) ? KS_TXN_KEEP_EMPTY : 0);
-	return ks_txn_end(&t, ks_txn_commit(&t));
+	return ks_member_del(ks, k, KV_TYPE_HASH, f, fn,
+			     (flags & HASH_KEEP_EMPTY) ? KS_TXN_KEEP_EMPTY : 0);
 }
 
 int hash_len(struct keyspace *ks, const struct ks_key *k, uint64_t *n)
@@ -135,27 +78,15 @@ int hash_len(struct keyspace *ks, const struct ks_key *k, uint64_t *n)
 
 int hash_exists(struct keyspace *ks, const struct ks_key *k, const void *f, size_t fn)
 {
-	struct buf raw = BUF_INIT;
-	struct enc_meta m;
-	int rc = ks_meta_get(ks, k, KV_TYPE_HASH, &raw, &m);
-	if (rc == 0)
-		rc = field_exists(ks, k, m.version, f, fn);
-	else if (rc == -ENOENT)
-		rc = 0;
-	buf_release(&raw);
-	return rc;
+	return ks_sub_has(ks, k, KV_TYPE_HASH, f, fn);
 }
 
 int hash_strlen(struct keyspace *ks, const struct ks_key *k, const void *f, size_t fn,
 		uint64_t *len)
 {
-	struct buf raw = BUF_INIT;
-	struct enc_meta m;
-	int rc = ks_meta_get(ks, k, KV_TYPE_HASH, &raw, &m);
-	if (!rc)
-		rc = field_len(ks, k, m.version, f, fn, len);
-	buf_release(&raw);
-	return rc;
+	uint64_t version;
+	int rc = ks_version_get(ks, k, KV_TYPE_HASH, &version);
+	return rc ? rc : field_len(ks, k, version, f, fn, len);
 }
 
 int hash_strlen_in(struct keyspace *ks, const struct ks_key *k, const struct ks_info *info,
@@ -171,29 +102,7 @@ int hash_strlen_in(struct keyspace *ks, const struct ks_key *k, const struct ks_
 int hash_rename_field(struct keyspace *ks, const struct ks_key *k, const void *from, size_t fromn,
 		      const void *to, size_t ton)
 {
-	struct buf val = BUF_INIT;
-	struct ks_txn t;
-	struct enc_meta *m;
-
-	ks_txn_begin(&t, ks, k);
-	int rc = ks_txn_get(&t, k, KV_TYPE_HASH, &m);
-	if (!rc)
-		rc = field_get(ks, k, m->version, from, fromn, &val);
-	if (rc || (fromn == ton && (!fromn || memcmp(from, to, fromn) == 0)))
-		goto out; /* an error, or onto itself: nothing to do */
-	int exists = field_exists(ks, k, m->version, to, ton);
-	if (exists < 0) {
-		rc = exists;
-		goto out;
-	}
-	ks_txn_sub_del(&t, k, STORE_CF_DEFAULT, from, fromn);
-	ks_txn_sub_put(&t, k, STORE_CF_DEFAULT, to, ton, val.data, val.len);
-	if (exists)
-		ks_txn_resize(&t, k, -1, 0); /* replacing `to`: size stays >= 1 */
-	rc = ks_txn_commit(&t);
-out:
-	buf_release(&val);
-	return ks_txn_end(&t, rc);
+	return ks_member_rename(ks, k, KV_TYPE_HASH, from, fromn, to, ton);
 }
 
 int hash_move_field(struct keyspace *ks, const struct ks_key *src, const void *f, size_t fn,
@@ -213,7 +122,7 @@ int hash_move_field(struct keyspace *ks, const struct ks_key *src, const void *f
 	if (!rc)
 		rc = ks_txn_open(&tx, dst, KV_TYPE_HASH, &dm);
 	if (!rc && !ks_txn_is_new(&tx, dst))
-		rc = exists = field_exists(ks, dst, dm->version, t, tn);
+		rc = exists = ks_sub_exists(ks, dst, dm->version, STORE_CF_DEFAULT, t, tn);
 	if (rc < 0)
 		goto out;
 	ks_txn_sub_del(&tx, src, STORE_CF_DEFAULT, f, fn);

@@ -477,6 +477,16 @@ static int path_get(const char *verb, const char *s, size_t n, struct json_path 
 	return rc;
 }
 
+/* A verb's check of its path before it reads or writes: path_get's
+ * answer, logged as it logs. */
+static int path_check(const char *verb, const char *s, size_t n)
+{
+	struct json_path p;
+	int rc = path_get(verb, s, n, &p);
+	json_path_free(&p);
+	return rc;
+}
+
 /* The match of path p, which must be of `want` type ("number" takes
  * integers too); a mismatch is logged. */
 static int match_of(const char *verb, const struct ks_key *k, cJSON *root,
@@ -507,6 +517,21 @@ static int replace_item(cJSON *parent, cJSON *old, cJSON *nw)
 		nw->string = name;
 	}
 	return cJSON_ReplaceItemViaPointer(parent, old, nw) ? 0 : -ENOMEM;
+}
+
+/* Put nw where c, the match of p in *root, is (for the root path, in
+ * place of the whole tree). nw is freed if that fails. */
+static int replace_match(cJSON **root, const struct json_path *p, cJSON *c, cJSON *nw)
+{
+	cJSON *parent = p->n ? json_path_find(*root, p, p->n - 1) : NULL;
+	int rc = 0;
+	if (!parent) {
+		cJSON_Delete(*root);
+		*root = nw;
+	} else if ((rc = replace_item(parent, c, nw))) {
+		cJSON_Delete(nw);
+	}
+	return rc;
 }
 
 /* ---- Stored documents ------------------------------------------------ */
@@ -721,19 +746,20 @@ int json_text_len(struct keyspace *ks, const struct ks_key *k, uint64_t *len)
  * The body of every write, one transaction: load the document (or, with
  * `create` and the root path, start from none: a missing key or a
  * remembered empty document), let `edit` change the tree, and store the
- * result with the header as read. edit may replace *root; setting *root
- * to NULL deletes the key.
+ * result with the header as read. edit gets c, the match of the path
+ * (NULL: none), which must be of type `want` unless that is NULL
+ * (match_of); it may replace *root; setting *root to NULL deletes the key.
  */
-typedef int (*edit_fn)(const struct ks_key *k, cJSON **root, const struct json_path *p, void *arg);
+typedef int (*edit_fn)(cJSON **root, const struct json_path *p, cJSON *c, void *arg);
 
 static int doc_edit(struct keyspace *ks, const struct ks_key *k, const char *verb, const char *path,
-		    size_t plen, bool create, edit_fn edit, void *arg)
+		    size_t plen, bool create, const char *want, edit_fn edit, void *arg)
 {
 	struct buf payload = BUF_INIT;
 	struct ks_txn t;
 	struct enc_meta *m;
 	struct json_path p;
-	cJSON *root = NULL;
+	cJSON *root = NULL, *c = NULL;
 	int rc = path_get(verb, path, plen, &p);
 	if (rc)
 		return rc;
@@ -744,8 +770,12 @@ static int doc_edit(struct keyspace *ks, const struct ks_key *k, const char *ver
 		rc = ks_txn_get(&t, k, KV_TYPE_JSON, &m);
 	if (!rc && !ks_txn_is_new(&t, k))
 		rc = doc_parse(k, m, &root);
+	if (!rc && want)
+		rc = match_of(verb, k, root, &p, want, &c);
+	else if (!rc && root)
+		c = json_path_find(root, &p, p.n);
 	if (!rc)
-		rc = edit(k, &root, &p, arg);
+		rc = edit(&root, &p, c, arg);
 	if (!rc && root)
 		rc = doc_payload(k, root, &payload);
 	if (!rc) {
@@ -766,11 +796,9 @@ struct set_arg {
 	unsigned flags;
 };
 
-static int edit_set(const struct ks_key *k, cJSON **root, const struct json_path *p, void *arg)
+static int edit_set(cJSON **root, const struct json_path *p, cJSON *old, void *arg)
 {
-	(void)k;
 	struct set_arg *a = arg;
-	cJSON *old = *root ? json_path_find(*root, p, p->n) : NULL;
 	if ((a->flags & JSON_SET_NX) && old)
 		return -EEXIST;
 	if ((a->flags & JSON_SET_XX) && !old)
@@ -800,22 +828,18 @@ int json_set(struct keyspace *ks, const struct ks_key *k, const char *path, size
 	struct set_arg a = {.flags = flags};
 	if (n > JSON_MAX)
 		return -EFBIG;
-	struct json_path p;
-	int rc = path_get("JSON.SET", path, plen, &p);
-	json_path_free(&p);
+	int rc = path_check("JSON.SET", path, plen);
 	if (!rc)
 		rc = parse_one("JSON.SET", k, text, n, &a.value);
 	if (!rc)
-		rc = doc_edit(ks, k, "JSON.SET", path, plen, true, edit_set, &a);
+		rc = doc_edit(ks, k, "JSON.SET", path, plen, true, NULL, edit_set, &a);
 	cJSON_Delete(a.value);
 	return rc;
 }
 
-static int edit_del(const struct ks_key *k, cJSON **root, const struct json_path *p, void *arg)
+static int edit_del(cJSON **root, const struct json_path *p, cJSON *c, void *arg)
 {
-	(void)k;
 	(void)arg;
-	cJSON *c = json_path_find(*root, p, p->n);
 	if (!c)
 		return -ENOENT;
 	if (p->n == 0) {
@@ -829,7 +853,7 @@ static int edit_del(const struct ks_key *k, cJSON **root, const struct json_path
 
 int json_del(struct keyspace *ks, const struct ks_key *k, const char *path, size_t plen)
 {
-	return doc_edit(ks, k, "JSON.DEL", path, plen, false, edit_del, NULL);
+	return doc_edit(ks, k, "JSON.DEL", path, plen, false, NULL, edit_del, NULL);
 }
 
 int json_type(struct keyspace *ks, const struct ks_key *k, const char *path, size_t plen,
@@ -847,14 +871,11 @@ struct append_arg {
 	uint64_t len;
 };
 
-static int edit_arrappend(const struct ks_key *k, cJSON **root, const struct json_path *p,
-			  void *arg)
+static int edit_arrappend(cJSON **root, const struct json_path *p, cJSON *c, void *arg)
 {
+	(void)root;
+	(void)p;
 	struct append_arg *a = arg;
-	cJSON *c;
-	int rc = match_of("JSON.ARRAPPEND", k, *root, p, "array", &c);
-	if (rc)
-		return rc;
 	for (size_t i = 0; i < a->n; i++) {
 		if (!cJSON_AddItemToArray(c, a->vals[i]))
 			return -ENOMEM; /* the rest is freed by the caller */
@@ -870,9 +891,7 @@ int json_arrappend(struct keyspace *ks, const struct ks_key *k, const char *path
 	struct append_arg a = {0};
 	size_t at = 0;
 	const char *why = "";
-	struct json_path p;
-	int rc = path_get("JSON.ARRAPPEND", path, plen, &p);
-	json_path_free(&p);
+	int rc = path_check("JSON.ARRAPPEND", path, plen);
 	if (rc)
 		return rc;
 	rc = parse_values(text, n, &a.vals, 0, &a.n, &at, &why);
@@ -880,7 +899,8 @@ int json_arrappend(struct keyspace *ks, const struct ks_key *k, const char *path
 		LOG_ERR("JSON.ARRAPPEND '%.*s': not JSON values: %s at byte %zu", (int)k->klen,
 			k->key, why, at);
 	if (!rc)
-		rc = doc_edit(ks, k, "JSON.ARRAPPEND", path, plen, false, edit_arrappend, &a);
+		rc = doc_edit(ks, k, "JSON.ARRAPPEND", path, plen, false, "array", edit_arrappend,
+			      &a);
 	if (!rc)
 		*newlen = a.len;
 	for (size_t i = 0; i < a.n; i++)
@@ -894,14 +914,10 @@ struct str_arg {
 	uint64_t len;
 };
 
-static int edit_strappend(const struct ks_key *k, cJSON **root, const struct json_path *p,
-			  void *arg)
+static int edit_strappend(cJSON **root, const struct json_path *p, cJSON *c, void *arg)
 {
 	struct str_arg *a = arg;
-	cJSON *c;
-	int rc = match_of("JSON.STRAPPEND", k, *root, p, "string", &c);
-	if (rc)
-		return rc;
+	int rc;
 	size_t n1 = strlen(c->valuestring), n2 = strlen(a->value->valuestring);
 	char *s = malloc(n1 + n2 + 1);
 	if (!s)
@@ -915,16 +931,8 @@ static int edit_strappend(const struct ks_key *k, cJSON **root, const struct jso
 	}
 	cJSON_free(ns->valuestring);
 	ns->valuestring = s;
-	cJSON *parent = p->n ? json_path_find(*root, p, p->n - 1) : NULL;
-	if (parent) {
-		if ((rc = replace_item(parent, c, ns))) {
-			cJSON_Delete(ns);
-			return rc;
-		}
-	} else {
-		cJSON_Delete(*root);
-		*root = ns;
-	}
+	if ((rc = replace_match(root, p, c, ns)))
+		return rc;
 	a->len = n1 + n2;
 	return 0;
 }
@@ -933,9 +941,7 @@ int json_strappend(struct keyspace *ks, const struct ks_key *k, const char *path
 		   const char *text, size_t n, uint64_t *newlen)
 {
 	struct str_arg a = {0};
-	struct json_path p;
-	int rc = path_get("JSON.STRAPPEND", path, plen, &p);
-	json_path_free(&p);
+	int rc = path_check("JSON.STRAPPEND", path, plen);
 	if (!rc)
 		rc = parse_one("JSON.STRAPPEND", k, text, n, &a.value);
 	if (!rc && !cJSON_IsString(a.value)) {
@@ -944,7 +950,8 @@ int json_strappend(struct keyspace *ks, const struct ks_key *k, const char *path
 		rc = -EINVAL;
 	}
 	if (!rc)
-		rc = doc_edit(ks, k, "JSON.STRAPPEND", path, plen, false, edit_strappend, &a);
+		rc = doc_edit(ks, k, "JSON.STRAPPEND", path, plen, false, "string", edit_strappend,
+			      &a);
 	if (!rc)
 		*newlen = a.len;
 	cJSON_Delete(a.value);
@@ -952,26 +959,23 @@ int json_strappend(struct keyspace *ks, const struct ks_key *k, const char *path
 }
 
 struct incr_arg {
-	const char *by; /* canonical literal of the increment */
+	const struct ks_key *k; /* for the log */
+	const char *by;		/* canonical literal of the increment */
 	struct buf *out;
 };
 
-static int edit_numincrby(const struct ks_key *k, cJSON **root, const struct json_path *p,
-			  void *arg)
+static int edit_numincrby(cJSON **root, const struct json_path *p, cJSON *c, void *arg)
 {
 	struct incr_arg *a = arg;
-	cJSON *c;
 	char lit[40];
-	int rc = match_of("JSON.NUMINCRBY", k, *root, p, "number", &c);
-	if (rc)
-		return rc;
+	int rc;
 	int64_t x, y, z;
 	const char *cur = c->valuestring;
 	if (lit_is_integer(cur) && lit_is_integer(a->by) && !parse_i64(cur, strlen(cur), &x) &&
 	    !parse_i64(a->by, strlen(a->by), &y)) {
 		if (__builtin_add_overflow(x, y, &z)) {
 			LOG_ERR("JSON.NUMINCRBY '%.*s': %s + %s is out of 64-bit range",
-				(int)k->klen, k->key, cur, a->by);
+				(int)a->k->klen, a->k->key, cur, a->by);
 			return -EOVERFLOW;
 		}
 		snprintf(lit, sizeof(lit), "%lld", (long long)z);
@@ -979,7 +983,7 @@ static int edit_numincrby(const struct ks_key *k, cJSON **root, const struct jso
 		double d = strtod(cur, NULL) + strtod(a->by, NULL);
 		if (!isfinite(d)) {
 			LOG_ERR("JSON.NUMINCRBY '%.*s': %s + %s is not a finite number",
-				(int)k->klen, k->key, cur, a->by);
+				(int)a->k->klen, a->k->key, cur, a->by);
 			return -EOVERFLOW;
 		}
 		json_fmt_double(d, lit);
@@ -987,16 +991,8 @@ static int edit_numincrby(const struct ks_key *k, cJSON **root, const struct jso
 	cJSON *nn = num_new(lit);
 	if (!nn)
 		return -ENOMEM;
-	cJSON *parent = p->n ? json_path_find(*root, p, p->n - 1) : NULL;
-	if (parent) {
-		if ((rc = replace_item(parent, c, nn))) {
-			cJSON_Delete(nn);
-			return rc;
-		}
-	} else {
-		cJSON_Delete(*root);
-		*root = nn;
-	}
+	if ((rc = replace_match(root, p, c, nn)))
+		return rc;
 	return a->out ? buf_set(a->out, lit, strlen(lit)) : 0;
 }
 
@@ -1004,9 +1000,7 @@ int json_numincrby(struct keyspace *ks, const struct ks_key *k, const char *path
 		   const char *text, size_t n, struct buf *out)
 {
 	cJSON *v = NULL;
-	struct json_path p;
-	int rc = path_get("JSON.NUMINCRBY", path, plen, &p);
-	json_path_free(&p);
+	int rc = path_check("JSON.NUMINCRBY", path, plen);
 	if (!rc)
 		rc = parse_one("JSON.NUMINCRBY", k, text, n, &v);
 	if (!rc && !cJSON_IsNumber(v)) {
@@ -1015,8 +1009,9 @@ int json_numincrby(struct keyspace *ks, const struct ks_key *k, const char *path
 		rc = -EINVAL;
 	}
 	if (!rc) {
-		struct incr_arg a = {v->valuestring, out};
-		rc = doc_edit(ks, k, "JSON.NUMINCRBY", path, plen, false, edit_numincrby, &a);
+		struct incr_arg a = {k, v->valuestring, out};
+		rc = doc_edit(ks, k, "JSON.NUMINCRBY", path, plen, false, "number", edit_numincrby,
+			      &a);
 	}
 	cJSON_Delete(v);
 	return rc;

@@ -112,6 +112,22 @@ static void lm_release(struct list_meta *lm)
 	buf_release(&lm->tail_rec);
 }
 
+/* The end of a list write: unless rc, stage the metadata (lm_stage) and
+ * commit; then the new length in *newlen (may be NULL), lm released and
+ * t ended. rc or what the commit returned. */
+static int lm_finish(struct ks_txn *t, const struct ks_key *k, struct list_meta *lm, unsigned flags,
+		     int rc, uint64_t *newlen)
+{
+	if (!rc) {
+		lm_stage(t, k, lm, flags);
+		rc = ks_txn_commit(t);
+	}
+	if (!rc && newlen)
+		*newlen = lm_size(lm);
+	lm_release(lm);
+	return ks_txn_end(t, rc);
+}
+
 /* The sub-key bytes of raw index idx, in sub[8]. */
 static const uint8_t *idx_sub(uint8_t sub[8], uint64_t idx)
 {
@@ -162,14 +178,10 @@ static int elem_key(struct keyspace *ks, const struct ks_key *k, uint64_t versio
 static int elem_get(struct keyspace *ks, const struct ks_key *k, const struct list_meta *lm,
 		    uint64_t idx, struct buf *out)
 {
-	struct buf sk = BUF_INIT;
-	int rc = elem_key(ks, k, lm->m->version, idx, &sk);
-	if (!rc)
-		rc = store_get(ks_store(ks), STORE_CF_DEFAULT, sk.data, sk.len, out);
-	if (rc == -ENOENT)
-		rc = holes_report(k, lm->head, idx, idx + 1);
-	buf_release(&sk);
-	return rc;
+	uint8_t sub[8];
+	int rc = ks_sub_get(ks, k, lm->m->version, STORE_CF_DEFAULT, idx_sub(sub, idx), sizeof(sub),
+			    out);
+	return rc == -ENOENT ? holes_report(k, lm->head, idx, idx + 1) : rc;
 }
 
 /*
@@ -398,6 +410,15 @@ static int pos_of(int64_t index, uint64_t size, uint64_t *pos)
 	return 0;
 }
 
+/* lm_open of an existing list, and the position of index in it. 0,
+ * -ENOENT, -ERANGE, ... */
+static int lm_open_at(struct ks_txn *t, const struct ks_key *k, int64_t index, struct list_meta *lm,
+		      uint64_t *pos)
+{
+	int rc = lm_open(t, k, false, lm, NULL);
+	return rc ? rc : pos_of(index, lm_size(lm), pos);
+}
+
 int list_push(struct keyspace *ks, const struct ks_key *k, enum list_where where,
 	      const struct list_value *vals, size_t n, uint64_t *newlen)
 {
@@ -413,18 +434,11 @@ int list_push(struct keyspace *ks, const struct ks_key *k, enum list_where where
 	int rc = lm_open(&t, k, true, &lm, NULL);
 	if (!rc && (where == LIST_HEAD ? lm.head < n : UINT64_MAX - lm.tail < n))
 		rc = -EOVERFLOW;
-	if (!rc) {
-		for (size_t i = 0; i < n; i++) {
-			uint64_t idx = where == LIST_HEAD ? --lm.head : lm.tail++;
-			elem_put(&t, k, idx, vals[i].data, vals[i].len);
-		}
-		lm_stage(&t, k, &lm, 0);
-		rc = ks_txn_commit(&t);
+	for (size_t i = 0; i < n && !rc; i++) {
+		uint64_t idx = where == LIST_HEAD ? --lm.head : lm.tail++;
+		elem_put(&t, k, idx, vals[i].data, vals[i].len);
 	}
-	if (!rc && newlen)
-		*newlen = lm_size(&lm);
-	lm_release(&lm);
-	return ks_txn_end(&t, rc);
+	return lm_finish(&t, k, &lm, 0, rc, newlen);
 }
 
 int list_pop(struct keyspace *ks, const struct ks_key *k, enum list_where where, unsigned flags,
@@ -449,12 +463,9 @@ int list_pop(struct keyspace *ks, const struct ks_key *k, enum list_where where,
 			lm.head++;
 		else
 			lm.tail--;
-		lm_stage(&t, k, &lm, flags);
-		rc = ks_txn_commit(&t);
 	}
-	lm_release(&lm);
 	buf_release(&tmp);
-	return ks_txn_end(&t, rc);
+	return lm_finish(&t, k, &lm, flags, rc, NULL);
 }
 
 int list_index(struct keyspace *ks, const struct ks_key *k, int64_t index, struct buf *out)
@@ -465,9 +476,7 @@ int list_index(struct keyspace *ks, const struct ks_key *k, int64_t index, struc
 	uint64_t pos = 0;
 
 	ks_txn_begin_read(&t, ks, k);
-	int rc = lm_open(&t, k, false, &lm, NULL);
-	if (!rc)
-		rc = pos_of(index, lm_size(&lm), &pos);
+	int rc = lm_open_at(&t, k, index, &lm, &pos);
 	if (!rc)
 		rc = elem_get(ks, k, &lm, lm.head + pos, out);
 	lm_release(&lm);
@@ -483,9 +492,7 @@ int list_set(struct keyspace *ks, const struct ks_key *k, int64_t index, const v
 	if (vn > LIST_VALUE_MAX)
 		return -EFBIG;
 	ks_txn_begin(&t, ks, k);
-	int rc = lm_open(&t, k, false, &lm, NULL);
-	if (!rc)
-		rc = pos_of(index, lm_size(&lm), &pos);
+	int rc = lm_open_at(&t, k, index, &lm, &pos);
 	if (!rc) {
 		/* LSET reads nothing: a missing element is written anew. */
 		elem_put(&t, k, lm.head + pos, v, vn);
@@ -577,15 +584,8 @@ int list_insert(struct keyspace *ks, const struct ks_key *k, bool before, const 
 		rc = -ESRCH;
 	if (!rc)
 		rc = insert_stage(&t, ks, k, &lm, before ? pos[0] : pos[0] + 1, v, vn);
-	if (!rc) {
-		lm_stage(&t, k, &lm, 0);
-		rc = ks_txn_commit(&t);
-	}
-	if (!rc && newlen)
-		*newlen = lm_size(&lm);
 	free(pos);
-	lm_release(&lm);
-	return ks_txn_end(&t, rc);
+	return lm_finish(&t, k, &lm, 0, rc, newlen);
 }
 
 int list_insert_at(struct keyspace *ks, const struct ks_key *k, int64_t index, const void *v,
@@ -614,15 +614,8 @@ int list_insert_at(struct keyspace *ks, const struct ks_key *k, int64_t index, c
 	}
 	if (!rc)
 		rc = insert_stage(&t, ks, k, &lm, pos, v, vn);
-	if (!rc) {
-		lm_stage(&t, k, &lm, 0);
-		rc = ks_txn_commit(&t);
-	}
-	if (!rc && newlen)
-		*newlen = lm_size(&lm);
 out:
-	lm_release(&lm);
-	return ks_txn_end(&t, rc);
+	return lm_finish(&t, k, &lm, 0, rc, newlen);
 }
 
 int list_append_at(struct keyspace *ks, const struct ks_key *k, uint64_t pos, const void *v,
@@ -639,15 +632,9 @@ int list_append_at(struct keyspace *ks, const struct ks_key *k, uint64_t pos, co
 		rc = lm_size(&lm) > pos ? -EEXIST : -ERANGE;
 	else if (!rc && lm.tail == UINT64_MAX)
 		rc = -EOVERFLOW;
-	if (!rc) {
+	if (!rc)
 		elem_put(&t, k, lm.tail++, v, vn);
-		lm_stage(&t, k, &lm, 0);
-		rc = ks_txn_commit(&t);
-	}
-	if (!rc && newlen)
-		*newlen = lm_size(&lm);
-	lm_release(&lm);
-	return ks_txn_end(&t, rc);
+	return lm_finish(&t, k, &lm, 0, rc, newlen);
 }
 
 int list_remove_at(struct keyspace *ks, const struct ks_key *k, int64_t index, unsigned flags,
@@ -658,19 +645,12 @@ int list_remove_at(struct keyspace *ks, const struct ks_key *k, int64_t index, u
 	uint64_t pos = 0;
 
 	ks_txn_begin(&t, ks, k);
-	int rc = lm_open(&t, k, false, &lm, NULL);
-	if (!rc)
-		rc = pos_of(index, lm_size(&lm), &pos);
+	int rc = lm_open_at(&t, k, index, &lm, &pos);
 	if (!rc && out)
 		rc = elem_get(ks, k, &lm, lm.head + pos, out);
 	if (!rc)
 		rc = remove_stage(&t, ks, k, &lm, &pos, 1);
-	if (!rc) {
-		lm_stage(&t, k, &lm, flags);
-		rc = ks_txn_commit(&t);
-	}
-	lm_release(&lm);
-	return ks_txn_end(&t, rc);
+	return lm_finish(&t, k, &lm, flags, rc, NULL);
 }
 
 int list_rem(struct keyspace *ks, const struct ks_key *k, int64_t count, const void *v, size_t vn,

@@ -20,100 +20,30 @@
 #include <errno.h>
 #include <stdlib.h>
 
-/* Does member m exist in version `version`? 1, 0, <0. */
-static int member_exists(struct keyspace *ks, const struct ks_key *k, uint64_t version,
-			 const void *m, size_t mn)
-{
-	struct buf sk = BUF_INIT, v = BUF_INIT;
-	int rc = ks_sub_key(ks, k, version, m, mn, &sk);
-	if (!rc)
-		rc = store_get(ks_store(ks), STORE_CF_DEFAULT, sk.data, sk.len, &v);
-	buf_release(&sk);
-	buf_release(&v);
-	if (rc == -ENOENT)
-		return 0;
-	return rc ? rc : 1;
-}
-
 int set_add(struct keyspace *ks, const struct ks_key *k, const void *m, size_t mn, bool *added)
 {
-	struct ks_txn t;
-	struct enc_meta *meta;
-	int exists = 0;
-
 	if (mn > SET_MEMBER_MAX)
 		return -EFBIG;
-	ks_txn_begin(&t, ks, k);
-	int rc = ks_txn_open(&t, k, KV_TYPE_SET, &meta);
-	if (!rc && !ks_txn_is_new(&t, k))
-		rc = exists = member_exists(ks, k, meta->version, m, mn);
-	if (rc < 0)
-		return ks_txn_end(&t, rc);
-	if (!exists) {
-		ks_txn_sub_put(&t, k, STORE_CF_DEFAULT, m, mn, "", 0);
-		ks_txn_resize(&t, k, +1, 0);
-		rc = ks_txn_commit(&t);
-	} else {
-		rc = 0; /* present: nothing to write */
-	}
-	if (!rc && added)
-		*added = !exists;
-	return ks_txn_end(&t, rc);
+	return ks_member_put(ks, k, KV_TYPE_SET, m, mn, "", 0, KS_MEMBER_KEEP, added);
 }
 
 int set_rem(struct keyspace *ks, const struct ks_key *k, const void *m, size_t mn, unsigned flags)
 {
-	struct ks_txn t;
-	struct enc_meta *meta;
-
-	ks_txn_begin(&t, ks, k);
-	int rc = ks_txn_get(&t, k, KV_TYPE_SET, &meta);
-	if (!rc)
-		rc = member_exists(ks, k, meta->version, m, mn);
-	if (rc <= 0)
-		return ks_txn_end(&t, rc ? rc : -ENOENT);
-	ks_txn_sub_del(&t, k, STORE_CF_DEFAULT, m, mn);
-	ks_txn_resize(&t, k, -1, (flags & SET_KEEP_EMPTY) ? KS_TXN_KEEP_EMPTY : 0);
-	return ks_txn_end(&t, ks_txn_commit(&t));
+	return ks_member_del(ks, k, KV_TYPE_SET, m, mn,
+			     (flags & SET_KEEP_EMPTY) ? KS_TXN_KEEP_EMPTY : 0);
 }
 
 int set_rename_member(struct keyspace *ks, const struct ks_key *k, const void *from, size_t fn,
 		      const void *to, size_t tn)
 {
-	struct ks_txn t;
-	struct enc_meta *meta;
-
 	if (tn > SET_MEMBER_MAX)
 		return -EFBIG;
-	ks_txn_begin(&t, ks, k);
-	int rc = ks_txn_get(&t, k, KV_TYPE_SET, &meta);
-	if (!rc)
-		rc = member_exists(ks, k, meta->version, from, fn);
-	if (rc <= 0)
-		return ks_txn_end(&t, rc ? rc : -ENOENT);
-	if (fn == tn && memcmp(from, to, fn) == 0)
-		return ks_txn_end(&t, 0); /* onto itself: nothing to do */
-	int exists = member_exists(ks, k, meta->version, to, tn);
-	if (exists < 0)
-		return ks_txn_end(&t, exists);
-	ks_txn_sub_del(&t, k, STORE_CF_DEFAULT, from, fn);
-	ks_txn_sub_put(&t, k, STORE_CF_DEFAULT, to, tn, "", 0);
-	if (exists)
-		ks_txn_resize(&t, k, -1, 0); /* `to` is replaced: size stays >= 1 */
-	return ks_txn_end(&t, ks_txn_commit(&t));
+	return ks_member_rename(ks, k, KV_TYPE_SET, from, fn, to, tn);
 }
 
 int set_ismember(struct keyspace *ks, const struct ks_key *k, const void *m, size_t mn)
 {
-	struct buf raw = BUF_INIT;
-	struct enc_meta meta;
-	int rc = ks_meta_get(ks, k, KV_TYPE_SET, &raw, &meta);
-	if (rc == 0)
-		rc = member_exists(ks, k, meta.version, m, mn);
-	else if (rc == -ENOENT)
-		rc = 0;
-	buf_release(&raw);
-	return rc;
+	return ks_sub_has(ks, k, KV_TYPE_SET, m, mn);
 }
 
 int set_card(struct keyspace *ks, const struct ks_key *k, uint64_t *n)
@@ -144,16 +74,11 @@ void set_iter_free(struct set_iter *it)
 
 /* ---- For t_convert --------------------------------------------------- */
 
-int set_txn_create(struct ks_txn *t, const struct ks_key *k, struct enc_meta *m,
-		   const struct set_member *ms, size_t n)
+int set_txn_add(struct ks_txn *t, const struct ks_key *k, const void *m, size_t mn)
 {
-	if (n == 0)
-		return -EINVAL;
-	for (size_t i = 0; i < n; i++) {
-		if (ms[i].len > SET_MEMBER_MAX)
-			return -EFBIG;
-		ks_txn_sub_put(t, k, STORE_CF_DEFAULT, ms[i].data, ms[i].len, "", 0);
-	}
-	m->size = n;
-	return ks_txn_commit(t);
+	if (mn > SET_MEMBER_MAX)
+		return -EFBIG;
+	ks_txn_sub_put(t, k, STORE_CF_DEFAULT, m, mn, "", 0);
+	ks_txn_resize(t, k, +1, 0);
+	return 0;
 }

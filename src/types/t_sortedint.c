@@ -20,84 +20,27 @@
 #include <errno.h>
 #include <stdlib.h>
 
-static int id_key(struct keyspace *ks, const struct ks_key *k, uint64_t version, uint64_t id,
-		  struct buf *out)
+int sortedint_add(struct keyspace *ks, const struct ks_key *k, uint64_t id, bool *added)
 {
 	uint8_t sub[8];
 	put_be64(sub, id);
-	buf_reset(out);
-	return ks_sub_key(ks, k, version, sub, sizeof(sub), out);
-}
-
-/* Does id exist in version `version`? 1, 0, <0. */
-static int id_exists(struct keyspace *ks, const struct ks_key *k, uint64_t version, uint64_t id)
-{
-	struct buf sk = BUF_INIT, v = BUF_INIT;
-	int rc = id_key(ks, k, version, id, &sk);
-	if (!rc)
-		rc = store_get(ks_store(ks), STORE_CF_DEFAULT, sk.data, sk.len, &v);
-	buf_release(&sk);
-	buf_release(&v);
-	if (rc == -ENOENT)
-		return 0;
-	return rc ? rc : 1;
-}
-
-int sortedint_add(struct keyspace *ks, const struct ks_key *k, uint64_t id, bool *added)
-{
-	struct ks_txn t;
-	struct enc_meta *m;
-	uint8_t sub[8];
-	int exists = 0;
-
-	ks_txn_begin(&t, ks, k);
-	int rc = ks_txn_open(&t, k, KV_TYPE_SORTEDINT, &m);
-	if (!rc && !ks_txn_is_new(&t, k))
-		rc = exists = id_exists(ks, k, m->version, id);
-	if (rc < 0)
-		return ks_txn_end(&t, rc);
-	if (!exists) {
-		put_be64(sub, id);
-		ks_txn_sub_put(&t, k, STORE_CF_DEFAULT, sub, sizeof(sub), "", 0);
-		ks_txn_resize(&t, k, +1, 0);
-		rc = ks_txn_commit(&t);
-	} else {
-		rc = 0; /* present: nothing to write */
-	}
-	if (!rc && added)
-		*added = !exists;
-	return ks_txn_end(&t, rc);
+	return ks_member_put(ks, k, KV_TYPE_SORTEDINT, sub, sizeof(sub), "", 0, KS_MEMBER_KEEP,
+			     added);
 }
 
 int sortedint_rem(struct keyspace *ks, const struct ks_key *k, uint64_t id, unsigned flags)
 {
-	struct ks_txn t;
-	struct enc_meta *m;
 	uint8_t sub[8];
-
-	ks_txn_begin(&t, ks, k);
-	int rc = ks_txn_get(&t, k, KV_TYPE_SORTEDINT, &m);
-	if (!rc)
-		rc = id_exists(ks, k, m->version, id);
-	if (rc <= 0)
-		return ks_txn_end(&t, rc ? rc : -ENOENT);
 	put_be64(sub, id);
-	ks_txn_sub_del(&t, k, STORE_CF_DEFAULT, sub, sizeof(sub));
-	ks_txn_resize(&t, k, -1, (flags & SORTEDINT_KEEP_EMPTY) ? KS_TXN_KEEP_EMPTY : 0);
-	return ks_txn_end(&t, ks_txn_commit(&t));
+	return ks_member_del(ks, k, KV_TYPE_SORTEDINT, sub, sizeof(sub),
+			     (flags & SORTEDINT_KEEP_EMPTY) ? KS_TXN_KEEP_EMPTY : 0);
 }
 
 int sortedint_exists(struct keyspace *ks, const struct ks_key *k, uint64_t id)
 {
-	struct buf raw = BUF_INIT;
-	struct enc_meta m;
-	int rc = ks_meta_get(ks, k, KV_TYPE_SORTEDINT, &raw, &m);
-	if (rc == 0)
-		rc = id_exists(ks, k, m.version, id);
-	else if (rc == -ENOENT)
-		rc = 0;
-	buf_release(&raw);
-	return rc;
+	uint8_t sub[8];
+	put_be64(sub, id);
+	return ks_sub_has(ks, k, KV_TYPE_SORTEDINT, sub, sizeof(sub));
 }
 
 int sortedint_card(struct keyspace *ks, const struct ks_key *k, uint64_t *n)

@@ -167,31 +167,31 @@ static int buf_slice(struct buf *out, size_t start, size_t n)
 	return buf_resize(out, n);
 }
 
+bool string_range_clamp(int64_t start, int64_t end, uint64_t len, uint64_t *lo, uint64_t *hi)
+{
+	uint64_t last;
+	if (start < 0 && end < 0 && start > end)
+		return false;
+	if (len <= INT64_MAX && end < -(int64_t)len)
+		end = -(int64_t)len; /* byte 0, where rank_range_clamp would give none */
+	if (!rank_range_clamp(start, end, len, lo, &last))
+		return false;
+	*hi = last + 1;
+	return true;
+}
+
 int string_getrange(struct keyspace *ks, const struct ks_key *k, int64_t start, int64_t end,
 		    struct buf *out)
 {
+	uint64_t lo, hi;
 	int rc = string_load(ks, k, out);
 	if (rc == -ENOENT)
 		return 0; /* Redis: "" */
 	if (rc)
 		return rc;
-	/* Redis's getrangeCommand, step by step. */
-	int64_t len = (int64_t)out->len;
-	if (start < 0 && end < 0 && start > end)
+	if (!string_range_clamp(start, end, out->len, &lo, &hi))
 		return buf_slice(out, 0, 0);
-	if (start < 0)
-		start = len + start;
-	if (end < 0)
-		end = len + end;
-	if (start < 0)
-		start = 0;
-	if (end < 0)
-		end = 0;
-	if (end >= len)
-		end = len - 1;
-	if (len == 0 || start > end)
-		return buf_slice(out, 0, 0);
-	return buf_slice(out, (size_t)start, (size_t)(end - start + 1));
+	return buf_slice(out, (size_t)lo, (size_t)(hi - lo));
 }
 
 int string_read(struct keyspace *ks, const struct ks_key *k, uint64_t off, size_t n,

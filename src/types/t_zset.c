@@ -53,14 +53,11 @@ static bool score_decode(const void *v, size_t n, double *score)
 static int score_get(struct keyspace *ks, const struct ks_key *k, uint64_t version, const void *m,
 		     size_t mn, double *score)
 {
-	struct buf sk = BUF_INIT, v = BUF_INIT;
-	int rc = ks_sub_key(ks, k, version, m, mn, &sk);
-	if (!rc)
-		rc = store_get(ks_store(ks), STORE_CF_DEFAULT, sk.data, sk.len, &v);
+	struct buf v = BUF_INIT;
+	int rc = ks_sub_get(ks, k, version, STORE_CF_DEFAULT, m, mn, &v);
 	if (!rc && !score_decode(v.data, v.len, score))
 		rc = ks_corrupt_entry(k, m, mn, "a zset score of %zu bytes that does not decode",
 				      v.len);
-	buf_release(&sk);
 	buf_release(&v);
 	return rc;
 }
@@ -272,13 +269,9 @@ int zset_rename_member(struct keyspace *ks, const struct ks_key *k, const void *
 
 int zset_score(struct keyspace *ks, const struct ks_key *k, const void *m, size_t mn, double *score)
 {
-	struct buf raw = BUF_INIT;
-	struct enc_meta meta;
-	int rc = ks_meta_get(ks, k, KV_TYPE_ZSET, &raw, &meta);
-	if (!rc)
-		rc = score_get(ks, k, meta.version, m, mn, score);
-	buf_release(&raw);
-	return rc;
+	uint64_t version;
+	int rc = ks_version_get(ks, k, KV_TYPE_ZSET, &version);
+	return rc ? rc : score_get(ks, k, version, m, mn, score);
 }
 
 int zset_card(struct keyspace *ks, const struct ks_key *k, uint64_t *n)
@@ -288,17 +281,40 @@ int zset_card(struct keyspace *ks, const struct ks_key *k, uint64_t *n)
 
 /* ---- Score-order iteration ----------------------------------------- */
 
-/* The keyspace's sub-key iterator over the score index, each record
- * checked against its member record. */
-struct zset_score_iter {
+/* What both iterators are: the keyspace's sub-key iterator, and whether
+ * the current member's record does not decode. */
+struct zset_member_iter {
 	struct ks_sub_iter *si;
+	bool bad;
+};
+
+/* The score iterator runs over the score index, each record checked
+ * against its member record. */
+struct zset_score_iter {
+	struct zset_member_iter m; /* first: freed as a member iterator */
 	struct keyspace *ks;
 	uint64_t size;	  /* members in the snapshot (0: a missing key) */
 	uint64_t version; /* of the snapshot */
 	const char *sub;  /* the current index sub-key: score | member */
 	size_t sn;
-	bool bad; /* the member record of the current one does not decode */
 };
+
+/* An iterator of `size` bytes that starts with a struct zset_member_iter,
+ * its sub-key iterator opened with o. */
+static void *iter_open(struct keyspace *ks, const struct ks_key *k, size_t size,
+		       const struct ks_sub_iter_opts *o, int *err)
+{
+	struct zset_member_iter *it = calloc(1, size);
+	if (!it) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	if (!(it->si = ks_sub_iter_open(ks, k, KV_TYPE_ZSET, o, err))) {
+		free(it);
+		return NULL;
+	}
+	return it;
+}
 
 /*
  * Open a score iterator positioned at the first entry in its direction,
@@ -310,7 +326,6 @@ static struct zset_score_iter *score_iter_open_locked(struct keyspace *ks, const
 						      bool reverse, const void *after, size_t alen,
 						      bool inclusive, int *err)
 {
-	struct zset_score_iter *it = calloc(1, sizeof(*it));
 	struct enc_meta meta;
 	struct ks_sub_iter_opts o = {.cf = STORE_CF_ZSET_SCORE,
 				     .reverse = reverse,
@@ -318,19 +333,12 @@ static struct zset_score_iter *score_iter_open_locked(struct keyspace *ks, const
 				     .alen = alen,
 				     .inclusive = inclusive,
 				     .meta = &meta};
-
-	if (!it) {
-		*err = -ENOMEM;
-		return NULL;
+	struct zset_score_iter *it = iter_open(ks, k, sizeof(*it), &o, err);
+	if (it) {
+		it->ks = ks;
+		it->size = meta.size;
+		it->version = meta.version;
 	}
-	it->ks = ks;
-	it->si = ks_sub_iter_open(ks, k, KV_TYPE_ZSET, &o, err);
-	if (!it->si) {
-		free(it);
-		return NULL;
-	}
-	it->size = meta.size;
-	it->version = meta.version;
 	return it;
 }
 
@@ -366,7 +374,7 @@ out:
 
 /*
  * Is the current index record (score s of member m) the member's? 1 yes
- * (it->bad if the member record does not decode: logged, shown, read as
+ * (it->m.bad if the member record does not decode: logged, shown, read as
  * EIO), 0 no (skip it), or a negative errno. ZSCORE, ZREM and the
  * lookup of a name read the member record, so an index record without
  * it, or with another score, is a name no lookup finds: it is skipped
@@ -374,24 +382,22 @@ out:
  */
 static int index_check(struct zset_score_iter *it, const char *m, size_t mn)
 {
-	const struct ks_key *k = ks_sub_iter_key(it->si);
+	const struct ks_key *k = ks_sub_iter_key(it->m.si);
 	uint64_t s = get_be64(it->sub);
-	struct buf key = BUF_INIT, v = BUF_INIT;
+	struct buf v = BUF_INIT;
 	struct ks_txn t;
 	double now;
 	int rc = score_get(it->ks, k, it->version, m, mn, &now);
-	it->bad = rc == -EUCLEAN;
-	if (it->bad || (!rc && enc_double_to_sortable(now) == s))
+	it->m.bad = rc == -EUCLEAN;
+	if (it->m.bad || (!rc && enc_double_to_sortable(now) == s))
 		return 1;
 	if (rc != -ENOENT && rc != 0)
 		return rc;
 	/* The iterator reads a snapshot and score_get the present: a
 	 * writer may have come between. Under the key's lock, which every
 	 * writer holds, both records are current. */
-	if ((rc = ks_sub_key(it->ks, k, it->version, it->sub, it->sn, &key)))
-		return rc;
 	ks_txn_begin_read(&t, it->ks, k);
-	rc = store_get(ks_store(it->ks), STORE_CF_ZSET_SCORE, key.data, key.len, &v);
+	rc = ks_sub_get(it->ks, k, it->version, STORE_CF_ZSET_SCORE, it->sub, it->sn, &v);
 	int mrc = rc ? rc : score_get(it->ks, k, it->version, m, mn, &now);
 	ks_txn_end(&t, 0);
 	if (rc == -ENOENT) {
@@ -405,10 +411,9 @@ static int index_check(struct zset_score_iter *it, const char *m, size_t mn)
 				       "record's; not listed");
 		rc = 0;
 	} else if (!rc) {
-		it->bad = mrc == -EUCLEAN;
-		rc = it->bad ? 1 : mrc;
+		it->m.bad = mrc == -EUCLEAN;
+		rc = it->m.bad ? 1 : mrc;
 	}
-	buf_release(&key);
 	buf_release(&v);
 	return rc;
 }
@@ -421,11 +426,11 @@ int zset_score_iter_next(struct zset_score_iter *it, const char **m, size_t *mn,
 
 	while (rc == 0) {
 		/* The slice handed out last time stays valid until this move. */
-		rc = ks_sub_iter_next(it->si, &it->sub, &it->sn, &v, &vn);
+		rc = ks_sub_iter_next(it->m.si, &it->sub, &it->sn, &v, &vn);
 		if (rc != 1)
 			return rc;
 		if (it->sn < 8) {
-			ks_corrupt(ks_sub_iter_key(it->si),
+			ks_corrupt(ks_sub_iter_key(it->m.si),
 				   "a score-index sub-key of %zu bytes; not listed", it->sn);
 			rc = 0;
 			continue;
@@ -440,15 +445,12 @@ int zset_score_iter_next(struct zset_score_iter *it, const char **m, size_t *mn,
 
 bool zset_score_iter_bad(const struct zset_score_iter *it)
 {
-	return it->bad;
+	return it->m.bad;
 }
 
 void zset_score_iter_free(struct zset_score_iter *it)
 {
-	if (!it)
-		return;
-	ks_sub_iter_free(it->si);
-	free(it);
+	zset_member_iter_free(it ? &it->m : NULL);
 }
 
 /* NEEDSWORK: O(rank), as Kvrocks's ZRANK: the score index has no counts. */
@@ -582,25 +584,12 @@ int zset_range_by_score(struct keyspace *ks, const struct ks_key *k,
 
 /* ---- Member-order iteration ---------------------------------------- */
 
-/* The keyspace's sub-key iterator over the member records. */
-struct zset_member_iter {
-	struct ks_sub_iter *si;
-	bool bad; /* the current score does not decode */
-};
-
+/* The member iterator runs over the member records. */
 struct zset_member_iter *zset_member_iter_new(struct keyspace *ks, const struct ks_key *k,
 					      const void *after, size_t alen, int *err)
 {
-	struct zset_member_iter *it = calloc(1, sizeof(*it));
-	if (!it) {
-		*err = -ENOMEM;
-		return NULL;
-	}
-	if (!(it->si = ks_sub_iter_new(ks, k, KV_TYPE_ZSET, after, alen, err))) {
-		free(it);
-		return NULL;
-	}
-	return it;
+	struct ks_sub_iter_opts o = {.after = after, .alen = alen};
+	return iter_open(ks, k, sizeof(struct zset_member_iter), &o, err);
 }
 
 int zset_member_iter_next(struct zset_member_iter *it, const char **m, size_t *mn, double *score)
@@ -634,27 +623,13 @@ void zset_member_iter_free(struct zset_member_iter *it)
 
 /* ---- For t_convert --------------------------------------------------- */
 
-int zset_txn_create(struct ks_txn *t, const struct ks_key *k, struct enc_meta *m,
-		    const struct zset_member *ms, size_t n)
+int zset_txn_add(struct ks_txn *t, const struct ks_key *k, const void *m, size_t mn, double score)
 {
-	struct buf sub = BUF_INIT;
-	uint8_t sv[8];
-	int rc = n ? 0 : -EINVAL;
-
-	for (size_t i = 0; i < n && !rc; i++) {
-		if (isnan(ms[i].score))
-			rc = -EINVAL;
-		else if (ms[i].len > ZSET_MEMBER_MAX)
-			rc = -EFBIG;
-		else
-			rc = score_sub(&sub, ms[i].score, ms[i].member, ms[i].len);
-		if (rc)
-			break;
-		put_be64(sv, enc_double_to_sortable(ms[i].score));
-		ks_txn_sub_put(t, k, STORE_CF_DEFAULT, ms[i].member, ms[i].len, sv, sizeof(sv));
-		ks_txn_sub_put(t, k, STORE_CF_ZSET_SCORE, sub.data, sub.len, "", 0);
-	}
-	buf_release(&sub);
-	m->size = n;
-	return rc ? rc : ks_txn_commit(t);
+	if (isnan(score))
+		return -EINVAL;
+	if (mn > ZSET_MEMBER_MAX)
+		return -EFBIG;
+	member_stage(t, k, m, mn, score, true);
+	ks_txn_resize(t, k, +1, 0);
+	return 0;
 }

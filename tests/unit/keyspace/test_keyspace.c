@@ -936,6 +936,40 @@ static void test_meta_copy(void)
 	ks_close(ks);
 }
 
+/* ks_version_get, ks_sub_len, ks_sub_exists, ks_sub_has: one sub-key of a
+ * live key. */
+static void test_sub_reads(void)
+{
+	struct keyspace *ks = fresh_ks(false);
+	struct buf raw = BUF_INIT;
+	struct enc_meta m;
+	uint64_t ver = 0, len = 0;
+	CHECK_INT(hash_set(ks, KEY(DEFNS, "h"), "f", 1, "value", 5, NULL), 0);
+	CHECK_INT(hash_set(ks, KEY(DEFNS, "h"), "e", 1, "", 0, NULL), 0);
+	CHECK_INT(ks_meta_get(ks, KEY(DEFNS, "h"), KV_TYPE_HASH, &raw, &m), 0);
+	CHECK_INT(ks_version_get(ks, KEY(DEFNS, "h"), KV_TYPE_HASH, &ver), 0);
+	CHECK(ver == m.version);
+	CHECK_INT(ks_version_get(ks, KEY(DEFNS, "h"), KV_TYPE_SET, &ver), -KV_EWRONGTYPE);
+	CHECK_INT(ks_version_get(ks, KEY(DEFNS, "nope"), KV_TYPE_HASH, &ver), -ENOENT);
+	CHECK_INT(ks_sub_len(ks, KEY(DEFNS, "h"), m.version, STORE_CF_DEFAULT, "f", 1, &len), 0);
+	CHECK_INT(len, 5);
+	CHECK_INT(ks_sub_len(ks, KEY(DEFNS, "h"), m.version, STORE_CF_DEFAULT, "e", 1, &len), 0);
+	CHECK_INT(len, 0);
+	CHECK_INT(ks_sub_len(ks, KEY(DEFNS, "h"), m.version, STORE_CF_DEFAULT, "g", 1, &len),
+		  -ENOENT);
+	CHECK_INT(ks_sub_exists(ks, KEY(DEFNS, "h"), m.version, STORE_CF_DEFAULT, "e", 1), 1);
+	CHECK_INT(ks_sub_exists(ks, KEY(DEFNS, "h"), m.version, STORE_CF_DEFAULT, "g", 1), 0);
+	/* Another version, another column family: not there. */
+	CHECK_INT(ks_sub_exists(ks, KEY(DEFNS, "h"), m.version + 1, STORE_CF_DEFAULT, "f", 1), 0);
+	CHECK_INT(ks_sub_exists(ks, KEY(DEFNS, "h"), m.version, STORE_CF_ZSET_SCORE, "f", 1), 0);
+	CHECK_INT(ks_sub_has(ks, KEY(DEFNS, "h"), KV_TYPE_HASH, "f", 1), 1);
+	CHECK_INT(ks_sub_has(ks, KEY(DEFNS, "h"), KV_TYPE_HASH, "g", 1), 0);
+	CHECK_INT(ks_sub_has(ks, KEY(DEFNS, "nope"), KV_TYPE_HASH, "f", 1), 0);
+	CHECK_INT(ks_sub_has(ks, KEY(DEFNS, "h"), KV_TYPE_SET, "f", 1), -KV_EWRONGTYPE);
+	buf_release(&raw);
+	ks_close(ks);
+}
+
 int main(void)
 {
 	log_level_current = -1; /* expected errors stay quiet */
@@ -955,6 +989,7 @@ int main(void)
 	test_read_only();
 	test_sub_iter();
 	test_meta_copy();
+	test_sub_reads();
 	fixture_done(NULL);
 	return check_done("test_keyspace");
 }

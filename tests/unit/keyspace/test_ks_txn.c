@@ -458,6 +458,54 @@ static void test_create(void)
 	buf_release(&raw);
 }
 
+/* ks_member_put, ks_member_del, ks_member_rename: the records and sizes
+ * they leave. */
+static void test_member_verbs(void)
+{
+	struct buf raw = BUF_INIT, v = BUF_INIT;
+	struct ks_info info;
+	bool added = false;
+	fresh();
+	const struct ks_key *h = KEY(DEFNS, "h");
+	CHECK_INT(ks_member_put(ks, h, KV_TYPE_HASH, "f", 1, "v1", 2, 0, &added), 0);
+	CHECK(added);
+	CHECK_INT(ks_member_put(ks, h, KV_TYPE_HASH, "f", 1, "v2", 2, 0, &added), 0);
+	CHECK(!added);
+	CHECK_INT(ks_member_put(ks, h, KV_TYPE_HASH, "f", 1, "v3", 2, KS_MEMBER_NX, &added),
+		  -EEXIST);
+	CHECK_INT(ks_member_put(ks, h, KV_TYPE_HASH, "f", 1, "v4", 2, KS_MEMBER_KEEP, &added), 0);
+	CHECK(!added);
+	CHECK_INT(ks_member_put(ks, h, KV_TYPE_HASH, "g", 1, "w", 1, KS_MEMBER_NX, NULL), 0);
+	CHECK_INT(ks_lookup(ks, h, &info), 0);
+	CHECK_INT(info.size, 2);
+	CHECK_INT(sub_raw(STORE_CF_DEFAULT, "h", info.version, "f", &v), 0);
+	CHECK(v.len == 2 && memcmp(v.data, "v2", 2) == 0);
+	CHECK_INT(ks_member_put(ks, h, KV_TYPE_SET, "f", 1, "", 0, 0, NULL), -KV_EWRONGTYPE);
+
+	/* Rename: onto itself, onto another member (replaced), missing. */
+	CHECK_INT(ks_member_rename(ks, h, KV_TYPE_HASH, "f", 1, "f", 1), 0);
+	CHECK_INT(ks_member_rename(ks, h, KV_TYPE_HASH, "f", 1, "g", 1), 0);
+	CHECK_INT(ks_lookup(ks, h, &info), 0);
+	CHECK_INT(info.size, 1);
+	CHECK_INT(sub_raw(STORE_CF_DEFAULT, "h", info.version, "f", &v), -ENOENT);
+	CHECK_INT(sub_raw(STORE_CF_DEFAULT, "h", info.version, "g", &v), 0);
+	CHECK(v.len == 2 && memcmp(v.data, "v2", 2) == 0);
+	CHECK_INT(ks_member_rename(ks, h, KV_TYPE_HASH, "f", 1, "x", 1), -ENOENT);
+	CHECK_INT(ks_member_rename(ks, h, KV_TYPE_HASH, "g", 1, "x", 1), 0);
+	CHECK_INT(ks_lookup(ks, h, &info), 0);
+	CHECK_INT(info.size, 1);
+
+	/* Delete: missing, then the last member, kept as an empty hash. */
+	CHECK_INT(ks_member_del(ks, h, KV_TYPE_HASH, "g", 1, 0), -ENOENT);
+	CHECK_INT(ks_member_del(ks, KEY(DEFNS, "none"), KV_TYPE_HASH, "g", 1, 0), -ENOENT);
+	CHECK_INT(ks_member_del(ks, h, KV_TYPE_HASH, "x", 1, KS_TXN_KEEP_EMPTY), 0);
+	CHECK_INT(meta_raw("h", &raw), -ENOENT);
+	CHECK_INT(ks_lookup(ks, h, &info), 0);
+	CHECK(info.empty && info.type == KV_TYPE_HASH);
+	buf_release(&raw);
+	buf_release(&v);
+}
+
 int main(void)
 {
 	test_open_creates_what_commit_marks();
@@ -470,6 +518,7 @@ int main(void)
 	test_read_only_txn();
 	test_head_renew_delete_lookup();
 	test_create();
+	test_member_verbs();
 	fixture_done(ks);
 	return check_done("ks_txn");
 }
