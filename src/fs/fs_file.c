@@ -351,14 +351,17 @@ void fs_file_close(struct fs *fs, struct fs_handle *h)
 		pthread_mutex_lock(&node->lock);
 		handle_trunc_locked(h);
 		handle_add_locked(fs, h);
-		node_commit_locked(fs, node, node->opens == 1);
+		int rc = node_commit_locked(fs, node, node->opens == 1);
 		node->opens--;
 		node->writers -= h->writes;
 		if (h->writes)
 			node->wrote_ms = now_ms();
 		/* A failed commit is not retried forever: the error was
-		 * reported by flush and logged. */
-		node->dirty = false;
+		 * reported by flush and logged. A commit left for later (a
+		 * new empty entry while another handle is open: its last
+		 * close or a rename stores it) stays due. */
+		if (rc)
+			node->dirty = false;
 		if (node->opens == 0)
 			node->bad = 0;
 		node_unload_locked(fs, node);

@@ -149,3 +149,29 @@ os.close(fd)
 	sleep 0.3
 	assert_eq "$(ls -A "$NS/st")" b "after it"
 }
+
+@test "a new empty entry closed first by one of two handles is stored at the last close (rsync's temp file, opened again for its times)" {
+	mkset "$NS/s"
+	mkdir "$NS/si"
+	setfattr -n user.kvfs.type -v sortedint "$NS/si"
+	# The first close is not the last one: it leaves the entry for the
+	# last close, which stores it; a rename between the two stores it
+	# under the new name.
+	run python3 -c '
+import os, sys
+for d in sys.argv[1:]:
+    a = os.open(d + "/7", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    b = os.open(d + "/7", os.O_RDONLY)
+    os.close(a)
+    os.close(b)
+    a = os.open(d + "/.8.XyZ123", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    b = os.open(d + "/.8.XyZ123", os.O_RDONLY)
+    os.close(a)
+    os.rename(d + "/.8.XyZ123", d + "/8")
+    os.close(b)
+' "$NS/s" "$NS/si"
+	[ "$status" -eq 0 ] || { echo "$output" >&2; false; }
+	kvfs_remount
+	assert_eq "$(ls -A "$NS/s" | paste -sd' ')" "7 8" "set members after a remount"
+	assert_eq "$(ls -A "$NS/si" | paste -sd' ')" "7 8" "sortedint ids after a remount"
+}
