@@ -112,7 +112,7 @@ static int bloom_file_index(const char *name, size_t n)
 	size_t fn = strlen(FILTER);
 	if (n == strlen(CHAIN) && !memcmp(name, CHAIN, n))
 		return 0;
-	if (n > fn && n - fn <= 5 && !memcmp(name, FILTER, fn) &&
+	if (n > fn && n - fn <= 5 && has_prefix(name, n, FILTER) &&
 	    (n == fn + 1 || name[fn] != '0') && !parse_u64(name + fn, n - fn, &i) && i < UINT16_MAX)
 		return (int)i + 1;
 	return -1;

@@ -162,7 +162,7 @@ bool fs_is_temp_name(const char *name, size_t n)
 {
 	if (n > 0 && (name[0] == '.' || name[n - 1] == '~'))
 		return true;
-	if (n != 9 || memcmp(name, "sed", 3) != 0)
+	if (n != 9 || !has_prefix(name, n, "sed"))
 		return false;
 	for (size_t i = 3; i < n; i++)
 		if (!isalnum((unsigned char)name[i]))

@@ -34,16 +34,17 @@ static bool is_name(const char *s, size_t n, const char *lit)
 	return n == strlen(lit) && memcmp(s, lit, n) == 0;
 }
 
-static bool has_prefix(const char *s, size_t n, const char *p)
+/* A view named by a prefix and an argument (".pending:G"): one byte of
+ * it at least. */
+static bool is_arg_view(const char *name, size_t n, const char *p)
 {
-	size_t pn = strlen(p);
-	return n > pn && memcmp(s, p, pn) == 0;
+	return n > strlen(p) && has_prefix(name, n, p);
 }
 
 static bool st_is_view(const char *name, size_t n)
 {
 	return is_name(name, n, V_LOG) || is_name(name, n, V_INFO) || is_name(name, n, V_GROUPS) ||
-	       has_prefix(name, n, V_CONSUMERS) || has_prefix(name, n, V_PENDING);
+	       is_arg_view(name, n, V_CONSUMERS) || is_arg_view(name, n, V_PENDING);
 }
 
 static bool st_is_live(const char *name, size_t n)
@@ -320,7 +321,7 @@ static int view_make(struct fs_ctx *c, const char *name, size_t n, struct buf *o
 		int rc = stream_groups(c->fs->ks, &c->k, group_line, out);
 		return rc == -ENOENT ? 0 : rc;
 	}
-	if (has_prefix(name, n, V_CONSUMERS)) {
+	if (is_arg_view(name, n, V_CONSUMERS)) {
 		struct buf g = BUF_INIT;
 		size_t pn = strlen(V_CONSUMERS);
 		int rc = buf_set_unescaped(&g, name + pn, n - pn);

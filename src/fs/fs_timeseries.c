@@ -43,12 +43,6 @@
 #define VIEW_RANGE     ".range:"
 #define VIEW_REVRANGE  ".revrange:"
 
-static bool has_prefix(const char *s, size_t n, const char *p)
-{
-	size_t pn = strlen(p);
-	return n >= pn && memcmp(s, p, pn) == 0;
-}
-
 static bool is_name(const char *s, size_t n, const char *p)
 {
 	return n == strlen(p) && memcmp(s, p, n) == 0;
@@ -655,11 +649,6 @@ static int tsx_names(struct fs_ctx *c, struct buf *out)
 	return rc;
 }
 
-static bool has_param_prefix(const char *param, const char *p)
-{
-	return strncmp(param, p, strlen(p)) == 0;
-}
-
 /* One attribute's value. -ENODATA if there is none (an empty directory
  * has none). */
 static int tsx_get(struct fs_ctx *c, const char *param, struct buf *val)
@@ -668,8 +657,8 @@ static int tsx_get(struct fs_ctx *c, const char *param, struct buf *val)
 	int rc;
 	if (c->info.empty)
 		return -ENODATA;
-	bool label = has_param_prefix(param, FS_XATTR_TS_LABEL);
-	if (label || has_param_prefix(param, FS_XATTR_TS_RULE)) {
+	bool label = has_prefix(param, strlen(param), FS_XATTR_TS_LABEL);
+	if (label || has_prefix(param, strlen(param), FS_XATTR_TS_RULE)) {
 		const char *want = param + strlen(label ? FS_XATTR_TS_LABEL : FS_XATTR_TS_RULE);
 		struct ts_xlist l = {NULL, false, want, val, false};
 		rc = label ? ts_labels(c->fs->ks, &c->k, ts_x_label, &l)
@@ -782,9 +771,9 @@ static int tsx_change(struct fs_ctx *c, const char *param, const char *value, si
 			(int)c->k.klen, c->k.key, enc_type_name(c->info.type));
 		return -EINVAL;
 	}
-	if (has_param_prefix(param, FS_XATTR_TS_LABEL))
+	if (has_prefix(param, strlen(param), FS_XATTR_TS_LABEL))
 		return tsx_label(c, param + strlen(FS_XATTR_TS_LABEL), value, size);
-	if (has_param_prefix(param, FS_XATTR_TS_RULE))
+	if (has_prefix(param, strlen(param), FS_XATTR_TS_RULE))
 		return tsx_rule(c, param + strlen(FS_XATTR_TS_RULE), value, size);
 	if (!value) {
 		LOG_ERR("%s%s cannot be removed; set it instead", FS_XATTR_TS, param);

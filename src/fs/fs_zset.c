@@ -89,14 +89,6 @@ static bool score_viable(const char *d, size_t n)
 	return i == n;
 }
 
-static bool is_blank_text(const char *d, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (d[i] != ' ' && d[i] != '\t' && d[i] != '\n' && d[i] != '\r')
-			return false;
-	return true;
-}
-
 /* ---- views ----------------------------------------------------------- */
 
 struct view {
@@ -106,12 +98,6 @@ struct view {
 	bool ranged; /* :MIN..MAX */
 	struct zset_score_range r;
 };
-
-static bool has_prefix(const char *s, size_t n, const char *p)
-{
-	size_t pn = strlen(p);
-	return n >= pn && memcmp(s, p, pn) == 0;
-}
 
 static bool zset_is_view(const char *name, size_t n)
 {
@@ -353,7 +339,7 @@ static int zset_commit(struct fs_ctx *c, const char *name, size_t n, const char 
 	double score = 0;
 	if (zset_is_view(name, n))
 		return -EACCES;
-	if (is_blank_text(d, dn)) {
+	if (text_is_blank(d, dn)) {
 		/* Nothing written: a new member gets 0, an old one keeps its score. */
 		if (!pending)
 			return 0;
@@ -410,7 +396,7 @@ static int zset_from_field(void *arg, const char *f, size_t fn, const char *v, s
 {
 	(void)arg;
 	it->score = 0;
-	if (is_blank_text(v, vn) || parse_double(v, vn, &it->score) == 0)
+	if (text_is_blank(v, vn) || parse_double(v, vn, &it->score) == 0)
 		return 0;
 	LOG_ERR("field '%.*s' holds '%.*s', which is not a score", (int)fn, f,
 		vn > 40 ? 40 : (int)vn, v);
