@@ -170,10 +170,7 @@ int fs_xval_ts_rule_text(struct buf *out, const struct ts_rule *r)
 	for (int i = 0; i < r->nu && !rc; i++)
 		rc = buf_printf(out, " u=%llu", (unsigned long long)r->u[i]);
 	for (int i = 0; i < r->nf && !rc; i++) {
-		if (isnan(r->f[i]))
-			snprintf(v, sizeof(v), "nan");
-		else
-			snprintf(v, sizeof(v), "%.17g", r->f[i]);
+		fmt_double_shortest(r->f[i], v); /* "nan", as the parser reads it */
 		rc = buf_printf(out, " f=%s", v);
 	}
 	return rc;
