@@ -31,10 +31,13 @@
 #include "fs/fs_xval.h"
 #include "keyspace/ks_attr.h"
 
-/* Reply with a value or a name list: the size asked for, ERANGE, or it. */
-static void reply_xattr(fuse_req_t req, const char *v, size_t n, size_t size)
+/* Reply with a value or a name list: the size asked for, ERANGE, or it;
+ * or the error rc. */
+static void reply_xattr(fuse_req_t req, int rc, const char *v, size_t n, size_t size)
 {
-	if (size == 0)
+	if (rc)
+		fuse_reply_err(req, fs_errno(rc));
+	else if (size == 0)
 		fuse_reply_xattr(req, n);
 	else if (size < n)
 		fuse_reply_err(req, ERANGE);
@@ -99,10 +102,7 @@ static void get_param(fuse_req_t req, struct fs *fs, struct fs_node *node,
 		key_ctx(fs, node, &p, &info, &c);
 		rc = sh->xattr_get(&c, param, &v);
 	}
-	if (rc)
-		fuse_reply_err(req, fs_errno(rc));
-	else
-		reply_xattr(req, v.data, v.len, size);
+	reply_xattr(req, rc, v.data, v.len, size);
 	buf_release(&v);
 	fs_path_release(&p);
 }
@@ -142,10 +142,7 @@ void fs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t siz
 	if (!is_type && !is_ttl) {
 		struct buf val = BUF_INIT;
 		int rc = fs_user_xattr_get(fs, node, name, &val);
-		if (rc)
-			fuse_reply_err(req, fs_errno(rc));
-		else
-			reply_xattr(req, val.data, val.len, size);
+		reply_xattr(req, rc, val.data, val.len, size);
 		buf_release(&val);
 		return;
 	}
@@ -163,10 +160,10 @@ void fs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t siz
 		uint64_t now = now_ms();
 		snprintf(ttl, sizeof(ttl), "%llu",
 			 (unsigned long long)(info.expire_ms > now ? info.expire_ms - now : 0));
-		reply_xattr(req, ttl, strlen(ttl), size);
+		reply_xattr(req, 0, ttl, strlen(ttl), size);
 	} else {
 		const char *t = enc_type_name(info.type);
-		reply_xattr(req, t, strlen(t), size);
+		reply_xattr(req, 0, t, strlen(t), size);
 	}
 }
 
@@ -198,10 +195,7 @@ void fs_op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 	}
 	if (!rc)
 		rc = fs_user_xattr_list(fs, node, &list);
-	if (rc)
-		fuse_reply_err(req, fs_errno(rc));
-	else
-		reply_xattr(req, list.data, list.len, size);
+	reply_xattr(req, rc, list.data, list.len, size);
 	buf_release(&list);
 	fs_path_release(&p);
 }
