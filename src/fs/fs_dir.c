@@ -286,14 +286,10 @@ static void marks_trim(struct fs_dir *d)
 
 static int marks_add(struct fs_dir *d, off_t off, const char *cursor, size_t clen)
 {
-	if (d->nmarks == d->cap) {
-		size_t cap = d->cap ? 2 * d->cap : 64;
-		struct dir_mark *m = realloc(d->marks, cap * sizeof(*m));
-		if (!m)
-			return -ENOMEM;
-		d->marks = m;
-		d->cap = cap;
-	}
+	struct dir_mark *marks = array_grow(d->marks, &d->cap, d->nmarks, sizeof(*marks), 64);
+	if (!marks)
+		return -ENOMEM;
+	d->marks = marks;
 	struct dir_mark *m = &d->marks[d->nmarks];
 	m->off = off;
 	m->at = d->mark_bytes.len;
