@@ -361,6 +361,9 @@ struct fs_shape {
 	int (*xattr_set)(struct fs_ctx *c, const char *param, const char *v, size_t vn);
 	int (*xattr_remove)(struct fs_ctx *c, const char *param);
 };
+/* xattrs and xattrs_len of a shape from one string constant X (its
+ * names NUL-separated, the last NUL included by sizeof). */
+#define FS_SHAPE_XATTRS(X) .xattrs = (X), .xattrs_len = sizeof(X)
 
 /* ---- File shapes: file keys, by their type -------------------------------- */
 
@@ -531,6 +534,10 @@ struct fs_sketch {
 	int (*clear)(struct fs_ctx *c);
 };
 
+/* A table of a struct fs_sketch and its length, from a static array T:
+ * FS_SKETCH_TABLE(views, hll_views) sets views and nviews. */
+#define FS_SKETCH_TABLE(field, T) .field = (T), .n##field = sizeof(T) / sizeof((T)[0])
+
 bool fs_sketch_is_view(const struct fs_sketch *s, const char *name, size_t n);
 bool fs_sketch_is_input(const struct fs_sketch *s, const char *name, size_t n);
 /* The number of the state file called name, or -1. */
@@ -576,7 +583,8 @@ int fs_sketch_adopt(const struct fs_sketch *s, struct fs_ctx *c, const char *to,
 
 /* The shape callbacks of the sketch S (a static const struct fs_sketch),
  * as static functions sketch_*; FS_SKETCH_SHAPE_OPS fills a struct
- * fs_shape with them (a shape's callbacks get no pointer to the shape). */
+ * fs_shape with them (a shape's callbacks get no pointer to the shape),
+ * and says recomputed: a sketch's listed files are its state rendered. */
 #define FS_SKETCH_SHAPE_FUNCS(S)                                                                   \
 	static bool sketch_is_view(const char *name, size_t n)                                     \
 	{                                                                                          \
@@ -630,9 +638,10 @@ int fs_sketch_adopt(const struct fs_sketch *s, struct fs_ctx *c, const char *to,
 		return fs_sketch_adopt(&(S), c, to, tn, d, dn, canon);                             \
 	}
 #define FS_SKETCH_SHAPE_OPS                                                                        \
-	.lookup = sketch_lookup, .iter_open = sketch_iter_open, .iter_next = fs_sketch_iter_next,  \
-	.iter_free = fs_sketch_iter_free, .is_view = sketch_is_view, .is_input = sketch_is_input,  \
-	.feed = sketch_feed, .load = sketch_load, .check = sketch_check, .commit = sketch_commit,  \
+	.recomputed = true, .lookup = sketch_lookup, .iter_open = sketch_iter_open,                \
+	.iter_next = fs_sketch_iter_next, .iter_free = fs_sketch_iter_free,                        \
+	.is_view = sketch_is_view, .is_input = sketch_is_input, .feed = sketch_feed,               \
+	.load = sketch_load, .check = sketch_check, .commit = sketch_commit,                       \
 	.create = sketch_create, .unlink = sketch_unlink, .adopt = sketch_adopt
 
 /* ---- fs_shape.c: the table of types and shapes --------------------------- */
