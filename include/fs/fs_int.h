@@ -206,6 +206,13 @@ struct fs_child {
 	uint64_t size, version, expire_ms;
 };
 
+/* A numbered cursor: ch's cursor is num, 8 bytes big-endian in buf (the
+ * iterator's, valid until its next step). */
+void fs_child_set_number(struct fs_child *ch, uint8_t buf[8], uint64_t num);
+/* Is cursor `after` (alen bytes; NULL: none) a numbered one? true with
+ * *num its number. */
+bool fs_cursor_number(const void *after, size_t alen, uint64_t *num);
+
 /* Names editors and tools give their temp and backup files: ".NAME..."
  * (rsync, vim's swap file), "NAME~" (backups), "sedXXXXXX" (sed -i).
  * Vim's test file "4913" is a number: a list position or a sortedint id. */
@@ -364,6 +371,28 @@ struct fs_shape {
 /* xattrs and xattrs_len of a shape from one string constant X (its
  * names NUL-separated, the last NUL included by sizeof). */
 #define FS_SHAPE_XATTRS(X) .xattrs = (X), .xattrs_len = sizeof(X)
+
+/* Hooks and steps several shapes share (fs_node.c). */
+/* load of entries that are empty files (set members, sortedint ids). */
+int fs_shape_load_empty(struct fs_ctx *c, const char *name, size_t n, struct buf *out);
+/* check of such entries: data written into one is -EINVAL, logged as
+ * "'NAME': WHAT are empty files; ..." (what: "members of a set"). */
+int fs_shape_check_empty(const char *name, size_t n, size_t dn, const char *what);
+/* adopt of a shape whose scratch names are swap files and whose
+ * contents a commit stores (set members, zset scores): a swap file
+ * renamed onto entry `to` is checked and committed there as a new entry
+ * (c->sh: the shape); onto another swap name it is FS_ADOPT_LOCAL. */
+int fs_shape_adopt_commit(struct fs_ctx *c, const char *to, size_t tn, const char *d, size_t dn,
+			  struct buf *canon);
+/* The end of an iter_open that wraps the type's iterator in a struct of
+ * its own, it: opened says the type's iterator was made (else rc is its
+ * error, 0 for out of memory): 0 with *out = it, or the error with it
+ * freed (free(), after the caller freed what it holds). */
+int fs_shape_iter_opened(void *it, bool opened, int rc, void **out);
+/* lookup of view `name`: e is a read-only file (e->view) the size of the
+ * text make(c, name, n, text) gives (the shape's load of a view). */
+int fs_shape_view_entry(struct fs_ctx *c, const char *name, size_t n, struct fs_entry *e,
+			int (*make)(struct fs_ctx *c, const char *name, size_t n, struct buf *out));
 
 /* ---- File shapes: file keys, by their type -------------------------------- */
 

@@ -233,8 +233,8 @@ int fs_sketch_iter_open(const struct fs_sketch *s, struct fs_ctx *c, const void 
 	buf_init(&it->name);
 	/* Anything else (a name prefix, fs_dir_find_long) lists from the
 	 * first: state files have no long names. */
-	if (after && alen == 8) {
-		uint64_t i = get_be64(after);
+	uint64_t i;
+	if (fs_cursor_number(after, alen, &i)) {
 		it->next = i < UINT32_MAX ? (uint32_t)i + 1 : UINT32_MAX;
 		it->done = i >= UINT32_MAX;
 	}
@@ -256,12 +256,9 @@ int fs_sketch_iter_next(void *arg, struct fs_child *ch)
 			it->done = true;
 		if (rc != 1)
 			break;
-		put_be64(it->cursor, i);
 		ch->name = it->name.data;
 		ch->n = it->name.len;
-		ch->cursor = (const char *)it->cursor;
-		ch->clen = sizeof(it->cursor);
-		ch->numbered = true;
+		fs_child_set_number(ch, it->cursor, i);
 		ch->mode = S_IFREG | 0644;
 		ch->version = version;
 		ch->size = size;

@@ -356,13 +356,7 @@ static int st_lookup(struct fs_ctx *c, const char *name, size_t n, struct fs_ent
 	if (st_is_view(name, n)) {
 		uint64_t len;
 		rc = stream_len(c->fs->ks, &c->k, &len); /* the key is a stream */
-		if (!rc)
-			rc = view_make(c, name, n, &text);
-		if (!rc)
-			rc = fs_entry_set(e, name, n, S_IFREG | 0444, text.len);
-		e->view = true;
-		buf_release(&text);
-		return rc;
+		return rc ? rc : fs_shape_view_entry(c, name, n, e, view_make);
 	}
 	if (parse_id(name, n, &id, NULL))
 		return -ENOENT;
@@ -404,12 +398,7 @@ static int st_open_iter(struct fs_ctx *c, const void *after, size_t alen, bool b
 	it->c = c;
 	it->it =
 	    stream_iter_new(c->fs->ks, &c->k, false, from ? &cur : NULL, true, NULL, false, &rc);
-	if (!it->it) {
-		free(it);
-		return rc ? rc : -ENOMEM;
-	}
-	*out = it;
-	return 0;
+	return fs_shape_iter_opened(it, it->it != NULL, rc, out);
 }
 
 static int st_next(void *arg, struct fs_child *ch)

@@ -59,6 +59,18 @@ static bool chunk_name(const char *name, size_t n, uint64_t *id)
 	return parse_u64(name, CHUNK_DIGITS, id) == 0;
 }
 
+/* chunk_name, for a name that must be one: -EINVAL, logged as "WHY'NAME':
+ * a chunk file is named by ...HINT", if it is none. */
+static int chunk_name_needed(const char *why, const char *name, size_t n, uint64_t *id,
+			     const char *hint)
+{
+	if (chunk_name(name, n, id))
+		return 0;
+	LOG_ERR("%s'%.*s': a chunk file is named by its first timestamp, 20 digits and .csv%s", why,
+		(int)n, name, hint);
+	return -EINVAL;
+}
+
 static size_t chunk_fname(uint64_t id, char out[32])
 {
 	return (size_t)snprintf(out, 32, "%020" PRIu64 CHUNK_EXT, id);
@@ -337,15 +349,8 @@ static int tsf_lookup(struct fs_ctx *c, const char *name, size_t n, struct fs_en
 		rc = ts_get(c->fs->ks, &c->k, &last); /* the key is a time series */
 		return rc < 0 ? rc : fs_entry_set(e, name, n, S_IFREG | 0200, 0);
 	}
-	if (tsf_is_view(name, n)) {
-		struct buf out = BUF_INIT;
-		rc = view_make(c, name, n, &out);
-		if (!rc)
-			rc = fs_entry_set(e, name, n, S_IFREG | 0444, out.len);
-		e->view = true;
-		buf_release(&out);
-		return rc;
-	}
+	if (tsf_is_view(name, n))
+		return fs_shape_view_entry(c, name, n, e, view_make);
 	if (!chunk_name(name, n, &id))
 		return -ENOENT;
 	rc = ts_chunk_get(c->fs->ks, &c->k, id, &s, &ns);
@@ -373,17 +378,10 @@ static int tsf_open_iter(struct fs_ctx *c, const void *after, size_t alen, bool 
 	int rc = 0;
 	if (!t)
 		return -ENOMEM;
-	if (after && alen == 8)
-		a = get_be64(after);
-	else if (after && !chunk_name(after, alen, &a))
+	if (!fs_cursor_number(after, alen, &a) && after && !chunk_name(after, alen, &a))
 		after = NULL; /* NEEDSWORK: a cursor that is not a chunk restarts */
 	t->it = ts_chunk_iter_new(c->fs->ks, &c->k, after ? &a : NULL, &rc);
-	if (!t->it) {
-		free(t);
-		return rc ? rc : -ENOMEM;
-	}
-	*out = t;
-	return 0;
+	return fs_shape_iter_opened(t, t->it != NULL, rc, out);
 }
 
 static int tsf_next(void *arg, struct fs_child *ch)
@@ -403,10 +401,7 @@ static int tsf_next(void *arg, struct fs_child *ch)
 		return r;
 	ch->n = chunk_fname(id, t->name);
 	ch->name = t->name;
-	put_be64(t->cursor, id);
-	ch->cursor = (const char *)t->cursor;
-	ch->clen = 8;
-	ch->numbered = true;
+	fs_child_set_number(ch, t->cursor, id);
 	ch->mode = S_IFREG | 0644;
 	ch->size = csv_len(s, n);
 	return 1;
@@ -461,13 +456,10 @@ static int put_chunk(struct fs_ctx *c, const char *name, size_t n, const char *d
 	struct ts_sample *s = NULL;
 	size_t ns = 0, line = 0;
 	uint64_t id;
-	if (!chunk_name(name, n, &id)) {
-		LOG_ERR("'%.*s': a chunk file is named by its first timestamp, 20 digits and .csv "
-			"(00000001700000000000.csv)",
-			(int)n, name);
-		return -EINVAL;
-	}
-	int rc = csv_parse(d, dn, false, &s, &ns, &line);
+	int rc = chunk_name_needed("", name, n, &id, " (00000001700000000000.csv)");
+	if (rc)
+		return rc;
+	rc = csv_parse(d, dn, false, &s, &ns, &line);
 	if (rc == -EINVAL)
 		LOG_ERR("'%.*s': line %zu is not \"timestamp,value\"", (int)n, name, line);
 	if (!rc)
@@ -523,13 +515,10 @@ static int tsf_create(struct fs_ctx *c, const char *name, size_t n, struct fs_en
 		return -EEXIST;
 	if (is_scratch_name(name, n))
 		return FS_CREATE_SCRATCH;
-	if (!chunk_name(name, n, &id)) {
-		LOG_ERR("create '%.*s': a chunk file is named by its first timestamp, 20 digits "
-			"and .csv; samples are added through .add",
-			(int)n, name);
-		return -EINVAL;
-	}
-	int rc = ts_chunk_get(c->fs->ks, &c->k, id, &s, &ns);
+	int rc = chunk_name_needed("create ", name, n, &id, "; samples are added through .add");
+	if (rc)
+		return rc;
+	rc = ts_chunk_get(c->fs->ks, &c->k, id, &s, &ns);
 	free(s);
 	if (rc == 0)
 		return -EEXIST;
