@@ -4,8 +4,9 @@
  * kind of its children), the entry description a shape fills, the names
  * editors give their temp files, a node's attributes as stat shows them
  * (defaults, stored records, what the node itself holds), the store
- * counter, the one errno mapping, and the thread that sends the kernel
- * its invalidations. Nothing here knows a type. Layer: fs.
+ * counter, the one errno mapping, the thread that sends the kernel its
+ * invalidations, and the hooks several shapes share (empty-file entries,
+ * views, numbered cursors). Nothing here knows a type. Layer: fs.
  */
 #include "fs/fs_int.h"
 
