@@ -157,4 +157,19 @@ int hex_digit(int c);
 int buf_add_escaped(struct buf *b, const void *p, size_t n);
 int buf_set_unescaped(struct buf *b, const char *s, size_t n);
 
+/* Do the n bytes at s begin with the C string p (all of it)? */
+bool has_prefix(const char *s, size_t n, const char *p);
+/* Is every one of the n bytes at s a blank (space, tab, CR or LF)? true
+ * for n == 0. */
+bool text_is_blank(const char *s, size_t n);
+
+/*
+ * Room for one more element in an array of elements of `size` bytes that
+ * holds len of *cap: when it is full (len == *cap), it is reallocated to
+ * twice *cap elements, or `first` if *cap is 0, and *cap updated. The
+ * array to use (v itself, or where it moved), or NULL on out of memory:
+ * then v and *cap are unchanged, and v is still the caller's to free.
+ */
+void *array_grow(void *v, size_t *cap, size_t len, size_t size, size_t first);
+
 #endif

@@ -206,6 +206,13 @@ struct fs_child {
 	uint64_t size, version, expire_ms;
 };
 
+/* A numbered cursor: ch's cursor is num, 8 bytes big-endian in buf (the
+ * iterator's, valid until its next step). */
+void fs_child_set_number(struct fs_child *ch, uint8_t buf[8], uint64_t num);
+/* Is cursor `after` (alen bytes; NULL: none) a numbered one? true with
+ * *num its number. */
+bool fs_cursor_number(const void *after, size_t alen, uint64_t *num);
+
 /* Names editors and tools give their temp and backup files: ".NAME..."
  * (rsync, vim's swap file), "NAME~" (backups), "sedXXXXXX" (sed -i).
  * Vim's test file "4913" is a number: a list position or a sortedint id. */
@@ -361,6 +368,31 @@ struct fs_shape {
 	int (*xattr_set)(struct fs_ctx *c, const char *param, const char *v, size_t vn);
 	int (*xattr_remove)(struct fs_ctx *c, const char *param);
 };
+/* xattrs and xattrs_len of a shape from one string constant X (its
+ * names NUL-separated, the last NUL included by sizeof). */
+#define FS_SHAPE_XATTRS(X) .xattrs = (X), .xattrs_len = sizeof(X)
+
+/* Hooks and steps several shapes share (fs_node.c). */
+/* load of entries that are empty files (set members, sortedint ids). */
+int fs_shape_load_empty(struct fs_ctx *c, const char *name, size_t n, struct buf *out);
+/* check of such entries: data written into one is -EINVAL, logged as
+ * "'NAME': WHAT are empty files; ..." (what: "members of a set"). */
+int fs_shape_check_empty(const char *name, size_t n, size_t dn, const char *what);
+/* adopt of a shape whose scratch names are swap files and whose
+ * contents a commit stores (set members, zset scores): a swap file
+ * renamed onto entry `to` is checked and committed there as a new entry
+ * (c->sh: the shape); onto another swap name it is FS_ADOPT_LOCAL. */
+int fs_shape_adopt_commit(struct fs_ctx *c, const char *to, size_t tn, const char *d, size_t dn,
+			  struct buf *canon);
+/* The end of an iter_open that wraps the type's iterator in a struct of
+ * its own, it: opened says the type's iterator was made (else rc is its
+ * error, 0 for out of memory): 0 with *out = it, or the error with it
+ * freed (free(), after the caller freed what it holds). */
+int fs_shape_iter_opened(void *it, bool opened, int rc, void **out);
+/* lookup of view `name`: e is a read-only file (e->view) the size of the
+ * text make(c, name, n, text) gives (the shape's load of a view). */
+int fs_shape_view_entry(struct fs_ctx *c, const char *name, size_t n, struct fs_entry *e,
+			int (*make)(struct fs_ctx *c, const char *name, size_t n, struct buf *out));
 
 /* ---- File shapes: file keys, by their type -------------------------------- */
 
@@ -531,6 +563,10 @@ struct fs_sketch {
 	int (*clear)(struct fs_ctx *c);
 };
 
+/* A table of a struct fs_sketch and its length, from a static array T:
+ * FS_SKETCH_TABLE(views, hll_views) sets views and nviews. */
+#define FS_SKETCH_TABLE(field, T) .field = (T), .n##field = sizeof(T) / sizeof((T)[0])
+
 bool fs_sketch_is_view(const struct fs_sketch *s, const char *name, size_t n);
 bool fs_sketch_is_input(const struct fs_sketch *s, const char *name, size_t n);
 /* The number of the state file called name, or -1. */
@@ -576,7 +612,8 @@ int fs_sketch_adopt(const struct fs_sketch *s, struct fs_ctx *c, const char *to,
 
 /* The shape callbacks of the sketch S (a static const struct fs_sketch),
  * as static functions sketch_*; FS_SKETCH_SHAPE_OPS fills a struct
- * fs_shape with them (a shape's callbacks get no pointer to the shape). */
+ * fs_shape with them (a shape's callbacks get no pointer to the shape),
+ * and says recomputed: a sketch's listed files are its state rendered. */
 #define FS_SKETCH_SHAPE_FUNCS(S)                                                                   \
 	static bool sketch_is_view(const char *name, size_t n)                                     \
 	{                                                                                          \
@@ -630,9 +667,10 @@ int fs_sketch_adopt(const struct fs_sketch *s, struct fs_ctx *c, const char *to,
 		return fs_sketch_adopt(&(S), c, to, tn, d, dn, canon);                             \
 	}
 #define FS_SKETCH_SHAPE_OPS                                                                        \
-	.lookup = sketch_lookup, .iter_open = sketch_iter_open, .iter_next = fs_sketch_iter_next,  \
-	.iter_free = fs_sketch_iter_free, .is_view = sketch_is_view, .is_input = sketch_is_input,  \
-	.feed = sketch_feed, .load = sketch_load, .check = sketch_check, .commit = sketch_commit,  \
+	.recomputed = true, .lookup = sketch_lookup, .iter_open = sketch_iter_open,                \
+	.iter_next = fs_sketch_iter_next, .iter_free = fs_sketch_iter_free,                        \
+	.is_view = sketch_is_view, .is_input = sketch_is_input, .feed = sketch_feed,               \
+	.load = sketch_load, .check = sketch_check, .commit = sketch_commit,                       \
 	.create = sketch_create, .unlink = sketch_unlink, .adopt = sketch_adopt
 
 /* ---- fs_shape.c: the table of types and shapes --------------------------- */

@@ -379,3 +379,28 @@ int parse_double(const char *s, size_t n, double *out)
 	*out = d;
 	return 0;
 }
+
+bool has_prefix(const char *s, size_t n, const char *p)
+{
+	size_t pn = strlen(p);
+	return n >= pn && memcmp(s, p, pn) == 0;
+}
+
+bool text_is_blank(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!is_blank(s[i]))
+			return false;
+	return true;
+}
+
+void *array_grow(void *v, size_t *cap, size_t len, size_t size, size_t first)
+{
+	if (len < *cap)
+		return v;
+	size_t nc = *cap ? *cap * 2 : first;
+	void *nv = realloc(v, nc * size);
+	if (nv)
+		*cap = nc;
+	return nv;
+}

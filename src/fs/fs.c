@@ -315,28 +315,40 @@ static void op_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_dat
 	fuse_reply_none(req);
 }
 
-static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+/* Attributes of the node of ino, or -ESTALE; *node: it (NULL: none). */
+static int ino_stat(struct fs *fs, fuse_ino_t ino, struct fs_node **node, struct stat *st,
+		    double *timeout)
 {
-	(void)fi;
-	struct fs *fs = fuse_req_userdata(req);
-	struct fs_node *node = fs_itable_get(fs->it, ino);
-	struct stat st;
-	double timeout;
-	int rc = node ? fs_node_stat(fs, node, &st, &timeout) : -ESTALE;
+	*node = fs_itable_get(fs->it, ino);
+	return *node ? fs_node_stat(fs, *node, st, timeout) : -ESTALE;
+}
+
+static void reply_attr(fuse_req_t req, int rc, const struct stat *st, double timeout)
+{
 	if (rc)
 		fuse_reply_err(req, fs_errno(rc));
 	else
-		fuse_reply_attr(req, &st, timeout);
+		fuse_reply_attr(req, st, timeout);
+}
+
+static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	(void)fi;
+	struct fs_node *node;
+	struct stat st;
+	double timeout;
+	int rc = ino_stat(fuse_req_userdata(req), ino, &node, &st, &timeout);
+	reply_attr(req, rc, &st, timeout);
 }
 
 static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
 		       struct fuse_file_info *fi)
 {
 	struct fs *fs = fuse_req_userdata(req);
-	struct fs_node *node = fs_itable_get(fs->it, ino);
+	struct fs_node *node;
 	struct stat st;
 	double timeout;
-	int rc = node ? fs_node_stat(fs, node, &st, &timeout) : -ESTALE;
+	int rc = ino_stat(fs, ino, &node, &st, &timeout);
 	if (rc)
 		goto out;
 	if (fs->opt.read_only) {
@@ -389,10 +401,7 @@ done:
 	if (!rc)
 		rc = fs_node_stat(fs, node, &st, &timeout);
 out:
-	if (rc)
-		fuse_reply_err(req, fs_errno(rc));
-	else
-		fuse_reply_attr(req, &st, timeout);
+	reply_attr(req, rc, &st, timeout);
 }
 
 /* ---- creating and removing --------------------------------------------- */
@@ -878,58 +887,81 @@ static int unlink_name(struct fs *fs, const struct ks_key *k)
 	return fsh && fsh->unlink ? fsh->unlink(fs, k) : -ENOENT;
 }
 
-static void op_unlink(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
+/*
+ * What unlink and rmdir hold: the child's parent, stored name, path and
+ * key, and its name's lock, so that no commit of the file and no write
+ * of an entry of it lands after its removal (fs_inode.h, fs_file.c).
+ * removal_run sets it up, calls remove_child and replies once.
+ */
+struct removal {
+	struct fs_node *parent;
+	struct buf stored;
+	struct fs_path p;
+	struct ks_key k;
+	struct fs_inval iv;
+	struct fs_locked held;
+};
+
+static void removal_run(fuse_req_t req, fuse_ino_t parent_ino, const char *name,
+			int (*remove_child)(struct fs *fs, struct removal *r))
 {
 	struct fs *fs = fuse_req_userdata(req);
-	struct fs_node *parent;
-	struct buf stored = BUF_INIT;
-	struct fs_path p;
-	struct fs_inval iv;
-	struct ks_key k;
-	struct ks_info info;
-	struct fs_locked held = {0};
-	int rc;
+	struct removal r;
+	memset(&r, 0, sizeof(r));
+	buf_init(&r.stored);
+	fs_inval_init(&r.iv);
+	fs_path_init(&r.p);
+	int rc = fs_child_begin(fs, parent_ino, name, &r.parent, &r.stored, &r.p);
+	if (!rc) {
+		fs_itable_lock_names(fs->it, r.parent, r.stored.data, r.stored.len, NULL, NULL, 0,
+				     &r.held);
+		fs_path_key(fs, &r.p, &r.k);
+		rc = remove_child(fs, &r);
+	}
+	fs_itable_unlock_names(fs->it, &r.held);
+	fuse_reply_err(req, fs_errno(rc));
+	fs_inval_send(fs, &r.iv);
+	buf_release(&r.stored);
+	fs_path_release(&r.p);
+}
 
-	fs_inval_init(&iv);
-	fs_path_init(&p);
-	rc = fs_child_begin(fs, parent_ino, name, &parent, &stored, &p);
-	if (rc)
-		goto out;
-	/* No commit of the file lands after its removal (fs_inode.h). */
-	fs_itable_lock_names(fs->it, parent, stored.data, stored.len, NULL, NULL, 0, &held);
-	fs_path_key(fs, &p, &k);
-	switch (fs_child_kind(fs, parent)) {
+/* unlink of the child r names. */
+static int unlink_child(struct fs *fs, struct removal *r)
+{
+	struct ks_info info;
+	int rc = 0;
+	switch (fs_child_kind(fs, r->parent)) {
 	case FS_NS:
 		rc = -EISDIR;
 		break;
 	case FS_KEY:
-		if (unlink_local_key(fs, parent, stored.data, stored.len))
+		if (unlink_local_key(fs, r->parent, r->stored.data, r->stored.len))
 			break; /* a new file, never stored: forgotten */
-		rc = ks_lookup(fs->ks, &k, &info);
+		rc = ks_lookup(fs->ks, &r->k, &info);
 		if (rc == -EUCLEAN) /* corrupt metadata: DEL needs nothing else */
 			rc = fs_corrupt_is_file(info.type) ? 0 : -EISDIR;
 		if (rc == -ENOENT) {
-			rc = unlink_name(fs, &k); /* a JSON path name: JSON.DEL */
+			rc = unlink_name(fs, &r->k); /* a JSON path name: JSON.DEL */
 		} else if (!rc && !fs_corrupt_is_file(info.type)) {
 			rc = -EISDIR;
 		} else if (!rc) {
-			rc = fs_keep_open(fs, parent, stored.data, stored.len);
+			rc = fs_keep_open(fs, r->parent, r->stored.data, r->stored.len);
 			if (!rc)
-				rc = ks_del(fs->ks, &k);
+				rc = ks_del(fs->ks, &r->k);
 		}
 		if (!rc)
-			fs_itable_unlink(fs->it, parent, stored.data, stored.len);
+			fs_itable_unlink(fs->it, r->parent, r->stored.data, r->stored.len);
 		break;
 	default:
-		rc = unlink_entry(fs, parent, &p, stored.data, stored.len, &iv);
+		rc = unlink_entry(fs, r->parent, &r->p, r->stored.data, r->stored.len, &r->iv);
 		break;
 	}
-out:
-	fs_itable_unlock_names(fs->it, &held);
-	fuse_reply_err(req, fs_errno(rc));
-	fs_inval_send(fs, &iv);
-	buf_release(&stored);
-	fs_path_release(&p);
+	return rc;
+}
+
+static void op_unlink(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
+{
+	removal_run(req, parent_ino, name, unlink_child);
 }
 
 /* rmdir of a live key: one that lists nothing goes (DEL: a sketch, an
@@ -946,52 +978,40 @@ static int rmdir_blank(struct fs *fs, const struct ks_key *k, const struct ks_in
 	return rc < 0 ? rc : -ENOTEMPTY;
 }
 
-static void op_rmdir(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
+/* rmdir of the child r names. */
+static int rmdir_child(struct fs *fs, struct removal *r)
 {
-	struct fs *fs = fuse_req_userdata(req);
-	struct fs_node *parent;
-	struct buf stored = BUF_INIT;
-	struct fs_path p;
-	struct ks_key k;
 	struct ks_info info;
-	struct fs_locked held = {0};
-	int rc;
-
-	fs_path_init(&p);
-	rc = fs_child_begin(fs, parent_ino, name, &parent, &stored, &p);
-	if (rc)
-		goto out;
-	/* No write of an entry of it lands after its removal (fs_file.c). */
-	fs_itable_lock_names(fs->it, parent, stored.data, stored.len, NULL, NULL, 0, &held);
-	fs_path_key(fs, &p, &k);
-	switch (fs_child_kind(fs, parent)) {
+	int rc = 0;
+	switch (fs_child_kind(fs, r->parent)) {
 	case FS_NS: {
 		/* New files not stored yet are files of the namespace too. */
-		struct fs_node *ns = fs_itable_find(fs->it, parent, stored.data, stored.len);
+		struct fs_node *ns =
+		    fs_itable_find(fs->it, r->parent, r->stored.data, r->stored.len);
 		rc = ns && fs_itable_has_local_kids(fs->it, ns) ? -ENOTEMPTY : 0;
 		if (ns)
 			fs_itable_unref(fs->it, ns);
 		if (!rc)
-			rc = ks_ns_remove(fs->ks, stored.data, stored.len);
+			rc = ks_ns_remove(fs->ks, r->stored.data, r->stored.len);
 		break;
 	}
 	case FS_KEY:
-		rc = fs_has_local_key(fs, parent, stored.data, stored.len)
+		rc = fs_has_local_key(fs, r->parent, r->stored.data, r->stored.len)
 			 ? -ENOTDIR
-			 : ks_lookup(fs->ks, &k, &info);
+			 : ks_lookup(fs->ks, &r->k, &info);
 		if (rc == -EUCLEAN) { /* corrupt metadata: DEL needs nothing else */
-			rc = fs_corrupt_is_file(info.type) ? -ENOTDIR : ks_del(fs->ks, &k);
+			rc = fs_corrupt_is_file(info.type) ? -ENOTDIR : ks_del(fs->ks, &r->k);
 		} else if (!rc && fs_type_is_file(info.type)) {
 			rc = -ENOTDIR;
 		} else if (!rc && !info.empty) {
-			rc = rmdir_blank(fs, &k, &info);
+			rc = rmdir_blank(fs, &r->k, &info);
 		} else if (!rc) {
-			rc = ks_empty_remove(fs->ks, &k);
+			rc = ks_empty_remove(fs->ks, &r->k);
 		}
 		if (!rc) {
 			/* Scratch files of the directory go with it. */
 			struct fs_node *dir =
-			    fs_itable_find(fs->it, parent, stored.data, stored.len);
+			    fs_itable_find(fs->it, r->parent, r->stored.data, r->stored.len);
 			if (dir) {
 				fs_itable_drop_local_kids(fs->it, dir);
 				fs_itable_unref(fs->it, dir);
@@ -1003,12 +1023,13 @@ static void op_rmdir(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 		break;
 	}
 	if (!rc)
-		fs_itable_unlink(fs->it, parent, stored.data, stored.len);
-out:
-	fs_itable_unlock_names(fs->it, &held);
-	fuse_reply_err(req, fs_errno(rc));
-	buf_release(&stored);
-	fs_path_release(&p);
+		fs_itable_unlink(fs->it, r->parent, r->stored.data, r->stored.len);
+	return rc;
+}
+
+static void op_rmdir(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
+{
+	removal_run(req, parent_ino, name, rmdir_child);
 }
 
 static void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char *newname)

@@ -13,11 +13,6 @@
 
 #include "keyspace/ks_attr.h"
 
-static bool has_prefix(const char *name, const char *p)
-{
-	return strncmp(name, p, strlen(p)) == 0;
-}
-
 static struct timespec set_time(const struct timespec *cur, const struct timespec *v, int to_set,
 				int bit, int now_bit)
 {
@@ -340,7 +335,7 @@ int fs_user_xattr_set(struct fs *fs, struct fs_node *node, const char *name, con
 	size_t en;
 	int kf = (flags & XATTR_CREATE ? KS_XATTR_CREATE : 0) |
 		 (flags & XATTR_REPLACE ? KS_XATTR_REPLACE : 0);
-	if (is_local(fs, node) && !has_prefix(name, FS_XATTR_KVFS))
+	if (is_local(fs, node) && !has_prefix(name, strlen(name), FS_XATTR_KVFS))
 		return local_set(node, name, value, size, flags);
 	fs_path_init(&p);
 	int rc = xattr_obj(fs, node, &p, &k, &version, &e, &en);
@@ -348,7 +343,7 @@ int fs_user_xattr_set(struct fs *fs, struct fs_node *node, const char *name, con
 	pthread_mutex_lock(&node->lock);
 	if (rc == -ENOTSUP)
 		LOG_INFO("%s: '%s' keeps no extended attributes", name, node->name);
-	if (!rc && has_prefix(name, FS_XATTR_KVFS)) {
+	if (!rc && has_prefix(name, strlen(name), FS_XATTR_KVFS)) {
 		LOG_ERR("%s: names under %s are kvfs's own", name, FS_XATTR_KVFS);
 		rc = -ENOTSUP;
 	}

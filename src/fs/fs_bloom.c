@@ -112,7 +112,7 @@ static int bloom_file_index(const char *name, size_t n)
 	size_t fn = strlen(FILTER);
 	if (n == strlen(CHAIN) && !memcmp(name, CHAIN, n))
 		return 0;
-	if (n > fn && n - fn <= 5 && !memcmp(name, FILTER, fn) &&
+	if (n > fn && n - fn <= 5 && has_prefix(name, n, FILTER) &&
 	    (n == fn + 1 || name[fn] != '0') && !parse_u64(name + fn, n - fn, &i) && i < UINT16_MAX)
 		return (int)i + 1;
 	return -1;
@@ -221,10 +221,8 @@ static const struct fs_sketch_input bloom_inputs[] = {{.name = ".add", .feed = a
 
 static const struct fs_sketch bloom_sketch = {
     .what = "bloom filter",
-    .views = bloom_views,
-    .nviews = sizeof(bloom_views) / sizeof(bloom_views[0]),
-    .inputs = bloom_inputs,
-    .ninputs = sizeof(bloom_inputs) / sizeof(bloom_inputs[0]),
+    FS_SKETCH_TABLE(views, bloom_views),
+    FS_SKETCH_TABLE(inputs, bloom_inputs),
     .file = bloom_file,
     .file_index = bloom_file_index,
     .file_load = bloom_file_load,
@@ -306,15 +304,13 @@ static int s_make_empty(struct fs_ctx *c)
 
 const struct fs_shape fs_bloom_shape = {
     .type = KV_TYPE_BLOOM,
-    .recomputed = true,
     .uncached = true,
     FS_SKETCH_SHAPE_OPS,
     .feed_batch = BLOOM_FEED_BATCH,
     .is_blank = s_is_blank,
     .make_empty = s_make_empty,
     .from_field = s_from_field,
-    .xattrs = bloom_xattrs,
-    .xattrs_len = sizeof(bloom_xattrs),
+    FS_SHAPE_XATTRS(bloom_xattrs),
     .xattr_get = param_get,
     .xattr_set = param_set,
 };

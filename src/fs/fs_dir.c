@@ -148,11 +148,6 @@ static void child_iter_close(struct child_iter *ci)
 	fs_path_release(&ci->p);
 }
 
-static bool has_prefix(const char *s, size_t n, const char *p, size_t pn)
-{
-	return n >= pn && memcmp(s, p, pn) == 0;
-}
-
 int fs_dir_find_long(struct fs *fs, struct fs_node *parent, struct buf *name, uint64_t hash,
 		     const char *typed)
 {
@@ -169,7 +164,8 @@ int fs_dir_find_long(struct fs *fs, struct fs_node *parent, struct buf *name, ui
 	rc = -ENOENT;
 	int more;
 	while ((more = child_iter_next(&ci, &c)) > 0) {
-		if (has_prefix(c.name, c.n, prefix.data, prefix.len)) {
+		/* (has_prefix takes a C string; a stored name may hold NULs) */
+		if (c.n >= prefix.len && memcmp(c.name, prefix.data, prefix.len) == 0) {
 			/* Only the canonical long name reaches it, not every
 			 * shorter prefix with the same hash. */
 			if (names_long_matches(c.name, c.n, hash) &&
@@ -290,14 +286,10 @@ static void marks_trim(struct fs_dir *d)
 
 static int marks_add(struct fs_dir *d, off_t off, const char *cursor, size_t clen)
 {
-	if (d->nmarks == d->cap) {
-		size_t cap = d->cap ? 2 * d->cap : 64;
-		struct dir_mark *m = realloc(d->marks, cap * sizeof(*m));
-		if (!m)
-			return -ENOMEM;
-		d->marks = m;
-		d->cap = cap;
-	}
+	struct dir_mark *marks = array_grow(d->marks, &d->cap, d->nmarks, sizeof(*marks), 64);
+	if (!marks)
+		return -ENOMEM;
+	d->marks = marks;
 	struct dir_mark *m = &d->marks[d->nmarks];
 	m->off = off;
 	m->at = d->mark_bytes.len;

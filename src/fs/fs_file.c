@@ -621,6 +621,16 @@ static const struct fs_file_shape *direct_shape(const struct fs_node *node)
 	return fsh && fsh->read ? fsh : NULL;
 }
 
+/* The key of a file node (to pin it, check its expiry, read or write it
+ * in place). */
+static int direct_key(struct fs *fs, struct fs_node *node, struct fs_path *p, struct ks_key *k)
+{
+	int rc = fs_itable_path(fs->it, node, p);
+	if (!rc)
+		fs_path_key(fs, p, k);
+	return rc;
+}
+
 /*
  * A key that is only read borrows its value from the store if its shape
  * can (a string: no copy of a 256 MiB value into a buffer of our own). 0
@@ -636,26 +646,15 @@ static int node_pin_locked(struct fs *fs, struct fs_node *node)
 	struct fs_path p;
 	struct ks_key k;
 	fs_path_init(&p);
-	int rc = fs_itable_path(fs->it, node, &p);
-	if (!rc) {
-		fs_path_key(fs, &p, &k);
+	int rc = direct_key(fs, node, &p, &k);
+	if (!rc)
 		rc = fsh->pin(fs, &k, &node->pin, &node->pin_data, &node->pin_len);
-	}
 	if (rc == -KV_EWRONGTYPE) {
 		LOG_ERR("read of '%s': the key is not a %s any more", p.key.data,
 			enc_type_name(node->ktype));
 		rc = -EIO;
 	}
 	fs_path_release(&p);
-	return rc;
-}
-
-/* The key of a file node, for reading or writing it in place. */
-static int direct_key(struct fs *fs, struct fs_node *node, struct fs_path *p, struct ks_key *k)
-{
-	int rc = fs_itable_path(fs->it, node, p);
-	if (!rc)
-		fs_path_key(fs, p, k);
 	return rc;
 }
 
@@ -673,11 +672,9 @@ static int node_check_expiry(struct fs *fs, struct fs_node *node)
 	struct ks_key k;
 	struct ks_info info;
 	fs_path_init(&p);
-	int rc = fs_itable_path(fs->it, node, &p);
-	if (!rc) {
-		fs_path_key(fs, &p, &k);
+	int rc = direct_key(fs, node, &p, &k);
+	if (!rc)
 		rc = ks_lookup(fs->ks, &k, &info);
-	}
 	fs_path_release(&p);
 	if (rc == 0) {
 		node->expire_ms = info.expire_ms;
@@ -934,10 +931,10 @@ void fs_op_write(fuse_req_t req, fuse_ino_t ino, const char *data, size_t size, 
 	}
 }
 
-void fs_op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+/* Store what open file fi holds (flush, fsync): its pending O_TRUNC, its
+ * appends and its buffer. */
+static int handle_flush(struct fs *fs, struct fuse_file_info *fi)
 {
-	(void)ino;
-	struct fs *fs = fuse_req_userdata(req);
 	struct fs_handle *h = (struct fs_handle *)(uintptr_t)fi->fh;
 	pthread_mutex_lock(&h->node->lock);
 	handle_trunc_locked(h);
@@ -945,7 +942,13 @@ void fs_op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	if (!rc)
 		rc = node_commit_locked(fs, h->node, false);
 	pthread_mutex_unlock(&h->node->lock);
-	fuse_reply_err(req, fs_errno(rc));
+	return rc;
+}
+
+void fs_op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	(void)ino;
+	fuse_reply_err(req, fs_errno(handle_flush(fuse_req_userdata(req), fi)));
 }
 
 void fs_op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
@@ -953,13 +956,7 @@ void fs_op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_
 	(void)ino;
 	(void)datasync;
 	struct fs *fs = fuse_req_userdata(req);
-	struct fs_handle *h = (struct fs_handle *)(uintptr_t)fi->fh;
-	pthread_mutex_lock(&h->node->lock);
-	handle_trunc_locked(h);
-	int rc = handle_add_locked(fs, h);
-	if (!rc)
-		rc = node_commit_locked(fs, h->node, false);
-	pthread_mutex_unlock(&h->node->lock);
+	int rc = handle_flush(fs, fi);
 	if (!rc)
 		rc = ks_sync(fs->ks);
 	fuse_reply_err(req, fs_errno(rc));

@@ -68,12 +68,9 @@ static const struct fs_sketch_part hll_parts[] = {{REGISTERS, registers_store, N
 
 static const struct fs_sketch hll_sketch = {
     .what = "hyperloglog",
-    .views = hll_views,
-    .nviews = sizeof(hll_views) / sizeof(hll_views[0]),
-    .inputs = hll_inputs,
-    .ninputs = sizeof(hll_inputs) / sizeof(hll_inputs[0]),
-    .parts = hll_parts,
-    .nparts = 1,
+    FS_SKETCH_TABLE(views, hll_views),
+    FS_SKETCH_TABLE(inputs, hll_inputs),
+    FS_SKETCH_TABLE(parts, hll_parts),
     .file_load = hll_file_load,
     .clear = hll_clear,
 };
@@ -109,7 +106,6 @@ static int s_from_field(void *arg, const char *f, size_t fn, const char *v, size
 
 const struct fs_shape fs_hll_shape = {
     .type = KV_TYPE_HLL,
-    .recomputed = true,
     FS_SKETCH_SHAPE_OPS,
     .is_blank = s_is_blank,
     .make_empty = s_make_empty,

@@ -522,14 +522,10 @@ void fs_inval_release(struct fs_inval *iv)
 
 int fs_inval_add(struct fs_inval *iv, uint64_t parent, uint64_t ino, const void *name, size_t n)
 {
-	if (iv->len == iv->cap) {
-		size_t nc = iv->cap ? iv->cap * 2 : 16;
-		struct fs_inval_item *nv = realloc(iv->v, nc * sizeof(*nv));
-		if (!nv)
-			return -ENOMEM;
-		iv->v = nv;
-		iv->cap = nc;
-	}
+	struct fs_inval_item *nv = array_grow(iv->v, &iv->cap, iv->len, sizeof(*nv), 16);
+	if (!nv)
+		return -ENOMEM;
+	iv->v = nv;
 	char *copy = malloc(n + 1);
 	if (!copy)
 		return -ENOMEM;

@@ -169,6 +169,17 @@ static int resolve(const struct fs_node *dir, const struct view *v, int64_t idx,
 	return slot_pos(dir, *f, pos);
 }
 
+/* The view, and the slot and position of the element `name` names:
+ * -ENOENT if it names none (no index, past the end, a gap). Dir lock
+ * held. */
+static int resolve_name_locked(struct fs_ctx *c, const char *name, size_t n, struct view *v,
+			       uint64_t *f, uint64_t *pos)
+{
+	int64_t idx;
+	int rc = parse_index(name, n, &idx) ? -ENOENT : view_get(c, v);
+	return rc ? rc : resolve(c->dir, v, idx, f, pos);
+}
+
 /* Fill e for slot f, asked for as `typed`. */
 static int slot_entry(struct fs_entry *e, const char *typed, size_t tn, uint64_t f,
 		      const struct view *v, uint64_t size)
@@ -221,13 +232,8 @@ static int list_lookup(struct fs_ctx *c, const char *name, size_t n, struct fs_e
 	struct buf val = BUF_INIT;
 	struct view v;
 	uint64_t f, pos;
-	int64_t idx;
-	if (parse_index(name, n, &idx))
-		return -ENOENT;
 	pthread_mutex_lock(&c->dir->lock);
-	int rc = view_get(c, &v);
-	if (!rc)
-		rc = resolve(c->dir, &v, idx, &f, &pos);
+	int rc = resolve_name_locked(c, name, n, &v, &f, &pos);
 	if (!rc)
 		rc = list_index(c->fs->ks, &c->k, (int64_t)pos, &val);
 	if (rc == -ERANGE)
@@ -271,9 +277,10 @@ static int list_open_iter(struct fs_ctx *c, const void *after, size_t alen, bool
 		else
 			rc = -ENOMEM;
 	}
-	if (!rc && after && alen == 8) {
+	uint64_t next, below = 0;
+	if (!rc && fs_cursor_number(after, alen, &next)) {
 		/* Resume at the first position whose slot is after the cursor. */
-		uint64_t next = get_be64(after) + 1, below = 0;
+		next++;
 		for (size_t i = 0; i < it->ngaps && it->gaps[i] < next; i++)
 			below++;
 		start = next - below >= INT64_MAX ? INT64_MAX : (int64_t)(next - below);
@@ -283,13 +290,9 @@ static int list_open_iter(struct fs_ctx *c, const void *after, size_t alen, bool
 	if (it->it)
 		it->width = name_width(list_iter_len(it->it) + it->ngaps);
 	pthread_mutex_unlock(&c->dir->lock);
-	if (!it->it) {
+	if (!it->it)
 		free(it->gaps);
-		free(it);
-		return rc ? rc : -ENOMEM;
-	}
-	*out = it;
-	return 0;
+	return fs_shape_iter_opened(it, it->it != NULL, rc, out);
 }
 
 static int list_next(void *arg, struct fs_child *ch)
@@ -303,10 +306,7 @@ static int list_next(void *arg, struct fs_child *ch)
 		uint64_t f = pos_slot(it->gaps, it->ngaps, pos);
 		ch->name = it->name;
 		ch->n = pos_name(f, it->width, it->name);
-		put_be64(it->cursor, f);
-		ch->cursor = (const char *)it->cursor;
-		ch->clen = sizeof(it->cursor);
-		ch->numbered = true;
+		fs_child_set_number(ch, it->cursor, f);
 		ch->mode = S_IFREG | 0644;
 		ch->size = vn;
 	}
@@ -422,14 +422,9 @@ static int list_unlink(struct fs_ctx *c, const char *name, size_t n)
 {
 	struct view v;
 	uint64_t f, pos;
-	int64_t idx;
 	char canon[24];
-	if (parse_index(name, n, &idx))
-		return -ENOENT;
 	pthread_mutex_lock(&c->dir->lock);
-	int rc = view_get(c, &v);
-	if (!rc)
-		rc = resolve(c->dir, &v, idx, &f, &pos);
+	int rc = resolve_name_locked(c, name, n, &v, &f, &pos);
 	/* While the directory is open (or just listed), the slot becomes a
 	 * gap: remember it before the element goes, so a failure leaves
 	 * both as they were. */

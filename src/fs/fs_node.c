@@ -4,8 +4,9 @@
  * kind of its children), the entry description a shape fills, the names
  * editors give their temp files, a node's attributes as stat shows them
  * (defaults, stored records, what the node itself holds), the store
- * counter, the one errno mapping, and the thread that sends the kernel
- * its invalidations. Nothing here knows a type. Layer: fs.
+ * counter, the one errno mapping, the thread that sends the kernel its
+ * invalidations, and the hooks several shapes share (empty-file entries,
+ * views, numbered cursors). Nothing here knows a type. Layer: fs.
  */
 #include "fs/fs_int.h"
 
@@ -162,7 +163,7 @@ bool fs_is_temp_name(const char *name, size_t n)
 {
 	if (n > 0 && (name[0] == '.' || name[n - 1] == '~'))
 		return true;
-	if (n != 9 || memcmp(name, "sed", 3) != 0)
+	if (n != 9 || !has_prefix(name, n, "sed"))
 		return false;
 	for (size_t i = 3; i < n; i++)
 		if (!isalnum((unsigned char)name[i]))
@@ -362,4 +363,70 @@ int fs_errno(int rc)
 	if (rc == -EUCLEAN)
 		return EIO;
 	return -rc;
+}
+
+int fs_shape_load_empty(struct fs_ctx *c, const char *name, size_t n, struct buf *out)
+{
+	(void)c;
+	(void)name;
+	(void)n;
+	buf_reset(out);
+	return 0;
+}
+
+int fs_shape_check_empty(const char *name, size_t n, size_t dn, const char *what)
+{
+	if (dn == 0)
+		return 0;
+	LOG_ERR("'%.*s': %s are empty files; data cannot be written into them", (int)n, name, what);
+	return -EINVAL;
+}
+
+int fs_shape_adopt_commit(struct fs_ctx *c, const char *to, size_t tn, const char *d, size_t dn,
+			  struct buf *canon)
+{
+	if (fs_is_swap_name(to, tn))
+		return FS_ADOPT_LOCAL;
+	int rc = c->sh->check(to, tn, d, dn);
+	if (!rc)
+		rc = c->sh->commit(c, to, tn, d, dn, true);
+	return rc < 0 ? rc : buf_set(canon, to, tn);
+}
+
+int fs_shape_iter_opened(void *it, bool opened, int rc, void **out)
+{
+	if (!opened) {
+		free(it);
+		return rc ? rc : -ENOMEM;
+	}
+	*out = it;
+	return 0;
+}
+
+int fs_shape_view_entry(struct fs_ctx *c, const char *name, size_t n, struct fs_entry *e,
+			int (*make)(struct fs_ctx *c, const char *name, size_t n, struct buf *out))
+{
+	struct buf text = BUF_INIT;
+	int rc = make(c, name, n, &text);
+	if (!rc)
+		rc = fs_entry_set(e, name, n, S_IFREG | 0444, text.len);
+	e->view = true;
+	buf_release(&text);
+	return rc;
+}
+
+void fs_child_set_number(struct fs_child *ch, uint8_t buf[8], uint64_t num)
+{
+	put_be64(buf, num);
+	ch->cursor = (const char *)buf;
+	ch->clen = 8;
+	ch->numbered = true;
+}
+
+bool fs_cursor_number(const void *after, size_t alen, uint64_t *num)
+{
+	if (!after || alen != 8)
+		return false;
+	*num = get_be64(after);
+	return true;
 }

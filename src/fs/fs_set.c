@@ -40,23 +40,10 @@ static void set_free_iter(void *it)
 	set_iter_free(it);
 }
 
-static int set_load(struct fs_ctx *c, const char *name, size_t n, struct buf *out)
-{
-	(void)c;
-	(void)name;
-	(void)n;
-	buf_reset(out);
-	return 0;
-}
-
 static int set_check(const char *name, size_t n, const char *d, size_t dn)
 {
 	(void)d;
-	if (dn == 0)
-		return 0;
-	LOG_ERR("'%.*s': members of a set are empty files; data cannot be written into them",
-		(int)n, name);
-	return -EINVAL;
+	return fs_shape_check_empty(name, n, dn, "members of a set");
 }
 
 static int set_commit(struct fs_ctx *c, const char *name, size_t n, const char *d, size_t dn,
@@ -77,18 +64,6 @@ static int set_create(struct fs_ctx *c, const char *name, size_t n, struct fs_en
 	if (!rc && fs_is_swap_name(name, n))
 		return FS_CREATE_SCRATCH;
 	return rc ? -EEXIST : FS_CREATE_PENDING;
-}
-
-/* A scratch file (a swap file) renamed onto member `to` adds it. */
-static int set_adopt(struct fs_ctx *c, const char *to, size_t tn, const char *d, size_t dn,
-		     struct buf *canon)
-{
-	if (fs_is_swap_name(to, tn))
-		return FS_ADOPT_LOCAL;
-	int rc = set_check(to, tn, d, dn);
-	if (!rc)
-		rc = set_add(c->fs->ks, &c->k, to, tn, NULL);
-	return rc < 0 ? rc : buf_set(canon, to, tn);
 }
 
 static int set_unlink(struct fs_ctx *c, const char *name, size_t n)
@@ -122,13 +97,13 @@ const struct fs_shape fs_set_shape = {
     .iter_open = set_open_iter,
     .iter_next = set_next,
     .iter_free = set_free_iter,
-    .load = set_load,
+    .load = fs_shape_load_empty,
     .check = set_check,
     .commit = set_commit,
     .create = set_create,
     .unlink = set_unlink,
     .rename = set_rename,
-    .adopt = set_adopt,
+    .adopt = fs_shape_adopt_commit, /* a swap file renamed onto a member adds it */
     .is_scratch = fs_is_swap_name,
     .from_field = set_from_field,
 };

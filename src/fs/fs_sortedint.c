@@ -77,15 +77,9 @@ static int si_open_iter(struct fs_ctx *c, const void *after, size_t alen, bool b
 	int rc = 0;
 	if (!it)
 		return -ENOMEM;
-	if (after && alen == 8)
-		cur = get_be64(after);
-	it->it = sortedint_iter_new(c->fs->ks, &c->k, false, after && alen == 8 ? &cur : NULL, &rc);
-	if (!it->it) {
-		free(it);
-		return rc ? rc : -ENOMEM;
-	}
-	*out = it;
-	return 0;
+	bool from = fs_cursor_number(after, alen, &cur);
+	it->it = sortedint_iter_new(c->fs->ks, &c->k, false, from ? &cur : NULL, &rc);
+	return fs_shape_iter_opened(it, it->it != NULL, rc, out);
 }
 
 static int si_next(void *arg, struct fs_child *ch)
@@ -96,10 +90,7 @@ static int si_next(void *arg, struct fs_child *ch)
 	if (rc > 0) {
 		ch->name = it->name;
 		ch->n = (size_t)snprintf(it->name, sizeof(it->name), "%" PRIu64, id);
-		put_be64(it->cursor, id);
-		ch->cursor = (const char *)it->cursor;
-		ch->clen = sizeof(it->cursor);
-		ch->numbered = true;
+		fs_child_set_number(ch, it->cursor, id);
 		ch->mode = S_IFREG | 0644;
 	}
 	return rc;
@@ -112,23 +103,10 @@ static void si_free_iter(void *arg)
 	free(it);
 }
 
-static int si_load(struct fs_ctx *c, const char *name, size_t n, struct buf *out)
-{
-	(void)c;
-	(void)name;
-	(void)n;
-	buf_reset(out);
-	return 0;
-}
-
 static int si_check(const char *name, size_t n, const char *d, size_t dn)
 {
 	(void)d;
-	if (dn == 0)
-		return 0;
-	LOG_ERR("'%.*s': the ids of a sortedint are empty files; data cannot be written into them",
-		(int)n, name);
-	return -EINVAL;
+	return fs_shape_check_empty(name, n, dn, "the ids of a sortedint");
 }
 
 static int si_commit(struct fs_ctx *c, const char *name, size_t n, const char *d, size_t dn,
@@ -207,7 +185,7 @@ const struct fs_shape fs_sortedint_shape = {
     .iter_open = si_open_iter,
     .iter_next = si_next,
     .iter_free = si_free_iter,
-    .load = si_load,
+    .load = fs_shape_load_empty,
     .check = si_check,
     .commit = si_commit,
     .create = si_create,

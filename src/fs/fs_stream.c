@@ -34,16 +34,17 @@ static bool is_name(const char *s, size_t n, const char *lit)
 	return n == strlen(lit) && memcmp(s, lit, n) == 0;
 }
 
-static bool has_prefix(const char *s, size_t n, const char *p)
+/* A view named by a prefix and an argument (".pending:G"): one byte of
+ * it at least. */
+static bool is_arg_view(const char *name, size_t n, const char *p)
 {
-	size_t pn = strlen(p);
-	return n > pn && memcmp(s, p, pn) == 0;
+	return n > strlen(p) && has_prefix(name, n, p);
 }
 
 static bool st_is_view(const char *name, size_t n)
 {
 	return is_name(name, n, V_LOG) || is_name(name, n, V_INFO) || is_name(name, n, V_GROUPS) ||
-	       has_prefix(name, n, V_CONSUMERS) || has_prefix(name, n, V_PENDING);
+	       is_arg_view(name, n, V_CONSUMERS) || is_arg_view(name, n, V_PENDING);
 }
 
 static bool st_is_live(const char *name, size_t n)
@@ -320,7 +321,7 @@ static int view_make(struct fs_ctx *c, const char *name, size_t n, struct buf *o
 		int rc = stream_groups(c->fs->ks, &c->k, group_line, out);
 		return rc == -ENOENT ? 0 : rc;
 	}
-	if (has_prefix(name, n, V_CONSUMERS)) {
+	if (is_arg_view(name, n, V_CONSUMERS)) {
 		struct buf g = BUF_INIT;
 		size_t pn = strlen(V_CONSUMERS);
 		int rc = buf_set_unescaped(&g, name + pn, n - pn);
@@ -355,13 +356,7 @@ static int st_lookup(struct fs_ctx *c, const char *name, size_t n, struct fs_ent
 	if (st_is_view(name, n)) {
 		uint64_t len;
 		rc = stream_len(c->fs->ks, &c->k, &len); /* the key is a stream */
-		if (!rc)
-			rc = view_make(c, name, n, &text);
-		if (!rc)
-			rc = fs_entry_set(e, name, n, S_IFREG | 0444, text.len);
-		e->view = true;
-		buf_release(&text);
-		return rc;
+		return rc ? rc : fs_shape_view_entry(c, name, n, e, view_make);
 	}
 	if (parse_id(name, n, &id, NULL))
 		return -ENOENT;
@@ -403,12 +398,7 @@ static int st_open_iter(struct fs_ctx *c, const void *after, size_t alen, bool b
 	it->c = c;
 	it->it =
 	    stream_iter_new(c->fs->ks, &c->k, false, from ? &cur : NULL, true, NULL, false, &rc);
-	if (!it->it) {
-		free(it);
-		return rc ? rc : -ENOMEM;
-	}
-	*out = it;
-	return 0;
+	return fs_shape_iter_opened(it, it->it != NULL, rc, out);
 }
 
 static int st_next(void *arg, struct fs_child *ch)

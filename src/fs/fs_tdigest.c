@@ -402,12 +402,9 @@ static const struct fs_sketch_part td_parts[] = {{"buffer", store_buffer, clear_
 
 static const struct fs_sketch td_sketch = {
     .what = "t-digest",
-    .views = td_views,
-    .nviews = sizeof(td_views) / sizeof(td_views[0]),
-    .inputs = td_inputs,
-    .ninputs = sizeof(td_inputs) / sizeof(td_inputs[0]),
-    .parts = td_parts,
-    .nparts = sizeof(td_parts) / sizeof(td_parts[0]),
+    FS_SKETCH_TABLE(views, td_views),
+    FS_SKETCH_TABLE(inputs, td_inputs),
+    FS_SKETCH_TABLE(parts, td_parts),
     .file_load = td_file_load,
 };
 
@@ -462,12 +459,10 @@ static int td_xattr_set(struct fs_ctx *c, const char *param, const char *v, size
 const struct fs_shape fs_tdigest_shape = {
     .type = KV_TYPE_TDIGEST,
     .uncached = true,
-    .recomputed = true,
     FS_SKETCH_SHAPE_OPS,
     .is_blank = td_is_blank,
     .make_empty = td_make_empty,
-    .xattrs = td_xattrs,
-    .xattrs_len = sizeof(td_xattrs),
+    FS_SHAPE_XATTRS(td_xattrs),
     .xattr_get = td_xattr_get,
     .xattr_set = td_xattr_set,
 };

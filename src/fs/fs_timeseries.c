@@ -43,12 +43,6 @@
 #define VIEW_RANGE     ".range:"
 #define VIEW_REVRANGE  ".revrange:"
 
-static bool has_prefix(const char *s, size_t n, const char *p)
-{
-	size_t pn = strlen(p);
-	return n >= pn && memcmp(s, p, pn) == 0;
-}
-
 static bool is_name(const char *s, size_t n, const char *p)
 {
 	return n == strlen(p) && memcmp(s, p, n) == 0;
@@ -63,6 +57,18 @@ static bool chunk_name(const char *name, size_t n, uint64_t *id)
 		if (name[i] < '0' || name[i] > '9')
 			return false;
 	return parse_u64(name, CHUNK_DIGITS, id) == 0;
+}
+
+/* chunk_name, for a name that must be one: -EINVAL, logged as "WHY'NAME':
+ * a chunk file is named by ...HINT", if it is none. */
+static int chunk_name_needed(const char *why, const char *name, size_t n, uint64_t *id,
+			     const char *hint)
+{
+	if (chunk_name(name, n, id))
+		return 0;
+	LOG_ERR("%s'%.*s': a chunk file is named by its first timestamp, 20 digits and .csv%s", why,
+		(int)n, name, hint);
+	return -EINVAL;
 }
 
 static size_t chunk_fname(uint64_t id, char out[32])
@@ -343,15 +349,8 @@ static int tsf_lookup(struct fs_ctx *c, const char *name, size_t n, struct fs_en
 		rc = ts_get(c->fs->ks, &c->k, &last); /* the key is a time series */
 		return rc < 0 ? rc : fs_entry_set(e, name, n, S_IFREG | 0200, 0);
 	}
-	if (tsf_is_view(name, n)) {
-		struct buf out = BUF_INIT;
-		rc = view_make(c, name, n, &out);
-		if (!rc)
-			rc = fs_entry_set(e, name, n, S_IFREG | 0444, out.len);
-		e->view = true;
-		buf_release(&out);
-		return rc;
-	}
+	if (tsf_is_view(name, n))
+		return fs_shape_view_entry(c, name, n, e, view_make);
 	if (!chunk_name(name, n, &id))
 		return -ENOENT;
 	rc = ts_chunk_get(c->fs->ks, &c->k, id, &s, &ns);
@@ -379,17 +378,10 @@ static int tsf_open_iter(struct fs_ctx *c, const void *after, size_t alen, bool 
 	int rc = 0;
 	if (!t)
 		return -ENOMEM;
-	if (after && alen == 8)
-		a = get_be64(after);
-	else if (after && !chunk_name(after, alen, &a))
+	if (!fs_cursor_number(after, alen, &a) && after && !chunk_name(after, alen, &a))
 		after = NULL; /* NEEDSWORK: a cursor that is not a chunk restarts */
 	t->it = ts_chunk_iter_new(c->fs->ks, &c->k, after ? &a : NULL, &rc);
-	if (!t->it) {
-		free(t);
-		return rc ? rc : -ENOMEM;
-	}
-	*out = t;
-	return 0;
+	return fs_shape_iter_opened(t, t->it != NULL, rc, out);
 }
 
 static int tsf_next(void *arg, struct fs_child *ch)
@@ -409,10 +401,7 @@ static int tsf_next(void *arg, struct fs_child *ch)
 		return r;
 	ch->n = chunk_fname(id, t->name);
 	ch->name = t->name;
-	put_be64(t->cursor, id);
-	ch->cursor = (const char *)t->cursor;
-	ch->clen = 8;
-	ch->numbered = true;
+	fs_child_set_number(ch, t->cursor, id);
 	ch->mode = S_IFREG | 0644;
 	ch->size = csv_len(s, n);
 	return 1;
@@ -467,13 +456,10 @@ static int put_chunk(struct fs_ctx *c, const char *name, size_t n, const char *d
 	struct ts_sample *s = NULL;
 	size_t ns = 0, line = 0;
 	uint64_t id;
-	if (!chunk_name(name, n, &id)) {
-		LOG_ERR("'%.*s': a chunk file is named by its first timestamp, 20 digits and .csv "
-			"(00000001700000000000.csv)",
-			(int)n, name);
-		return -EINVAL;
-	}
-	int rc = csv_parse(d, dn, false, &s, &ns, &line);
+	int rc = chunk_name_needed("", name, n, &id, " (00000001700000000000.csv)");
+	if (rc)
+		return rc;
+	rc = csv_parse(d, dn, false, &s, &ns, &line);
 	if (rc == -EINVAL)
 		LOG_ERR("'%.*s': line %zu is not \"timestamp,value\"", (int)n, name, line);
 	if (!rc)
@@ -529,13 +515,10 @@ static int tsf_create(struct fs_ctx *c, const char *name, size_t n, struct fs_en
 		return -EEXIST;
 	if (is_scratch_name(name, n))
 		return FS_CREATE_SCRATCH;
-	if (!chunk_name(name, n, &id)) {
-		LOG_ERR("create '%.*s': a chunk file is named by its first timestamp, 20 digits "
-			"and .csv; samples are added through .add",
-			(int)n, name);
-		return -EINVAL;
-	}
-	int rc = ts_chunk_get(c->fs->ks, &c->k, id, &s, &ns);
+	int rc = chunk_name_needed("create ", name, n, &id, "; samples are added through .add");
+	if (rc)
+		return rc;
+	rc = ts_chunk_get(c->fs->ks, &c->k, id, &s, &ns);
 	free(s);
 	if (rc == 0)
 		return -EEXIST;
@@ -655,11 +638,6 @@ static int tsx_names(struct fs_ctx *c, struct buf *out)
 	return rc;
 }
 
-static bool has_param_prefix(const char *param, const char *p)
-{
-	return strncmp(param, p, strlen(p)) == 0;
-}
-
 /* One attribute's value. -ENODATA if there is none (an empty directory
  * has none). */
 static int tsx_get(struct fs_ctx *c, const char *param, struct buf *val)
@@ -668,8 +646,8 @@ static int tsx_get(struct fs_ctx *c, const char *param, struct buf *val)
 	int rc;
 	if (c->info.empty)
 		return -ENODATA;
-	bool label = has_param_prefix(param, FS_XATTR_TS_LABEL);
-	if (label || has_param_prefix(param, FS_XATTR_TS_RULE)) {
+	bool label = has_prefix(param, strlen(param), FS_XATTR_TS_LABEL);
+	if (label || has_prefix(param, strlen(param), FS_XATTR_TS_RULE)) {
 		const char *want = param + strlen(label ? FS_XATTR_TS_LABEL : FS_XATTR_TS_RULE);
 		struct ts_xlist l = {NULL, false, want, val, false};
 		rc = label ? ts_labels(c->fs->ks, &c->k, ts_x_label, &l)
@@ -782,9 +760,9 @@ static int tsx_change(struct fs_ctx *c, const char *param, const char *value, si
 			(int)c->k.klen, c->k.key, enc_type_name(c->info.type));
 		return -EINVAL;
 	}
-	if (has_param_prefix(param, FS_XATTR_TS_LABEL))
+	if (has_prefix(param, strlen(param), FS_XATTR_TS_LABEL))
 		return tsx_label(c, param + strlen(FS_XATTR_TS_LABEL), value, size);
-	if (has_param_prefix(param, FS_XATTR_TS_RULE))
+	if (has_prefix(param, strlen(param), FS_XATTR_TS_RULE))
 		return tsx_rule(c, param + strlen(FS_XATTR_TS_RULE), value, size);
 	if (!value) {
 		LOG_ERR("%s%s cannot be removed; set it instead", FS_XATTR_TS, param);

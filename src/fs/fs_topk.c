@@ -331,12 +331,9 @@ static const struct fs_sketch_part tk_parts[] = {{"buckets", store_buckets, clea
 
 static const struct fs_sketch tk_sketch = {
     .what = "top-k",
-    .views = tk_views,
-    .nviews = sizeof(tk_views) / sizeof(tk_views[0]),
-    .inputs = tk_inputs,
-    .ninputs = sizeof(tk_inputs) / sizeof(tk_inputs[0]),
-    .parts = tk_parts,
-    .nparts = sizeof(tk_parts) / sizeof(tk_parts[0]),
+    FS_SKETCH_TABLE(views, tk_views),
+    FS_SKETCH_TABLE(inputs, tk_inputs),
+    FS_SKETCH_TABLE(parts, tk_parts),
     .file_load = tk_file_load,
 };
 
@@ -409,12 +406,10 @@ static int tk_xattr_set(struct fs_ctx *c, const char *param, const char *v, size
 const struct fs_shape fs_topk_shape = {
     .type = KV_TYPE_TOPK,
     .uncached = true,
-    .recomputed = true,
     FS_SKETCH_SHAPE_OPS,
     .is_blank = tk_is_blank,
     .make_empty = tk_make_empty,
-    .xattrs = tk_xattrs,
-    .xattrs_len = sizeof(tk_xattrs),
+    FS_SHAPE_XATTRS(tk_xattrs),
     .xattr_get = tk_xattr_get,
     .xattr_set = tk_xattr_set,
 };

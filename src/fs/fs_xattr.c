@@ -31,15 +31,13 @@
 #include "fs/fs_xval.h"
 #include "keyspace/ks_attr.h"
 
-static bool has_prefix(const char *name, const char *p)
+/* Reply with a value or a name list: the size asked for, ERANGE, or it;
+ * or the error rc. */
+static void reply_xattr(fuse_req_t req, int rc, const char *v, size_t n, size_t size)
 {
-	return strncmp(name, p, strlen(p)) == 0;
-}
-
-/* Reply with a value or a name list: the size asked for, ERANGE, or it. */
-static void reply_xattr(fuse_req_t req, const char *v, size_t n, size_t size)
-{
-	if (size == 0)
+	if (rc)
+		fuse_reply_err(req, fs_errno(rc));
+	else if (size == 0)
 		fuse_reply_xattr(req, n);
 	else if (size < n)
 		fuse_reply_err(req, ERANGE);
@@ -66,7 +64,7 @@ static int node_key_info(struct fs *fs, struct fs_node *node, struct fs_path *p,
  * PARAM), else NULL. */
 static const struct fs_shape *param_shape(const char *name, const char **param)
 {
-	if (!has_prefix(name, FS_XATTR_KVFS))
+	if (!has_prefix(name, strlen(name), FS_XATTR_KVFS))
 		return NULL;
 	const char *t = name + strlen(FS_XATTR_KVFS), *dot = strchr(t, '.');
 	if (!dot || !dot[1])
@@ -104,10 +102,7 @@ static void get_param(fuse_req_t req, struct fs *fs, struct fs_node *node,
 		key_ctx(fs, node, &p, &info, &c);
 		rc = sh->xattr_get(&c, param, &v);
 	}
-	if (rc)
-		fuse_reply_err(req, fs_errno(rc));
-	else
-		reply_xattr(req, v.data, v.len, size);
+	reply_xattr(req, rc, v.data, v.len, size);
 	buf_release(&v);
 	fs_path_release(&p);
 }
@@ -125,7 +120,7 @@ void fs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t siz
 {
 	struct fs *fs = fuse_req_userdata(req);
 	struct fs_node *node = fs_itable_get(fs->it, ino);
-	int src = has_prefix(name, FS_XATTR_USER) ? key_stored(fs, node) : 0;
+	int src = has_prefix(name, strlen(name), FS_XATTR_USER) ? key_stored(fs, node) : 0;
 	if (src) {
 		fuse_reply_err(req, fs_errno(src));
 		return;
@@ -137,8 +132,9 @@ void fs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t siz
 		get_param(req, fs, node, psh, param, size);
 		return;
 	}
-	if (!node || !has_prefix(name, FS_XATTR_USER) ||
-	    (has_prefix(name, FS_XATTR_KVFS) && !((is_type || is_ttl) && node->kind == FS_KEY))) {
+	if (!node || !has_prefix(name, strlen(name), FS_XATTR_USER) ||
+	    (has_prefix(name, strlen(name), FS_XATTR_KVFS) &&
+	     !((is_type || is_ttl) && node->kind == FS_KEY))) {
 		/* security.*, system.* (ls -l asks): answered without a read. */
 		fuse_reply_err(req, node ? ENODATA : ESTALE);
 		return;
@@ -146,10 +142,7 @@ void fs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t siz
 	if (!is_type && !is_ttl) {
 		struct buf val = BUF_INIT;
 		int rc = fs_user_xattr_get(fs, node, name, &val);
-		if (rc)
-			fuse_reply_err(req, fs_errno(rc));
-		else
-			reply_xattr(req, val.data, val.len, size);
+		reply_xattr(req, rc, val.data, val.len, size);
 		buf_release(&val);
 		return;
 	}
@@ -167,10 +160,10 @@ void fs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t siz
 		uint64_t now = now_ms();
 		snprintf(ttl, sizeof(ttl), "%llu",
 			 (unsigned long long)(info.expire_ms > now ? info.expire_ms - now : 0));
-		reply_xattr(req, ttl, strlen(ttl), size);
+		reply_xattr(req, 0, ttl, strlen(ttl), size);
 	} else {
 		const char *t = enc_type_name(info.type);
-		reply_xattr(req, t, strlen(t), size);
+		reply_xattr(req, 0, t, strlen(t), size);
 	}
 }
 
@@ -202,10 +195,7 @@ void fs_op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 	}
 	if (!rc)
 		rc = fs_user_xattr_list(fs, node, &list);
-	if (rc)
-		fuse_reply_err(req, fs_errno(rc));
-	else
-		reply_xattr(req, list.data, list.len, size);
+	reply_xattr(req, rc, list.data, list.len, size);
 	buf_release(&list);
 	fs_path_release(&p);
 }
@@ -449,7 +439,8 @@ void fs_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char
 		rc = set_ttl(fs, node, value, size, false, &gone);
 	else if (node->kind == FS_KEY && (psh = param_shape(name, &param)) != NULL)
 		rc = set_param(fs, node, psh, param, value, size, &iv);
-	else if (has_prefix(name, FS_XATTR_USER) && !has_prefix(name, FS_XATTR_KVFS))
+	else if (has_prefix(name, strlen(name), FS_XATTR_USER) &&
+		 !has_prefix(name, strlen(name), FS_XATTR_KVFS))
 		rc = fs_user_xattr_set(fs, node, name, value, size, flags);
 	else
 		rc = -ENOTSUP;
@@ -495,7 +486,8 @@ void fs_op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 		fuse_reply_err(req, fs_errno(rc));
 		return;
 	}
-	if (node && has_prefix(name, FS_XATTR_USER) && !has_prefix(name, FS_XATTR_KVFS)) {
+	if (node && has_prefix(name, strlen(name), FS_XATTR_USER) &&
+	    !has_prefix(name, strlen(name), FS_XATTR_KVFS)) {
 		int rc = fs->opt.read_only ? -EROFS : fs_user_xattr_set(fs, node, name, NULL, 0, 0);
 		if (rc == -ENOTSUP)
 			rc = -ENODATA;

@@ -122,13 +122,13 @@ int fs_xval_ts_rule(const char *v, size_t n, struct ts_rule *r)
 			rc = parse_u64(t, tn, &r->bucket) || r->bucket == 0 ? -EINVAL : 0;
 		} else if (i == 2) {
 			rc = parse_u64(t, tn, &r->align) ? -EINVAL : 0;
-		} else if (strncmp(t, "latest=", 7) == 0) {
+		} else if (has_prefix(t, tn, "latest=")) {
 			state = true;
 			rc = parse_u64(t + 7, tn - 7, &st.latest) ? -EINVAL : 0;
-		} else if (strncmp(t, "u=", 2) == 0 && nu < TS_AUX_MAX) {
+		} else if (has_prefix(t, tn, "u=") && nu < TS_AUX_MAX) {
 			state = true;
 			rc = parse_u64(t + 2, tn - 2, &st.u[nu++]) ? -EINVAL : 0;
-		} else if (strncmp(t, "f=", 2) == 0 && nf < TS_AUX_MAX) {
+		} else if (has_prefix(t, tn, "f=") && nf < TS_AUX_MAX) {
 			state = true;
 			if (strcmp(t + 2, "nan") == 0)
 				st.f[nf++] = NAN;
@@ -170,10 +170,7 @@ int fs_xval_ts_rule_text(struct buf *out, const struct ts_rule *r)
 	for (int i = 0; i < r->nu && !rc; i++)
 		rc = buf_printf(out, " u=%llu", (unsigned long long)r->u[i]);
 	for (int i = 0; i < r->nf && !rc; i++) {
-		if (isnan(r->f[i]))
-			snprintf(v, sizeof(v), "nan");
-		else
-			snprintf(v, sizeof(v), "%.17g", r->f[i]);
+		fmt_double_shortest(r->f[i], v); /* "nan", as the parser reads it */
 		rc = buf_printf(out, " f=%s", v);
 	}
 	return rc;

@@ -89,14 +89,6 @@ static bool score_viable(const char *d, size_t n)
 	return i == n;
 }
 
-static bool is_blank_text(const char *d, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (d[i] != ' ' && d[i] != '\t' && d[i] != '\n' && d[i] != '\r')
-			return false;
-	return true;
-}
-
 /* ---- views ----------------------------------------------------------- */
 
 struct view {
@@ -106,12 +98,6 @@ struct view {
 	bool ranged; /* :MIN..MAX */
 	struct zset_score_range r;
 };
-
-static bool has_prefix(const char *s, size_t n, const char *p)
-{
-	size_t pn = strlen(p);
-	return n >= pn && memcmp(s, p, pn) == 0;
-}
 
 static bool zset_is_view(const char *name, size_t n)
 {
@@ -216,6 +202,28 @@ static int view_make(struct fs_ctx *c, const struct view *v, struct buf *out)
 
 /* ---- members --------------------------------------------------------- */
 
+/* The contents of view `name`. */
+static int view_load(struct fs_ctx *c, const char *name, size_t n, struct buf *out)
+{
+	struct view v;
+	int rc = view_parse(name, n, &v);
+	return rc ? rc : view_make(c, &v, out);
+}
+
+static int zset_load(struct fs_ctx *c, const char *name, size_t n, struct buf *out)
+{
+	char text[40];
+	double score;
+	if (zset_is_view(name, n))
+		return view_load(c, name, n, out);
+	int rc = zset_score(c->fs->ks, &c->k, name, n, &score);
+	if (!rc) {
+		size_t tn = score_text(score, text);
+		rc = buf_set(out, text, tn);
+	}
+	return rc;
+}
+
 static int zset_lookup(struct fs_ctx *c, const char *name, size_t n, struct fs_entry *e)
 {
 	char text[40];
@@ -223,18 +231,11 @@ static int zset_lookup(struct fs_ctx *c, const char *name, size_t n, struct fs_e
 	int rc;
 	if (zset_is_view(name, n)) {
 		struct view v;
-		struct buf out = BUF_INIT;
 		uint64_t card;
-		rc = view_parse(name, n, &v);
+		rc = view_parse(name, n, &v); /* a bad name fails before a read */
 		if (!rc)
 			rc = zset_card(c->fs->ks, &c->k, &card); /* the key is a zset */
-		if (!rc)
-			rc = view_make(c, &v, &out);
-		if (!rc)
-			rc = fs_entry_set(e, name, n, S_IFREG | 0444, out.len);
-		e->view = true;
-		buf_release(&out);
-		return rc;
+		return rc ? rc : fs_shape_view_entry(c, name, n, e, view_load);
 	}
 	rc = zset_score(c->fs->ks, &c->k, name, n, &score);
 	if (rc == -KV_EWRONGTYPE)
@@ -271,12 +272,7 @@ static int zset_open_iter(struct fs_ctx *c, const void *after, size_t alen, bool
 		it->by_score = zset_score_iter_new(
 		    c->fs->ks, &c->k, false, after && alen >= sizeof(double) ? &cur : NULL, &rc);
 	}
-	if (!it->by_name && !it->by_score) {
-		free(it);
-		return rc ? rc : -ENOMEM;
-	}
-	*out = it;
-	return 0;
+	return fs_shape_iter_opened(it, it->by_name || it->by_score, rc, out);
 }
 
 static int zset_next(void *arg, struct fs_child *ch)
@@ -319,24 +315,6 @@ static void zset_free_iter(void *arg)
 	free(it);
 }
 
-static int zset_load(struct fs_ctx *c, const char *name, size_t n, struct buf *out)
-{
-	char text[40];
-	double score;
-	int rc;
-	if (zset_is_view(name, n)) {
-		struct view v;
-		rc = view_parse(name, n, &v);
-		return rc ? rc : view_make(c, &v, out);
-	}
-	rc = zset_score(c->fs->ks, &c->k, name, n, &score);
-	if (!rc) {
-		size_t tn = score_text(score, text);
-		rc = buf_set(out, text, tn);
-	}
-	return rc;
-}
-
 static int zset_check(const char *name, size_t n, const char *d, size_t dn)
 {
 	if (dn <= SCORE_TEXT_MAX && score_viable(d, dn))
@@ -353,7 +331,7 @@ static int zset_commit(struct fs_ctx *c, const char *name, size_t n, const char 
 	double score = 0;
 	if (zset_is_view(name, n))
 		return -EACCES;
-	if (is_blank_text(d, dn)) {
+	if (text_is_blank(d, dn)) {
 		/* Nothing written: a new member gets 0, an old one keeps its score. */
 		if (!pending)
 			return 0;
@@ -392,25 +370,12 @@ static int zset_rename(struct fs_ctx *a, const char *from, size_t fn, struct fs_
 	return zset_rename_member(a->fs->ks, &a->k, from, fn, to, tn);
 }
 
-/* A scratch file (a swap file) renamed onto member `to`: its contents are
- * the score, as a commit's. */
-static int zset_adopt(struct fs_ctx *c, const char *to, size_t tn, const char *d, size_t dn,
-		      struct buf *canon)
-{
-	if (fs_is_swap_name(to, tn))
-		return FS_ADOPT_LOCAL;
-	int rc = zset_check(to, tn, d, dn);
-	if (!rc)
-		rc = zset_commit(c, to, tn, d, dn, true);
-	return rc ? rc : buf_set(canon, to, tn);
-}
-
 static int zset_from_field(void *arg, const char *f, size_t fn, const char *v, size_t vn,
 			   struct convert_item *it)
 {
 	(void)arg;
 	it->score = 0;
-	if (is_blank_text(v, vn) || parse_double(v, vn, &it->score) == 0)
+	if (text_is_blank(v, vn) || parse_double(v, vn, &it->score) == 0)
 		return 0;
 	LOG_ERR("field '%.*s' holds '%.*s', which is not a score", (int)fn, f,
 		vn > 40 ? 40 : (int)vn, v);
@@ -431,7 +396,7 @@ const struct fs_shape fs_zset_shape = {
     .create = zset_create,
     .unlink = zset_unlink,
     .rename = zset_rename,
-    .adopt = zset_adopt,
+    .adopt = fs_shape_adopt_commit, /* a swap file's contents: the score */
     .is_scratch = fs_is_swap_name,
     .from_field = zset_from_field,
 };

@@ -430,6 +430,52 @@ static void test_log(void)
 	CHECK(LOG_LEVEL_ERR < LOG_LEVEL_WARN && LOG_LEVEL_INFO < LOG_LEVEL_DEBUG);
 }
 
+static void test_prefix_blank(void)
+{
+	CHECK(has_prefix("count=5", 7, "count="));
+	CHECK(has_prefix("count=", 6, "count="));
+	CHECK(has_prefix("abc", 3, ""));
+	CHECK(has_prefix("", 0, ""));
+	CHECK(!has_prefix("count", 5, "count="));
+	CHECK(!has_prefix("count=5", 7, "align="));
+	/* n bounds s, not a NUL: "ab" of "abc" lacks the prefix "abc" */
+	CHECK(!has_prefix("abc", 2, "abc"));
+	CHECK(has_prefix("a\0b", 3, "a"));
+
+	CHECK(text_is_blank("", 0));
+	CHECK(text_is_blank(" \t\r\n", 4));
+	CHECK(!text_is_blank(" x ", 3));
+	CHECK(!text_is_blank("\0", 1));
+	CHECK(!text_is_blank("\v", 1));
+	CHECK(text_is_blank("  x", 2));
+}
+
+static void test_array_grow(void)
+{
+	int *v = NULL, *nv;
+	size_t cap = 0, len = 0;
+	for (int i = 0; i < 100; i++) {
+		nv = array_grow(v, &cap, len, sizeof(*v), 4);
+		CHECK(nv != NULL);
+		if (!nv)
+			break;
+		v = nv;
+		CHECK(len < cap);
+		v[len++] = i;
+	}
+	CHECK(cap == 128);
+	for (int i = 0; i < 100; i++)
+		CHECK(v[i] == i);
+	/* not full: the same array, cap unchanged */
+	CHECK(array_grow(v, &cap, len, sizeof(*v), 4) == v && cap == 128);
+	free(v);
+	v = NULL;
+	cap = 0;
+	v = array_grow(v, &cap, 0, sizeof(*v), 1);
+	CHECK(v != NULL && cap == 1);
+	free(v);
+}
+
 int main(void)
 {
 	test_buf_basic();
@@ -442,6 +488,8 @@ int main(void)
 	test_parse();
 	test_parse_double();
 	test_fmt_double();
+	test_prefix_blank();
+	test_array_grow();
 	test_escape();
 	test_clock_hash();
 	test_log();
