@@ -324,4 +324,21 @@ int ks_sub_exists(struct keyspace *ks, const struct ks_key *k, uint64_t version,
 int ks_sub_has(struct keyspace *ks, const struct ks_key *k, enum kv_type want, const void *sub,
 	       size_t sn);
 
+/* ---- Waiting for a key to change (BLPOP; ks_wait.c) ------------------ */
+
+/*
+ * A reader that waits for a write to k: g = ks_gen(ks, k) before it looks
+ * (a pop that finds the list empty), then ks_wait(ks, k, g, ...) if what
+ * it wants was not there. ks_wait returns 0 once a write to k (or to a key
+ * that shares its lock stripe: look again) committed since ks_gen,
+ * -ETIMEDOUT at the deadline (a CLOCK_MONOTONIC time in ms from
+ * ks_wait_deadline; 0: never), -EINTR when stop(arg) says true (asked at
+ * least every 100 ms; stop may be NULL). Holds no lock while it waits.
+ */
+uint64_t ks_gen(struct keyspace *ks, const struct ks_key *k);
+int ks_wait(struct keyspace *ks, const struct ks_key *k, uint64_t gen, uint64_t deadline,
+	    bool (*stop)(void *arg), void *arg);
+/* The deadline timeout_ms from now (0: none, wait for ever). */
+uint64_t ks_wait_deadline(uint64_t timeout_ms);
+
 #endif

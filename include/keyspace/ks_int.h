@@ -35,7 +35,18 @@ struct keyspace {
 	bool cluster;
 	_Atomic uint64_t version_counter;
 	pthread_mutex_t locks[KS_LOCKS];
+	/* Per stripe, under its lock: how many writes committed to its keys,
+	 * how many readers wait for one, and where they wait (ks_wait.c). */
+	uint64_t gen[KS_LOCKS];
+	unsigned waiting[KS_LOCKS];
+	pthread_cond_t changed[KS_LOCKS];
 };
+
+/* A key's lock stripe. */
+unsigned ks_stripe(const struct ks_key *k);
+/* A write to k committed: the generation of its stripe moves and its
+ * waiters wake (ks_wait.c). Called with that stripe locked. */
+void ks_wait_commit(struct keyspace *ks, const struct ks_key *k);
 
 /* Is ns the reserved namespace? */
 bool ks_is_reserved_ns(const void *ns, size_t n);

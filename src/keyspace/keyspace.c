@@ -72,7 +72,7 @@ bool ks_cluster(const struct keyspace *ks)
 	return ks->cluster;
 }
 
-static unsigned ks_stripe(const struct ks_key *k)
+unsigned ks_stripe(const struct ks_key *k)
 {
 	uint8_t tmp[KS_STRIPE_BUF];
 	size_t n = 1 + k->nslen + k->klen;

@@ -39,8 +39,14 @@ int ks_open(const char *dir, const struct ks_options *opt, struct keyspace **out
 		free(ks);
 		return rc;
 	}
-	for (int i = 0; i < KS_LOCKS; i++)
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* ks_wait's deadlines */
+	for (int i = 0; i < KS_LOCKS; i++) {
 		pthread_mutex_init(&ks->locks[i], NULL);
+		pthread_cond_init(&ks->changed[i], &ca);
+	}
+	pthread_condattr_destroy(&ca);
 	/* As Kvrocks: the counter starts at rand() seeded with the time, so a
 	 * restarted process with a clock that went back is unlikely to reuse
 	 * a version. */
@@ -55,7 +61,9 @@ void ks_close(struct keyspace *ks)
 	if (!ks)
 		return;
 	store_close(ks->st);
-	for (int i = 0; i < KS_LOCKS; i++)
+	for (int i = 0; i < KS_LOCKS; i++) {
 		pthread_mutex_destroy(&ks->locks[i]);
+		pthread_cond_destroy(&ks->changed[i]);
+	}
 	free(ks);
 }

@@ -436,6 +436,8 @@ int ks_txn_commit(struct ks_txn *t)
 		rc = track_apply_all(t->ks, t->b, t->track, t->n);
 	if (!rc)
 		rc = store_write(ks_store(t->ks), t->b, false);
+	for (size_t i = 0; i < t->n && !rc && t->locked; i++)
+		ks_wait_commit(t->ks, t->key[i].k);
 	return rc;
 }
 
