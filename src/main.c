@@ -583,6 +583,7 @@ int main(int argc, char *argv[])
 	    .uid = o.uid,
 	    .gid = o.gid,
 	    .umask = o.umask & 0777,
+	    .threads = copts.singlethread ? 1 : o.threads,
 	};
 	fs = fs_new(ks, &fopt);
 	if (!fs) {

@@ -20,6 +20,10 @@ struct fs_options {
 	uid_t uid;    /* -o uid=: owner of objects without a stored one */
 	gid_t gid;    /* -o gid= */
 	mode_t umask; /* -o umask=: permissions of objects without stored ones */
+	/* Worker threads the session runs at most (1: single-threaded): half
+	 * of them may wait in an action (BLPOP) at once, so the others serve
+	 * the writes that end the waits. */
+	unsigned threads;
 };
 
 struct fs;

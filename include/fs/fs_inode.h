@@ -92,6 +92,7 @@ struct fs_node {
 	 * (negative) errno and store nothing; cleared at the last close. */
 	int bad;
 	bool input;	    /* an input entry (fs_shape.is_input): data holds a partial line */
+	bool action;	    /* an action (fs_shape.is_action, fs_file_shape.act): opens run it */
 	bool live;	    /* a growing view (fs_shape.is_live): reloaded at its end */
 	enum kv_type ktype; /* type of the node's key (a file key's own, an entry's key's) */
 	uint64_t stored;    /* fs.seq at this node's last store (fs_seq_store_locked) */

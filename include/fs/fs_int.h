@@ -62,6 +62,9 @@ struct fs {
 	 * exit (fs_file_release_all). */
 	pthread_mutex_t handles_lock;
 	struct fs_handle *handles;
+	/* Actions waiting now (fs_act_wait), at most opt.threads / 2. */
+	pthread_mutex_t wait_lock;
+	unsigned waiting;
 	/* The last file key of a type other than string that was renamed
 	 * to a temp name (vim's NAME -> NAME~): a key created as NAME soon
 	 * after takes its type (fs.c, rename_keys and create_key). */
@@ -99,6 +102,10 @@ struct fs_handle {
 	 * collect in `added`, which each flush gives to adds->add. */
 	const struct fs_file_shape *adds;
 	struct buf added;
+	/* Opened an action (fs_shape.is_action): what it answered, this
+	 * open's alone; reads return it. */
+	bool action;
+	struct buf answer;
 };
 
 /* ---- fs_node.c: helpers (paths, attributes, errno, invalidations) ---- */
@@ -170,6 +177,9 @@ struct fs_ctx {
 	 * operations it is that shape; for its parameters (xattr_*) it may
 	 * be another type's. */
 	const struct fs_shape *sh;
+	/* The request an action runs for (fs_act_wait ends its wait when the
+	 * request is interrupted); NULL elsewhere. */
+	fuse_req_t req;
 };
 
 /* What an entry name resolves to. Caller-owned: fs_entry_init/_release. */
@@ -367,7 +377,34 @@ struct fs_shape {
 	int (*xattr_get)(struct fs_ctx *c, const char *param, struct buf *out);
 	int (*xattr_set)(struct fs_ctx *c, const char *param, const char *v, size_t vn);
 	int (*xattr_remove)(struct fs_ctx *c, const char *param);
+	/*
+	 * Is `name` an action: a read with a side effect (`cat L/.lpop`),
+	 * never listed, reached only by its exact name? NULL: no actions.
+	 * Each open of it runs act once, with no lock of the fs layer held,
+	 * and what act put in `out` is that open's answer alone: its reads
+	 * return it, the kernel caches none of it (no page cache, attributes
+	 * and name looked up anew each time), and an open for writing is
+	 * EACCES. An error fails the open (and changes nothing). An action
+	 * that waits (BLPOP) waits through fs_act_wait. Its lookup answers
+	 * an empty read-only file (fs_shape_action_entry).
+	 */
+	bool (*is_action)(const char *name, size_t n);
+	int (*act)(struct fs_ctx *c, const char *name, size_t n, struct buf *out);
 };
+
+/* lookup of action `name` (fs_shape.is_action): e is an empty read-only
+ * file, never cached. */
+int fs_shape_action_entry(struct fs_ctx *c, const char *name, size_t n, struct fs_entry *e);
+
+/*
+ * For an action that waits: ks_wait (keyspace.h) on key k of c for a
+ * change after gen, until deadline (ks_wait_deadline; 0: none). Ends
+ * early with -EINTR when c's request is interrupted (the reader was
+ * killed) or the daemon stops. At most half the worker threads wait at
+ * once (fs_options.threads), so the others serve the writes that end the
+ * waits: beyond that -EAGAIN, logged. 0 once k changed, -ETIMEDOUT.
+ */
+int fs_act_wait(struct fs_ctx *c, const struct ks_key *k, uint64_t gen, uint64_t deadline);
 /* xattrs and xattrs_len of a shape from one string constant X (its
  * names NUL-separated, the last NUL included by sizeof). */
 #define FS_SHAPE_XATTRS(X) .xattrs = (X), .xattrs_len = sizeof(X)
@@ -468,6 +505,10 @@ struct fs_file_shape {
 	 * such conversion. */
 	int (*from_new)(struct fs *fs, const struct ks_key *k);
 	int (*to_new)(struct fs *fs, const struct ks_key *k);
+	/* Names of this shape are actions of the namespace (`cat 'KEY:incr'`):
+	 * as fs_shape.act, run once per open of name k, its answer into out.
+	 * NULL: the shape's names are files. */
+	int (*act)(struct fs *fs, const struct ks_key *k, struct buf *out);
 };
 
 /* fs_timeseries.c: samples as CSV "timestamp,value" lines (appended to
@@ -716,6 +757,12 @@ const struct fs_shape *fs_shape_of_xattr(const char *ns, size_t n);
 int fs_file_convert(struct fs *fs, const struct ks_key *k, enum kv_type from, enum kv_type to);
 /* Is `name` a view or an input of shape sh (read-only for tree changes)? */
 bool fs_shape_is_special(const struct fs_shape *sh, const char *name, size_t n);
+/* sh->lookup, and where it finds no entry an action of that name
+ * (fs_shape.is_action): an entry of the very same name wins. */
+int fs_shape_lookup(struct fs_ctx *c, const struct fs_shape *sh, const char *name, size_t n,
+		    struct fs_entry *e);
+/* Is `name` an action of c's key: one of the shape's, and no entry? */
+bool fs_shape_acts(struct fs_ctx *c, const struct fs_shape *sh, const char *name, size_t n);
 /* The key of directory node `dir` and its shape: c is set up (k borrows
  * from p, which the caller has filled with fs_itable_path or
  * fs_child_path) and *sh is the shape. 0; -ENOENT (no such key);

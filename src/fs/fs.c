@@ -39,6 +39,7 @@ struct fs *fs_new(struct keyspace *ks, const struct fs_options *opt)
 	clock_gettime(CLOCK_REALTIME, &fs->mount_time);
 	pthread_mutex_init(&fs->backup_lock, NULL);
 	pthread_mutex_init(&fs->handles_lock, NULL);
+	pthread_mutex_init(&fs->wait_lock, NULL);
 	buf_init(&fs->backup.name);
 	return fs;
 }
@@ -53,6 +54,7 @@ void fs_free(struct fs *fs)
 	buf_release(&fs->backup.name);
 	pthread_mutex_destroy(&fs->backup_lock);
 	pthread_mutex_destroy(&fs->handles_lock);
+	pthread_mutex_destroy(&fs->wait_lock);
 	free(fs);
 }
 
@@ -209,13 +211,14 @@ static int lookup_entry(struct fs *fs, struct fs_node *parent, const struct fs_p
 		}
 	}
 	if (!rc)
-		rc = sh->lookup(&c, stored, n, &e);
+		rc = fs_shape_lookup(&c, sh, stored, n, &e);
 	if (!rc) {
 		fs_stat_fill(fs, e.mode, e.size, e.version, 0, st, &timeout);
 		fs_stat_attrs(fs, sh, &c.k, c.info.version, e.name.data, e.name.len, st);
 		if (e.blksize)
 			st->st_blksize = e.blksize;
-		bool live = sh->is_live && sh->is_live(stored, n);
+		bool live = (sh->is_live && sh->is_live(stored, n)) ||
+			    (sh->is_action && sh->is_action(stored, n));
 		r->attr_timeout = sh->recomputed || live ? 0 : timeout;
 		/* Another spelling of the node's name (a list position
 		 * counted from the end), or a name whose meaning changes:
@@ -610,7 +613,7 @@ again:
 	if (rc == FS_CREATE_SCRATCH || rc == FS_CREATE_PENDING)
 		m->r.init = init; /* the node keeps them until it is stored */
 	if (rc == -EEXIST && !excl) {
-		rc = sh->lookup(&c, stored, n, &e);
+		rc = fs_shape_lookup(&c, sh, stored, n, &e);
 		if (rc == -ENOENT && ++tries < CREATE_TRIES)
 			goto again; /* removed since: make it (see create_key) */
 		if (!rc && e.view && write) {

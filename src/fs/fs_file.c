@@ -377,6 +377,7 @@ void fs_file_close(struct fs *fs, struct fs_handle *h)
 		h->next->prev = h->prev;
 	pthread_mutex_unlock(&fs->handles_lock);
 	buf_release(&h->added);
+	buf_release(&h->answer);
 	free(h);
 }
 
@@ -403,6 +404,7 @@ void fs_file_release_all(struct fs *fs)
 	while (h) {
 		struct fs_handle *next = h->next;
 		buf_release(&h->added);
+		buf_release(&h->answer);
 		free(h);
 		h = next;
 	}
@@ -414,7 +416,7 @@ int fs_file_check(struct fs *fs, struct fs_node *node, bool write, bool *view)
 	struct fs_ctx c;
 	struct ks_info info;
 	const struct fs_shape *sh;
-	bool input = false, live = false, stored = false;
+	bool input = false, live = false, stored = false, action = false;
 	int rc = 0;
 
 	*view = false;
@@ -434,6 +436,7 @@ int fs_file_check(struct fs *fs, struct fs_node *node, bool write, bool *view)
 		memset(&info, 0, sizeof(info));
 		info.type = named->type; /* its load goes by the name */
 		rc = named->open(fs, &c.k, write, view);
+		action = named->act != NULL;
 	} else if (node->kind == FS_KEY && fs_itable_local(fs->it, node) == FS_LOCAL_PENDING) {
 		memset(&info, 0, sizeof(info)); /* a new string, stored at a flush */
 		info.type = fs_new_file_shape->type;
@@ -446,6 +449,7 @@ int fs_file_check(struct fs *fs, struct fs_node *node, bool write, bool *view)
 			/* A file that is no key (a JSON path name). */
 			rc = named->open(fs, &c.k, write, view);
 			info.type = named->type;
+			action = named->act != NULL;
 		}
 		if (!rc && !fs_type_is_file(info.type)) {
 			rc = -EISDIR;
@@ -461,8 +465,17 @@ int fs_file_check(struct fs *fs, struct fs_node *node, bool write, bool *view)
 		info = c.info;
 		stored = fs_itable_local(fs->it, node) == FS_LOCAL_NONE;
 		input = !rc && stored && sh->is_input && sh->is_input(p.entry.data, p.entry.len);
-		if (!rc && !input && stored && sh->is_view &&
-		    sh->is_view(p.entry.data, p.entry.len)) {
+		action =
+		    !rc && !input && stored && fs_shape_acts(&c, sh, p.entry.data, p.entry.len);
+		if (action) {
+			*view = true;
+			if (write) {
+				LOG_ERR("'%s/%s' is an action: it is read, not written", p.key.data,
+					p.entry.data);
+				rc = -EACCES;
+			}
+		} else if (!rc && !input && stored && sh->is_view &&
+			   sh->is_view(p.entry.data, p.entry.len)) {
 			*view = true;
 			if (write) {
 				LOG_ERR("'%s/%s' is a read-only view", p.key.data, p.entry.data);
@@ -481,6 +494,7 @@ int fs_file_check(struct fs *fs, struct fs_node *node, bool write, bool *view)
 		node->expire_ms = info.expire_ms;
 		node->input = input;
 		node->live = live;
+		node->action = action;
 		/* A stored entry opened to read is read now: one whose record
 		 * does not decode is listed with size 0 (docs/encoding.md
 		 * section 20), and the kernel would answer a read of it from
@@ -558,6 +572,85 @@ void fs_file_open_setup(struct fs_handle *h, struct fuse_file_info *fi, bool vie
 	fi->noflush = (fi->flags & O_ACCMODE) == O_RDONLY;
 }
 
+/* fs_itable_unhash_kids's test: every name but the shape's actions. */
+static bool not_action(void *arg, const char *name, size_t n)
+{
+	const struct fs_shape *sh = arg;
+	return !sh->is_action(name, n);
+}
+
+/* Run the action node names (fs_shape.is_action, fs_file_shape.act) for
+ * the open that req makes: its answer into out. No lock held. */
+static int action_run(struct fs *fs, fuse_req_t req, struct fs_node *node, struct buf *out)
+{
+	struct fs_path p;
+	struct ks_attr_change ch = {.flags = KS_ATTR_TOUCH};
+	fs_path_init(&p);
+	int rc = fs_itable_path(fs->it, node, &p);
+	if (!rc && p.unhashed)
+		rc = -ENOENT;
+	if (!rc && node->kind == FS_KEY) {
+		struct ks_key k;
+		fs_path_key(fs, &p, &k);
+		const struct fs_file_shape *named = fs_file_shape_named(k.key, k.klen, true);
+		if (!named)
+			named = fs_file_shape_named(k.key, k.klen, false);
+		k.attr = &ch;
+		rc = named && named->act ? named->act(fs, &k, out) : -ENOENT;
+	} else if (!rc) {
+		struct fs_node *dir = fs_itable_parent(fs->it, node);
+		struct fs_ctx c;
+		const struct fs_shape *sh;
+		rc = fs_ctx_open(fs, dir, &p, NULL, &c, &sh);
+		if (!rc) {
+			c.req = req;
+			c.k.attr = &ch;
+			rc = sh->act ? sh->act(&c, p.entry.data, p.entry.len, out) : -ENOENT;
+		}
+		if (!rc) {
+			/* The action changed entries (a pop renumbers a list): the
+			 * names the table holds of the key are resolved anew, and
+			 * the kernel forgets what it kept of them. */
+			struct fs_inval iv;
+			fs_inval_init(&iv);
+			pthread_mutex_lock(&dir->lock);
+			fs_itable_unhash_kids(fs->it, dir, not_action, (void *)sh, &iv);
+			pthread_mutex_unlock(&dir->lock);
+			fs_inval_send(fs, &iv);
+		}
+		fs_itable_unref(fs->it, dir);
+	}
+	fs_path_release(&p);
+	return rc;
+}
+
+static bool act_stop(void *arg)
+{
+	struct fs_ctx *c = arg;
+	return (c->req && fuse_req_interrupted(c->req)) ||
+	       (c->fs->se && fuse_session_exited(c->fs->se));
+}
+
+int fs_act_wait(struct fs_ctx *c, const struct ks_key *k, uint64_t gen, uint64_t deadline)
+{
+	struct fs *fs = c->fs;
+	unsigned most = fs->opt.threads / 2;
+	pthread_mutex_lock(&fs->wait_lock);
+	bool room = fs->waiting < most;
+	fs->waiting += room;
+	pthread_mutex_unlock(&fs->wait_lock);
+	if (!room) {
+		LOG_ERR("'%.*s': %u readers wait already, the most -o threads=%u lets wait: EAGAIN",
+			(int)k->klen, k->key, most, fs->opt.threads);
+		return -EAGAIN;
+	}
+	int rc = ks_wait(fs->ks, k, gen, deadline, act_stop, c);
+	pthread_mutex_lock(&fs->wait_lock);
+	fs->waiting--;
+	pthread_mutex_unlock(&fs->wait_lock);
+	return rc;
+}
+
 void fs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct fs *fs = fuse_req_userdata(req);
@@ -592,6 +685,25 @@ void fs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	h->node = node;
 	fs_itable_ref(fs->it, node);
 	fs_file_open_setup(h, fi, view, false);
+	if (node->action) {
+		/* Run with no lock held: it may wait (BLPOP), and it changes
+		 * the key through the type layer's own locks. An action's name
+		 * can be neither removed nor renamed, so nothing of the node
+		 * changes meanwhile. */
+		pthread_mutex_unlock(&node->lock);
+		h->action = true;
+		fi->direct_io = 1;
+		fi->keep_cache = 0;
+		fi->fh = (uintptr_t)h;
+		rc = action_run(fs, req, node, &h->answer);
+		if (rc) {
+			fs_file_close(fs, h);
+			fuse_reply_err(req, fs_errno(rc));
+		} else if (fuse_reply_open(req, fi)) {
+			fs_file_close(fs, h);
+		}
+		return;
+	}
 	if (node->kind == FS_ENTRY) {
 		/* An entry whose name changes meaning (a list position) is read
 		 * now: the open file keeps what it opened, whatever moves. One
@@ -695,6 +807,13 @@ void fs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct f
 	struct fs_handle *h = (struct fs_handle *)(uintptr_t)fi->fh;
 	struct fs_node *node = h->node;
 	int rc;
+	if (h->action) {
+		/* This open's answer: nobody else's, never changed. */
+		size_t start = (uint64_t)off < h->answer.len ? (size_t)off : h->answer.len;
+		size_t n = h->answer.len - start < size ? h->answer.len - start : size;
+		fuse_reply_buf(req, n ? h->answer.data + start : NULL, n);
+		return;
+	}
 	pthread_mutex_lock(&node->lock);
 	handle_trunc_locked(h);
 	rc = node_check_expiry(fs, node);

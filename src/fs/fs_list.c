@@ -34,6 +34,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "types/t_list.h"
 
@@ -526,6 +527,104 @@ static int list_is_blank(struct fs_ctx *c)
 	return rc < 0 ? rc : 0;
 }
 
+/*
+ * The pops: `cat L/.lpop` (LPOP), `.rpop` (RPOP), `.blpop:SECS`,
+ * `.brpop:SECS` (BLPOP, BRPOP: wait up to SECS seconds, a decimal number,
+ * for an element; 0 waits for ever). Each open pops one element and
+ * answers its bytes as stored; an empty list answers an empty read, and a
+ * blocking pop whose time ran out fails the open with ETIMEDOUT. The list
+ * stays when its last element goes (an empty directory, as `rm` of its
+ * last element leaves it), so a consumer loop keeps its path.
+ */
+#define POP_SECS_MAX 31536000.0 /* a year */
+
+struct pop {
+	enum list_where where;
+	bool block;
+	uint64_t ms;
+};
+
+/* 1 and *p for a pop's name, 0 for another name, -EINVAL for a blocking
+ * pop whose SECS does not parse (logged). */
+static int parse_pop(const char *name, size_t n, struct pop *p)
+{
+	static const struct {
+		const char *name;
+		enum list_where where;
+		bool block;
+	} pops[] = {{".lpop", LIST_HEAD, false},
+		    {".rpop", LIST_TAIL, false},
+		    {".blpop:", LIST_HEAD, true},
+		    {".brpop:", LIST_TAIL, true}};
+	for (size_t i = 0; i < sizeof(pops) / sizeof(pops[0]); i++) {
+		size_t pn = strlen(pops[i].name);
+		if (pops[i].block ? n < pn || memcmp(name, pops[i].name, pn) != 0
+				  : n != pn || memcmp(name, pops[i].name, pn) != 0)
+			continue;
+		p->where = pops[i].where;
+		p->block = pops[i].block;
+		p->ms = 0;
+		if (!p->block)
+			return 1;
+		char secs[32];
+		char *end;
+		size_t sn = n - pn;
+		double d = -1;
+		if (sn > 0 && sn < sizeof(secs) && (name[pn] >= '0' && name[pn] <= '9')) {
+			memcpy(secs, name + pn, sn);
+			secs[sn] = 0;
+			errno = 0;
+			d = strtod(secs, &end);
+			if (*end || errno)
+				d = -1;
+		}
+		if (!(d >= 0 && d <= POP_SECS_MAX)) {
+			LOG_ERR(
+			    "'%.*s': the seconds to wait are a decimal number from 0 (for ever) "
+			    "to %.0f",
+			    (int)n, name, POP_SECS_MAX);
+			return -EINVAL;
+		}
+		p->ms = (uint64_t)(d * 1000.0 + 0.5);
+		if (p->ms == 0 && d > 0)
+			p->ms = 1;
+		return 1;
+	}
+	return 0;
+}
+
+static bool list_is_action(const char *name, size_t n)
+{
+	struct pop p;
+	return parse_pop(name, n, &p) != 0;
+}
+
+static int list_act(struct fs_ctx *c, const char *name, size_t n, struct buf *out)
+{
+	struct pop p;
+	int rc = parse_pop(name, n, &p);
+	if (rc <= 0)
+		return rc ? rc : -ENOENT;
+	uint64_t deadline = p.block ? ks_wait_deadline(p.ms) : 0;
+	for (;;) {
+		uint64_t gen = ks_gen(c->fs->ks, &c->k);
+		rc = list_pop(c->fs->ks, &c->k, p.where, LIST_KEEP_EMPTY, out);
+		if (rc != -ENOENT)
+			return rc;
+		if (!p.block) {
+			buf_reset(out);
+			return 0; /* an empty list: an empty read */
+		}
+		/* Wait for a write to the list, then look again. */
+		rc = fs_act_wait(c, &c->k, gen, deadline);
+		if (rc == -ETIMEDOUT)
+			LOG_INFO("'%.*s' of '%.*s': no element came in time", (int)n, name,
+				 (int)c->k.klen, c->k.key);
+		if (rc)
+			return rc;
+	}
+}
+
 const struct fs_shape fs_list_shape = {
     .type = KV_TYPE_LIST,
     .uncached = true,
@@ -543,5 +642,7 @@ const struct fs_shape fs_list_shape = {
     .from_field = list_from_field,
     .is_blank = list_is_blank,
     .dir_opened = list_dir_opened,
+    .is_action = list_is_action,
+    .act = list_act,
     .dir_closed = list_dir_closed,
 };

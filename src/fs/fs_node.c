@@ -415,6 +415,15 @@ int fs_shape_view_entry(struct fs_ctx *c, const char *name, size_t n, struct fs_
 	return rc;
 }
 
+int fs_shape_action_entry(struct fs_ctx *c, const char *name, size_t n, struct fs_entry *e)
+{
+	(void)c;
+	int rc = fs_entry_set(e, name, n, S_IFREG | 0444, 0);
+	e->view = true;
+	e->alias = true; /* never cached: each name is looked up anew */
+	return rc;
+}
+
 void fs_child_set_number(struct fs_child *ch, uint8_t buf[8], uint64_t num)
 {
 	put_be64(buf, num);

@@ -109,6 +109,26 @@ bool fs_type_is_supported(enum kv_type t)
 	return fs_file_shape_of(t) || fs_shape_of(t);
 }
 
+int fs_shape_lookup(struct fs_ctx *c, const struct fs_shape *sh, const char *name, size_t n,
+		    struct fs_entry *e)
+{
+	int rc = sh->lookup(c, name, n, e);
+	if (rc == -ENOENT && sh->is_action && sh->is_action(name, n))
+		rc = fs_shape_action_entry(c, name, n, e);
+	return rc;
+}
+
+bool fs_shape_acts(struct fs_ctx *c, const struct fs_shape *sh, const char *name, size_t n)
+{
+	if (!sh->is_action || !sh->is_action(name, n))
+		return false;
+	struct fs_entry e;
+	fs_entry_init(&e);
+	bool none = sh->lookup(c, name, n, &e) == -ENOENT;
+	fs_entry_release(&e);
+	return none;
+}
+
 bool fs_shape_is_special(const struct fs_shape *sh, const char *name, size_t n)
 {
 	return (sh->is_view && sh->is_view(name, n)) || (sh->is_input && sh->is_input(name, n));

@@ -128,7 +128,7 @@ int fs_entry_stat(struct fs *fs, struct fs_node *node, struct stat *st, double *
 	if (rc == -ENOTDIR || rc == -EOPNOTSUPP)
 		rc = -ENOENT; /* no entries in a key of that type */
 	if (!rc)
-		rc = sh->lookup(&c, p.entry.data, p.entry.len, &e);
+		rc = fs_shape_lookup(&c, sh, p.entry.data, p.entry.len, &e);
 	fs_itable_unref(fs->it, dir);
 	if (!rc) {
 		fs_stat_fill(fs, e.mode, e.size, e.version, 0, st, timeout);
