@@ -21,7 +21,7 @@ LDLIBS_ALL := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm $(LDL
 # Debian packages the build, the tests and the demo need.
 DEBS := gcc make pkg-config libfuse3-dev fuse3 librocksdb-dev libxxhash-dev libcjson-dev \
         bats rocksdb-tools attr rsync python3 xxd vim-tiny redis-server redis-tools xxhash \
-        clang libclang-rt-14-dev clang-format
+        clang libclang-rt-14-dev clang-format man-db
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # src/LAYER/*.c (engine, keyspace, types, fs; docs/architecture.md) and
@@ -170,14 +170,17 @@ check-layers:
 	$(Q)tests/check-layers.sh
 
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)/sbin
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/share/man/man7 $(DESTDIR)/sbin
 	install -m 755 $(BUILD)/kvfs $(DESTDIR)$(PREFIX)/bin/kvfs
 	install -m 644 docs/kvfs.1 $(DESTDIR)$(PREFIX)/share/man/man1/kvfs.1
+	install -m 644 docs/kvfs-mapping.7 $(DESTDIR)$(PREFIX)/share/man/man7/kvfs-mapping.7
 	install -m 755 mountscripts/mount.kvfs $(DESTDIR)/sbin/mount.kvfs
 	install -m 755 mountscripts/mount.kvfs $(DESTDIR)/sbin/mount.fuse.kvfs
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/kvfs $(DESTDIR)$(PREFIX)/share/man/man1/kvfs.1 \
+		$(DESTDIR)$(PREFIX)/share/man/man7/kvfs-mapping.7 \
 		$(DESTDIR)/sbin/mount.kvfs $(DESTDIR)/sbin/mount.fuse.kvfs
 
 # Mount a demo database (see README.md).

@@ -223,15 +223,41 @@ void fs_child_set_number(struct fs_child *ch, uint8_t buf[8], uint64_t num);
  * *num its number. */
 bool fs_cursor_number(const void *after, size_t alen, uint64_t *num);
 
-/* Names editors and tools give their temp and backup files: ".NAME..."
- * (rsync, vim's swap file), "NAME~" (backups), "sedXXXXXX" (sed -i).
- * Vim's test file "4913" is a number: a list position or a sortedint id. */
-bool fs_is_temp_name(const char *name, size_t n);
-
-/* Vim's swap files: ".NAME.swp" (".swo", ... ".swa"), ".NAME.swpx". */
+/*
+ * Scratch names: the names real tools give the files they write and
+ * rename, or remove (docs/mapping.md, "Scratch names", lists them):
+ * rsync's ".NAME.XXXXXX", sed -i's "sedXXXXXX", perl -i's "XXXXXXXX",
+ * ln -f's "CuXXXXXX", patch's "NAME.oXXXXXX", "NAME.orig" and
+ * "NAME.rej", vim's swap ".NAME.swp" (".swo", ... ".saa", ".swpx") and
+ * probe "4913" (+ 123 k), backups "NAME~" and "NAME.~N~", emacs's
+ * "#NAME#" and ".#NAME". A shape whose names are not all entries keeps a
+ * file of such a name in memory (FS_CREATE_SCRATCH) unless the name is
+ * one of its entries (vim's "4913" is a list position), and refuses any
+ * other name (fs_shape_refuse_name).
+ */
+bool fs_is_scratch_name(const char *name, size_t n);
+/* Which tool's name it is ("rsync's temp file", ...), for log lines; NULL
+ * if none. */
+const char *fs_scratch_tool(const char *name, size_t n);
+/* Vim's swap files only (".NAME.swp" ... ".saa", ".swpx"): the scratch
+ * names of a set or zset, where every other name is a member. */
 bool fs_is_swap_name(const char *name, size_t n);
 
 /* ---- Directory shapes: the entries of a key, by its type (fs_TYPE.c) --- */
+
+/*
+ * One line of a type's help, what `getfattr -n user.kvfs.help KEY` prints
+ * (fs_xattr.c): a name there (an entry, an input or a view; a word in
+ * capitals stands for any such name), what it does, and an example. A
+ * shape's table ends with a row whose name is NULL. The names of the
+ * rows are also what a refused create says the directory accepts
+ * (fs_shape_refuse_name).
+ */
+struct fs_help {
+	const char *name;
+	const char *what;
+	const char *example;
+};
 
 /* A shape's create that stores nothing: the node holds the entry. */
 #define FS_CREATE_SCRATCH 1
@@ -390,6 +416,9 @@ struct fs_shape {
 	 */
 	bool (*is_action)(const char *name, size_t n);
 	int (*act)(struct fs_ctx *c, const char *name, size_t n, struct buf *out);
+	/* What user.kvfs.help prints on a key of this type: its names, inputs
+	 * and views, one row each (struct fs_help). NULL: nothing. */
+	const struct fs_help *help;
 };
 
 /* lookup of action `name` (fs_shape.is_action): e is an empty read-only
@@ -421,6 +450,10 @@ int fs_shape_check_empty(const char *name, size_t n, size_t dn, const char *what
  * (c->sh: the shape); onto another swap name it is FS_ADOPT_LOCAL. */
 int fs_shape_adopt_commit(struct fs_ctx *c, const char *to, size_t tn, const char *d, size_t dn,
 			  struct buf *canon);
+/* A create of `name` (verb "create"; or "rename onto") in key c->k that
+ * is no entry of its shape c->sh and no scratch name: -EINVAL, logged once
+ * with the directory and the names the shape's help gives. */
+int fs_shape_refuse_name(const struct fs_ctx *c, const char *verb, const char *name, size_t n);
 /* The end of an iter_open that wraps the type's iterator in a struct of
  * its own, it: opened says the type's iterator was made (else rc is its
  * error, 0 for out of memory): 0 with *out = it, or the error with it
@@ -509,6 +542,9 @@ struct fs_file_shape {
 	 * as fs_shape.act, run once per open of name k, its answer into out.
 	 * NULL: the shape's names are files. */
 	int (*act)(struct fs *fs, const struct ks_key *k, struct buf *out);
+	/* What user.kvfs.help prints on a key of this type (struct fs_help).
+	 * NULL: nothing. */
+	const struct fs_help *help;
 };
 
 /* fs_timeseries.c: samples as CSV "timestamp,value" lines (appended to
@@ -842,6 +878,10 @@ int fs_file_commit(struct fs *fs, struct fs_node *node);
  * open hold, as their last close would (a JSON file's appends too), and
  * log each by name with what became of its data. */
 void fs_file_commit_all(struct fs *fs);
+/* Log that scratch file node (FS_LOCAL_SCRATCH), which no rename stored,
+ * is dropped now (when: "at rm", "at exit"), with its tool and size.
+ * Node lock held. */
+void fs_file_scratch_discarded_locked(struct fs *fs, struct fs_node *node, const char *when);
 /* Store the node's buffer now as at its last close (a new entry not yet
  * stored is stored even if empty). Node lock held. 0 or the commit's
  * error. */

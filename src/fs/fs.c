@@ -827,7 +827,10 @@ out:
 static bool forget_local(struct fs *fs, struct fs_node *local)
 {
 	pthread_mutex_lock(&local->lock);
-	bool still = fs_itable_local(fs->it, local) != FS_LOCAL_NONE;
+	enum fs_local was = fs_itable_local(fs->it, local);
+	bool still = was != FS_LOCAL_NONE;
+	if (was == FS_LOCAL_SCRATCH)
+		fs_file_scratch_discarded_locked(fs, local, "at rm");
 	if (still) {
 		fs_itable_unhash(fs->it, local);
 		fs_itable_set_local(fs->it, local, FS_LOCAL_NONE);

@@ -302,6 +302,16 @@ static int s_make_empty(struct fs_ctx *c)
 			     BLOOM_DEFAULT_EXPANSION);
 }
 
+static const struct fs_help bloom_help[] = {
+    {"chain", "state: capacity, error_rate, expansion, items, filters", "cat b/chain"},
+    {"filter.I", "state: filter I's bitset", "ls b"},
+    {".add", "input: BF.ADD of each line", "cut -f1 log >> b/.add"},
+    {".exists:ITEM", "view: BF.EXISTS, 1 or 0", "cat b/.exists:alice"},
+    {".info", "view: BF.INFO", "cat b/.info"},
+    {".card", "view: BF.CARD", "cat b/.card"},
+    {NULL, NULL, NULL},
+};
+
 const struct fs_shape fs_bloom_shape = {
     .type = KV_TYPE_BLOOM,
     .uncached = true,
@@ -313,4 +323,5 @@ const struct fs_shape fs_bloom_shape = {
     FS_SHAPE_XATTRS(bloom_xattrs),
     .xattr_get = param_get,
     .xattr_set = param_set,
+    .help = bloom_help,
 };

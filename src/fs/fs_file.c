@@ -1202,6 +1202,22 @@ static void node_display(const struct fs_path *p, struct buf *out)
 		buf_add(out, "?", 1);
 }
 
+void fs_file_scratch_discarded_locked(struct fs *fs, struct fs_node *node, const char *when)
+{
+	struct fs_path p;
+	struct buf name = BUF_INIT;
+	const char *tool = fs_scratch_tool(node->name, node->namelen);
+	fs_path_init(&p);
+	if (fs_itable_path(fs->it, node, &p) == 0)
+		node_display(&p, &name);
+	LOG_INFO("'%s' (%s), a scratch file no rename stored, is discarded %s: its %zu bytes "
+		 "were never stored",
+		 name.data ? name.data : node->name, tool ? tool : "a temp file", when,
+		 node->data.len);
+	buf_release(&name);
+	fs_path_release(&p);
+}
+
 /*
  * What an open file holds when the daemon exits (SIGTERM, SIGINT,
  * SIGHUP, an unmount with files open): the kernel sends no release for
@@ -1291,6 +1307,8 @@ void fs_file_commit_all(struct fs *fs)
 		pthread_mutex_lock(&node->lock);
 		if (node->dirty || node->bad || (node->input && node->data.len))
 			node_commit_at_exit_locked(fs, node);
+		else if (fs_itable_local(fs->it, node) == FS_LOCAL_SCRATCH)
+			fs_file_scratch_discarded_locked(fs, node, "at exit");
 		pthread_mutex_unlock(&node->lock);
 		fs_itable_unref(fs->it, node);
 	}

@@ -82,6 +82,11 @@ static int hash_rename(struct fs_ctx *a, const char *from, size_t fn, struct fs_
 	return hash_move_field(a->fs->ks, &a->k, from, fn, &b->k, to, tn, HASH_KEEP_EMPTY);
 }
 
+static const struct fs_help hash_help[] = {
+    {"FIELD", "a field: the file holds its value (HSET at close, rm is HDEL)", "echo v > h/f"},
+    {NULL, NULL, NULL},
+};
+
 const struct fs_shape fs_hash_shape = {
     .type = KV_TYPE_HASH,
     .lookup = hash_lookup,
@@ -95,4 +100,5 @@ const struct fs_shape fs_hash_shape = {
     .unlink = hash_unlink,
     .rename = hash_rename,
     .rename_across = true,
+    .help = hash_help,
 };

@@ -104,10 +104,20 @@ static int s_from_field(void *arg, const char *f, size_t fn, const char *v, size
 	return -EINVAL;
 }
 
+static const struct fs_help hll_help[] = {
+    {"registers", "state: the 12288 bytes of registers (Redis dense layout)",
+     "cp h/registers /tmp/r"},
+    {".add", "input: PFADD of each line", "cut -f1 log >> h/.add"},
+    {".merge", "input: PFMERGE of the keys named one a line", "echo other >> h/.merge"},
+    {".count", "view: PFCOUNT", "cat h/.count"},
+    {NULL, NULL, NULL},
+};
+
 const struct fs_shape fs_hll_shape = {
     .type = KV_TYPE_HLL,
     FS_SKETCH_SHAPE_OPS,
     .is_blank = s_is_blank,
     .make_empty = s_make_empty,
     .from_field = s_from_field,
+    .help = hll_help,
 };

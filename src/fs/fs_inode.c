@@ -573,6 +573,11 @@ void fs_itable_drop_local_kids(struct fs_itable *t, struct fs_node *parent)
 	while (n) {
 		struct fs_node *next = n->sib_next;
 		if (n->local != FS_LOCAL_NONE) {
+			if (n->local == FS_LOCAL_SCRATCH)
+				LOG_INFO("'%.*s/%.*s', a scratch file no rename stored, is "
+					 "discarded with its directory",
+					 (int)parent->namelen, parent->name, (int)n->namelen,
+					 n->name);
 			name_remove_locked(t, n);
 			n->local = FS_LOCAL_NONE;
 			n->refs--;

@@ -319,6 +319,16 @@ static int json_to_new(struct fs *fs, const struct ks_key *k)
 	return json_to_string(fs->ks, k, JSON_NEWLINE);
 }
 
+static const struct fs_help json_help[] = {
+    {"KEY", "the document as JSON text; a write that does not parse is refused",
+     "echo '{\"a\":1}' > j"},
+    {"KEY:PATH", "JSON.GET, JSON.SET at close, rm is JSON.DEL", "cat \"j:$.a\""},
+    {"KEY:PATH (>>)", "adds by type: ARRAPPEND, NUMINCRBY, STRAPPEND", "echo 2 >> \"j:$.a\""},
+    {"KEY:PATH:type", "view: JSON.TYPE", "cat \"j:$.a:type\""},
+    {"KEY:PATH:keys", "view: JSON.OBJKEYS", "cat \"j:$:keys\""},
+    {NULL, NULL, NULL},
+};
+
 const struct fs_file_shape fs_json_file_shape = {
     .type = KV_TYPE_JSON,
     .recomputed = true,
@@ -332,4 +342,5 @@ const struct fs_file_shape fs_json_file_shape = {
     .unlink = jf_unlink,
     .from_new = json_from_new,
     .to_new = json_to_new,
+    .help = json_help,
 };

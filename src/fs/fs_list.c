@@ -20,8 +20,9 @@
  * of the renamed positions are unhashed and the kernel's cached names and
  * attributes of them are invalidated after the reply.
  *
- * Scratch files. A name that is not a position (rsync's ".0007.XXXXXX",
- * sed's temp file) is a scratch file kept in the daemon's memory only; a
+ * Scratch files. A tool's temp name that is not a position (rsync's
+ * ".0007.XXXXXX", sed's temp file: fs_is_scratch_name) is a scratch file
+ * kept in the daemon's memory only (any other name is refused: EINVAL); a
  * rename of it onto position n appends its contents, onto an existing
  * position replaces that element, past the end is EINVAL. Scratch files
  * are never stored, never listed, and vanish at rm, rmdir of the list,
@@ -410,7 +411,8 @@ static int list_create(struct fs_ctx *c, const char *name, size_t n, struct fs_e
 	uint64_t f;
 	int64_t idx;
 	if (parse_index(name, n, &idx))
-		return FS_CREATE_SCRATCH;
+		return fs_is_scratch_name(name, n) ? FS_CREATE_SCRATCH
+						   : fs_shape_refuse_name(c, "create", name, n);
 	pthread_mutex_lock(&c->dir->lock);
 	int rc = put_at(c, name, n, "", 0, true, &f, &v);
 	if (!rc)
@@ -466,7 +468,8 @@ static int list_adopt(struct fs_ctx *c, const char *to, size_t tn, const char *d
 	int64_t idx;
 	char s[24];
 	if (parse_index(to, tn, &idx))
-		return FS_ADOPT_LOCAL;
+		return fs_is_scratch_name(to, tn) ? FS_ADOPT_LOCAL
+						  : fs_shape_refuse_name(c, "rename onto", to, tn);
 	pthread_mutex_lock(&c->dir->lock);
 	int rc = put_at(c, to, tn, d, dn, false, &f, &v);
 	if (!rc)
@@ -502,7 +505,7 @@ static void list_dir_opened(struct fs *fs, struct fs_node *dir)
 static bool list_is_scratch(const char *name, size_t n)
 {
 	int64_t idx;
-	return parse_index(name, n, &idx) != 0;
+	return parse_index(name, n, &idx) != 0 && fs_is_scratch_name(name, n);
 }
 
 static int list_from_field(void *arg, const char *f, size_t fn, const char *v, size_t vn,
@@ -526,6 +529,20 @@ static int list_is_blank(struct fs_ctx *c)
 	int rc = list_len(c->fs->ks, &c->k, &n);
 	return rc < 0 ? rc : 0;
 }
+
+static const struct fs_help list_help[] = {
+    {"POSITION", "an element: 0 .. length-1 (zero-padded when listed), -1 .. from the end",
+     "cat l/-1"},
+    {"LENGTH", "the position after the last: creating it appends (RPUSH)", "echo x > l/3"},
+    {".lpop", "pops the first element: each open answers it and removes it (LPOP)", "cat l/.lpop"},
+    {".rpop", "pops the last element (RPOP)", "cat l/.rpop"},
+    {".blpop:SECS",
+     "waits up to SECS seconds (0: for ever) for a first element and pops it "
+     "(BLPOP); ETIMEDOUT when none came",
+     "while x=$(cat l/.blpop:0); do ...; done"},
+    {".brpop:SECS", "the same from the tail (BRPOP)", "cat l/.brpop:5"},
+    {NULL, NULL, NULL},
+};
 
 /*
  * The pops: `cat L/.lpop` (LPOP), `.rpop` (RPOP), `.blpop:SECS`,
@@ -645,4 +662,5 @@ const struct fs_shape fs_list_shape = {
     .is_action = list_is_action,
     .act = list_act,
     .dir_closed = list_dir_closed,
+    .help = list_help,
 };

@@ -159,25 +159,117 @@ int fs_child_path(struct fs *fs, struct fs_node *parent, const char *name, size_
 	}
 }
 
-bool fs_is_temp_name(const char *name, size_t n)
+/* ---- scratch names: the temp and backup names of real tools ---------- */
+
+/* n bytes at p, all of them letters or digits (what mkstemp's XXXXXX
+ * becomes). */
+static bool all_alnum(const char *p, size_t n)
 {
-	if (n > 0 && (name[0] == '.' || name[n - 1] == '~'))
-		return true;
-	if (n != 9 || !has_prefix(name, n, "sed"))
-		return false;
-	for (size_t i = 3; i < n; i++)
-		if (!isalnum((unsigned char)name[i]))
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)p[i]))
 			return false;
 	return true;
 }
 
+static bool has_suffix(const char *name, size_t n, const char *suf)
+{
+	size_t sn = strlen(suf);
+	return n > sn && memcmp(name + n - sn, suf, sn) == 0;
+}
+
+/* rsync: ".NAME.XXXXXX" */
+static bool is_rsync_temp(const char *name, size_t n)
+{
+	return n >= 9 && name[0] == '.' && name[n - 7] == '.' && all_alnum(name + n - 6, 6);
+}
+
+/* sed -i: "sedXXXXXX"; ln -f, cp -l and cp -s over a file: "CuXXXXXX";
+ * perl -i: "XXXXXXXX" (mkstemp fills the last six). */
+static bool is_prefixed_temp(const char *name, size_t n)
+{
+	return (n == 9 && has_prefix(name, n, "sed") && all_alnum(name + 3, 6)) ||
+	       (n == 8 && (has_prefix(name, n, "Cu") || has_prefix(name, n, "XX")) &&
+		all_alnum(name + 2, 6));
+}
+
+/* patch: its output "NAME.oXXXXXX" and rejects "NAME.rXXXXXX" (renamed
+ * onto NAME and NAME.rej), its backup "NAME.orig", its rejects
+ * "NAME.rej". */
+static bool is_patch_name(const char *name, size_t n)
+{
+	if (n >= 9 && name[n - 8] == '.' && (name[n - 7] == 'o' || name[n - 7] == 'r') &&
+	    all_alnum(name + n - 6, 6))
+		return true;
+	return has_suffix(name, n, ".orig") || has_suffix(name, n, ".rej");
+}
+
+/* vim's swap file ".NAME.swp", then ".swo" ... ".swa", ".svz" ... ".saa"
+ * while others exist, and its probe ".NAME.swpx". */
+static bool is_vim_swap(const char *name, size_t n)
+{
+	if (n < 3 || name[0] != '.')
+		return false;
+	if (n >= 7 && has_suffix(name, n, ".swpx"))
+		return true;
+	if (n < 6 || memcmp(name + n - 4, ".s", 2) != 0)
+		return false;
+	char a = name[n - 2], b = name[n - 1];
+	return a >= 'a' && a <= 'w' && b >= 'a' && b <= 'z' && !(a == 'w' && b > 'p');
+}
+
+/* vim's test of whether it may create a file here: "4913", or 4913 plus
+ * a multiple of 123 while that name exists. */
+static bool is_vim_probe(const char *name, size_t n)
+{
+	uint64_t v;
+	return n >= 4 && name[0] != '0' && parse_u64(name, n, &v) == 0 && v >= 4913 &&
+	       (v - 4913) % 123 == 0;
+}
+
+/* Backups: "NAME~" (vim, emacs, cp/mv/install -b, rsync -b) and
+ * "NAME.~N~" (numbered, the same tools). */
+static bool is_backup(const char *name, size_t n)
+{
+	return n >= 2 && name[n - 1] == '~';
+}
+
+/* emacs: its auto-save file "#NAME#" and its lock ".#NAME". */
+static bool is_emacs_name(const char *name, size_t n)
+{
+	return (n >= 3 && name[0] == '#' && name[n - 1] == '#') ||
+	       (n >= 3 && name[0] == '.' && name[1] == '#');
+}
+
+/* The one table of scratch names (docs/mapping.md, "Scratch names"). */
+static const struct {
+	const char *tool;
+	bool (*match)(const char *name, size_t n);
+} scratch_names[] = {
+    {"vim's swap file", is_vim_swap}, /* first: ".f.swp" before rsync's */
+    {"rsync's temp file", is_rsync_temp},
+    {"a temp file of sed -i, perl -i or ln -f", is_prefixed_temp},
+    {"patch's file", is_patch_name},
+    {"vim's probe", is_vim_probe},
+    {"a backup", is_backup},
+    {"emacs's file", is_emacs_name},
+};
+
+const char *fs_scratch_tool(const char *name, size_t n)
+{
+	for (size_t i = 0; i < sizeof(scratch_names) / sizeof(scratch_names[0]); i++)
+		if (scratch_names[i].match(name, n))
+			return scratch_names[i].tool;
+	return NULL;
+}
+
+bool fs_is_scratch_name(const char *name, size_t n)
+{
+	return fs_scratch_tool(name, n) != NULL;
+}
+
 bool fs_is_swap_name(const char *name, size_t n)
 {
-	if (n < 5 || name[0] != '.')
-		return false;
-	if (n >= 6 && memcmp(name + n - 5, ".swpx", 5) == 0)
-		return true;
-	return memcmp(name + n - 4, ".sw", 3) == 0 && name[n - 1] >= 'a' && name[n - 1] <= 'p';
+	return is_vim_swap(name, n);
 }
 
 void fs_entry_init(struct fs_entry *e)
@@ -391,6 +483,19 @@ int fs_shape_adopt_commit(struct fs_ctx *c, const char *to, size_t tn, const cha
 	if (!rc)
 		rc = c->sh->commit(c, to, tn, d, dn, true);
 	return rc < 0 ? rc : buf_set(canon, to, tn);
+}
+
+int fs_shape_refuse_name(const struct fs_ctx *c, const char *verb, const char *name, size_t n)
+{
+	struct buf names = BUF_INIT;
+	for (const struct fs_help *h = c->sh->help; h && h->name; h++)
+		buf_printf(&names, "%s%s", names.len ? ", " : "", h->name);
+	LOG_ERR("%s '%.*s/%.*s': no name a %s holds, nor a tool's temp name; it accepts %s "
+		"(getfattr -n user.kvfs.help says more)",
+		verb, (int)c->k.klen, c->k.key, (int)n, name, enc_type_name(c->sh->type),
+		names.len ? names.data : "its entries");
+	buf_release(&names);
+	return -EINVAL;
 }
 
 int fs_shape_iter_opened(void *it, bool opened, int rc, void **out)

@@ -356,8 +356,8 @@ void fs_op_rename(fuse_req_t req, fuse_ino_t parent_ino, const char *name, fuse_
 		 * written anew takes the type back (docs/mapping.md section 6). */
 		if (!rc && parent == newparent && fs_type_is_file(t) &&
 		    t != fs_new_file_shape->type &&
-		    fs_is_temp_name(newstored.data, newstored.len) &&
-		    !fs_is_temp_name(stored.data, stored.len))
+		    fs_is_scratch_name(newstored.data, newstored.len) &&
+		    !fs_is_scratch_name(stored.data, stored.len))
 			fs_backup_note(fs, parent, stored.data, stored.len, t);
 	} else {
 		rc = rename_entries(fs, parent, newparent, &from, &to, &stored, &newstored, flags,

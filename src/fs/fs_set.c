@@ -91,6 +91,11 @@ static int set_from_field(void *arg, const char *f, size_t fn, const char *v, si
 	return -EINVAL;
 }
 
+static const struct fs_help set_help[] = {
+    {"MEMBER", "a member: an empty file (touch is SADD, rm is SREM)", "touch s/m"},
+    {NULL, NULL, NULL},
+};
+
 const struct fs_shape fs_set_shape = {
     .type = KV_TYPE_SET,
     .lookup = set_lookup,
@@ -106,4 +111,5 @@ const struct fs_shape fs_set_shape = {
     .adopt = fs_shape_adopt_commit, /* a swap file renamed onto a member adds it */
     .is_scratch = fs_is_swap_name,
     .from_field = set_from_field,
+    .help = set_help,
 };

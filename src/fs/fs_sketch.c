@@ -388,8 +388,8 @@ int fs_sketch_commit(const struct fs_sketch *s, struct fs_ctx *c, const char *na
 
 static bool is_scratch(const struct fs_sketch *s, const char *name, size_t n)
 {
-	return n > 0 && name[0] == '.' && !fs_sketch_is_view(s, name, n) &&
-	       !fs_sketch_is_input(s, name, n);
+	return fs_is_scratch_name(name, n) && !fs_sketch_is_view(s, name, n) &&
+	       !fs_sketch_is_input(s, name, n) && fs_sketch_file_index(s, name, n) < 0;
 }
 
 int fs_sketch_create(const struct fs_sketch *s, struct fs_ctx *c, const char *name, size_t n)
@@ -413,9 +413,7 @@ int fs_sketch_create(const struct fs_sketch *s, struct fs_ctx *c, const char *na
 			(int)n, name, s->what);
 		return -ENOENT;
 	}
-	LOG_ERR("create '%.*s': a %s holds only its state files (see docs/mapping.md)", (int)n,
-		name, s->what);
-	return -EINVAL;
+	return fs_shape_refuse_name(c, "create", name, n);
 }
 
 int fs_sketch_unlink(const struct fs_sketch *s, struct fs_ctx *c, const char *name, size_t n)
@@ -438,11 +436,8 @@ int fs_sketch_adopt(const struct fs_sketch *s, struct fs_ctx *c, const char *to,
 	if (is_scratch(s, to, tn))
 		return FS_ADOPT_LOCAL;
 	int idx = fs_sketch_file_index(s, to, tn);
-	if (idx < 0) {
-		LOG_ERR("rename onto '%.*s': a %s holds only its state files", (int)tn, to,
-			s->what);
-		return -EINVAL;
-	}
+	if (idx < 0)
+		return fs_shape_refuse_name(c, "rename onto", to, tn);
 	int rc = store(s, c, idx, d, dn);
 	return rc ? rc : buf_set(canon, to, tn);
 }

@@ -3,9 +3,9 @@
  * empty files named in decimal, listed in ascending order. Creating a
  * file named by a number from 0 to 2^64-1 adds the id when the file is
  * closed (SIADD); any other name is refused (EINVAL), except the temp
- * names of rsync, editors and sed (fs_is_temp_name: ".NAME...", "NAME~",
- * "sedXXXXXX"), which are scratch files held in memory until a rename
- * onto an id adds it. Data written
+ * names of tools (fs_is_scratch_name: rsync's ".NAME.XXXXXX", "NAME~",
+ * sed's "sedXXXXXX", ...), which are scratch files held in memory until a
+ * rename onto an id adds it. Data written
  * into an id is refused (EINVAL). rm is SIREM. Another spelling of an id
  * ("007") reaches the id but is not cached by the kernel. Layer: fs.
  */
@@ -32,7 +32,7 @@ static int parse_id(const char *name, size_t n, uint64_t *id, const char *why)
 static bool is_scratch_name(const char *name, size_t n)
 {
 	uint64_t id;
-	return fs_is_temp_name(name, n) && parse_id(name, n, &id, NULL) != 0;
+	return fs_is_scratch_name(name, n) && parse_id(name, n, &id, NULL) != 0;
 }
 
 static int id_entry(struct fs_entry *e, const char *typed, size_t tn, uint64_t id)
@@ -128,9 +128,9 @@ static int si_create(struct fs_ctx *c, const char *name, size_t n, struct fs_ent
 	uint64_t id;
 	if (is_scratch_name(name, n))
 		return FS_CREATE_SCRATCH;
-	int rc = parse_id(name, n, &id, "create");
-	if (!rc)
-		rc = sortedint_exists(c->fs->ks, &c->k, id);
+	if (parse_id(name, n, &id, NULL))
+		return fs_shape_refuse_name(c, "create", name, n);
+	int rc = sortedint_exists(c->fs->ks, &c->k, id);
 	if (rc < 0)
 		return rc;
 	return rc ? -EEXIST : FS_CREATE_PENDING;
@@ -150,9 +150,9 @@ static int si_adopt(struct fs_ctx *c, const char *to, size_t tn, const char *d, 
 	uint64_t id;
 	if (is_scratch_name(to, tn))
 		return FS_ADOPT_LOCAL;
-	int rc = parse_id(to, tn, &id, "rename onto");
-	if (rc)
-		return rc;
+	if (parse_id(to, tn, &id, NULL))
+		return fs_shape_refuse_name(c, "rename onto", to, tn);
+	int rc;
 	if (dn) {
 		si_check(to, tn, d, dn);
 		return -EINVAL;
@@ -179,6 +179,11 @@ static int si_from_field(void *arg, const char *f, size_t fn, const char *v, siz
 	return -EINVAL;
 }
 
+static const struct fs_help si_help[] = {
+    {"ID", "an id, a decimal number: an empty file (touch is SIADD, rm is SIREM)", "touch i/42"},
+    {NULL, NULL, NULL},
+};
+
 const struct fs_shape fs_sortedint_shape = {
     .type = KV_TYPE_SORTEDINT,
     .lookup = si_lookup,
@@ -194,4 +199,5 @@ const struct fs_shape fs_sortedint_shape = {
     .is_scratch = is_scratch_name,
     .from_field = si_from_field,
     .canon = si_canon,
+    .help = si_help,
 };

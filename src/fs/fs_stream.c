@@ -59,7 +59,9 @@ static bool st_is_input(const char *name, size_t n)
 
 static bool is_scratch_name(const char *name, size_t n)
 {
-	return n > 0 && name[0] == '.' && !st_is_view(name, n) && !st_is_input(name, n);
+	struct stream_id id;
+	return fs_is_scratch_name(name, n) && !st_is_view(name, n) && !st_is_input(name, n) &&
+	       stream_id_parse(name, n, false, &id) != 0;
 }
 
 /* ---- The text format ------------------------------------------------- */
@@ -511,9 +513,9 @@ static int st_create(struct fs_ctx *c, const char *name, size_t n, struct fs_ent
 	struct buf val = BUF_INIT;
 	if (is_scratch_name(name, n))
 		return FS_CREATE_SCRATCH;
-	int rc = parse_id(name, n, &id, "create");
-	if (rc)
-		return rc;
+	if (parse_id(name, n, &id, NULL))
+		return fs_shape_refuse_name(c, "create", name, n);
+	int rc;
 	if ((id.ms == 0 && id.seq == 0) || id.ms == UINT64_MAX) {
 		LOG_ERR("create '%.*s': not a valid entry ID (0-0, or ms 2^64-1)", (int)n, name);
 		return -EINVAL;
@@ -556,9 +558,9 @@ static int st_adopt(struct fs_ctx *c, const char *to, size_t tn, const char *d, 
 	char what[64 + STREAM_ID_MAX];
 	if (is_scratch_name(to, tn))
 		return FS_ADOPT_LOCAL;
-	int rc = parse_id(to, tn, &id, "rename onto");
-	if (rc)
-		return rc;
+	if (parse_id(to, tn, &id, NULL))
+		return fs_shape_refuse_name(c, "rename onto", to, tn);
+	int rc;
 	snprintf(what, sizeof(what), "entry '%.*s'", (int)tn, to);
 	rc = add_text(c, STREAM_ADD_RESTORE, &id, what, d, dn);
 	if (rc == -EEXIST) {
@@ -875,6 +877,21 @@ static int st_is_blank(struct fs_ctx *c)
 	return rc < 0 ? rc : n == 0;
 }
 
+static const struct fs_help stream_help[] = {
+    {"MS-SEQ", "an entry: field<TAB>value lines; a new ID above the last adds one (XADD)",
+     "printf \"f\\tv\\n\" > s/1700000000000-1"},
+    {".add", "input: each line is an entry (field<TAB>value...) added with ID *",
+     "printf \"f\\tv\\n\" >> s/.add"},
+    {".ctl", "input: group, readgroup, ack, claim, autoclaim, trim commands",
+     "echo \"group create g $\" >> s/.ctl"},
+    {".log", "view: every entry, ID<TAB>field<TAB>value..., grows (tail -f)", "tail -f s/.log"},
+    {".info", "view: XINFO STREAM", "cat s/.info"},
+    {".groups", "view: XINFO GROUPS", "cat s/.groups"},
+    {".consumers:GROUP", "view: XINFO CONSUMERS", "cat s/.consumers:g"},
+    {".pending:GROUP[:CONSUMER]", "view: XPENDING", "cat s/.pending:g"},
+    {NULL, NULL, NULL},
+};
+
 const struct fs_shape fs_stream_shape = {
     .type = KV_TYPE_STREAM,
     .immutable = true,
@@ -894,4 +911,5 @@ const struct fs_shape fs_stream_shape = {
     .adopt = st_adopt,
     .from_field = st_from_field,
     .is_blank = st_is_blank,
+    .help = stream_help,
 };

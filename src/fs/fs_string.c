@@ -38,12 +38,20 @@ static int str_pin(struct fs *fs, const struct ks_key *k, struct string_pin **pi
 	return string_pin(fs->ks, k, pin, d, n);
 }
 
+static const struct fs_help string_help[] = {
+    {"KEY", "the value's bytes: any write, append, truncate (SET, APPEND, SETRANGE)", "echo v > s"},
+    {"user.kvfs.type", "set bitmap or json to convert the key",
+     "setfattr -n user.kvfs.type -v json s"},
+    {NULL, NULL, NULL},
+};
+
 const struct fs_file_shape fs_string_file_shape = {
     .type = KV_TYPE_STRING,
     .load = str_load,
     .commit = str_commit,
     .create = str_create,
     .pin = str_pin,
+    .help = string_help,
 };
 
 /* ---- bitmap ---------------------------------------------------------- */
@@ -90,6 +98,12 @@ static int bm_to_string(struct fs *fs, const struct ks_key *k)
 	return bitmap_to_string(fs->ks, k);
 }
 
+static const struct fs_help bitmap_help[] = {
+    {"KEY", "the bytes in Redis bit order (GETBIT, SETBIT as bytes), sparse", "xxd b"},
+    {"user.kvfs.type", "set string to convert the key", "setfattr -n user.kvfs.type -v string b"},
+    {NULL, NULL, NULL},
+};
+
 const struct fs_file_shape fs_bitmap_file_shape = {
     .type = KV_TYPE_BITMAP,
     .load = bm_load,
@@ -99,4 +113,5 @@ const struct fs_file_shape fs_bitmap_file_shape = {
     .truncate = bm_truncate,
     .from_new = bm_from_string,
     .to_new = bm_to_string,
+    .help = bitmap_help,
 };

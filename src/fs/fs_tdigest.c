@@ -456,6 +456,23 @@ static int td_xattr_set(struct fs_ctx *c, const char *param, const char *v, size
 	return rc;
 }
 
+static const struct fs_help td_help[] = {
+    {"buffer", "state: the samples not merged yet, one a line", "cat d/buffer"},
+    {"centroids", "state: MEAN WEIGHT lines", "cat d/centroids"},
+    {"state", "state: NAME VALUE lines (counts, min, max, ...)", "cat d/state"},
+    {".add", "input: TDIGEST.ADD of each number", "seq 100 >> d/.add"},
+    {".reset", "input: TDIGEST.RESET on any write", "echo >> d/.reset"},
+    {".merge", "input: TDIGEST.MERGE of the keys named one a line", "echo other >> d/.merge"},
+    {".quantile:Q[,Q...]", "view: TDIGEST.QUANTILE", "cat d/.quantile:0.5,0.99"},
+    {".cdf:X[,X...]", "view: TDIGEST.CDF", "cat d/.cdf:10"},
+    {".rank:X[,...]", "view: TDIGEST.RANK (.revrank: REVRANK)", "cat d/.rank:10"},
+    {".byrank:R[,...]", "view: TDIGEST.BYRANK (.byrevrank: BYREVRANK)", "cat d/.byrank:0"},
+    {".trimmed-mean:LO..HI", "view: TDIGEST.TRIMMED_MEAN", "cat d/.trimmed-mean:0.1..0.9"},
+    {".min", "view: TDIGEST.MIN (.max: MAX)", "cat d/.min"},
+    {".info", "view: TDIGEST.INFO", "cat d/.info"},
+    {NULL, NULL, NULL},
+};
+
 const struct fs_shape fs_tdigest_shape = {
     .type = KV_TYPE_TDIGEST,
     .uncached = true,
@@ -465,4 +482,5 @@ const struct fs_shape fs_tdigest_shape = {
     FS_SHAPE_XATTRS(td_xattrs),
     .xattr_get = td_xattr_get,
     .xattr_set = td_xattr_set,
+    .help = td_help,
 };

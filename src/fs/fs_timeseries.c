@@ -502,7 +502,8 @@ static int tsf_feed(struct fs_ctx *c, const char *name, size_t n, const char *d,
 
 static bool is_scratch_name(const char *name, size_t n)
 {
-	return n > 0 && name[0] == '.';
+	uint64_t id;
+	return fs_is_scratch_name(name, n) && !chunk_name(name, n, &id);
 }
 
 static int tsf_create(struct fs_ctx *c, const char *name, size_t n, struct fs_entry *e)
@@ -515,10 +516,9 @@ static int tsf_create(struct fs_ctx *c, const char *name, size_t n, struct fs_en
 		return -EEXIST;
 	if (is_scratch_name(name, n))
 		return FS_CREATE_SCRATCH;
-	int rc = chunk_name_needed("create ", name, n, &id, "; samples are added through .add");
-	if (rc)
-		return rc;
-	rc = ts_chunk_get(c->fs->ks, &c->k, id, &s, &ns);
+	if (!chunk_name(name, n, &id))
+		return fs_shape_refuse_name(c, "create", name, n);
+	int rc = ts_chunk_get(c->fs->ks, &c->k, id, &s, &ns);
 	free(s);
 	if (rc == 0)
 		return -EEXIST;
@@ -542,10 +542,13 @@ static int tsf_unlink(struct fs_ctx *c, const char *name, size_t n)
 static int tsf_adopt(struct fs_ctx *c, const char *to, size_t tn, const char *d, size_t dn,
 		     struct buf *canon)
 {
+	uint64_t id;
 	if (is_scratch_name(to, tn) && !tsf_is_view(to, tn) && !tsf_is_input(to, tn))
 		return FS_ADOPT_LOCAL;
 	if (tsf_is_view(to, tn) || tsf_is_input(to, tn))
 		return -EACCES;
+	if (!chunk_name(to, tn, &id))
+		return fs_shape_refuse_name(c, "rename onto", to, tn);
 	int rc = put_chunk(c, to, tn, d, dn);
 	return rc ? rc : buf_set(canon, to, tn);
 }
@@ -791,6 +794,19 @@ static int tsx_remove(struct fs_ctx *c, const char *param)
 	return tsx_change(c, param, NULL, 0);
 }
 
+static const struct fs_help ts_help[] = {
+    {"CHUNK", "a chunk: 20-digit first timestamp and .csv, timestamp,value lines",
+     "cat t/00000001700000000000.csv"},
+    {".add", "input: timestamp,value lines (timestamp * is now), TS.MADD",
+     "echo \"*,22.5\" >> t/.add"},
+    {".last", "view: the newest sample (TS.GET)", "cat t/.last"},
+    {".info", "view: TS.INFO", "cat t/.info"},
+    {".range:FROM..TO[:OPT]...", "view: TS.RANGE (- and + for the ends; agg=, count=, ...)",
+     "cat t/.range:-..+:agg=avg:bucket=60000"},
+    {".revrange:FROM..TO[:OPT]...", "view: TS.REVRANGE", "cat t/.revrange:-..+:count=10"},
+    {NULL, NULL, NULL},
+};
+
 const struct fs_shape fs_timeseries_shape = {
     .type = KV_TYPE_TIMESERIES,
     .is_blank = tsf_is_blank,
@@ -814,6 +830,7 @@ const struct fs_shape fs_timeseries_shape = {
     .xattr_get = tsx_get,
     .xattr_set = tsx_set,
     .xattr_remove = tsx_remove,
+    .help = ts_help,
 };
 
 /* ---- namespace views: .mrange, .mrevrange, .mget ----------------------- */

@@ -403,6 +403,19 @@ static int tk_xattr_set(struct fs_ctx *c, const char *param, const char *v, size
 	return topk_set_params(c->fs->ks, &c->k, &q);
 }
 
+static const struct fs_help tk_help[] = {
+    {"buckets", "state: the HeavyKeeper buckets, FP:COUNT per entry", "cat k/buckets"},
+    {"heap", "state: COUNT<TAB>ITEM lines of the top k", "cat k/heap"},
+    {"rng", "state: the decay draw counter", "cat k/rng"},
+    {".add", "input: TOPK.ADD of each line", "cut -f1 log >> k/.add"},
+    {".incrby", "input: TOPK.INCRBY, ITEM<TAB>N lines", "printf \"a\\t5\\n\" >> k/.incrby"},
+    {".list", "view: TOPK.LIST, ITEM<TAB>COUNT", "cat k/.list"},
+    {".query:ITEM", "view: TOPK.QUERY, 1 or 0", "cat k/.query:a"},
+    {".count:ITEM", "view: TOPK.COUNT", "cat k/.count:a"},
+    {".info", "view: TOPK.INFO", "cat k/.info"},
+    {NULL, NULL, NULL},
+};
+
 const struct fs_shape fs_topk_shape = {
     .type = KV_TYPE_TOPK,
     .uncached = true,
@@ -412,4 +425,5 @@ const struct fs_shape fs_topk_shape = {
     FS_SHAPE_XATTRS(tk_xattrs),
     .xattr_get = tk_xattr_get,
     .xattr_set = tk_xattr_set,
+    .help = tk_help,
 };

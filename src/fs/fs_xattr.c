@@ -116,6 +116,28 @@ static int key_stored(struct fs *fs, struct fs_node *node)
 	return fs_file_store_pending(fs, node);
 }
 
+/* user.kvfs.help of a key: its type's help, one line per name, input or
+ * view (struct fs_help of its shape). */
+static int help_text(struct fs *fs, struct fs_node *node, struct buf *out)
+{
+	struct fs_path p;
+	struct ks_info info;
+	fs_path_init(&p);
+	int rc = node_key_info(fs, node, &p, &info);
+	const struct fs_shape *sh = rc ? NULL : fs_shape_of(info.type);
+	const struct fs_file_shape *fsh = rc ? NULL : fs_file_shape_of(info.type);
+	const struct fs_help *h = sh ? sh->help : fsh ? fsh->help : NULL;
+	if (!rc)
+		rc = buf_printf(out,
+				"%s '%s': what it holds, its inputs and views (CAPITALS: any such "
+				"name; see kvfs-mapping(7))\n",
+				enc_type_name(info.type), p.key.data);
+	for (; !rc && h && h->name; h++)
+		rc = buf_printf(out, "%-26s %s; e.g. %s\n", h->name, h->what, h->example);
+	fs_path_release(&p);
+	return rc;
+}
+
 void fs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
 {
 	struct fs *fs = fuse_req_userdata(req);
@@ -126,6 +148,13 @@ void fs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t siz
 		return;
 	}
 	bool is_type = strcmp(name, FS_XATTR_TYPE) == 0, is_ttl = strcmp(name, FS_XATTR_TTL) == 0;
+	if (node && node->kind == FS_KEY && strcmp(name, FS_XATTR_HELP) == 0) {
+		struct buf text = BUF_INIT;
+		int rc = help_text(fs, node, &text);
+		reply_xattr(req, rc, text.data, text.len, size);
+		buf_release(&text);
+		return;
+	}
 	const char *param;
 	const struct fs_shape *psh = param_shape(name, &param);
 	if (node && node->kind == FS_KEY && psh) {

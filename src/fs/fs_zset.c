@@ -382,6 +382,16 @@ static int zset_from_field(void *arg, const char *f, size_t fn, const char *v, s
 	return -EINVAL;
 }
 
+static const struct fs_help zset_help[] = {
+    {"MEMBER", "a member: the file holds its score (ZADD at close, rm is ZREM)", "echo 2.5 > z/m"},
+    {".by-score", "view: rank, score, member lines, lowest score first", "cat z/.by-score"},
+    {".by-score-rev", "view: the same, highest score first", "cat z/.by-score-rev"},
+    {".by-score:N", "view: the N lowest (.by-score-rev:N: the top N)", "cat z/.by-score-rev:3"},
+    {".by-score:MIN..MAX", "view: scores in MIN..MAX, ( before a bound excludes it",
+     "cat \"z/.by-score:(1..inf\""},
+    {NULL, NULL, NULL},
+};
+
 const struct fs_shape fs_zset_shape = {
     .type = KV_TYPE_ZSET,
     .recomputed = true,
@@ -399,4 +409,5 @@ const struct fs_shape fs_zset_shape = {
     .adopt = fs_shape_adopt_commit, /* a swap file's contents: the score */
     .is_scratch = fs_is_swap_name,
     .from_field = zset_from_field,
+    .help = zset_help,
 };

@@ -211,23 +211,29 @@ print(" ".join(sorted(os.listdir(d))), open(d + "/1").read())
 
 @test "scratch files: never stored or listed; a rename onto position n appends" {
 	mklist "$NS/l" a
-	printf b >"$NS/l/.1.tmp"
-	assert_bytes "$NS/l/.1.tmp" b
+	printf b >"$NS/l/.1.AbC123"
+	assert_bytes "$NS/l/.1.AbC123" b
 	assert_eq "$(ls -A "$NS/l" | paste -sd' ')" "0" "names"
-	mv "$NS/l/.1.tmp" "$NS/l/1"
+	mv "$NS/l/.1.AbC123" "$NS/l/1"
 	assert_eq "$(elements "$NS/l" | paste -sd' ')" "a b" "elements"
-	[ ! -e "$NS/l/.1.tmp" ]
-	printf A >"$NS/l/tmp"
-	mv "$NS/l/tmp" "$NS/l/0"
+	[ ! -e "$NS/l/.1.AbC123" ]
+	printf A >"$NS/l/sedAbCtmp"
+	mv "$NS/l/sedAbCtmp" "$NS/l/0"
 	assert_eq "$(elements "$NS/l" | paste -sd' ')" "A b" "replaced"
-	printf x >"$NS/l/junk"
-	run errno_of 'os.rename(a[0], a[1])' "$NS/l/junk" "$NS/l/5"
+	printf x >"$NS/l/.junk.XyZ123"
+	run errno_of 'os.rename(a[0], a[1])' "$NS/l/.junk.XyZ123" "$NS/l/5"
 	assert_eq "$output" EINVAL
-	rm "$NS/l/junk"
+	# nor onto a name that is no position and no scratch name
+	run errno_of 'os.rename(a[0], a[1])' "$NS/l/.junk.XyZ123" "$NS/l/junk"
+	assert_eq "$output" EINVAL
+	rm "$NS/l/.junk.XyZ123"
+	# any other name is refused at create (99-discover.bats)
+	run errno_of 'os.close(os.open(a[0], os.O_WRONLY | os.O_CREAT))' "$NS/l/junk"
+	assert_eq "$output" EINVAL
 	kvfs_unmount
 	# no scratch name anywhere in the database
 	! ldb_scan default | grep -qi "$(hexof junk)"
-	! ldb_scan metadata | grep -qi "$(hexof tmp)"
+	! ldb_scan metadata | grep -qi "$(hexof AbCtmp)"
 }
 
 @test "sed -i edits an element in place" {

@@ -35,7 +35,7 @@ mksi() {
 	run touch "$NS/i/abc"
 	[ "$status" -ne 0 ]
 	assert_eq "$(ls -A "$NS/i")" "" "ids"
-	grep -q "a sortedint holds ids" "$KVFS_LOG"
+	grep -q "create 'i/abc': no name a sortedint holds" "$KVFS_LOG"
 }
 
 @test "another spelling of an id reaches it: 007 is 7" {
@@ -86,10 +86,10 @@ os.close(fd)
 	mv "$NS/i/.5.AbC123" "$NS/i/5"
 	assert_eq "$(ls -A "$NS/i")" 5 "ids"
 	[ ! -e "$NS/i/.5.AbC123" ]
-	touch "$NS/i/.x"
-	run errno_of 'os.rename(a[0], a[1])' "$NS/i/.x" "$NS/i/abc"
+	touch "$NS/i/.x.XyZ123"
+	run errno_of 'os.rename(a[0], a[1])' "$NS/i/.x.XyZ123" "$NS/i/abc"
 	assert_eq "$output" EINVAL
-	rm "$NS/i/.x"
+	rm "$NS/i/.x.XyZ123"
 	kvfs_unmount
 	! ldb_scan default | grep -qi "$(hexof AbC123)"
 }

@@ -353,9 +353,9 @@ vim_edit() {
 	mkdir "$NS/h"
 	printf v >"$NS/h/f"
 	printf s >"$NS/s"
-	run errno_of 'os.rename(a[0], a[1])' "$NS/h/f" "$NS/l/x"
+	run errno_of 'os.rename(a[0], a[1])' "$NS/h/f" "$NS/l/x~"
 	assert_eq "$output" EINVAL "field into a list"
-	run errno_of 'os.rename(a[0], a[1])' "$NS/s" "$NS/l/x"
+	run errno_of 'os.rename(a[0], a[1])' "$NS/s" "$NS/l/x~"
 	assert_eq "$output" EINVAL "string key into a list"
 	assert_bytes "$NS/h/f" v
 	assert_bytes "$NS/s" s
@@ -441,14 +441,14 @@ if libc.renameat2(-100, a[0].encode(), -100, a[1].encode(), int(a[2])) != 0:
 	echo 2 >"$NS/z/n"
 	mktype "$NS/l" list
 	printf x >"$NS/l/0"
-	touch "$NS/l/.tmp"
+	touch "$NS/l/.0.AbC123"
 	run rename2 "$NS/a" "$NS/b" 1
 	assert_eq "$output" EEXIST "keys"
 	run rename2 "$NS/h/f" "$NS/h/g" 1
 	assert_eq "$output" EEXIST "fields"
 	run rename2 "$NS/z/m" "$NS/z/n" 1
 	assert_eq "$output" EEXIST "members"
-	run rename2 "$NS/l/.tmp" "$NS/l/0" 1
+	run rename2 "$NS/l/.0.AbC123" "$NS/l/0" 1
 	assert_eq "$output" EEXIST "list position"
 	assert_bytes "$NS/b" b
 	assert_bytes "$NS/h/g" g
