@@ -273,16 +273,14 @@ void fs_items_release(struct fs_items *items)
 /* Decode one item (its file-name text t, tn bytes, no NUL) onto the end of
  * items->store; its offset and length go in items->v[items->n++] (made
  * pointers once the store stops moving). */
-static int item_add(struct fs_items *items, size_t cap, const char *t, size_t tn,
-		    const char *what)
+static int item_add(struct fs_items *items, size_t cap, const char *t, size_t tn, const char *what)
 {
 	struct buf one = BUF_INIT;
 	uint64_t hash;
 	int rc = -EINVAL;
 	char *z = NULL;
 	if (tn == 0) {
-		LOG_ERR("%s: item %zu is empty (the empty item is written %%)", what,
-			items->n + 1);
+		LOG_ERR("%s: item %zu is empty (the empty item is written %%)", what, items->n + 1);
 		return -EINVAL;
 	}
 	if (items->n == cap)
