@@ -1,0 +1,77 @@
+#!/usr/bin/env bats
+# Read-only views of several items or of a range (issue 17, item 3;
+# docs/mapping.md section 7 "Item lists" and the sections of each type):
+# BF.MEXISTS, TOPK.QUERY/COUNT of several items, PFCOUNT of several keys,
+# the sortedint range views, XRANGE/XREVRANGE on streams, XTRIM ~, and
+# BITCOUNT/BITPOS names of bitmaps. Views are never listed; a malformed
+# name is EINVAL with one log line and changes nothing.
+
+load helper
+
+setup() {
+	kvfs_setup
+	kvfs_mount
+}
+
+mktyped() {
+	mkdir "$1"
+	setfattr -n user.kvfs.type -v "$2" "$1"
+}
+
+@test "bloom .mexists:A,B answers BF.MEXISTS one line per item, in order" {
+	mktyped "$NS/b" bloom
+	printf 'apple\nba,na\nwith space\n' >>"$NS/b/.add"
+	assert_eq "$(cat "$NS/b/.mexists:apple,cherry,with space,apple")" "$(printf '1\n0\n1\n1')"
+	# a ',' inside an item: %2C in the list, typed %252C (the name is decoded once first)
+	assert_eq "$(cat "$NS/b/.mexists:ba%252Cna,ba")" "$(printf '1\n0')" "escaped comma"
+	assert_eq "$(cat "$NS/b/.mexists:apple")" 1 "one item"
+	assert_eq "$(cat "$NS/b/.exists:ba,na")" 1 ".exists: takes the whole rest as one item"
+	assert_eq "$(ls -A "$NS/b" | paste -sd' ')" "chain filter.0" "views not listed"
+}
+
+@test "bloom .mexists: with an empty item or no items is EINVAL, logged" {
+	mktyped "$NS/b" bloom
+	echo apple >>"$NS/b/.add"
+	run errno_of 'os.stat(a[0])' "$NS/b/.mexists:apple,,x"
+	assert_eq "$output" EINVAL
+	grep -q "bloom filter .mexists:: item 2 is empty" "$KVFS_LOG"
+	run errno_of 'os.stat(a[0])' "$NS/b/.mexists:"
+	assert_eq "$output" EINVAL
+	grep -q "bloom filter .mexists:: no items" "$KVFS_LOG"
+	# the empty item is written %
+	assert_eq "$(cat "$NS/b/.mexists:%,apple")" "$(printf '0\n1')" "empty item"
+	assert_eq "$(cat "$NS/b/.card")" 1 "nothing changed"
+}
+
+@test "top-k .mquery:A,B and .mcount:A,B answer TOPK.QUERY and TOPK.COUNT per item" {
+	mkdir "$NS/t"
+	setfattr -n user.kvfs.topk.k -v 3 "$NS/t"
+	setfattr -n user.kvfs.topk.width -v 1000 "$NS/t"
+	printf '%s\n' a b a c a b d a >>"$NS/t/.add"
+	assert_eq "$(cat "$NS/t/.mquery:a,c,d,zz")" "$(printf '1\n0\n1\n0')" ".mquery"
+	assert_eq "$(cat "$NS/t/.mcount:a,b,zz")" "$(printf '4\n2\n0')" ".mcount"
+	assert_eq "$(cat "$NS/t/.query:a") $(cat "$NS/t/.count:b")" "1 2" "single views kept"
+	assert_eq "$(ls -A "$NS/t" | paste -sd' ')" "buckets heap" "listing"
+	run errno_of 'os.stat(a[0])' "$NS/t/.mcount:a,"
+	assert_eq "$output" EINVAL
+	grep -q "top-k .mcount:: item 2 is empty" "$KVFS_LOG"
+}
+
+@test "hyperloglog .count:K2,K3 is PFCOUNT of the union, equal to a PFMERGE's count" {
+	mktyped "$NS/h1" hyperloglog
+	mktyped "$NS/h2" hyperloglog
+	mktyped "$NS/u" hyperloglog
+	seq 1 600 >>"$NS/h1/.add"
+	seq 400 1500 >>"$NS/h2/.add"
+	printf 'h1\nh2\n' >>"$NS/u/.merge"
+	want=$(cat "$NS/u/.count")
+	assert_eq "$(cat "$NS/h1/.count:h2")" "$want" "union of h1 and h2"
+	assert_eq "$(cat "$NS/h2/.count:h1,u,missing")" "$want" "a missing key is empty"
+	assert_eq "$(cat "$NS/h1/.count:h1")" "$(cat "$NS/h1/.count")" "itself"
+	assert_eq "$(ls -A "$NS/h1")" registers "listing"
+	echo s >"$NS/str"
+	run errno_of 'os.stat(a[0])' "$NS/h1/.count:h2,str"
+	assert_eq "$output" EINVAL
+	grep -q "'h1/.count:h2,str': a key named there is no hyperloglog: EINVAL" "$KVFS_LOG"
+	assert_eq "$(cat "$NS/str")" s "nothing changed"
+}
