@@ -75,3 +75,32 @@ mktyped() {
 	grep -q "'h1/.count:h2,str': a key named there is no hyperloglog: EINVAL" "$KVFS_LOG"
 	assert_eq "$(cat "$NS/str")" s "nothing changed"
 }
+
+@test "sortedint .range:MIN..MAX and .revrange:MAX..MIN list ids as SIRANGEBYVALUE does" {
+	mktyped "$NS/i" sortedint
+	for id in 0 3 7 10 42 18446744073709551615; do touch "$NS/i/$id"; done
+	assert_eq "$(cat "$NS/i/.range:3..10" | paste -sd' ')" "3 7 10" "inclusive"
+	assert_eq "$(cat "$NS/i/.range:(3..(42" | paste -sd' ')" "7 10" "exclusive"
+	assert_eq "$(cat "$NS/i/.range:-inf..+inf" | paste -sd' ')" \
+		"0 3 7 10 42 18446744073709551615" "all"
+	assert_eq "$(cat "$NS/i/.range:0..inf:1:2" | paste -sd' ')" "3 7" "offset 1 count 2"
+	assert_eq "$(cat "$NS/i/.revrange:+inf..-inf:0:3" | paste -sd' ')" \
+		"18446744073709551615 42 10" "revrange top 3"
+	assert_eq "$(cat "$NS/i/.revrange:(42..(0" | paste -sd' ')" "10 7 3" "revrange exclusive"
+	assert_eq "$(cat "$NS/i/.range:11..41")" "" "none in range"
+	assert_eq "$(cat "$NS/i/.range:50..3")" "" "min above max"
+	assert_eq "$(ls -A "$NS/i" | paste -sd' ')" "0 10 18446744073709551615 3 42 7" "views not listed"
+}
+
+@test "a malformed sortedint range view is EINVAL, logged; writing a view is refused" {
+	mktyped "$NS/i" sortedint
+	touch "$NS/i/5"
+	for bad in '.range:1' '.range:a..3' '.range:1..3:2' '.range:+inf..3' '.range:1..3:x:1'; do
+		run errno_of 'os.stat(a[0])' "$NS/i/$bad"
+		assert_eq "$output" EINVAL "$bad"
+	done
+	grep -q "'.range:a..3': a sortedint range view is .range:MIN..MAX" "$KVFS_LOG"
+	run errno_of 'open(a[0], "w")' "$NS/i/.range:1..3"
+	assert_eq "$output" EACCES
+	assert_eq "$(ls -A "$NS/i")" 5 "nothing changed"
+}
