@@ -104,3 +104,61 @@ mktyped() {
 	assert_eq "$output" EACCES
 	assert_eq "$(ls -A "$NS/i")" 5 "nothing changed"
 }
+
+mkstream() {
+	mktyped "$NS/s" stream
+	for i in 1 2 3 4 5; do printf 'a\t%s\n' "$i" >"$NS/s/$i-0"; done
+	printf 'b\tx y\n' >"$NS/s/5-1"
+}
+
+@test "stream .range:START..END[:COUNT] is XRANGE, lines as .log's" {
+	mkstream
+	assert_eq "$(cat "$NS/s/.range:-..+")" "$(cat "$NS/s/.log")" "all equals .log"
+	assert_eq "$(cat "$NS/s/.range:2-0..4-0" | cut -f1 | paste -sd' ')" "2-0 3-0 4-0" "IDs"
+	assert_eq "$(cat "$NS/s/.range:(2-0..4" | cut -f1 | paste -sd' ')" "3-0 4-0" "( and MS"
+	assert_eq "$(cat "$NS/s/.range:5..+" | cut -f1 | paste -sd' ')" "5-0 5-1" "MS low is MS-0"
+	assert_eq "$(cat "$NS/s/.range:-..5" | cut -f1 | paste -sd' ')" "1-0 2-0 3-0 4-0 5-0 5-1" \
+		"MS high is every seq"
+	assert_eq "$(cat "$NS/s/.range:-..+:2")" "$(printf '1-0\ta\t1\n2-0\ta\t2')" "COUNT"
+	assert_eq "$(cat "$NS/s/.range:5-1..5-1")" "$(printf '5-1\tb\tx y')" "one entry"
+	assert_eq "$(cat "$NS/s/.range:9..+")" "" "none"
+}
+
+@test "stream .revrange:END..START[:COUNT] is XREVRANGE, newest first" {
+	mkstream
+	assert_eq "$(cat "$NS/s/.revrange:+..-" | cut -f1 | paste -sd' ')" \
+		"5-1 5-0 4-0 3-0 2-0 1-0" "all"
+	assert_eq "$(cat "$NS/s/.revrange:+..-:1")" "$(printf '5-1\tb\tx y')" "the last entry"
+	assert_eq "$(cat "$NS/s/.revrange:(4-0..2" | cut -f1 | paste -sd' ')" "3-0 2-0" "bounds"
+	assert_eq "$(ls -A "$NS/s" | paste -sd' ')" "1-0 2-0 3-0 4-0 5-0 5-1" "views not listed"
+}
+
+@test "a malformed stream range view is EINVAL, logged, and changes nothing" {
+	mkstream
+	for bad in '.range:1-0' '.range:+..-' '.range:x..+' '.range:-..+:0' '.range:-..+:x' \
+		'.revrange:-..+' '.range:(-..+'; do
+		run errno_of 'os.stat(a[0])' "$NS/s/$bad"
+		assert_eq "$output" EINVAL "$bad"
+	done
+	grep -q "'.range:x..+': a stream range view is .range:START..END\[:COUNT\]" "$KVFS_LOG"
+	run errno_of 'open(a[0], "w")' "$NS/s/.range:-..+"
+	assert_eq "$output" EACCES
+	assert_eq "$(cat "$NS/s/.info" | head -1)" "$(printf 'length\t6')" "unchanged"
+}
+
+@test ".ctl trim maxlen ~ N and minid ~ ID trim exactly, as trim maxlen N does" {
+	mkstream
+	echo 'trim maxlen ~ 4' >>"$NS/s/.ctl"
+	assert_eq "$(ls -U "$NS/s" | paste -sd' ')" "3-0 4-0 5-0 5-1" "after maxlen ~ 4"
+	echo 'trim maxlen = 3' >>"$NS/s/.ctl"
+	assert_eq "$(ls -U "$NS/s" | paste -sd' ')" "4-0 5-0 5-1" "after maxlen = 3"
+	echo 'trim minid ~ 5-1' >>"$NS/s/.ctl"
+	assert_eq "$(ls -U "$NS/s" | paste -sd' ')" "5-1" "after minid ~"
+	for bad in 'trim maxlen ~' 'trim maxlen ~ x' 'trim maxlen ! 3' 'trim maxlen ~ 1 limit 5'; do
+		run errno_of 'f = os.open(a[0], os.O_WRONLY|os.O_APPEND); os.write(f, a[1].encode() + b"\n")' \
+			"$NS/s/.ctl" "$bad"
+		assert_eq "$output" EINVAL "$bad"
+	done
+	grep -q "not a command: trim maxlen \[~|=\] N" "$KVFS_LOG"
+	assert_eq "$(ls -U "$NS/s")" "5-1" "unchanged"
+}
