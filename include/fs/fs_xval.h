@@ -13,6 +13,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
+
+#include "engine/util.h"
 
 #include "types/t_bloom.h"
 #include "types/t_tdigest.h"
@@ -69,5 +72,25 @@ int fs_xval_topk(const char *param, const char *v, size_t n, struct topk_params 
 /* The field of p that top-k parameter `param` names (k, width, depth), or
  * NULL (decay is the double). */
 uint32_t *fs_xval_topk_field(struct topk_params *p, const char *param);
+
+/*
+ * An item list, the part of a view's name that carries several items
+ * (`b/.mexists:a,b`, `h/.count:h2,h3`; docs/mapping.md section 7, "Item
+ * lists"): items separated by ',', each one a file name as section 7
+ * escapes it ("%2C" a ',' inside an item, "%0A" a newline, "%" alone the
+ * empty item) and decoded by names_decode. The name a view gets is
+ * decoded once already (its stored bytes): in a path a ',' inside an item
+ * is typed "%252C". Refused (-EINVAL, logged naming `what`): an empty
+ * list, an empty text between commas, a long-name reference ("%~HASH").
+ * On success items->v[i] (items->n of them, in order) point into
+ * items->store; release with fs_items_release, also after an error.
+ */
+struct fs_items {
+	struct iovec *v;
+	size_t n;
+	struct buf store;
+};
+int fs_items_split(const char *s, size_t n, const char *what, struct fs_items *items);
+void fs_items_release(struct fs_items *items);
 
 #endif

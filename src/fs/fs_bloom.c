@@ -6,7 +6,7 @@
  * stored. Writing `chain` replaces the parameters and counters (filters
  * that keep their size keep their bits); writing `filter.I` replaces that
  * bitset (it must have the size the parameters give it). Unlisted:
- * `.exists:ITEM` (BF.EXISTS: 1 or 0), `.info` (BF.INFO), `.card`
+ * `.exists:ITEM` (BF.EXISTS: 1 or 0), `.mexists:A,B` (BF.MEXISTS), `.info` (BF.INFO), `.card`
  * (BF.CARD) and `.add` (each line written is BF.ADDed). Creation
  * parameters are the xattrs user.kvfs.bloom.capacity, .error_rate,
  * .expansion and .nonscaling. Layer: fs.
@@ -33,6 +33,23 @@ static int exists_read(struct fs_ctx *c, const char *arg, size_t an, struct buf 
 	int found = 0;
 	int rc = bloom_exists(c->fs->ks, &c->k, &item, 1, &found);
 	return rc ? rc : buf_printf(out, "%d\n", found);
+}
+
+/* BF.MEXISTS of an item list (fs_items_split): 1 or 0 a line, in order. */
+static int mexists_read(struct fs_ctx *c, const char *arg, size_t an, struct buf *out)
+{
+	struct fs_items it;
+	int *found = NULL;
+	int rc = fs_items_split(arg, an, "bloom filter .mexists:", &it);
+	if (!rc && !(found = calloc(it.n, sizeof(*found))))
+		rc = -ENOMEM;
+	if (!rc)
+		rc = bloom_exists(c->fs->ks, &c->k, it.v, it.n, found);
+	for (size_t i = 0; !rc && i < it.n; i++)
+		rc = buf_printf(out, "%d\n", found[i]);
+	free(found);
+	fs_items_release(&it);
+	return rc;
 }
 
 static int info_read(struct fs_ctx *c, const char *arg, size_t an, struct buf *out)
@@ -215,8 +232,10 @@ static int sketch_clear(struct fs_ctx *c)
 	return bloom_clear(c->fs->ks, &c->k);
 }
 
-static const struct fs_sketch_view bloom_views[] = {
-    {".exists:", exists_read}, {".info", info_read}, {".card", card_read}};
+static const struct fs_sketch_view bloom_views[] = {{".exists:", exists_read},
+						    {".info", info_read},
+						    {".card", card_read},
+						    {".mexists:", mexists_read}};
 static const struct fs_sketch_input bloom_inputs[] = {{.name = ".add", .feed = add_feed}};
 
 static const struct fs_sketch bloom_sketch = {
@@ -308,6 +327,8 @@ static const struct fs_help bloom_help[] = {
     {".add", "input: BF.ADD of each line", "cut -f1 log >> b/.add"},
     {".exists:ITEM", "view: BF.EXISTS, 1 or 0", "cat b/.exists:alice"},
     {".info", "view: BF.INFO", "cat b/.info"},
+    {".mexists:A,B", "view: BF.MEXISTS, 1 or 0 a line (an item list, mapping.md 7)",
+     "cat b/.mexists:alice,bob"},
     {".card", "view: BF.CARD", "cat b/.card"},
     {NULL, NULL, NULL},
 };

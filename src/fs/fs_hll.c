@@ -2,11 +2,13 @@
  * fs_hll: a HyperLogLog key is a directory (a sketch shape, fs_sketch.c).
  * Listed: `registers`, the 12288-byte Redis dense register array (the
  * key's exact state; writing it replaces the registers). Unlisted:
- * `.count` (PFCOUNT, a decimal and a newline), `.add` (each line written
+ * `.count` (PFCOUNT, a decimal and a newline), `.count:K2,K3` (PFCOUNT of
+ * this key and others of its namespace), `.add` (each line written
  * is PFADDed) and `.merge` (each line names a key of the same namespace,
  * as it appears in the tree, to PFMERGE into this one). Layer: fs.
  */
 #include "fs/fs_int.h"
+#include "fs/fs_xval.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -23,6 +25,40 @@ static int count_read(struct fs_ctx *c, const char *arg, size_t an, struct buf *
 	uint64_t n;
 	int rc = hll_count(c->fs->ks, &c->k, 1, &n);
 	return rc ? rc : buf_printf(out, "%" PRIu64 "\n", n);
+}
+
+/* PFCOUNT of this key and the keys of its namespace an item list names
+ * (fs_items_split; as the tree spells them, like the lines of .merge):
+ * the count of their union. */
+static int count_keys_read(struct fs_ctx *c, const char *arg, size_t an, struct buf *out)
+{
+	struct fs_items it;
+	struct ks_key *keys = NULL;
+	uint64_t n = 0;
+	int rc = fs_items_split(arg, an, "hyperloglog .count:", &it);
+	if (!rc && !(keys = calloc(it.n + 1, sizeof(*keys))))
+		rc = -ENOMEM;
+	if (!rc) {
+		keys[0] = c->k;
+		for (size_t i = 0; i < it.n; i++) {
+			keys[i + 1] = c->k;
+			keys[i + 1].key = it.v[i].iov_base;
+			keys[i + 1].klen = it.v[i].iov_len;
+			keys[i + 1].attr = NULL;
+		}
+		rc = hll_count(c->fs->ks, keys, it.n + 1, &n);
+		/* bad input, not this key's type (a lookup would say ENOENT) */
+		if (rc == -KV_EWRONGTYPE) {
+			LOG_ERR("'%.*s/.count:%.*s': a key named there is no hyperloglog: EINVAL",
+				(int)c->k.klen, c->k.key, (int)an, arg);
+			rc = -EINVAL;
+		}
+	}
+	if (!rc)
+		rc = buf_printf(out, "%" PRIu64 "\n", n);
+	free(keys);
+	fs_items_release(&it);
+	return rc;
 }
 
 static int add_feed(struct fs_ctx *c, const struct iovec *items, size_t n)
@@ -59,7 +95,8 @@ static int hll_clear(struct fs_ctx *c)
 	return rc;
 }
 
-static const struct fs_sketch_view hll_views[] = {{.name = ".count", .read = count_read}};
+static const struct fs_sketch_view hll_views[] = {{.name = ".count", .read = count_read},
+						  {.name = ".count:", .read = count_keys_read}};
 static const struct fs_sketch_input hll_inputs[] = {{.name = ".add", .feed = add_feed},
 						    {.name = ".merge", .feed_keys = merge_feed}};
 
@@ -110,6 +147,8 @@ static const struct fs_help hll_help[] = {
     {".add", "input: PFADD of each line", "cut -f1 log >> h/.add"},
     {".merge", "input: PFMERGE of the keys named one a line", "echo other >> h/.merge"},
     {".count", "view: PFCOUNT", "cat h/.count"},
+    {".count:K2,K3", "view: PFCOUNT of this key and keys K2, K3 (an item list) together",
+     "cat h/.count:h2,h3"},
     {NULL, NULL, NULL},
 };
 

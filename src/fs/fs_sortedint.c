@@ -7,7 +7,9 @@
  * sed's "sedXXXXXX", ...), which are scratch files held in memory until a
  * rename onto an id adds it. Data written
  * into an id is refused (EINVAL). rm is SIREM. Another spelling of an id
- * ("007") reaches the id but is not cached by the kernel. Layer: fs.
+ * ("007") reaches the id but is not cached by the kernel. Unlisted views:
+ * .range:MIN..MAX[:OFFSET:COUNT] and .revrange:MAX..MIN[...]
+ * (SIRANGEBYVALUE, SIREVRANGEBYVALUE), the ids one a line. Layer: fs.
  */
 #include "fs/fs_int.h"
 
@@ -28,11 +30,21 @@ static int parse_id(const char *name, size_t n, uint64_t *id, const char *why)
 	return rc ? -EINVAL : 0;
 }
 
-/* A temp name that is no id: a scratch file. */
+#define V_RANGE	   ".range:"
+#define V_REVRANGE ".revrange:"
+
+static bool si_is_view(const char *name, size_t n)
+{
+	return (n > strlen(V_RANGE) && has_prefix(name, n, V_RANGE)) ||
+	       (n > strlen(V_REVRANGE) && has_prefix(name, n, V_REVRANGE));
+}
+
+/* A temp name that is no id and no view: a scratch file. */
 static bool is_scratch_name(const char *name, size_t n)
 {
 	uint64_t id;
-	return fs_is_scratch_name(name, n) && parse_id(name, n, &id, NULL) != 0;
+	return fs_is_scratch_name(name, n) && parse_id(name, n, &id, NULL) != 0 &&
+	       !si_is_view(name, n);
 }
 
 static int id_entry(struct fs_entry *e, const char *typed, size_t tn, uint64_t id)
@@ -43,9 +55,107 @@ static int id_entry(struct fs_entry *e, const char *typed, size_t tn, uint64_t i
 	return fs_entry_set(e, canon, (size_t)cn, S_IFREG | 0644, 0);
 }
 
+/* ---- Range views: SIRANGEBYVALUE, SIREVRANGEBYVALUE ------------------- */
+
+/* What a range view's name asks: ids from min to max (each bound
+ * inclusive unless its ex), skipping `offset`, at most `count` (0: all). */
+struct si_range {
+	uint64_t min, max, offset, count;
+	bool minex, maxex;
+};
+
+/* One bound: "N", "(N", "-inf" or "+inf"/"inf" (low: the lower bound). */
+static int range_bound(const char *s, size_t n, bool low, uint64_t *v, bool *ex)
+{
+	*ex = n > 0 && s[0] == '(';
+	if (*ex) {
+		s++;
+		n--;
+	}
+	if (n == 4 && !memcmp(s, "-inf", 4) && low && !*ex) {
+		*v = 0;
+		return 0;
+	}
+	if (((n == 4 && !memcmp(s, "+inf", 4)) || (n == 3 && !memcmp(s, "inf", 3))) && !low &&
+	    !*ex) {
+		*v = UINT64_MAX;
+		return 0;
+	}
+	return parse_u64(s, n, v) ? -EINVAL : 0;
+}
+
+/* Read ".range:MIN..MAX[:OFFSET:COUNT]" (".revrange:MAX..MIN[...]", the
+ * order of SIREVRANGEBYVALUE) into r; *rev: a .revrange. 0 or -EINVAL,
+ * logged. */
+static int range_parse(const char *name, size_t n, struct si_range *r, bool *rev)
+{
+	*rev = has_prefix(name, n, V_REVRANGE);
+	size_t pn = strlen(*rev ? V_REVRANGE : V_RANGE);
+	const char *s = name + pn, *end = name + n;
+	const char *dots = memmem(s, (size_t)(end - s), "..", 2);
+	const char *colon = dots ? memchr(dots + 2, ':', (size_t)(end - dots - 2)) : NULL;
+	const char *colon2 = colon ? memchr(colon + 1, ':', (size_t)(end - colon - 1)) : NULL;
+	const char *hi = dots ? dots + 2 : NULL, *hend = colon ? colon : end;
+	int rc = -EINVAL;
+	memset(r, 0, sizeof(*r));
+	if (dots && (!colon || colon2)) {
+		/* the first bound written is MIN (MAX for .revrange) */
+		rc = range_bound(s, (size_t)(dots - s), !*rev, *rev ? &r->max : &r->min,
+				 *rev ? &r->maxex : &r->minex);
+		if (!rc)
+			rc = range_bound(hi, (size_t)(hend - hi), *rev, *rev ? &r->min : &r->max,
+					 *rev ? &r->minex : &r->maxex);
+		if (!rc && colon2 &&
+		    (parse_u64(colon + 1, (size_t)(colon2 - colon - 1), &r->offset) ||
+		     parse_u64(colon2 + 1, (size_t)(end - colon2 - 1), &r->count)))
+			rc = -EINVAL;
+	}
+	if (rc)
+		LOG_ERR(
+		    "'%.*s': a sortedint range view is %sMIN..MAX[:OFFSET:COUNT] (%sMAX..MIN...), "
+		    "bounds decimal ids, ( before one excludes it, -inf and +inf",
+		    (int)n, name, V_RANGE, V_REVRANGE);
+	return rc;
+}
+
+/* The ids of a range view, one a line, as SIRANGEBYVALUE (or
+ * SIREVRANGEBYVALUE) with LIMIT OFFSET COUNT lists them. */
+static int si_view_make(struct fs_ctx *c, const char *name, size_t n, struct buf *out)
+{
+	struct si_range r;
+	bool rev;
+	uint64_t id, from, pos = 0, got = 0;
+	int rc = range_parse(name, n, &r, &rev);
+	if (rc)
+		return rc;
+	buf_reset(out);
+	/* start just before the first bound: strictly after `from` */
+	bool start = rev ? (r.maxex || r.max < UINT64_MAX) : (r.minex || r.min > 0);
+	from = rev ? (r.maxex ? r.max : r.max + 1) : (r.minex ? r.min : r.min - 1);
+	struct sortedint_iter *it =
+	    sortedint_iter_new(c->fs->ks, &c->k, rev, start ? &from : NULL, &rc);
+	if (!it)
+		return rc;
+	while ((rc = sortedint_iter_next(it, &id)) == 1) {
+		if (rev ? (id < r.min || (r.minex && id == r.min))
+			: (id > r.max || (r.maxex && id == r.max)))
+			break;
+		if (pos++ < r.offset)
+			continue;
+		if ((rc = buf_printf(out, "%" PRIu64 "\n", id)))
+			break;
+		if (r.count && ++got == r.count)
+			break;
+	}
+	sortedint_iter_free(it);
+	return rc < 0 ? rc : 0;
+}
+
 static int si_lookup(struct fs_ctx *c, const char *name, size_t n, struct fs_entry *e)
 {
 	uint64_t id;
+	if (si_is_view(name, n))
+		return fs_shape_view_entry(c, name, n, e, si_view_make);
 	if (parse_id(name, n, &id, NULL))
 		return -ENOENT;
 	int rc = sortedint_exists(c->fs->ks, &c->k, id);
@@ -101,6 +211,13 @@ static void si_free_iter(void *arg)
 	struct siit *it = arg;
 	sortedint_iter_free(it->it);
 	free(it);
+}
+
+static int si_load(struct fs_ctx *c, const char *name, size_t n, struct buf *out)
+{
+	if (si_is_view(name, n))
+		return si_view_make(c, name, n, out);
+	return fs_shape_load_empty(c, name, n, out);
 }
 
 static int si_check(const char *name, size_t n, const char *d, size_t dn)
@@ -181,6 +298,12 @@ static int si_from_field(void *arg, const char *f, size_t fn, const char *v, siz
 
 static const struct fs_help si_help[] = {
     {"ID", "an id, a decimal number: an empty file (touch is SIADD, rm is SIREM)", "touch i/42"},
+    {".range:MIN..MAX", "view: SIRANGEBYVALUE, ids one a line; ( excludes, -inf, +inf",
+     "cat 'i/.range:(10..+inf'"},
+    {".range:MIN..MAX:OFFSET:COUNT", "view: the same with LIMIT OFFSET COUNT (COUNT 0: all)",
+     "cat i/.range:-inf..+inf:0:10"},
+    {".revrange:MAX..MIN", "view: SIREVRANGEBYVALUE, highest first (also :OFFSET:COUNT)",
+     "cat i/.revrange:+inf..-inf:0:3"},
     {NULL, NULL, NULL},
 };
 
@@ -190,7 +313,7 @@ const struct fs_shape fs_sortedint_shape = {
     .iter_open = si_open_iter,
     .iter_next = si_next,
     .iter_free = si_free_iter,
-    .load = fs_shape_load_empty,
+    .load = si_load,
     .check = si_check,
     .commit = si_commit,
     .create = si_create,
@@ -199,5 +322,6 @@ const struct fs_shape fs_sortedint_shape = {
     .is_scratch = is_scratch_name,
     .from_field = si_from_field,
     .canon = si_canon,
+    .is_view = si_is_view,
     .help = si_help,
 };

@@ -8,8 +8,10 @@
  * memory until a rename onto an ID restores that entry (any order).
  * Unlisted inputs: .add (each line an entry, XADD *) and .ctl (commands:
  * trim, group, readgroup, ack, claim). Unlisted views: .log (all entries
- * as lines, growing: tail -f), .info, .groups, .consumers:G, .pending:G
- * and .pending:G:C. See docs/mapping.md section 18. Layer: fs.
+ * as lines, growing: tail -f), .range:START..END[:COUNT] and
+ * .revrange:END..START[:COUNT] (XRANGE, XREVRANGE: lines as .log's),
+ * .info, .groups, .consumers:G, .pending:G and .pending:G:C. See docs/mapping.md section 18. Layer:
+ * fs.
  */
 #include "fs/fs_int.h"
 
@@ -25,6 +27,8 @@
 #define V_GROUPS    ".groups"
 #define V_CONSUMERS ".consumers:"
 #define V_PENDING   ".pending:"
+#define V_RANGE	    ".range:"
+#define V_REVRANGE  ".revrange:"
 #define IN_ADD	    ".add"
 #define IN_CTL	    ".ctl"
 #define CTL_WORDS   64 /* words in one .ctl line */
@@ -44,7 +48,8 @@ static bool is_arg_view(const char *name, size_t n, const char *p)
 static bool st_is_view(const char *name, size_t n)
 {
 	return is_name(name, n, V_LOG) || is_name(name, n, V_INFO) || is_name(name, n, V_GROUPS) ||
-	       is_arg_view(name, n, V_CONSUMERS) || is_arg_view(name, n, V_PENDING);
+	       is_arg_view(name, n, V_CONSUMERS) || is_arg_view(name, n, V_PENDING) ||
+	       is_arg_view(name, n, V_RANGE) || is_arg_view(name, n, V_REVRANGE);
 }
 
 static bool st_is_live(const char *name, size_t n)
@@ -185,17 +190,31 @@ static int parse_text(const char *what, const char *d, size_t dn, bool whole, st
 
 /* ---- Views ----------------------------------------------------------- */
 
-static int log_view(struct fs_ctx *c, struct buf *out)
+/* What a range view asks (XRANGE, XREVRANGE): entries from `from` to
+ * `to` in ID order (rev: descending), NULL bounds unbounded, at most
+ * count of them (0: all). */
+struct st_range {
+	bool rev;
+	struct stream_id from, to;
+	bool has_from, has_to, excl_from, excl_to;
+	uint64_t count;
+};
+
+/* The entries r asks for, one line each: ID<TAB>field<TAB>value... */
+static int range_lines(struct fs_ctx *c, const struct st_range *r, struct buf *out)
 {
-	int rc;
+	int rc = 0;
+	uint64_t got = 0;
 	struct stream_iter *it =
-	    stream_iter_new(c->fs->ks, &c->k, false, NULL, false, NULL, false, &rc);
+	    stream_iter_new(c->fs->ks, &c->k, r->rev, r->has_from ? &r->from : NULL, r->excl_from,
+			    r->has_to ? &r->to : NULL, r->excl_to, &rc);
 	struct stream_id id;
 	const char *val;
 	size_t vn;
 	if (!it)
 		return rc;
-	while ((rc = stream_iter_next(it, &id, &val, &vn)) == 1) {
+	while ((!r->count || got++ < r->count) &&
+	       (rc = stream_iter_next(it, &id, &val, &vn)) == 1) {
 		char s[STREAM_ID_MAX];
 		size_t sn = stream_id_format(&id, s);
 		size_t mark = out->len;
@@ -215,6 +234,68 @@ static int log_view(struct fs_ctx *c, struct buf *out)
 	}
 	stream_iter_free(it);
 	return rc < 0 ? rc : 0;
+}
+
+static int log_view(struct fs_ctx *c, struct buf *out)
+{
+	struct st_range all = {0};
+	return range_lines(c, &all, out);
+}
+
+/* One bound of a range view: "-" (low only), "+" (high only), "ID" or
+ * "MS" (seq 0 low, the last seq high), "(" before an ID or MS excludes
+ * it. *has: a bound at all. 0 or -EINVAL. */
+static int range_bound(const char *s, size_t n, bool low, struct stream_id *id, bool *has,
+		       bool *excl)
+{
+	*excl = n > 0 && s[0] == '(';
+	*has = true;
+	if (n == 1 && s[0] == (low ? '-' : '+')) {
+		*has = false;
+		return 0;
+	}
+	if (*excl) {
+		s++;
+		n--;
+	}
+	if (stream_id_parse(s, n, true, id))
+		return -EINVAL;
+	if (!low && !memchr(s, '-', n))
+		id->seq = UINT64_MAX;
+	return 0;
+}
+
+/* ".range:START..END[:COUNT]" or ".revrange:END..START[:COUNT]" (the
+ * order of XREVRANGE's arguments) into r. 0 or -EINVAL, logged. */
+static int range_parse(const char *name, size_t n, struct st_range *r)
+{
+	r->rev = has_prefix(name, n, V_REVRANGE);
+	size_t pn = strlen(r->rev ? V_REVRANGE : V_RANGE);
+	const char *s = name + pn, *end = name + n;
+	const char *dots = memmem(s, (size_t)(end - s), "..", 2);
+	const char *colon = dots ? memchr(dots + 2, ':', (size_t)(end - dots - 2)) : NULL;
+	const char *hi = dots ? dots + 2 : NULL, *hend = colon ? colon : end;
+	int rc = -EINVAL;
+	r->count = 0;
+	if (dots) {
+		/* the first bound is where the iteration starts: the low one
+		 * for .range, the high one for .revrange */
+		rc = range_bound(s, (size_t)(dots - s), !r->rev, &r->from, &r->has_from,
+				 &r->excl_from);
+		if (!rc)
+			rc = range_bound(hi, (size_t)(hend - hi), r->rev, &r->to, &r->has_to,
+					 &r->excl_to);
+		if (!rc && colon &&
+		    (parse_u64(colon + 1, (size_t)(end - colon - 1), &r->count) || !r->count))
+			rc = -EINVAL;
+	}
+	if (rc)
+		LOG_ERR("'%.*s': a stream range view is " V_RANGE
+			"START..END[:COUNT] or " V_REVRANGE
+			"END..START[:COUNT]: bounds IDs (MS-SEQ or MS), - and +, ( before one "
+			"excludes it, COUNT at least 1",
+			(int)n, name);
+	return rc;
 }
 
 static int info_view(struct fs_ctx *c, struct buf *out)
@@ -331,6 +412,11 @@ static int view_make(struct fs_ctx *c, const char *name, size_t n, struct buf *o
 			rc = stream_consumers(c->fs->ks, &c->k, g.data, g.len, consumer_line, out);
 		buf_release(&g);
 		return rc == -EINVAL ? -ENOENT : rc;
+	}
+	if (is_arg_view(name, n, V_RANGE) || is_arg_view(name, n, V_REVRANGE)) {
+		struct st_range r;
+		int rc = range_parse(name, n, &r);
+		return rc ? rc : range_lines(c, &r, out);
 	}
 	size_t pn = strlen(V_PENDING);
 	return pending_view(c, name + pn, n - pn, out);
@@ -640,11 +726,16 @@ static int ctl_trim(struct fs_ctx *c, struct words *ws)
 {
 	uint64_t maxlen = 0;
 	struct stream_id id;
-	if (ws->n != 3)
+	/* "trim maxlen ~ N", "trim minid = ID": XTRIM's "=" (exact) and "~"
+	 * (approximate) before the threshold. Kvrocks keeps every entry in
+	 * a record of its own, no nodes of many entries: there is nothing
+	 * whole to keep, and "~" trims exactly (as much as Redis may). */
+	size_t at = ws->n == 4 && (word_is(&ws->w[2], "~") || word_is(&ws->w[2], "=")) ? 3 : 2;
+	if (ws->n != at + 1)
 		return -EINVAL;
-	if (word_is(&ws->w[1], "maxlen") && !parse_u64(ws->w[2].data, ws->w[2].len, &maxlen))
+	if (word_is(&ws->w[1], "maxlen") && !parse_u64(ws->w[at].data, ws->w[at].len, &maxlen))
 		return stream_trim(c->fs->ks, &c->k, STREAM_TRIM_MAXLEN, maxlen, NULL, NULL);
-	if (word_is(&ws->w[1], "minid") && !word_id(&ws->w[2], &id, NULL))
+	if (word_is(&ws->w[1], "minid") && !word_id(&ws->w[at], &id, NULL))
 		return stream_trim(c->fs->ks, &c->k, STREAM_TRIM_MINID, 0, &id, NULL);
 	return -EINVAL;
 }
@@ -822,7 +913,8 @@ static int st_feed(struct fs_ctx *c, const char *name, size_t n, const char *d, 
 				rc = -EINVAL;
 			if (rc == -EINVAL)
 				LOG_ERR(
-				    "%s, line %zu: not a command: trim maxlen N | trim minid ID "
+				    "%s, line %zu: not a command: trim maxlen [~|=] N | trim minid "
+				    "[~|=] ID "
 				    "| group create G ID|$ [mkstream] [entriesread N] | group "
 				    "setid G ID|$ | group destroy G | group createconsumer G C "
 				    "| group delconsumer G C | readgroup G C [count N] [noack] "
@@ -882,9 +974,12 @@ static const struct fs_help stream_help[] = {
      "printf \"f\\tv\\n\" > s/1700000000000-1"},
     {".add", "input: each line is an entry (field<TAB>value...) added with ID *",
      "printf \"f\\tv\\n\" >> s/.add"},
-    {".ctl", "input: group, readgroup, ack, claim, autoclaim, trim commands",
+    {".ctl", "input: group, readgroup, ack, claim, autoclaim, trim (maxlen|minid [~|=] N|ID)",
      "echo \"group create g $\" >> s/.ctl"},
     {".log", "view: every entry, ID<TAB>field<TAB>value..., grows (tail -f)", "tail -f s/.log"},
+    {".range:START..END[:COUNT]", "view: XRANGE, lines as .log; - + ID MS, ( excludes",
+     "cat s/.range:-..+:10"},
+    {".revrange:END..START[:COUNT]", "view: XREVRANGE, newest first", "cat s/.revrange:+..-:1"},
     {".info", "view: XINFO STREAM", "cat s/.info"},
     {".groups", "view: XINFO GROUPS", "cat s/.groups"},
     {".consumers:GROUP", "view: XINFO CONSUMERS", "cat s/.consumers:g"},

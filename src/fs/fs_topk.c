@@ -11,9 +11,8 @@
  * top-k that lists nothing deletes the key. Unlisted inputs: .add (an
  * item a line, as written: TOPK.ADD), .incrby ("ITEM<TAB>N" lines:
  * TOPK.INCRBY). Unlisted views: .list (ITEM<TAB>COUNT, highest first),
- * .query:ITEM, .count:ITEM, .info. The parameters are the attributes
- * user.kvfs.topk.k, .width, .depth and .decay. See docs/mapping.md.
- * Layer: fs.
+ * .query:ITEM, .count:ITEM, .mquery:A,B, .mcount:A,B (item lists), .info. The parameters are the
+ * attributes user.kvfs.topk.k, .width, .depth and .decay. See docs/mapping.md. Layer: fs.
  */
 #include "fs/fs_int.h"
 #include "fs/fs_xval.h"
@@ -272,6 +271,38 @@ TOPK_VIEW(list_read, V_LIST)
 TOPK_VIEW(query_read, V_QUERY)
 TOPK_VIEW(count_read, V_COUNT)
 
+/* TOPK.QUERY (count false) or TOPK.COUNT of an item list
+ * (fs_items_split): one answer a line, in order. */
+static int mview(struct fs_ctx *c, bool count, const char *arg, size_t an, struct buf *o)
+{
+	struct fs_items it;
+	struct hk t;
+	int rc = fs_items_split(arg, an, count ? "top-k .mcount:" : "top-k .mquery:", &it);
+	bool have = !rc && !(rc = topk_state(c->fs->ks, &c->k, &t));
+	for (size_t i = 0; have && !rc && i < it.n; i++) {
+		const char *item = it.v[i].iov_base;
+		size_t len = it.v[i].iov_len;
+		if (count)
+			rc = buf_printf(o, "%" PRIu32 "\n", hk_count(&t, item, len));
+		else
+			rc = buf_printf(o, "%d\n", hk_query(&t, item, len) ? 1 : 0);
+	}
+	if (have)
+		hk_release(&t);
+	fs_items_release(&it);
+	return rc;
+}
+
+static int mquery_read(struct fs_ctx *c, const char *arg, size_t an, struct buf *o)
+{
+	return mview(c, false, arg, an, o);
+}
+
+static int mcount_read(struct fs_ctx *c, const char *arg, size_t an, struct buf *o)
+{
+	return mview(c, true, arg, an, o);
+}
+
 /* ---- inputs ------------------------------------------------------------------ */
 
 /* .add: each non-empty line is an item; .incrby: ITEM<TAB>N (the last tab). */
@@ -320,7 +351,8 @@ static int incrby_feed(struct fs_ctx *c, const struct iovec *lines, size_t n)
 /* ---- the shape ---------------------------------------------------------------- */
 
 static const struct fs_sketch_view tk_views[] = {
-    {".list", list_read}, {".info", info_read}, {".query:", query_read}, {".count:", count_read}};
+    {".list", list_read},    {".info", info_read},	{".query:", query_read},
+    {".count:", count_read}, {".mquery:", mquery_read}, {".mcount:", mcount_read}};
 static const struct fs_sketch_input tk_inputs[] = {{.name = ".add", .feed = add_feed},
 						   {.name = ".incrby", .feed = incrby_feed}};
 
@@ -412,6 +444,8 @@ static const struct fs_help tk_help[] = {
     {".list", "view: TOPK.LIST, ITEM<TAB>COUNT", "cat k/.list"},
     {".query:ITEM", "view: TOPK.QUERY, 1 or 0", "cat k/.query:a"},
     {".count:ITEM", "view: TOPK.COUNT", "cat k/.count:a"},
+    {".mquery:A,B", "view: TOPK.QUERY of an item list, 1 or 0 a line", "cat k/.mquery:a,b"},
+    {".mcount:A,B", "view: TOPK.COUNT of an item list, one a line", "cat k/.mcount:a,b"},
     {".info", "view: TOPK.INFO", "cat k/.info"},
     {NULL, NULL, NULL},
 };

@@ -8,7 +8,10 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "engine/names.h"
 
 size_t fs_xval_chomp(const char *v, size_t n)
 {
@@ -256,4 +259,75 @@ int fs_xval_topk(const char *param, const char *v, size_t n, struct topk_params 
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/* ---- item lists ---------------------------------------------------------- */
+
+void fs_items_release(struct fs_items *items)
+{
+	free(items->v);
+	buf_release(&items->store);
+	memset(items, 0, sizeof(*items));
+}
+
+/* Decode one item (its file-name text t, tn bytes, no NUL) onto the end of
+ * items->store; its offset and length go in items->v[items->n++] (made
+ * pointers once the store stops moving). */
+static int item_add(struct fs_items *items, size_t cap, const char *t, size_t tn, const char *what)
+{
+	struct buf one = BUF_INIT;
+	uint64_t hash;
+	int rc = -EINVAL;
+	char *z = NULL;
+	if (tn == 0) {
+		LOG_ERR("%s: item %zu is empty (the empty item is written %%)", what, items->n + 1);
+		return -EINVAL;
+	}
+	if (items->n == cap)
+		return -ENOMEM; /* counted before: cannot happen */
+	z = strndup(t, tn);
+	if (!z)
+		return -ENOMEM;
+	rc = memchr(t, '\0', tn) ? -EINVAL : names_decode(z, &one, &hash);
+	if (rc == NAMES_DECODED_LONG || rc == -EINVAL || rc == -ENAMETOOLONG) {
+		LOG_ERR("%s: item %zu ('%.*s') is a long-name reference or not a name", what,
+			items->n + 1, tn > 40 ? 40 : (int)tn, t);
+		rc = -EINVAL;
+	}
+	if (!rc) {
+		items->v[items->n].iov_base = (void *)(uintptr_t)items->store.len;
+		items->v[items->n].iov_len = one.len;
+		items->n++;
+		rc = one.len ? buf_add(&items->store, one.data, one.len) : 0;
+	}
+	free(z);
+	buf_release(&one);
+	return rc;
+}
+
+int fs_items_split(const char *s, size_t n, const char *what, struct fs_items *items)
+{
+	size_t cap = 1, start = 0;
+	int rc = 0;
+	memset(items, 0, sizeof(*items));
+	if (n == 0) {
+		LOG_ERR("%s: no items (give them separated by ',')", what);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < n; i++)
+		cap += s[i] == ',';
+	items->v = calloc(cap, sizeof(*items->v));
+	if (!items->v)
+		return -ENOMEM;
+	for (size_t i = 0; i <= n && !rc; i++) {
+		if (i < n && s[i] != ',')
+			continue;
+		rc = item_add(items, cap, s + start, i - start, what);
+		start = i + 1;
+	}
+	/* every item empty: nothing stored, no data to point into */
+	char *base = items->store.data ? items->store.data : (char *)"";
+	for (size_t i = 0; !rc && i < items->n; i++)
+		items->v[i].iov_base = base + (uintptr_t)items->v[i].iov_base;
+	return rc;
 }

@@ -14,6 +14,8 @@
  *   7  user.kvfs.tdigest.compression
  *   8  user.kvfs.topk.PARAM  on the default parameters: valid if accepted
  *   9  the trimming of values (fs_xval_chomp, fs_xval_strip)
+ *  10  an item list (fs_items_split): the items written back, every byte
+ *      as %HH (the empty item as %), split again into the same items
  */
 #include "fuzz.h"
 
@@ -173,10 +175,41 @@ static void trims(const char *v, size_t n)
 	FUZZ_ASSERT(sn == 0 || (!strchr(" \t\r\n", s[0]) && !strchr(" \t\r\n", s[sn - 1])));
 }
 
+static void items(const char *v, size_t n)
+{
+	struct fs_items a, b;
+	struct buf text = BUF_INIT;
+	size_t commas = 0;
+	for (size_t i = 0; i < n; i++)
+		commas += v[i] == ',';
+	if (fs_items_split(v, n, "fuzz", &a)) {
+		fs_items_release(&a);
+		return;
+	}
+	FUZZ_ASSERT(a.n >= 1 && a.n <= commas + 1);
+	for (size_t i = 0; i < a.n; i++) {
+		const uint8_t *p = a.v[i].iov_base;
+		if (i && buf_add(&text, ",", 1))
+			abort();
+		if (a.v[i].iov_len == 0 && buf_add(&text, "%", 1))
+			abort();
+		for (size_t j = 0; j < a.v[i].iov_len; j++)
+			if (buf_printf(&text, "%%%02X", p[j]))
+				abort();
+	}
+	FUZZ_ASSERT(fs_items_split(text.data, text.len, "fuzz", &b) == 0 && b.n == a.n);
+	for (size_t i = 0; i < a.n; i++)
+		FUZZ_ASSERT(a.v[i].iov_len == b.v[i].iov_len &&
+			    !memcmp(a.v[i].iov_base, b.v[i].iov_base, a.v[i].iov_len));
+	fs_items_release(&a);
+	fs_items_release(&b);
+	buf_release(&text);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fuzz_in in = {data, size};
-	unsigned op = fuzz_u8(&in) % 10;
+	unsigned op = fuzz_u8(&in) % 11;
 	size_t pn;
 	const uint8_t *pp = fuzz_field(&in, &pn);
 	char *param = fuzz_strdup(pp, pn);
@@ -219,6 +252,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	case 9:
 		trims(v, n);
+		break;
+	case 10:
+		items(v, n);
 		break;
 	}
 	free(param);
