@@ -5,8 +5,10 @@
  * FUSE, no store: they are fuzzed on their own (tests/fuzz/fuzz_xattr.c).
  * Each refusal is logged once, naming the attribute, and returns -EINVAL
  * (-ENOTSUP: no such parameter); on an error the outputs hold nothing to
- * use. Values are bytes (v, n), not NUL-terminated. Layer: fs (the
- * bottom: it includes only type headers for their option structs).
+ * use. Values are bytes (v, n), not NUL-terminated. Also the escaping of
+ * item lists (several members or items in one answer or one name). Layer:
+ * fs (the bottom: it includes only type headers for their option
+ * structs).
  */
 #ifndef KVFS_FS_XVAL_H
 #define KVFS_FS_XVAL_H
@@ -69,5 +71,29 @@ int fs_xval_topk(const char *param, const char *v, size_t n, struct topk_params 
 /* The field of p that top-k parameter `param` names (k, width, depth), or
  * NULL (decay is the double). */
 uint32_t *fs_xval_topk_field(struct topk_params *p, const char *param);
+
+/*
+ * Item lists: several members or items in one answer (one per line:
+ * `cat S/.spop:3`) or in one name (comma-separated: `.mexists:A,B,C`).
+ * An item is shown in the file-name escaping of names.h (docs/mapping.md
+ * section 7), whole (never cut to a long name), with newline, tab and
+ * comma escaped too (%0A, %09, %2C), so no item holds a separator: the
+ * empty item is "%", "." is %2E, '/' %2F, NUL %00, and a '%' that would
+ * read as an escape %25. Such an item, when it fits in 255 bytes, is also
+ * a file name that reaches the member.
+ */
+/* Append item[0, n) escaped to out (no separator). 0 or -ENOMEM. */
+int fs_items_encode(struct buf *out, const void *item, size_t n);
+/* The bytes of one escaped item s[0, n) into out (reset first): "%" is
+ * the empty item, %XX (hex, either case) a byte, any other '%' itself
+ * (lenient, as names_decode; no long names). 0 or -ENOMEM. */
+int fs_items_decode(const char *s, size_t n, struct buf *out);
+/* Split s[0, n) at its commas and decode each item: cb(arg, item, len)
+ * for each, in order, the bytes borrowed until cb returns; stops at cb's
+ * first non-zero return, which it returns. An empty s holds no item; an
+ * empty item between commas (or before or after one) is -EINVAL, logged
+ * as "WHAT: item N is empty ..." (an empty item is written "%"). */
+typedef int (*fs_item_cb)(void *arg, const char *item, size_t n);
+int fs_items_split(const char *s, size_t n, const char *what, fs_item_cb cb, void *arg);
 
 #endif
