@@ -434,6 +434,20 @@ int fs_shape_action_entry(struct fs_ctx *c, const char *name, size_t n, struct f
  * waits: beyond that -EAGAIN, logged. 0 once k changed, -ETIMEDOUT.
  */
 int fs_act_wait(struct fs_ctx *c, const struct ks_key *k, uint64_t gen, uint64_t deadline);
+/* The seconds a blocking action waits, name[pn, n) (".bzpopmin:SECS"
+ * with pn the length of ".bzpopmin:"): a decimal number from 0 (for ever)
+ * to FS_ACT_SECS_MAX, into *ms (a positive number at least 1 ms). 0, or
+ * -EINVAL logged. */
+#define FS_ACT_SECS_MAX 31536000.0 /* a year */
+int fs_act_secs(const char *name, size_t n, size_t pn, uint64_t *ms);
+/* An action's COUNT, name[pn, n): a decimal whole number from min to max
+ * (no '+'). 0, or -EINVAL logged ("'NAME': COUNT is a whole number from
+ * MIN to MAX"). */
+int fs_act_count(const char *name, size_t n, size_t pn, int64_t min, int64_t max, int64_t *count);
+/* Append item[0, n) to the struct buf out as one line of an answer: in
+ * the escaping of item lists (fs_items_encode, fs_xval.h), then '\n'.
+ * The signature of a type's member callback (set_member_cb). */
+int fs_items_line(void *out, const char *item, size_t n);
 /* xattrs and xattrs_len of a shape from one string constant X (its
  * names NUL-separated, the last NUL included by sizeof). */
 #define FS_SHAPE_XATTRS(X) .xattrs = (X), .xattrs_len = sizeof(X)

@@ -5,8 +5,10 @@
  * FUSE, no store: they are fuzzed on their own (tests/fuzz/fuzz_xattr.c).
  * Each refusal is logged once, naming the attribute, and returns -EINVAL
  * (-ENOTSUP: no such parameter); on an error the outputs hold nothing to
- * use. Values are bytes (v, n), not NUL-terminated. Layer: fs (the
- * bottom: it includes only type headers for their option structs).
+ * use. Values are bytes (v, n), not NUL-terminated. Also the escaping of
+ * item lists (several members or items in one answer or one name). Layer:
+ * fs (the bottom: it includes only type headers for their option
+ * structs).
  */
 #ifndef KVFS_FS_XVAL_H
 #define KVFS_FS_XVAL_H
@@ -92,5 +94,19 @@ struct fs_items {
 };
 int fs_items_split(const char *s, size_t n, const char *what, struct fs_items *items);
 void fs_items_release(struct fs_items *items);
+
+/*
+ * Answers of several items (`cat S/.spop:3`: one per line; a zset pop:
+ * MEMBER<TAB>SCORE) show each item in the same escaping, with newline,
+ * tab and comma escaped too (%0A, %09, %2C), whole (never cut to a long
+ * name): a line of an answer is the file name of that member when it
+ * fits in 255 bytes.
+ */
+/* Append item[0, n) escaped to out (no separator). 0 or -ENOMEM. */
+int fs_items_encode(struct buf *out, const void *item, size_t n);
+/* The bytes of one escaped item s[0, n) into out (reset first): "%" is
+ * the empty item, %XX (hex, either case) a byte, any other '%' itself
+ * (lenient, as names_decode; no long names). 0 or -ENOMEM. */
+int fs_items_decode(const char *s, size_t n, struct buf *out);
 
 #endif

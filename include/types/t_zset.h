@@ -1,7 +1,7 @@
 /*
  * t_zset: the Redis sorted-set type (ZADD with NX/XX/GT/LT/CH, ZREM,
- * ZSCORE, ZRANK/ZREVRANK, ZCARD, ZRANGE by rank and by score in both
- * directions, iteration in score and in member order).
+ * ZSCORE, ZRANK/ZREVRANK, ZCARD, ZPOPMIN/ZPOPMAX, ZRANGE by rank and by
+ * score in both directions, iteration in score and in member order).
  * Layout (kvrocks-encoding.md 6.5): metadata (type 5, size = member
  * count); default CF: ns|key_len|key|version|member -> score as an
  * 8-byte sortable double; zset_score CF: ns|key_len|key|version|sortable
@@ -85,6 +85,21 @@ typedef int (*zset_range_cb)(void *arg, const char *m, size_t mn, double score);
  * key calls nothing. One consistent snapshot. */
 int zset_range_by_rank(struct keyspace *ks, const struct ks_key *k, int64_t start, int64_t stop,
 		       bool reverse, zset_range_cb cb, void *arg);
+
+/*
+ * ZPOPMIN key count (max false) / ZPOPMAX: remove up to count members of
+ * the lowest (highest) scores in one batch, as Kvrocks's ZSet::Pop: in
+ * score-index order, ties by member bytes (descending for ZPOPMAX). cb
+ * gets each member and score in that order before the batch is written
+ * (a non-zero return stops the verb with it, nothing written; on an error
+ * of the write the caller drops what cb got: nothing was popped). flags:
+ * ZSET_KEEP_EMPTY. A missing key or count 0 pops nothing: 0, no call.
+ * A score-index record without its member record (or at another score)
+ * is skipped and logged; a member whose record does not decode is popped
+ * with the index's score (logged).
+ */
+int zset_pop(struct keyspace *ks, const struct ks_key *k, uint64_t count, bool max, unsigned flags,
+	     zset_range_cb cb, void *arg);
 
 /* A score interval; min/max may be -inf/+inf; *ex = exclusive bound. */
 struct zset_score_range {

@@ -14,8 +14,10 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "keyspace/ks_attr.h"
+#include "fs/fs_xval.h"
 
 /* The invalidation thread: a queue of items, sent in order. */
 struct fs_notifier {
@@ -543,4 +545,51 @@ bool fs_cursor_number(const void *after, size_t alen, uint64_t *num)
 		return false;
 	*num = get_be64(after);
 	return true;
+}
+
+/* ---- the parameters and answers of actions ---------------------------- */
+
+int fs_act_secs(const char *name, size_t n, size_t pn, uint64_t *ms)
+{
+	char secs[32];
+	char *end;
+	size_t sn = n - pn;
+	double d = -1;
+	if (pn < n && sn < sizeof(secs) && name[pn] >= '0' && name[pn] <= '9') {
+		memcpy(secs, name + pn, sn);
+		secs[sn] = 0;
+		errno = 0;
+		d = strtod(secs, &end);
+		if (*end || errno)
+			d = -1;
+	}
+	if (!(d >= 0 && d <= FS_ACT_SECS_MAX)) {
+		LOG_ERR(
+		    "'%.*s': the seconds to wait are a decimal number from 0 (for ever) to %.0f",
+		    (int)n, name, FS_ACT_SECS_MAX);
+		return -EINVAL;
+	}
+	*ms = (uint64_t)(d * 1000.0 + 0.5);
+	if (*ms == 0 && d > 0)
+		*ms = 1;
+	return 0;
+}
+
+int fs_act_count(const char *name, size_t n, size_t pn, int64_t min, int64_t max, int64_t *count)
+{
+	int64_t v = 0;
+	if (pn < n && name[pn] != '+' && parse_i64(name + pn, n - pn, &v) == 0 && v >= min &&
+	    v <= max) {
+		*count = v;
+		return 0;
+	}
+	LOG_ERR("'%.*s': COUNT is a whole number from %lld to %lld", (int)n, name, (long long)min,
+		(long long)max);
+	return -EINVAL;
+}
+
+int fs_items_line(void *out, const char *item, size_t n)
+{
+	int rc = fs_items_encode(out, item, n);
+	return rc ? rc : buf_add(out, "\n", 1);
 }

@@ -305,6 +305,70 @@ static int item_add(struct fs_items *items, size_t cap, const char *t, size_t tn
 	return rc;
 }
 
+/* Must byte p[i] of an item be escaped? The file-name rules (names.c):
+ * '/', NUL, and a '%' that would read as an escape; and the separators
+ * of item lists: newline, tab, comma. */
+static bool item_needs_escape(const uint8_t *p, size_t n, size_t i)
+{
+	switch (p[i]) {
+	case '/':
+	case '\0':
+	case '\n':
+	case '\t':
+	case ',':
+		return true;
+	case '%':
+		return i + 1 == n || p[i + 1] == '~' ||
+		       (i + 2 < n && hex_digit(p[i + 1]) >= 0 && hex_digit(p[i + 2]) >= 0);
+	default:
+		return false;
+	}
+}
+
+int fs_items_encode(struct buf *out, const void *item, size_t n)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	const uint8_t *p = item;
+	if (n == 0)
+		return buf_add(out, "%", 1);
+	if (n == 1 && p[0] == '.')
+		return buf_add(out, "%2E", 3);
+	if (n == 2 && p[0] == '.' && p[1] == '.')
+		return buf_add(out, "%2E%2E", 6);
+	int rc = buf_reserve(out, n);
+	for (size_t i = 0, run = 0; !rc && i <= n; i++) {
+		if (i < n && !item_needs_escape(p, n, i))
+			continue;
+		/* The bytes since the last escape as they are, then this one's. */
+		rc = buf_add(out, p + run, i - run);
+		if (!rc && i < n) {
+			char e[3] = {'%', hex[p[i] >> 4], hex[p[i] & 0x0f]};
+			rc = buf_add(out, e, sizeof(e));
+		}
+		run = i + 1;
+	}
+	return rc;
+}
+
+int fs_items_decode(const char *s, size_t n, struct buf *out)
+{
+	buf_reset(out);
+	if (n == 1 && s[0] == '%')
+		return 0; /* the empty item */
+	int rc = buf_reserve(out, n);
+	for (size_t i = 0; !rc && i < n; i++) {
+		int hi = i + 2 < n && s[i] == '%' ? hex_digit((uint8_t)s[i + 1]) : -1;
+		int lo = hi >= 0 ? hex_digit((uint8_t)s[i + 2]) : -1;
+		if (lo >= 0) {
+			rc = buf_add_u8(out, (uint8_t)(hi << 4 | lo));
+			i += 2;
+		} else {
+			rc = buf_add(out, s + i, 1);
+		}
+	}
+	return rc;
+}
+
 int fs_items_split(const char *s, size_t n, const char *what, struct fs_items *items)
 {
 	size_t cap = 1, start = 0;

@@ -16,7 +16,11 @@
  *   .by-score:MIN..MAX   members with MIN <= score <= MAX; "(" before a
  *                        bound makes it exclusive; inf, -inf allowed
  * one line per member: rank (ZRANK, or ZREVRANK for -rev) TAB score TAB
- * member (as its file name). Layer: fs.
+ * member (as its file name).
+ *
+ * Actions (read once per open, never listed): `.zpopmin[:COUNT]`,
+ * `.zpopmax[:COUNT]` (ZPOPMIN, ZPOPMAX), `.bzpopmin:SECS`,
+ * `.bzpopmax:SECS` (BZPOPMIN, BZPOPMAX): MEMBER TAB SCORE lines. Layer: fs.
  */
 #include "fs/fs_int.h"
 
@@ -25,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "fs/fs_xval.h"
 #include "types/t_zset.h"
 
 #define VIEW	 ".by-score"
@@ -382,6 +387,92 @@ static int zset_from_field(void *arg, const char *f, size_t fn, const char *v, s
 	return -EINVAL;
 }
 
+/* ---- actions: ZPOPMIN, ZPOPMAX, BZPOPMIN, BZPOPMAX ------------------- */
+
+/* Kvrocks reads COUNT as an int (ParseInt<int>). */
+#define ZPOP_COUNT_MAX INT32_MAX
+
+static const struct zpop {
+	const char *name;
+	bool max;
+	bool block; /* NAME:SECS; the others are NAME or NAME:COUNT */
+} zpops[] = {{".zpopmin", false, false},
+	     {".zpopmax", true, false},
+	     {".bzpopmin", false, true},
+	     {".bzpopmax", true, true}};
+
+/* The pop a name is (a blocking one with ':' and anything, a plain one
+ * alone or with ':' and anything: SECS and COUNT are checked when it
+ * runs), or NULL. */
+static const struct zpop *zpop_of(const char *name, size_t n)
+{
+	for (size_t i = 0; i < sizeof(zpops) / sizeof(zpops[0]); i++) {
+		size_t an = strlen(zpops[i].name);
+		if (has_prefix(name, n, zpops[i].name) &&
+		    (n > an ? name[an] == ':' : !zpops[i].block))
+			return &zpops[i];
+	}
+	return NULL;
+}
+
+static bool zpop_is_action(const char *name, size_t n)
+{
+	return zpop_of(name, n) != NULL;
+}
+
+/* One line of a pop's answer: the member as an item (fs_items_encode),
+ * a tab, its score as its file shows it. */
+static int zpop_line(void *arg, const char *m, size_t mn, double score)
+{
+	struct buf *out = arg;
+	char text[40];
+	size_t tn = score_text(score, text);
+	int rc = fs_items_encode(out, m, mn);
+	if (!rc)
+		rc = buf_add(out, "\t", 1);
+	return rc ? rc : buf_add(out, text, tn);
+}
+
+/*
+ * `cat Z/.zpopmin` pops the member of the lowest score, `.zpopmin:COUNT`
+ * up to COUNT of them (0 to 2^31-1), lowest first, in one batch;
+ * `.zpopmax` the highest. `.bzpopmin:SECS`, `.bzpopmax:SECS` wait up to
+ * SECS seconds (0: for ever) for a member and pop one (ETIMEDOUT when
+ * none came). An empty zset answers an empty read and stays an empty
+ * zset when its last member goes.
+ */
+static int zpop_act(struct fs_ctx *c, const char *name, size_t n, struct buf *out)
+{
+	const struct zpop *p = zpop_of(name, n);
+	int64_t count = 1;
+	uint64_t ms = 0;
+	int rc = 0;
+	if (!p)
+		return -ENOENT;
+	size_t an = strlen(p->name);
+	if (p->block)
+		rc = fs_act_secs(name, n, an + 1, &ms);
+	else if (n > an)
+		rc = fs_act_count(name, n, an + 1, 0, ZPOP_COUNT_MAX, &count);
+	uint64_t deadline = p->block ? ks_wait_deadline(ms) : 0;
+	while (!rc) {
+		uint64_t gen = ks_gen(c->fs->ks, &c->k);
+		buf_reset(out);
+		rc = zset_pop(c->fs->ks, &c->k, (uint64_t)count, p->max, ZSET_KEEP_EMPTY, zpop_line,
+			      out);
+		if (rc || out->len || !p->block)
+			break;
+		/* Wait for a write to the zset, then look again. */
+		rc = fs_act_wait(c, &c->k, gen, deadline);
+		if (rc == -ETIMEDOUT)
+			LOG_INFO("'%.*s' of '%.*s': no member came in time", (int)n, name,
+				 (int)c->k.klen, c->k.key);
+	}
+	if (rc)
+		buf_reset(out);
+	return rc;
+}
+
 static const struct fs_help zset_help[] = {
     {"MEMBER", "a member: the file holds its score (ZADD at close, rm is ZREM)", "echo 2.5 > z/m"},
     {".by-score", "view: rank, score, member lines, lowest score first", "cat z/.by-score"},
@@ -389,6 +480,17 @@ static const struct fs_help zset_help[] = {
     {".by-score:N", "view: the N lowest (.by-score-rev:N: the top N)", "cat z/.by-score-rev:3"},
     {".by-score:MIN..MAX", "view: scores in MIN..MAX, ( before a bound excludes it",
      "cat \"z/.by-score:(1..inf\""},
+    {".zpopmin",
+     "pops the member of the lowest score: each open answers MEMBER<TAB>SCORE (ZPOPMIN)",
+     "cat z/.zpopmin"},
+    {".zpopmin:COUNT", "pops up to COUNT members, lowest first, one line each", "cat z/.zpopmin:3"},
+    {".zpopmax", "pops the member of the highest score (ZPOPMAX; :COUNT as above)",
+     "cat z/.zpopmax:3"},
+    {".bzpopmin:SECS",
+     "waits up to SECS seconds (0: for ever) for a member and pops the lowest "
+     "(BZPOPMIN); ETIMEDOUT when none came",
+     "while x=$(cat z/.bzpopmin:0); do ...; done"},
+    {".bzpopmax:SECS", "the same, the highest (BZPOPMAX)", "cat z/.bzpopmax:5"},
     {NULL, NULL, NULL},
 };
 
@@ -409,5 +511,7 @@ const struct fs_shape fs_zset_shape = {
     .adopt = fs_shape_adopt_commit, /* a swap file's contents: the score */
     .is_scratch = fs_is_swap_name,
     .from_field = zset_from_field,
+    .is_action = zpop_is_action,
+    .act = zpop_act,
     .help = zset_help,
 };

@@ -582,6 +582,63 @@ int zset_range_by_score(struct keyspace *ks, const struct ks_key *k,
 	return rc;
 }
 
+/* ---- ZPOPMIN, ZPOPMAX -------------------------------------------- */
+
+int zset_pop(struct keyspace *ks, const struct ks_key *k, uint64_t count, bool max, unsigned flags,
+	     zset_range_cb cb, void *arg)
+{
+	struct ks_sub_iter_opts o = {.cf = STORE_CF_ZSET_SCORE, .reverse = max};
+	struct ks_sub_iter *it = NULL;
+	struct enc_meta *meta;
+	const char *sub, *v;
+	size_t sn, vn;
+	uint64_t popped = 0;
+	struct ks_txn t;
+
+	ks_txn_begin(&t, ks, k);
+	int rc = ks_txn_get(&t, k, KV_TYPE_ZSET, &meta);
+	if (rc == -ENOENT)
+		rc = 0; /* nothing to pop */
+	else if (!rc && count > 0)
+		it = ks_sub_iter_open(ks, k, KV_TYPE_ZSET, &o, &rc);
+	/* Under the lock the index and the member records agree, but for
+	 * corrupt ones: each is checked as a listing checks it. */
+	while (it && popped < count && (rc = ks_sub_iter_next(it, &sub, &sn, &v, &vn)) == 1) {
+		double score = 0;
+		if (sn < 8) {
+			rc = ks_corrupt(k, "a score-index sub-key of %zu bytes; not popped", sn);
+			continue;
+		}
+		double is = enc_sortable_to_double(get_be64(sub));
+		rc = score_get(ks, k, meta->version, sub + 8, sn - 8, &score);
+		if (rc == 0 && enc_double_to_sortable(score) != get_be64(sub)) {
+			rc = ks_corrupt_entry(k, sub + 8, sn - 8,
+					      "a score-index record at another score than its "
+					      "member record's; not popped");
+			continue;
+		}
+		if (rc == -ENOENT) {
+			rc = ks_corrupt_entry(k, sub + 8, sn - 8,
+					      "a score-index record without its member record; "
+					      "not popped");
+			continue;
+		}
+		if (rc && rc != -EUCLEAN) /* -EUCLEAN: logged; popped at the index's score */
+			break;
+		member_stage(&t, k, sub + 8, sn - 8, is, false);
+		popped++;
+		if ((rc = cb(arg, sub + 8, sn - 8, is)))
+			break;
+	}
+	if (!rc && popped) {
+		ks_txn_resize(&t, k, -(int64_t)popped,
+			      (flags & ZSET_KEEP_EMPTY) ? KS_TXN_KEEP_EMPTY : 0);
+		rc = ks_txn_commit(&t);
+	}
+	ks_sub_iter_free(it);
+	return ks_txn_end(&t, rc);
+}
+
 /* ---- Member-order iteration ---------------------------------------- */
 
 /* The member iterator runs over the member records. */

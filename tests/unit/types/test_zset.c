@@ -6,7 +6,8 @@
  * sortable scores of +-0.0, +-inf, +-1, 2.5); and a model-based run of
  * random operations checking after each one that size equals the number
  * of member records and of score-index records, that the two agree, and
- * that ranks and ranges match an in-memory model.
+ * that ranks and ranges match an in-memory model; ZPOPMIN/ZPOPMAX with
+ * both column families' records checked, and past corrupt records.
  */
 #include "check.h"
 #include "fixture.h"
@@ -728,6 +729,100 @@ static void test_corrupt(void)
 	CHECK_INT(zset_rem(ks, KEY(DEFNS, "cz"), "g", 1, 0), -ENOENT);
 }
 
+/* ZPOPMIN, ZPOPMAX: what cb got, joined as by_rank joins it. */
+static const char *pop(const char *key, uint64_t count, bool max, unsigned flags, int *rc)
+{
+	buf_reset(&out);
+	buf_add(&out, "", 0);
+	*rc = zset_pop(ks, KEY(DEFNS, key), count, max, flags, join_cb, &out);
+	return out.data;
+}
+
+static int fail_cb(void *arg, const char *m, size_t mn, double score)
+{
+	(void)arg;
+	(void)m;
+	(void)mn;
+	(void)score;
+	return -ECANCELED;
+}
+
+static void test_pop(void)
+{
+	struct ks_info info;
+	int rc = 1;
+	CHECK_INT(zset_add(ks, KEY(DEFNS, "pz"), "a", 1, 1, 0), 1);
+	CHECK_INT(zset_add(ks, KEY(DEFNS, "pz"), "b", 1, 2, 0), 1);
+	CHECK_INT(zset_add(ks, KEY(DEFNS, "pz"), "c", 1, 2, 0), 1);
+	CHECK_INT(zset_add(ks, KEY(DEFNS, "pz"), "d", 1, -INFINITY, 0), 1);
+	CHECK_INT(zset_add(ks, KEY(DEFNS, "pz"), "e", 1, INFINITY, 0), 1);
+	uint64_t ver = fixture_version(ks, KEY("pz"));
+	/* The lowest: both its records go, size 4, the version stays. */
+	CHECK(strcmp(pop("pz", 1, false, 0, &rc), "d=-inf") == 0);
+	CHECK_INT(rc, 0);
+	check_member_raw("pz", "d", NULL);
+	CHECK_INT(index_get("pz", -INFINITY, "d"), -ENOENT);
+	check_meta("pz", 4);
+	CHECK(fixture_version(ks, KEY("pz")) == ver);
+	check_member_raw("pz", "a", "BF F0 00 00 00 00 00 00");
+	/* Ties by member bytes: up for ZPOPMIN, down for ZPOPMAX. */
+	CHECK(strcmp(pop("pz", 2, false, 0, &rc), "a=1,b=2") == 0);
+	check_member_raw("pz", "a", NULL);
+	check_member_raw("pz", "b", NULL);
+	CHECK_INT(index_get("pz", 2, "b"), -ENOENT);
+	check_meta("pz", 2);
+	CHECK_INT(zset_add(ks, KEY(DEFNS, "pz"), "b", 1, 2, 0), 1);
+	CHECK(strcmp(pop("pz", 1, true, 0, &rc), "e=inf") == 0);
+	CHECK_INT(index_get("pz", INFINITY, "e"), -ENOENT);
+	check_member_raw("pz", "c", "C0 00 00 00 00 00 00 00");
+	/* A callback's error, count 0, a missing key: nothing written. */
+	struct buf before = BUF_INIT;
+	fixture_snapshot(ks, KEY("pz"), &before);
+	CHECK_INT(zset_pop(ks, KEY(DEFNS, "pz"), 2, true, 0, fail_cb, NULL), -ECANCELED);
+	CHECK_INT(zset_pop(ks, KEY(DEFNS, "pz"), 0, true, 0, fail_cb, NULL), 0);
+	CHECK_INT(zset_pop(ks, KEY(DEFNS, "nope"), 3, false, 0, fail_cb, NULL), 0);
+	/* Wrong type, bad namespace. */
+	CHECK_INT(string_set(ks, KEY(DEFNS, "ps"), "str", 3, 0), 0);
+	CHECK_INT(zset_pop(ks, KEY(DEFNS, "ps"), 1, false, 0, fail_cb, NULL), -KV_EWRONGTYPE);
+	CHECK_INT(string_get(ks, KEY(DEFNS, "ps"), &v), 0);
+	CHECK_MEM(v.data, v.len, "str", 3);
+	CHECK_INT(zset_pop(ks, BADKEY, 1, false, 0, fail_cb, NULL), -EINVAL);
+	CHECK(fixture_unchanged(ks, KEY("pz"), &before));
+	buf_release(&before);
+	/* More than it has: all, highest first; ZSET_KEEP_EMPTY keeps it. */
+	CHECK(strcmp(pop("pz", 10, true, ZSET_KEEP_EMPTY, &rc), "c=2,b=2") == 0);
+	CHECK_INT(rc, 0);
+	CHECK_INT(fixture_meta_raw(ks, KEY("pz"), &v), -ENOENT);
+	CHECK_INT(ks_lookup(ks, KEY(DEFNS, "pz"), &info), 0);
+	CHECK(info.empty && info.type == KV_TYPE_ZSET);
+	CHECK(strcmp(pop("pz", 1, false, ZSET_KEEP_EMPTY, &rc), "") == 0);
+	CHECK_INT(rc, 0);
+	/* Without it the key goes. */
+	CHECK_INT(zset_add(ks, KEY(DEFNS, "pz"), "x", 1, 0.5, 0), 1);
+	CHECK(strcmp(pop("pz", 1, false, 0, &rc), "x=0.5") == 0);
+	CHECK_INT(ks_lookup(ks, KEY(DEFNS, "pz"), &info), -ENOENT);
+}
+
+/* After test_corrupt: "cz" holds a=1 and c=3, and index records that name
+ * nothing ("g" at 5, "a" at 9, a short one): popped past, not popped. */
+static void test_pop_corrupt(void)
+{
+	struct ks_info info;
+	int rc = 1;
+	CHECK(strcmp(pop("cz", 10, false, 0, &rc), "a=1,c=3") == 0);
+	CHECK_INT(rc, 0);
+	CHECK_INT(ks_lookup(ks, KEY(DEFNS, "cz"), &info), -ENOENT);
+	/* A member whose score does not decode is popped at the index's. */
+	CHECK_INT(zset_add(ks, KEY(DEFNS, "cp"), "a", 1, 1, 0), 1);
+	CHECK_INT(zset_add(ks, KEY(DEFNS, "cp"), "b", 1, 2, 0), 1);
+	plant(STORE_CF_DEFAULT, "cp", "b", 1, "xyz", 3);
+	CHECK(strcmp(pop("cp", 1, true, 0, &rc), "b=2") == 0);
+	CHECK_INT(rc, 0);
+	check_member_raw("cp", "b", NULL);
+	CHECK_INT(index_get("cp", 2, "b"), -ENOENT);
+	check_meta("cp", 1);
+}
+
 int main(void)
 {
 	log_level_current = -1;
@@ -741,6 +836,8 @@ int main(void)
 	test_rename();
 	test_v0();
 	test_corrupt();
+	test_pop();
+	test_pop_corrupt();
 	test_model();
 	fixture_done(ks);
 	buf_release(&v);
