@@ -597,6 +597,12 @@ static int action_run(struct fs *fs, fuse_req_t req, struct fs_node *node, struc
 			named = fs_file_shape_named(k.key, k.klen, false);
 		k.attr = &ch;
 		rc = named && named->act ? named->act(fs, &k, out) : -ENOENT;
+		size_t kn = !rc && named->act_key ? named->act_key(k.key, k.klen) : 0;
+		if (kn) {
+			struct fs_node *dir = fs_itable_parent(fs->it, node);
+			fs_action_changed(fs, dir, k.key, kn);
+			fs_itable_unref(fs->it, dir);
+		}
 	} else if (!rc) {
 		struct fs_node *dir = fs_itable_parent(fs->it, node);
 		struct fs_ctx c;
@@ -622,6 +628,26 @@ static int action_run(struct fs *fs, fuse_req_t req, struct fs_node *node, struc
 	}
 	fs_path_release(&p);
 	return rc;
+}
+
+void fs_action_changed(struct fs *fs, struct fs_node *dir, const char *name, size_t n)
+{
+	struct fs_inval iv;
+	struct fs_node *node = fs_itable_find(fs->it, dir, name, n);
+	fs_inval_init(&iv);
+	fs_inval_add(&iv, dir->ino, node ? node->ino : 0, name, n);
+	if (node) {
+		pthread_mutex_lock(&node->lock);
+		if (node->pin || (node->loaded && !node->dirty &&
+				  fs_itable_local(fs->it, node) == FS_LOCAL_NONE)) {
+			fs_node_unpin_locked(node);
+			buf_release(&node->data);
+			node->loaded = false;
+		}
+		pthread_mutex_unlock(&node->lock);
+		fs_itable_unref(fs->it, node);
+	}
+	fs_inval_send(fs, &iv);
 }
 
 static bool act_stop(void *arg)

@@ -382,6 +382,33 @@ static int zset_from_field(void *arg, const char *f, size_t fn, const char *v, s
 	return -EINVAL;
 }
 
+/* Counters MEMBER:incr, MEMBER:incrby:X, ... of a member (fs_counter.c):
+ * ZINCRBY, whatever the suffix (scores are doubles). */
+static bool zset_is_action(const char *name, size_t n)
+{
+	struct fs_counter ct;
+	return fs_counter_parse(name, n, &ct) == 1;
+}
+
+static int zset_act(struct fs_ctx *c, const char *name, size_t n, struct buf *out)
+{
+	struct fs_counter ct;
+	char text[40];
+	double d;
+	if (fs_counter_parse(name, n, &ct) != 1)
+		return -ENOENT;
+	int rc = fs_counter_float(&ct, name, n, &d);
+	if (rc) /* logged */
+		return rc;
+	rc = zset_incrby(c->fs->ks, &c->k, name, ct.base, d, &d);
+	if (!rc)
+		rc = buf_set(out, text, score_text(d, text));
+	fs_counter_refused(rc, name, n, "score", true);
+	if (!rc)
+		fs_action_changed(c->fs, c->dir, name, ct.base);
+	return rc;
+}
+
 static const struct fs_help zset_help[] = {
     {"MEMBER", "a member: the file holds its score (ZADD at close, rm is ZREM)", "echo 2.5 > z/m"},
     {".by-score", "view: rank, score, member lines, lowest score first", "cat z/.by-score"},
@@ -389,6 +416,10 @@ static const struct fs_help zset_help[] = {
     {".by-score:N", "view: the N lowest (.by-score-rev:N: the top N)", "cat z/.by-score-rev:3"},
     {".by-score:MIN..MAX", "view: scores in MIN..MAX, ( before a bound excludes it",
      "cat \"z/.by-score:(1..inf\""},
+    {"MEMBER:incrby:X",
+     "ZINCRBY X (also :incr, :decr, :decrby:X), print the new score; a "
+     "missing member is added",
+     "cat 'z/alice:incrby:2.5'"},
     {NULL, NULL, NULL},
 };
 
@@ -409,5 +440,7 @@ const struct fs_shape fs_zset_shape = {
     .adopt = fs_shape_adopt_commit, /* a swap file's contents: the score */
     .is_scratch = fs_is_swap_name,
     .from_field = zset_from_field,
+    .is_action = zset_is_action,
+    .act = zset_act,
     .help = zset_help,
 };
