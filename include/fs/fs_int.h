@@ -19,7 +19,9 @@
  *   shapes       one file per type, what its keys are in the tree, over
  *                the type's module (t_*.c): fs_hash.c ... fs_stream.c,
  *                fs_timeseries.c, the sketches over fs_sketch.c; the file
- *                shapes fs_string.c (string, bitmap) and fs_json.c
+ *                shapes fs_string.c (string, bitmap), fs_json.c and
+ *                fs_counter.c (counters; its parser also serves fs_hash.c
+ *                and fs_zset.c)
  *   fs_node.c    helpers: paths, stat filling, errno, invalidations
  *   fs_xval.c    the values of user.kvfs.* attributes (pure parsers)
  *   fs_inode.c   the inode table

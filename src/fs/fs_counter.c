@@ -139,11 +139,7 @@ static int counter_ts(struct fs *fs, const struct fs_counter *ct, const struct k
 	int rc = fs_counter_float(ct, k->key, k->klen, &by);
 	if (rc) /* logged */
 		return rc;
-	rc = ts_incrby(fs->ks, b, TS_NOW, by, NULL, &v, NULL);
-	if (rc == -EINVAL)
-		LOG_ERR("'%.*s': TS.INCRBY refused: the newest sample is newer than now, or the "
-			"sum is not finite",
-			(int)k->klen, k->key);
+	rc = ts_incrby(fs->ks, b, TS_NOW, by, NULL, &v, NULL); /* logs its EINVAL */
 	if (!rc) {
 		size_t tn = fmt_double_shortest(v, text);
 		text[tn++] = '\n';
