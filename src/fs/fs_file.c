@@ -365,6 +365,7 @@ void fs_file_close(struct fs *fs, struct fs_handle *h)
 		if (node->opens == 0)
 			node->bad = 0;
 		node_unload_locked(fs, node);
+		buf_release(&h->answer); /* an action's reply ends under the lock */
 		pthread_mutex_unlock(&node->lock);
 		fs_itable_unref(fs->it, node);
 	}
@@ -834,10 +835,15 @@ void fs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct f
 	struct fs_node *node = h->node;
 	int rc;
 	if (h->action) {
-		/* This open's answer: nobody else's, never changed. */
+		/* This open's answer: nobody else's, never changed. Replied
+		 * under the node's lock, which the release that frees it takes:
+		 * the reader, woken by the reply, may close before
+		 * fuse_reply_buf returns (and ASan checks the bytes after). */
+		pthread_mutex_lock(&node->lock);
 		size_t start = (uint64_t)off < h->answer.len ? (size_t)off : h->answer.len;
 		size_t n = h->answer.len - start < size ? h->answer.len - start : size;
 		fuse_reply_buf(req, n ? h->answer.data + start : NULL, n);
+		pthread_mutex_unlock(&node->lock);
 		return;
 	}
 	pthread_mutex_lock(&node->lock);
