@@ -19,7 +19,9 @@
  *   shapes       one file per type, what its keys are in the tree, over
  *                the type's module (t_*.c): fs_hash.c ... fs_stream.c,
  *                fs_timeseries.c, the sketches over fs_sketch.c; the file
- *                shapes fs_string.c (string, bitmap) and fs_json.c
+ *                shapes fs_string.c (string, bitmap), fs_json.c and
+ *                fs_counter.c (counters; its parser also serves fs_hash.c
+ *                and fs_zset.c)
  *   fs_node.c    helpers: paths, stat filling, errno, invalidations
  *   fs_xval.c    the values of user.kvfs.* attributes (pure parsers)
  *   fs_inode.c   the inode table
@@ -559,6 +561,11 @@ struct fs_file_shape {
 	/* What user.kvfs.help prints on a key of this type (struct fs_help).
 	 * NULL: nothing. */
 	const struct fs_help *help;
+	/* The key an action of name k changed, as the length of the name's
+	 * first bytes that name it (`c` of `c:incr`): after act, its node
+	 * and what the kernel keeps of it are invalidated
+	 * (fs_action_changed). NULL or 0: none. */
+	size_t (*act_key)(const char *name, size_t n);
 };
 
 /* fs_timeseries.c: samples as CSV "timestamp,value" lines (appended to
@@ -772,7 +779,7 @@ extern const struct fs_shape fs_hash_shape, fs_list_shape, fs_set_shape, fs_zset
     fs_sortedint_shape, fs_stream_shape, fs_timeseries_shape, fs_tdigest_shape, fs_topk_shape,
     fs_hll_shape, fs_bloom_shape;
 extern const struct fs_file_shape fs_string_file_shape, fs_bitmap_file_shape, fs_json_file_shape,
-    fs_ts_view_file_shape;
+    fs_ts_view_file_shape, fs_counter_file_shape;
 /* What a new file and a new directory are (DESIGN.md section 5, rule 3:
  * a string and a hash, unless their type is set). */
 extern const struct fs_file_shape *const fs_new_file_shape;
@@ -820,6 +827,35 @@ bool fs_shape_acts(struct fs_ctx *c, const struct fs_shape *sh, const char *name
  * c->info is the key as read, c->sh its shape. */
 int fs_ctx_open(struct fs *fs, struct fs_node *dir, const struct fs_path *p, struct fs_inval *iv,
 		struct fs_ctx *c, const struct fs_shape **sh);
+
+/* ---- fs_counter.c: counters (INCR ... ZINCRBY, TS.INCRBY) ------------------ */
+
+/* A counter name BASE:incr, BASE:decr, BASE:incrby:N, BASE:decrby:N or
+ * BASE:incrbyfloat:X, split (borrowed from the name): base is BASE's
+ * length (at least 1), arg the N or X (NULL: incr, decr), sign -1 for the
+ * decrements, fl for incrbyfloat. */
+struct fs_counter {
+	size_t base;
+	const char *arg;
+	size_t an;
+	int sign;
+	bool fl;
+};
+/* 1 if name is a counter name (ct filled), 0 if not; the argument is not
+ * read yet. */
+int fs_counter_parse(const char *name, size_t n, struct fs_counter *ct);
+/* The signed amount of counter ct, named name: a whole number (INCRBY,
+ * HINCRBY) or any number (INCRBYFLOAT, ZINCRBY, TS.INCRBY). 0, or
+ * -EINVAL (the argument does not read, logged), -ERANGE (DECRBY of
+ * -2^63, logged). */
+int fs_counter_int(const struct fs_counter *ct, const char *name, size_t n, int64_t *by);
+int fs_counter_float(const struct fs_counter *ct, const char *name, size_t n, double *by);
+/* Log the refusal rc of a counter's verb on the thing `what` ("value",
+ * "field", "score"), a float one if fl: -EINVAL (it holds no number),
+ * -ERANGE (the result is out of range). Other errors: nothing. */
+void fs_counter_refused(int rc, const char *name, size_t n, const char *what, bool fl);
+/* fs_counter_file_shape: the counters of a namespace (KEY:incr, ...; a key
+ * of that exact name wins), on string and time-series keys. */
 
 /* ---- fs_stat.c: attributes of nodes ------------------------------------ */
 
@@ -924,6 +960,12 @@ int fs_file_open_gone_locked(struct fs *fs, struct fs_node *node, int flags, boo
 /* How long "a moment ago" is (ms): see fs_file_keep and
  * fs_file_open_setup. */
 #define FS_RECENT_MS 1000
+/* An action changed key or entry `name` (stored bytes) of directory
+ * node `dir` without going through its node: that node, if any, drops a
+ * buffer no open file has changed, and the kernel forgets the name (a
+ * miss it may have cached) and the node's pages and attributes. No lock
+ * held. */
+void fs_action_changed(struct fs *fs, struct fs_node *dir, const char *name, size_t n);
 /* The node's key changed type (string <-> bitmap) under it. */
 void fs_file_set_type(struct fs_node *node, enum kv_type t);
 void fs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);

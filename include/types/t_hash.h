@@ -1,6 +1,7 @@
 /*
  * t_hash: the Redis hash type (HGET, HSET, HSETNX, HDEL, HLEN, HEXISTS,
- * HSTRLEN, ordered field iteration) plus an atomic field rename.
+ * HSTRLEN, HINCRBY, HINCRBYFLOAT, ordered field iteration) plus an atomic
+ * field rename.
  * Layout: metadata (size = field count), one sub-key per field in the
  * default CF holding the raw value. Layer: types.
  * Errors as in t_string.h; fields and values are binary.
@@ -46,6 +47,18 @@ int hash_rename_field(struct keyspace *ks, const struct ks_key *k, const void *f
  * flags: HASH_KEEP_EMPTY for the source. -ENOENT if the source is missing. */
 int hash_move_field(struct keyspace *ks, const struct ks_key *src, const void *f, size_t fn,
 		    const struct ks_key *dst, const void *t, size_t tn, unsigned flags);
+
+/* HINCRBY / HINCRBYFLOAT: field f plus by, in one batch, stored as
+ * Kvrocks stores it (decimal text; "%f" for a float, t_string.h's
+ * counters, whose number rules apply); a missing field (or key) counts
+ * from 0 and is created. *out = the new value (as stored). -EINVAL: the
+ * field is not an integer / a number (an empty field is neither), or by
+ * is NaN; -ERANGE: the sum leaves the 64-bit range / is infinite or NaN.
+ * Nothing is written on an error. */
+int hash_incrby(struct keyspace *ks, const struct ks_key *k, const void *f, size_t fn, int64_t by,
+		int64_t *out);
+int hash_incrbyfloat(struct keyspace *ks, const struct ks_key *k, const void *f, size_t fn,
+		     double by, double *out);
 
 /*
  * Ordered iteration of the fields of the key's current version, in byte

@@ -1,7 +1,7 @@
 /*
  * t_string: the Redis string type (GET, SET, APPEND, SETRANGE, GETRANGE,
- * STRLEN, DEL). The value lives in the metadata record: flags | expire |
- * bytes. Layer: types (may include keyspace, store, encoding, util).
+ * STRLEN, DEL, INCRBY, INCRBYFLOAT). The value lives in the metadata
+ * record: flags | expire | bytes. Layer: types (may include keyspace, store, encoding, util).
  * All verbs return 0 (or a documented count) on success and a negative
  * errno: -ENOENT (no such key), -KV_EWRONGTYPE (another type), -EROFS,
  * -EFBIG (value over STRING_MAX), -ENOMEM, -EIO.
@@ -61,5 +61,46 @@ void string_unpin(struct string_pin *pin);
 int string_strlen(struct keyspace *ks, const struct ks_key *k, uint64_t *len);
 /* DEL of a string key: -ENOENT, -KV_EWRONGTYPE if the key is another type. */
 int string_del(struct keyspace *ks, const struct ks_key *k);
+
+/*
+ * ---- Counters: INCR, DECR, INCRBY, DECRBY, INCRBYFLOAT ----
+ *
+ * Numbers are read as Kvrocks reads them (its ParseInt<int64_t>(s, 10)
+ * and ParseFloat: strtoll / strtod over the whole bytes, nothing left
+ * over, no overflow or underflow): an argument may start with blanks and
+ * a '+' (" +5"), a stored value may not start with a blank. The hash
+ * verbs (t_hash.h) use the same rules.
+ */
+#define STRING_NUM_VALUE 1 /* a stored value: a leading blank is refused */
+/* Read s (n bytes, binary) as an integer: 0 with *out, or -EINVAL (not a
+ * 64-bit integer). flags: STRING_NUM_VALUE. */
+int string_num_int(const char *s, size_t n, unsigned flags, int64_t *out);
+/* Read s as a double: 0 with *out, or -EINVAL (not a number; also NaN
+ * for an argument, with flags 0). */
+int string_num_float(const char *s, size_t n, unsigned flags, double *out);
+/* The text Kvrocks stores for an INCRBYFLOAT result (C++ std::to_string,
+ * printf "%f": "10.500000"), replacing out's contents. 0 or -ENOMEM. */
+int string_num_fmt_float(double d, struct buf *out);
+/* The arithmetic of the counters: the value v (vn bytes; NULL: none,
+ * which counts as 0) plus by (fl: byf, doubles), as Kvrocks stores the
+ * sum, into text (replaced); *n / *f (may be NULL) = the new value as
+ * stored. -EINVAL (v is no number, byf is NaN), -ERANGE (the sum leaves
+ * the 64-bit range / is infinite or NaN), -ENOMEM. */
+int string_num_incr(const char *v, size_t vn, bool fl, int64_t by, double byf, struct buf *text,
+		    int64_t *n, double *f);
+/*
+ * INCRBY (INCR, DECR and DECRBY are INCRBY by 1, -1 and -N): the value
+ * plus `by`, stored as decimal text ("%lld") in one batch, the stored
+ * header (expiry, v0/v1 encoding) kept; a missing key (or an empty value)
+ * counts from 0 and is created. *out = the new value. -EINVAL: the value
+ * is not an integer (string_num_int); -ERANGE: the sum leaves the 64-bit
+ * range. Nothing is written on an error.
+ */
+int string_incrby(struct keyspace *ks, const struct ks_key *k, int64_t by, int64_t *out);
+/* INCRBYFLOAT: the same with doubles, stored as string_num_fmt_float's
+ * text. *out = the new value as stored (the text read back). -EINVAL:
+ * the value is not a number, or `by` is NaN; -ERANGE: the sum is
+ * infinite or NaN. */
+int string_incrbyfloat(struct keyspace *ks, const struct ks_key *k, double by, double *out);
 
 #endif

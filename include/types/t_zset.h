@@ -1,6 +1,6 @@
 /*
  * t_zset: the Redis sorted-set type (ZADD with NX/XX/GT/LT/CH, ZREM,
- * ZSCORE, ZRANK/ZREVRANK, ZCARD, ZPOPMIN/ZPOPMAX, ZRANGE by rank and by
+ * ZSCORE, ZINCRBY, ZRANK/ZREVRANK, ZCARD, ZPOPMIN/ZPOPMAX, ZRANGE by rank and by
  * score in both directions, iteration in score and in member order).
  * Layout (kvrocks-encoding.md 6.5): metadata (type 5, size = member
  * count); default CF: ns|key_len|key|version|member -> score as an
@@ -56,6 +56,13 @@ int zset_add(struct keyspace *ks, const struct ks_key *k, const void *m, size_t 
  * last score (as Kvrocks). *count (may be NULL) = what ZADD replies. */
 int zset_add_multi(struct keyspace *ks, const struct ks_key *k, const struct zset_member *ms,
 		   size_t n, unsigned flags, uint64_t *count);
+/* ZINCRBY: member m's score plus by, in one batch (its score-index record
+ * moved in the same batch); a missing member (or key) is added with score
+ * by. *out = the new score (infinities allowed, as Redis). -EINVAL: by is
+ * NaN; -ERANGE: the sum is NaN (inf + -inf), nothing written; -EFBIG,
+ * -KV_EWRONGTYPE, -EUCLEAN (the member's score does not decode). */
+int zset_incrby(struct keyspace *ks, const struct ks_key *k, const void *m, size_t mn, double by,
+		double *out);
 /* ZREM of one member. flags: ZSET_KEEP_EMPTY. -ENOENT if the key or the
  * member is missing. A member whose score does not decode is removed too
  * (its score-index record found by a scan of the key's index). */

@@ -365,6 +365,7 @@ void fs_file_close(struct fs *fs, struct fs_handle *h)
 		if (node->opens == 0)
 			node->bad = 0;
 		node_unload_locked(fs, node);
+		buf_release(&h->answer); /* an action's reply ends under the lock */
 		pthread_mutex_unlock(&node->lock);
 		fs_itable_unref(fs->it, node);
 	}
@@ -597,6 +598,12 @@ static int action_run(struct fs *fs, fuse_req_t req, struct fs_node *node, struc
 			named = fs_file_shape_named(k.key, k.klen, false);
 		k.attr = &ch;
 		rc = named && named->act ? named->act(fs, &k, out) : -ENOENT;
+		size_t kn = !rc && named->act_key ? named->act_key(k.key, k.klen) : 0;
+		if (kn) {
+			struct fs_node *dir = fs_itable_parent(fs->it, node);
+			fs_action_changed(fs, dir, k.key, kn);
+			fs_itable_unref(fs->it, dir);
+		}
 	} else if (!rc) {
 		struct fs_node *dir = fs_itable_parent(fs->it, node);
 		struct fs_ctx c;
@@ -622,6 +629,26 @@ static int action_run(struct fs *fs, fuse_req_t req, struct fs_node *node, struc
 	}
 	fs_path_release(&p);
 	return rc;
+}
+
+void fs_action_changed(struct fs *fs, struct fs_node *dir, const char *name, size_t n)
+{
+	struct fs_inval iv;
+	struct fs_node *node = fs_itable_find(fs->it, dir, name, n);
+	fs_inval_init(&iv);
+	fs_inval_add(&iv, dir->ino, node ? node->ino : 0, name, n);
+	if (node) {
+		pthread_mutex_lock(&node->lock);
+		if (node->pin || (node->loaded && !node->dirty &&
+				  fs_itable_local(fs->it, node) == FS_LOCAL_NONE)) {
+			fs_node_unpin_locked(node);
+			buf_release(&node->data);
+			node->loaded = false;
+		}
+		pthread_mutex_unlock(&node->lock);
+		fs_itable_unref(fs->it, node);
+	}
+	fs_inval_send(fs, &iv);
 }
 
 static bool act_stop(void *arg)
@@ -808,10 +835,15 @@ void fs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct f
 	struct fs_node *node = h->node;
 	int rc;
 	if (h->action) {
-		/* This open's answer: nobody else's, never changed. */
+		/* This open's answer: nobody else's, never changed. Replied
+		 * under the node's lock, which the release that frees it takes:
+		 * the reader, woken by the reply, may close before
+		 * fuse_reply_buf returns (and ASan checks the bytes after). */
+		pthread_mutex_lock(&node->lock);
 		size_t start = (uint64_t)off < h->answer.len ? (size_t)off : h->answer.len;
 		size_t n = h->answer.len - start < size ? h->answer.len - start : size;
 		fuse_reply_buf(req, n ? h->answer.data + start : NULL, n);
+		pthread_mutex_unlock(&node->lock);
 		return;
 	}
 	pthread_mutex_lock(&node->lock);

@@ -10,9 +10,11 @@
 #include "fs/fs_int.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 
 #include "types/t_hash.h"
+#include "types/t_string.h"
 
 static int hash_lookup(struct fs_ctx *c, const char *name, size_t n, struct fs_entry *e)
 {
@@ -82,8 +84,44 @@ static int hash_rename(struct fs_ctx *a, const char *from, size_t fn, struct fs_
 	return hash_move_field(a->fs->ks, &a->k, from, fn, &b->k, to, tn, HASH_KEEP_EMPTY);
 }
 
+/* Counters FIELD:incr, FIELD:incrby:N, FIELD:incrbyfloat:X, ... of a
+ * field (fs_counter.c): HINCRBY, HINCRBYFLOAT. */
+static bool hash_is_action(const char *name, size_t n)
+{
+	struct fs_counter ct;
+	return fs_counter_parse(name, n, &ct) == 1;
+}
+
+static int hash_act(struct fs_ctx *c, const char *name, size_t n, struct buf *out)
+{
+	struct fs_counter ct;
+	int64_t i;
+	double d;
+	if (fs_counter_parse(name, n, &ct) != 1)
+		return -ENOENT;
+	int rc = ct.fl ? fs_counter_float(&ct, name, n, &d) : fs_counter_int(&ct, name, n, &i);
+	if (rc) /* logged */
+		return rc;
+	if (ct.fl)
+		rc = hash_incrbyfloat(c->fs->ks, &c->k, name, ct.base, d, &d);
+	else
+		rc = hash_incrby(c->fs->ks, &c->k, name, ct.base, i, &i);
+	if (!rc && ct.fl && !(rc = string_num_fmt_float(d, out)))
+		rc = buf_add(out, "\n", 1);
+	else if (!rc && !ct.fl)
+		rc = buf_printf(out, "%" PRId64 "\n", i);
+	fs_counter_refused(rc, name, n, "field", ct.fl);
+	if (!rc)
+		fs_action_changed(c->fs, c->dir, name, ct.base);
+	return rc;
+}
+
 static const struct fs_help hash_help[] = {
     {"FIELD", "a field: the file holds its value (HSET at close, rm is HDEL)", "echo v > h/f"},
+    {"FIELD:incr", "HINCRBY 1 (FIELD:decr: -1), print the new value; a missing field starts at 0",
+     "cat 'h/visits:incr'"},
+    {"FIELD:incrby:N", "HINCRBY a whole N (FIELD:decrby:N: -N)", "cat 'h/visits:incrby:5'"},
+    {"FIELD:incrbyfloat:X", "HINCRBYFLOAT: add a float X", "cat 'h/price:incrbyfloat:0.5'"},
     {NULL, NULL, NULL},
 };
 
@@ -100,5 +138,7 @@ const struct fs_shape fs_hash_shape = {
     .unlink = hash_unlink,
     .rename = hash_rename,
     .rename_across = true,
+    .is_action = hash_is_action,
+    .act = hash_act,
     .help = hash_help,
 };

@@ -42,6 +42,10 @@ static const struct fs_help string_help[] = {
     {"KEY", "the value's bytes: any write, append, truncate (SET, APPEND, SETRANGE)", "echo v > s"},
     {"user.kvfs.type", "set bitmap or json to convert the key",
      "setfattr -n user.kvfs.type -v json s"},
+    {"KEY:incr", "INCR (KEY:decr: DECR), print the new value; a missing key starts at 0",
+     "n=$(cat 'hits:incr')"},
+    {"KEY:incrby:N", "INCRBY a whole N (KEY:decrby:N: DECRBY)", "cat 'hits:incrby:10'"},
+    {"KEY:incrbyfloat:X", "INCRBYFLOAT: add a float X", "cat 'price:incrbyfloat:0.5'"},
     {NULL, NULL, NULL},
 };
 

@@ -804,6 +804,9 @@ static const struct fs_help ts_help[] = {
     {".range:FROM..TO[:OPT]...", "view: TS.RANGE (- and + for the ends; agg=, count=, ...)",
      "cat t/.range:-..+:agg=avg:bucket=60000"},
     {".revrange:FROM..TO[:OPT]...", "view: TS.REVRANGE", "cat t/.revrange:-..+:count=10"},
+    {"T:incrby:X",
+     "a name beside the key: TS.INCRBY X now (T:decrby:X: TS.DECRBY), prints the value",
+     "cat 'temp:incrby:1'"},
     {NULL, NULL, NULL},
 };
 

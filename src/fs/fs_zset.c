@@ -473,6 +473,35 @@ static int zpop_act(struct fs_ctx *c, const char *name, size_t n, struct buf *ou
 	return rc;
 }
 
+/* The actions of a zset: its pops (above), and the counters MEMBER:incr, MEMBER:incrby:X, ... of a
+ * member (fs_counter.c): ZINCRBY, whatever the suffix (scores are doubles). */
+static bool zset_is_action(const char *name, size_t n)
+{
+	struct fs_counter ct;
+	return zpop_is_action(name, n) || fs_counter_parse(name, n, &ct) == 1;
+}
+
+static int zset_act(struct fs_ctx *c, const char *name, size_t n, struct buf *out)
+{
+	struct fs_counter ct;
+	char text[40];
+	double d;
+	if (zpop_is_action(name, n))
+		return zpop_act(c, name, n, out);
+	if (fs_counter_parse(name, n, &ct) != 1)
+		return -ENOENT;
+	int rc = fs_counter_float(&ct, name, n, &d);
+	if (rc) /* logged */
+		return rc;
+	rc = zset_incrby(c->fs->ks, &c->k, name, ct.base, d, &d);
+	if (!rc)
+		rc = buf_set(out, text, score_text(d, text));
+	fs_counter_refused(rc, name, n, "score", true);
+	if (!rc)
+		fs_action_changed(c->fs, c->dir, name, ct.base);
+	return rc;
+}
+
 static const struct fs_help zset_help[] = {
     {"MEMBER", "a member: the file holds its score (ZADD at close, rm is ZREM)", "echo 2.5 > z/m"},
     {".by-score", "view: rank, score, member lines, lowest score first", "cat z/.by-score"},
@@ -491,6 +520,10 @@ static const struct fs_help zset_help[] = {
      "(BZPOPMIN); ETIMEDOUT when none came",
      "while x=$(cat z/.bzpopmin:0); do ...; done"},
     {".bzpopmax:SECS", "the same, the highest (BZPOPMAX)", "cat z/.bzpopmax:5"},
+    {"MEMBER:incrby:X",
+     "ZINCRBY X (also :incr, :decr, :decrby:X), print the new score; a "
+     "missing member is added",
+     "cat 'z/alice:incrby:2.5'"},
     {NULL, NULL, NULL},
 };
 
@@ -511,7 +544,7 @@ const struct fs_shape fs_zset_shape = {
     .adopt = fs_shape_adopt_commit, /* a swap file's contents: the score */
     .is_scratch = fs_is_swap_name,
     .from_field = zset_from_field,
-    .is_action = zpop_is_action,
-    .act = zpop_act,
+    .is_action = zset_is_action,
+    .act = zset_act,
     .help = zset_help,
 };

@@ -14,6 +14,8 @@
  */
 #include "types/t_hash.h"
 
+#include "types/t_string.h" /* the counters' number rules */
+
 #include "keyspace/ks_txn.h"
 #include "engine/store.h"
 
@@ -154,4 +156,51 @@ int hash_iter_next(struct hash_iter *it, const char **f, size_t *fn, const char 
 void hash_iter_free(struct hash_iter *it)
 {
 	ks_sub_iter_free((struct ks_sub_iter *)it);
+}
+
+/* The body of HINCRBY and HINCRBYFLOAT (redis_hash.cc's IncrBy and
+ * IncrByFloat): one transaction on k. */
+static int hash_incr(struct keyspace *ks, const struct ks_key *k, const void *f, size_t fn, bool fl,
+		     int64_t by, double byf, int64_t *out, double *outf)
+{
+	struct buf v = BUF_INIT, text = BUF_INIT;
+	struct ks_txn t;
+	struct enc_meta *m;
+	int ex = -ENOENT;
+
+	ks_txn_begin(&t, ks, k);
+	int rc = ks_txn_open(&t, k, KV_TYPE_HASH, &m);
+	if (!rc && !ks_txn_is_new(&t, k)) {
+		ex = field_get(ks, k, m->version, f, fn, &v);
+		if (ex && ex != -ENOENT)
+			rc = ex;
+	}
+	/* A field that exists must hold a number: an empty one does not
+	 * (unlike an empty string key, which counts as 0). */
+	if (!rc)
+		rc = string_num_incr(ex	      ? NULL
+				     : v.data ? v.data
+					      : "",
+				     v.len, fl, by, byf, &text, out, outf);
+	if (!rc) {
+		ks_txn_sub_put(&t, k, STORE_CF_DEFAULT, f, fn, text.data, text.len);
+		if (ex)
+			ks_txn_resize(&t, k, +1, 0);
+		rc = ks_txn_commit(&t);
+	}
+	buf_release(&v);
+	buf_release(&text);
+	return ks_txn_end(&t, rc);
+}
+
+int hash_incrby(struct keyspace *ks, const struct ks_key *k, const void *f, size_t fn, int64_t by,
+		int64_t *out)
+{
+	return hash_incr(ks, k, f, fn, false, by, 0, out, NULL);
+}
+
+int hash_incrbyfloat(struct keyspace *ks, const struct ks_key *k, const void *f, size_t fn,
+		     double by, double *out)
+{
+	return hash_incr(ks, k, f, fn, true, 0, by, NULL, out);
 }

@@ -690,3 +690,42 @@ int zset_txn_add(struct ks_txn *t, const struct ks_key *k, const void *m, size_t
 	ks_txn_resize(t, k, +1, 0);
 	return 0;
 }
+
+int zset_incrby(struct keyspace *ks, const struct ks_key *k, const void *m, size_t mn, double by,
+		double *out)
+{
+	struct ks_txn t;
+	struct enc_meta *meta;
+	double old = 0;
+	int ex = -ENOENT;
+
+	if (isnan(by))
+		return -EINVAL;
+	if (mn > ZSET_MEMBER_MAX)
+		return -EFBIG;
+	ks_txn_begin(&t, ks, k);
+	int rc = ks_txn_open(&t, k, KV_TYPE_ZSET, &meta);
+	if (!rc && !ks_txn_is_new(&t, k)) {
+		ex = score_get(ks, k, meta->version, m, mn, &old);
+		if (ex && ex != -ENOENT)
+			rc = ex;
+	}
+	if (rc)
+		return ks_txn_end(&t, rc);
+	double score = ex == 0 ? old + by : by; /* a new member: by itself, as Kvrocks */
+	if (isnan(score)) /* inf + -inf: Redis's "resulting score is not a number" */
+		return ks_txn_end(&t, -ERANGE);
+	if (ex == 0 && score == old) {
+		*out = old; /* no change (also -0.0 for +0.0): nothing written */
+		return ks_txn_end(&t, 0);
+	}
+	if (ex == 0)
+		score_del(&t, k, m, mn, old);
+	else
+		ks_txn_resize(&t, k, +1, 0);
+	member_stage(&t, k, m, mn, score, true);
+	rc = ks_txn_commit(&t);
+	if (!rc)
+		*out = score;
+	return ks_txn_end(&t, rc);
+}

@@ -9,6 +9,8 @@
 #include "types/t_hash.h"
 #include "types/t_string.h"
 
+#include <math.h>
+
 static struct keyspace *ks;
 static struct buf v = BUF_INIT;
 
@@ -193,6 +195,54 @@ static void test_len_exists_strlen(void)
 	CHECK(info.empty);
 	CHECK_INT(hash_strlen_in(ks, KEY(DEFNS, "he"), &info, "f", 1, &n), -ENOENT);
 	CHECK_INT(ks_del(ks, KEY(DEFNS, "he")), 0);
+}
+
+static void test_incrby(void)
+{
+	int64_t n = 0;
+	double d = 0;
+	bool created;
+	/* A missing key and field count from 0 (redis_hash.cc IncrBy). */
+	CHECK_INT(hash_incrby(ks, KEY(DEFNS, "hi"), "f", 1, 5, &n), 0);
+	CHECK_INT(n, 5);
+	check_meta("hi", 1);
+	check_field_raw("hi", "f", "5");
+	CHECK_INT(hash_incrby(ks, KEY(DEFNS, "hi"), "f", 1, -7, &n), 0);
+	CHECK_INT(n, -2);
+	check_field_raw("hi", "f", "-2");
+	CHECK_INT(hash_incrby(ks, KEY(DEFNS, "hi"), "g", 1, 1, &n), 0);
+	check_meta("hi", 2);
+	/* Not an integer (an empty field neither), overflow: unchanged. */
+	static const char *const bad[] = {"", " 1", "1.5", "x", "99999999999999999999"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		CHECK_INT(hash_set(ks, KEY(DEFNS, "hi"), "b", 1, bad[i], strlen(bad[i]), &created),
+			  0);
+		CHECK_INT(hash_incrby(ks, KEY(DEFNS, "hi"), "b", 1, 1, &n), -EINVAL);
+		check_field_raw("hi", "b", bad[i]);
+	}
+	CHECK_INT(hash_set(ks, KEY(DEFNS, "hi"), "o", 1, "9223372036854775807", 19, &created), 0);
+	CHECK_INT(hash_incrby(ks, KEY(DEFNS, "hi"), "o", 1, 1, &n), -ERANGE);
+	check_field_raw("hi", "o", "9223372036854775807");
+	check_meta("hi", 4);
+	/* HINCRBYFLOAT: "%f" text, as Kvrocks stores it. */
+	CHECK_INT(hash_incrbyfloat(ks, KEY(DEFNS, "hi"), "x", 1, 0.25, &d), 0);
+	CHECK(d == 0.25);
+	check_field_raw("hi", "x", "0.250000");
+	CHECK_INT(hash_incrbyfloat(ks, KEY(DEFNS, "hi"), "f", 1, 1.5, &d), 0);
+	check_field_raw("hi", "f", "-0.500000");
+	CHECK_INT(hash_incrbyfloat(ks, KEY(DEFNS, "hi"), "x", 1, INFINITY, &d), -ERANGE);
+	CHECK_INT(hash_incrbyfloat(ks, KEY(DEFNS, "hi"), "x", 1, NAN, &d), -EINVAL);
+	CHECK_INT(hash_set(ks, KEY(DEFNS, "hi"), "b", 1, "1.5x", 4, &created), 0);
+	CHECK_INT(hash_incrbyfloat(ks, KEY(DEFNS, "hi"), "b", 1, 1, &d), -EINVAL);
+	check_field_raw("hi", "b", "1.5x");
+	check_field_raw("hi", "x", "0.250000");
+	/* Wrong type; a remembered empty hash becomes a live one. */
+	CHECK_INT(string_set(ks, KEY(DEFNS, "hs"), "1", 1, 0), 0);
+	CHECK_INT(hash_incrby(ks, KEY(DEFNS, "hs"), "f", 1, 1, &n), -KV_EWRONGTYPE);
+	CHECK_INT(hash_incrbyfloat(ks, KEY(DEFNS, "hs"), "f", 1, 1, &d), -KV_EWRONGTYPE);
+	CHECK_INT(ks_empty_create(ks, KEY(DEFNS, "he"), KV_TYPE_HASH), 0);
+	CHECK_INT(hash_incrby(ks, KEY(DEFNS, "he"), "f", 1, 1, &n), 0);
+	check_meta("he", 1);
 }
 
 static void test_rename_field(void)
@@ -395,6 +445,7 @@ int main(void)
 	test_del();
 	test_len_exists_strlen();
 	test_rename_field();
+	test_incrby();
 	test_move_field();
 	test_iter();
 	test_v0_updates();

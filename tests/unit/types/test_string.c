@@ -8,6 +8,7 @@
 #include "types/t_hash.h"
 #include "types/t_string.h"
 
+#include <math.h>
 #include <time.h>
 
 static struct keyspace *ks;
@@ -278,6 +279,117 @@ static void test_strlen_del(void)
 	check_raw("ex", "81 00 00 00 00 00 00 00 00 77");
 }
 
+static void test_incr(void)
+{
+	int64_t n = 0;
+	double d = 0;
+	uint64_t e = now_ms() + 3600000;
+	struct ks_info info;
+
+	/* A missing key counts from 0 and is made: a fresh v1 record, as
+	 * Kvrocks's INCR writes it (redis_string.cc IncrBy). */
+	CHECK_INT(string_incrby(ks, KEY(DEFNS, "c"), 1, &n), 0);
+	CHECK_INT(n, 1);
+	check_raw("c", "81 00 00 00 00 00 00 00 00 31");
+	CHECK_INT(string_incrby(ks, KEY(DEFNS, "c"), -11, &n), 0);
+	CHECK_INT(n, -10);
+	check_raw("c", "81 00 00 00 00 00 00 00 00 2D 31 30");
+	/* The expiry stays. */
+	CHECK_INT(ks_expire(ks, KEY(DEFNS, "c"), e), 0);
+	CHECK_INT(string_incrby(ks, KEY(DEFNS, "c"), 12, &n), 0);
+	CHECK_INT(n, 2);
+	unsigned char want[16] = {0x81};
+	put_be64(want + 1, e);
+	want[9] = '2';
+	CHECK_INT(raw_meta("c", &v), 0);
+	CHECK_MEM(v.data, v.len, want, 10);
+	CHECK_INT(ks_lookup(ks, KEY(DEFNS, "c"), &info), 0);
+	CHECK(info.expire_ms == e);
+	/* Kvrocks reads the value with strtoll: a '+' and leading zeros are
+	 * numbers, a leading blank, a trailing byte, a NUL are not. An
+	 * empty value counts as 0. */
+	CHECK_INT(string_set(ks, KEY(DEFNS, "p"), "+007", 4, 0), 0);
+	CHECK_INT(string_incrby(ks, KEY(DEFNS, "p"), 1, &n), 0);
+	CHECK_INT(n, 8);
+	check_value("p", "8", 1);
+	CHECK_INT(string_set(ks, KEY(DEFNS, "p"), "", 0, 0), 0);
+	CHECK_INT(string_incrby(ks, KEY(DEFNS, "p"), 5, &n), 0);
+	check_value("p", "5", 1);
+	static const char *const bad[] = {" 1", "1 ", "1.0", "abc", "0x10", "9223372036854775808",
+					  "1\n"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		CHECK_INT(string_set(ks, KEY(DEFNS, "b"), bad[i], strlen(bad[i]), 0), 0);
+		CHECK_INT(string_incrby(ks, KEY(DEFNS, "b"), 1, &n), -EINVAL);
+		check_value("b", bad[i], strlen(bad[i]));
+	}
+	CHECK_INT(string_set(ks, KEY(DEFNS, "b"), "1\0", 2, 0), 0);
+	CHECK_INT(string_incrby(ks, KEY(DEFNS, "b"), 1, &n), -EINVAL);
+	check_value("b", "1\0", 2);
+	/* Overflow: ERANGE, nothing written. */
+	CHECK_INT(string_set(ks, KEY(DEFNS, "o"), "9223372036854775806", 19, 0), 0);
+	CHECK_INT(string_incrby(ks, KEY(DEFNS, "o"), 1, &n), 0);
+	CHECK(n == INT64_MAX);
+	CHECK_INT(string_incrby(ks, KEY(DEFNS, "o"), 1, &n), -ERANGE);
+	check_value("o", "9223372036854775807", 19);
+	CHECK_INT(string_incrby(ks, KEY(DEFNS, "o"), INT64_MIN, &n), 0);
+	CHECK_INT(n, -1);
+	CHECK_INT(string_incrby(ks, KEY(DEFNS, "o"), INT64_MIN, &n), -ERANGE);
+	CHECK_INT(string_incrby(ks, KEY(DEFNS, "o"), 1, &n), 0);
+	CHECK_INT(string_incrby(ks, KEY(DEFNS, "o"), INT64_MIN, &n), 0);
+	CHECK(n == INT64_MIN);
+	CHECK_INT(string_incrby(ks, KEY(DEFNS, "o"), -1, &n), -ERANGE);
+	check_value("o", "-9223372036854775808", 20);
+	/* Wrong type; an expired key counts from 0 without its expiry. */
+	CHECK_INT(hash_set(ks, KEY(DEFNS, "h"), "f", 1, "1", 1, NULL), 0);
+	CHECK_INT(string_incrby(ks, KEY(DEFNS, "h"), 1, &n), -KV_EWRONGTYPE);
+	CHECK_INT(string_incrbyfloat(ks, KEY(DEFNS, "h"), 1, &d), -KV_EWRONGTYPE);
+	CHECK_INT(string_set(ks, KEY(DEFNS, "x"), "41", 2, 0), 0);
+	CHECK_INT(ks_expire(ks, KEY(DEFNS, "x"), now_ms() + 1), 0);
+	struct timespec ts = {0, 5 * 1000 * 1000};
+	nanosleep(&ts, NULL);
+	CHECK_INT(string_incrby(ks, KEY(DEFNS, "x"), 1, &n), 0);
+	CHECK_INT(n, 1);
+	check_raw("x", "81 00 00 00 00 00 00 00 00 31");
+
+	/* INCRBYFLOAT stores std::to_string's "%f" text (Kvrocks), and
+	 * answers the value as stored. */
+	CHECK_INT(string_incrbyfloat(ks, KEY(DEFNS, "f"), 10.5, &d), 0);
+	CHECK(d == 10.5);
+	check_raw("f", "81 00 00 00 00 00 00 00 00 31 30 2E 35 30 30 30 30 30");
+	CHECK_INT(string_incrbyfloat(ks, KEY(DEFNS, "f"), 0.1, &d), 0);
+	check_value("f", "10.600000", 9);
+	CHECK(d == 10.6);
+	CHECK_INT(string_incrby(ks, KEY(DEFNS, "f"), 1, &n), -EINVAL); /* "10.600000" */
+	CHECK_INT(string_set(ks, KEY(DEFNS, "g"), "5", 1, 0), 0);
+	CHECK_INT(string_incrbyfloat(ks, KEY(DEFNS, "g"), -5e-7, &d), 0);
+	check_value("g", "5.000000", 8); /* six decimals, as Kvrocks */
+	CHECK_INT(string_set(ks, KEY(DEFNS, "g"), "1e3", 3, 0), 0);
+	CHECK_INT(string_incrbyfloat(ks, KEY(DEFNS, "g"), 1, &d), 0);
+	check_value("g", "1001.000000", 11);
+	CHECK_INT(string_incrbyfloat(ks, KEY(DEFNS, "g"), NAN, &d), -EINVAL);
+	CHECK_INT(string_incrbyfloat(ks, KEY(DEFNS, "g"), INFINITY, &d), -ERANGE);
+	CHECK_INT(string_set(ks, KEY(DEFNS, "g"), "1.7e308", 7, 0), 0);
+	CHECK_INT(string_incrbyfloat(ks, KEY(DEFNS, "g"), 1e308, &d), -ERANGE);
+	check_value("g", "1.7e308", 7);
+	CHECK_INT(string_set(ks, KEY(DEFNS, "g"), "x1", 2, 0), 0);
+	CHECK_INT(string_incrbyfloat(ks, KEY(DEFNS, "g"), 1, &d), -EINVAL);
+	check_value("g", "x1", 2);
+	/* The number rules on their own. */
+	CHECK_INT(string_num_int(" +5", 3, 0, &n), 0);
+	CHECK_INT(n, 5);
+	CHECK_INT(string_num_int(" 5", 2, STRING_NUM_VALUE, &n), -EINVAL);
+	CHECK_INT(string_num_int("", 0, 0, &n), -EINVAL);
+	CHECK_INT(string_num_float("nan", 3, 0, &d), -EINVAL);
+	CHECK_INT(string_num_float("1e-400", 6, 0, &d), -EINVAL);
+	CHECK_INT(string_num_float("0x1p3", 5, 0, &d), 0);
+	CHECK(d == 8);
+	char longnum[200];
+	memset(longnum, '0', sizeof(longnum));
+	longnum[sizeof(longnum) - 1] = '7';
+	CHECK_INT(string_num_int(longnum, sizeof(longnum), STRING_NUM_VALUE, &n), 0);
+	CHECK_INT(n, 7);
+}
+
 static void test_read_only(void)
 {
 	uint64_t len;
@@ -289,6 +401,8 @@ static void test_read_only(void)
 	CHECK_INT(string_append(ks, KEY(DEFNS, "foo"), "x", 1, &len), -EROFS);
 	CHECK_INT(string_setrange(ks, KEY(DEFNS, "foo"), 0, "x", 1, &len), -EROFS);
 	CHECK_INT(string_del(ks, KEY(DEFNS, "foo")), -EROFS);
+	int64_t n;
+	CHECK_INT(string_incrby(ks, KEY(DEFNS, "newc"), 1, &n), -EROFS);
 	check_value("foo", "baz!", 4);
 }
 
@@ -305,6 +419,7 @@ int main(void)
 	test_getrange_read();
 	test_pin();
 	test_strlen_del();
+	test_incr();
 	test_read_only();
 	fixture_done(ks);
 	buf_release(&v);

@@ -619,6 +619,62 @@ static int score_index_get(const char *key, const char *m, const char *sc)
 	return store_get(ks_store(ks), STORE_CF_ZSET_SCORE, k, kn, &v);
 }
 
+/* The score-index record of m under the sortable score hex is gone. */
+static void check_index_gone(const char *key, const char *m, const char *hex)
+{
+	unsigned char k[256], sub[128];
+	uint64_t ver = fixture_version(ks, KEY(key));
+	unhex(hex, sub);
+	memcpy(sub + 8, m, strlen(m));
+	size_t kn = fixture_sub_key(key, ver, sub, 8 + strlen(m), k);
+	CHECK_INT(store_get(ks_store(ks), STORE_CF_ZSET_SCORE, k, kn, &v), -ENOENT);
+}
+
+static void test_incrby(void)
+{
+	double d = 0;
+	uint64_t n = 0;
+	/* A missing key and member: added with the increment as its score. */
+	CHECK_INT(zset_incrby(ks, KEY("zi"), "m", 1, 1, &d), 0);
+	CHECK(d == 1);
+	check_meta("zi", 1);
+	check_member_raw("zi", "m", "BF F0 00 00 00 00 00 00");
+	/* Both records move in the batch: the old index record goes. */
+	CHECK_INT(zset_incrby(ks, KEY("zi"), "m", 1, 1.5, &d), 0);
+	CHECK(d == 2.5);
+	check_member_raw("zi", "m", "C0 04 00 00 00 00 00 00");
+	check_index_gone("zi", "m", "BF F0 00 00 00 00 00 00");
+	check_meta("zi", 1);
+	CHECK_INT(zset_incrby(ks, KEY("zi"), "n", 1, -1, &d), 0);
+	check_member_raw("zi", "n", "40 0F FF FF FF FF FF FF");
+	check_meta("zi", 2);
+	/* 0: no change, nothing written. */
+	CHECK_INT(zset_incrby(ks, KEY("zi"), "m", 1, 0, &d), 0);
+	CHECK(d == 2.5);
+	/* Infinities are scores; inf + -inf is ERANGE, unchanged. */
+	CHECK_INT(zset_incrby(ks, KEY("zi"), "n", 1, INFINITY, &d), 0);
+	CHECK(isinf(d) && d > 0);
+	CHECK_INT(zset_incrby(ks, KEY("zi"), "n", 1, -INFINITY, &d), -ERANGE);
+	CHECK_INT(zset_score(ks, KEY("zi"), "n", 1, &d), 0);
+	CHECK(isinf(d) && d > 0);
+	/* Bad input, wrong type. */
+	CHECK_INT(zset_incrby(ks, KEY("zi"), "m", 1, NAN, &d), -EINVAL);
+	CHECK_INT(zset_score(ks, KEY("zi"), "m", 1, &d), 0);
+	CHECK(d == 2.5);
+	CHECK_INT(zset_card(ks, KEY("zi"), &n), 0);
+	CHECK_INT(n, 2);
+	CHECK_INT(string_set(ks, KEY("zs"), "x", 1, 0), 0);
+	CHECK_INT(zset_incrby(ks, KEY("zs"), "m", 1, 1, &d), -KV_EWRONGTYPE);
+	/* A remembered empty zset becomes a live one. */
+	CHECK_INT(ks_empty_create(ks, KEY("ze"), KV_TYPE_ZSET), 0);
+	CHECK_INT(zset_incrby(ks, KEY("ze"), "a", 1, 3, &d), 0);
+	check_meta("ze", 1);
+	/* Many increments of 0.5 add up exactly. */
+	for (int i = 0; i < 100; i++)
+		CHECK_INT(zset_incrby(ks, KEY("zc"), "m", 1, 0.5, &d), 0);
+	CHECK(d == 50);
+}
+
 static void test_rename(void)
 {
 	double sc = 0;
@@ -834,6 +890,7 @@ int main(void)
 	test_rank_ranges();
 	test_iters();
 	test_rename();
+	test_incrby();
 	test_v0();
 	test_corrupt();
 	test_pop();
