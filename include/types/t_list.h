@@ -123,12 +123,13 @@ int list_iter_next(struct list_iter *it, uint64_t *pos, const char **v, size_t *
 uint64_t list_iter_len(const struct list_iter *it);
 void list_iter_free(struct list_iter *it);
 
-/* LINSERT of n >= 1 values as one block: vals[0..n) end up in order
- * right before (before = true) or right after the first element equal to
- * pivot, in one batch (AFTER p a b gives p a b, as LINSERT AFTER of each
- * value in turn after the one before it). *newlen (may be NULL) = the new
- * length. -ENOENT (no key), -ESRCH (no such pivot; nothing inserted),
- * -EINVAL (n == 0), -EFBIG. */
+/* LINSERT of n >= 1 values, one after the other, in one batch: the
+ * result of LINSERT k BEFORE|AFTER pivot vals[i] for i = 0 .. n - 1, so
+ * it does not matter how values are split into calls: BEFORE leaves them
+ * in order right before the first element equal to pivot (a b p), AFTER
+ * in reverse order right after it (p b a), as LPUSH does. *newlen (may
+ * be NULL) = the new length. -ENOENT (no key), -ESRCH (no such pivot;
+ * nothing inserted), -EINVAL (n == 0), -EFBIG. */
 int list_insert_vals(struct keyspace *ks, const struct ks_key *k, bool before, const void *pivot,
 		     size_t pn, const struct list_value *vals, size_t n, uint64_t *newlen);
 /*

@@ -950,6 +950,7 @@ int list_insert_vals(struct keyspace *ks, const struct ks_key *k, bool before, c
 	struct list_meta lm;
 	uint64_t *pos = NULL;
 	size_t found = 0;
+	struct list_value *rev = NULL;
 
 	int rc = vals_check(vals, n);
 	if (rc)
@@ -960,8 +961,18 @@ int list_insert_vals(struct keyspace *ks, const struct ks_key *k, bool before, c
 		rc = find_all(ks, k, &lm, pivot, pn, false, 1, &pos, &found);
 	if (!rc && found == 0)
 		rc = -ESRCH;
+	if (!rc && !before) {
+		/* Each value right after the pivot in turn: the last first. */
+		rev = malloc(n * sizeof(*rev));
+		if (!rev)
+			rc = -ENOMEM;
+		for (size_t i = 0; i < n && rev; i++)
+			rev[i] = vals[n - 1 - i];
+	}
 	if (!rc)
-		rc = insert_vals_stage(&t, ks, k, &lm, before ? pos[0] : pos[0] + 1, vals, n);
+		rc = insert_vals_stage(&t, ks, k, &lm, before ? pos[0] : pos[0] + 1,
+				       before ? vals : rev, n);
+	free(rev);
 	free(pos);
 	return lm_finish(&t, k, &lm, 0, rc, newlen);
 }

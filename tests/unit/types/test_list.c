@@ -1160,7 +1160,7 @@ static void test_cluster(void)
 	CHECK_MEM(v.data, v.len, "a", 1);
 }
 
-/* LINSERT of several values as one block: order, the side that moves,
+/* LINSERT of several values in one batch: order, the side that moves,
  * the stored indexes; no pivot, no key, wrong type: nothing changes. */
 static void test_insert_vals(void)
 {
@@ -1175,25 +1175,26 @@ static void test_insert_vals(void)
 	check_elem_raw("iv", INIT - 2, "a");
 	check_elem_raw("iv", INIT - 1, "b");
 	check_elem_raw("iv", INIT, "p");
-	/* After an element near the tail: the tail side moves 2 up. */
+	/* After an element near the tail: the tail side moves 2 up; the
+	 * values in reverse, as two LINSERT AFTER s leave them. */
 	CHECK_INT(list_insert_vals(ks, KEY(DEFNS, "iv"), false, "s", 1, ab, 2, &len), 0);
-	CHECK(strcmp(contents("iv"), "a,b,p,q,r,s,a,b,t") == 0);
+	CHECK(strcmp(contents("iv"), "a,b,p,q,r,s,b,a,t") == 0);
 	check_meta("iv", INIT - 2, INIT + 7);
-	check_elem_raw("iv", INIT + 4, "a");
-	check_elem_raw("iv", INIT + 5, "b");
+	check_elem_raw("iv", INIT + 4, "b");
+	check_elem_raw("iv", INIT + 5, "a");
 	check_elem_raw("iv", INIT + 6, "t");
 	/* After the first of two equal elements, near the head: the head
 	 * side moves (elements before and at the pivot). */
 	struct list_value xyz[3] = {{"x", 1}, {"", 0}, {"z\nz", 3}};
 	CHECK_INT(list_insert_vals(ks, KEY(DEFNS, "iv"), false, "b", 1, xyz, 3, &len), 0);
 	CHECK_INT(len, 12);
-	CHECK(strcmp(contents("iv"), "a,b,x,,z\nz,p,q,r,s,a,b,t") == 0);
+	CHECK(strcmp(contents("iv"), "a,b,z\nz,,x,p,q,r,s,b,a,t") == 0);
 	check_meta("iv", INIT - 5, INIT + 7);
 	check_elem_raw("iv", INIT - 5, "a");
 	check_elem_raw("iv", INIT - 4, "b");
-	check_elem_raw("iv", INIT - 3, "x");
+	check_elem_raw("iv", INIT - 3, "z\nz");
 	check_elem_raw("iv", INIT - 2, "");
-	check_elem_raw("iv", INIT - 1, "z\nz");
+	check_elem_raw("iv", INIT - 1, "x");
 	check_elem_raw("iv", INIT, "p");
 	/* Errors change nothing. */
 	CHECK_INT(list_insert_vals(ks, KEY(DEFNS, "iv"), true, "zz", 2, ab, 2, &len), -ESRCH);
@@ -1203,7 +1204,7 @@ static void test_insert_vals(void)
 	CHECK_INT(list_insert_vals(ks, BADKEY, true, "a", 1, ab, 2, &len), -EINVAL);
 	struct list_value big[2] = {{"a", 1}, {"x", (size_t)LIST_VALUE_MAX + 1}};
 	CHECK_INT(list_insert_vals(ks, KEY(DEFNS, "iv"), true, "a", 1, big, 2, &len), -EFBIG);
-	CHECK(strcmp(contents("iv"), "a,b,x,,z\nz,p,q,r,s,a,b,t") == 0);
+	CHECK(strcmp(contents("iv"), "a,b,z\nz,,x,p,q,r,s,b,a,t") == 0);
 	check_meta("iv", INIT - 5, INIT + 7);
 	/* An empty list (remembered) has no pivot: -ENOENT, still empty. */
 	CHECK_INT(ks_empty_create(ks, KEY(DEFNS, "ive"), KV_TYPE_LIST), 0);
