@@ -312,9 +312,12 @@ struct fs_shape {
 	 */
 	bool (*is_input)(const char *name, size_t n);
 	/* Feed lines to input `name`: d holds whole lines, each ending in
-	 * '\n' except possibly the last one at a close. One batch: an
-	 * error stores nothing (log the line number). */
+	 * '\n' (or input_sep's byte) except possibly the last one at a
+	 * close. One batch: an error stores nothing (log the line number). */
 	int (*feed)(struct fs_ctx *c, const char *name, size_t n, const char *d, size_t dn);
+	/* The byte that ends a line of input `name` (a list's `.rpush0`:
+	 * NUL, so lines may hold newlines). NULL: '\n' for every input. */
+	char (*input_sep)(const char *name, size_t n);
 	/* Inputs: collect complete lines until this many bytes wait before
 	 * feeding them (0: feed each write's lines at once). For types whose
 	 * every feed rewrites much (a bloom filter's bitset). The lines are

@@ -1,5 +1,5 @@
 /*
- * t_list: the Redis list type (LPUSH/RPUSH, LPOP/RPOP, LINDEX, LSET,
+ * t_list: the Redis list type (LPUSH/RPUSH, LPOP/RPOP, LMOVE, LINDEX, LSET,
  * LINSERT, LREM, LRANGE, LTRIM, LLEN) plus insert/remove at a position
  * and an in-order iterator, which the file system needs.
  * Layout (kvrocks-encoding.md 6.6): metadata tail = head u64 BE | tail
@@ -122,6 +122,27 @@ int list_iter_next(struct list_iter *it, uint64_t *pos, const char **v, size_t *
 /* The length of the list in the iterator's snapshot (0 for a missing key). */
 uint64_t list_iter_len(const struct list_iter *it);
 void list_iter_free(struct list_iter *it);
+
+/* LINSERT of n >= 1 values, one after the other, in one batch: the
+ * result of LINSERT k BEFORE|AFTER pivot vals[i] for i = 0 .. n - 1, so
+ * it does not matter how values are split into calls: BEFORE leaves them
+ * in order right before the first element equal to pivot (a b p), AFTER
+ * in reverse order right after it (p b a), as LPUSH does. *newlen (may
+ * be NULL) = the new length. -ENOENT (no key), -ESRCH (no such pivot;
+ * nothing inserted), -EINVAL (n == 0), -EFBIG. */
+int list_insert_vals(struct keyspace *ks, const struct ks_key *k, bool before, const void *pivot,
+		     size_t pn, const struct list_value *vals, size_t n, uint64_t *newlen);
+/*
+ * LMOVE: pop one element from the `from` end of src and push it onto the
+ * `to` end of dst, both keys locked (ks_txn_begin2) and written in one
+ * batch; dst is made if missing; src == dst rotates (or, from == to,
+ * leaves the list as it was). out (may be NULL) = the element. flags
+ * (LIST_KEEP_EMPTY) apply to src losing its last element. -ENOENT (src
+ * missing or empty: nothing changes, dst is not made), -KV_EWRONGTYPE
+ * (either key), -EINVAL, -EOVERFLOW.
+ */
+int list_move(struct keyspace *ks, const struct ks_key *src, const struct ks_key *dst,
+	      enum list_where from, enum list_where to, unsigned flags, struct buf *out);
 
 /* For t_convert: k, read in transaction t and renewed there as a list
  * (ks_txn_renew; m its metadata), gets n >= 1 elements, head at

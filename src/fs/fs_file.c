@@ -573,11 +573,13 @@ void fs_file_open_setup(struct fs_handle *h, struct fuse_file_info *fi, bool vie
 	fi->noflush = (fi->flags & O_ACCMODE) == O_RDONLY;
 }
 
-/* fs_itable_unhash_kids's test: every name but the shape's actions. */
+/* fs_itable_unhash_kids's test: every name but the shape's actions and
+ * inputs (a writer between its lookup and its open of an unhashed input
+ * would write to a node that has no home any more). */
 static bool not_action(void *arg, const char *name, size_t n)
 {
 	const struct fs_shape *sh = arg;
-	return !sh->is_action(name, n);
+	return !sh->is_action(name, n) && !fs_shape_is_special(sh, name, n);
 }
 
 /* Run the action node names (fs_shape.is_action, fs_file_shape.act) for
@@ -974,11 +976,13 @@ static int buffer_write_locked(struct fs *fs, struct fs_node *node, const char *
 static int input_write_locked(struct fs *fs, struct fs_node *node, const char *data, size_t size)
 {
 	const struct fs_shape *sh = fs_shape_of(node->ktype);
+	/* A line ends in the input's own byte (NUL for binary-safe ones). */
+	char sep = sh && sh->input_sep ? sh->input_sep(node->name, node->namelen) : '\n';
 	size_t before = node->data.len;
 	int rc = buf_add(&node->data, data, size);
 	if (rc)
 		return rc;
-	const char *nl = memrchr(node->data.data + before, '\n', size);
+	const char *nl = memrchr(node->data.data + before, sep, size);
 	if (!nl)
 		return 0;
 	size_t upto = (size_t)(nl - node->data.data) + 1;
@@ -986,7 +990,7 @@ static int input_write_locked(struct fs *fs, struct fs_node *node, const char *d
 		return 0;
 	rc = input_feed_locked(fs, node, upto);
 	if (rc) {
-		const char *old = before ? memrchr(node->data.data, '\n', before) : NULL;
+		const char *old = before ? memrchr(node->data.data, sep, before) : NULL;
 		size_t keep_from = old ? (size_t)(old - node->data.data) + 1 : 0;
 		memmove(node->data.data, node->data.data + keep_from, before - keep_from);
 		buf_resize(&node->data, before - keep_from);

@@ -39,6 +39,8 @@
 
 #include "types/t_list.h"
 
+static bool list_is_input(const char *name, size_t n);
+
 /* Digits of the largest position of a list of n elements (1 for n <= 10). */
 static unsigned name_width(uint64_t n)
 {
@@ -196,12 +198,13 @@ struct stale_from {
 	uint64_t pos;
 };
 
-/* A node named by a position >= arg->pos (or by no position: stale too). */
+/* A node named by a position >= arg->pos (or by no position: stale too,
+ * but for an input, whose meaning never changes). */
 static bool stale_pos(void *arg, const char *name, size_t n)
 {
 	const struct stale_from *sf = arg;
 	uint64_t p;
-	return parse_u64(name, n, &p) != 0 || p >= sf->pos;
+	return parse_u64(name, n, &p) != 0 ? !list_is_input(name, n) : p >= sf->pos;
 }
 
 /* Names from slot `from` on changed meaning, or (a different width)
@@ -234,6 +237,10 @@ static int list_lookup(struct fs_ctx *c, const char *name, size_t n, struct fs_e
 	struct buf val = BUF_INIT;
 	struct view v;
 	uint64_t f, pos;
+	if (list_is_input(name, n)) {
+		e->blksize = FS_INPUT_BLKSIZE;
+		return fs_entry_set(e, name, n, S_IFREG | 0200, 0);
+	}
 	pthread_mutex_lock(&c->dir->lock);
 	int rc = resolve_name_locked(c, name, n, &v, &f, &pos);
 	if (!rc)
@@ -335,6 +342,10 @@ static int node_pos(struct fs_ctx *c, const char *name, size_t n, uint64_t *pos)
 static int list_load(struct fs_ctx *c, const char *name, size_t n, struct buf *out)
 {
 	uint64_t pos;
+	if (list_is_input(name, n)) { /* an input holds nothing */
+		buf_reset(out);
+		return 0;
+	}
 	pthread_mutex_lock(&c->dir->lock);
 	int rc = node_pos(c, name, n, &pos);
 	if (!rc)
@@ -348,6 +359,8 @@ static int list_commit(struct fs_ctx *c, const char *name, size_t n, const char 
 {
 	(void)pending;
 	uint64_t pos;
+	if (list_is_input(name, n))
+		return -EACCES;
 	pthread_mutex_lock(&c->dir->lock);
 	int rc = node_pos(c, name, n, &pos);
 	if (!rc)
@@ -410,6 +423,8 @@ static int list_create(struct fs_ctx *c, const char *name, size_t n, struct fs_e
 	struct view v;
 	uint64_t f;
 	int64_t idx;
+	if (list_is_input(name, n))
+		return -EEXIST; /* there already: it is written, never made */
 	if (parse_index(name, n, &idx))
 		return fs_is_scratch_name(name, n) ? FS_CREATE_SCRATCH
 						   : fs_shape_refuse_name(c, "create", name, n);
@@ -541,6 +556,27 @@ static const struct fs_help list_help[] = {
      "(BLPOP); ETIMEDOUT when none came",
      "while x=$(cat l/.blpop:0); do ...; done"},
     {".brpop:SECS", "the same from the tail (BRPOP)", "cat l/.brpop:5"},
+    {".rpush",
+     "input: each line written is an element pushed at the tail, one write one batch "
+     "(RPUSH)",
+     "printf 'a\\nb\\n' >> l/.rpush"},
+    {".lpush", "input: lines pushed at the head, the last line first (LPUSH)",
+     "echo x >> l/.lpush"},
+    {".rpush0", "input: NUL-terminated elements (they may hold newlines) pushed at the tail",
+     "find . -print0 >> l/.rpush0"},
+    {".lpush0", "input: NUL-terminated elements pushed at the head", "printf 'a\\0' >> l/.lpush0"},
+    {".linsert:before:PIVOT",
+     "input: lines inserted in order before the first element equal to PIVOT (LINSERT); "
+     "ENOENT if there is none",
+     "echo x >> l/.linsert:before:b"},
+    {".linsert:after:PIVOT", "the same after it; .linsert0:...: NUL-terminated elements",
+     "echo x >> l/.linsert:after:b"},
+    {".lmove:FROM:TO:DEST",
+     "pops from the FROM end (left, right) and pushes onto the TO end of list DEST in one "
+     "batch, answers the element (LMOVE)",
+     "cat l/.lmove:left:right:work"},
+    {".blmove:FROM:TO:DEST:SECS", "the same, waiting up to SECS seconds as .blpop (BLMOVE)",
+     "cat l/.blmove:left:right:work:0"},
     {NULL, NULL, NULL},
 };
 
@@ -559,7 +595,41 @@ struct pop {
 	enum list_where where;
 	bool block;
 	uint64_t ms;
+	/* A move (parse_move): onto the `to` end of list dest (dn bytes, of
+	 * the same namespace; borrowed from the name). */
+	bool move;
+	enum list_where to;
+	const char *dest;
+	size_t dn;
 };
+
+/* *ms for the SECS of a blocking name (s, sn bytes, at its end): 1, or
+ * -EINVAL (logged with the whole name) when it is no decimal number from
+ * 0 to POP_SECS_MAX. */
+static int parse_secs(const char *name, size_t n, const char *s, size_t sn, uint64_t *ms)
+{
+	char secs[32];
+	char *end;
+	double d = -1;
+	if (sn > 0 && sn < sizeof(secs) && (s[0] >= '0' && s[0] <= '9')) {
+		memcpy(secs, s, sn);
+		secs[sn] = 0;
+		errno = 0;
+		d = strtod(secs, &end);
+		if (*end || errno)
+			d = -1;
+	}
+	if (!(d >= 0 && d <= POP_SECS_MAX)) {
+		LOG_ERR("'%.*s': the seconds to wait are a decimal number from 0 (for ever) "
+			"to %.0f",
+			(int)n, name, POP_SECS_MAX);
+		return -EINVAL;
+	}
+	*ms = (uint64_t)(d * 1000.0 + 0.5);
+	if (*ms == 0 && d > 0)
+		*ms = 1;
+	return 1;
+}
 
 /* 1 and *p for a pop's name, 0 for another name, -EINVAL for a blocking
  * pop whose SECS does not parse (logged). */
@@ -578,54 +648,39 @@ static int parse_pop(const char *name, size_t n, struct pop *p)
 		if (pops[i].block ? n < pn || memcmp(name, pops[i].name, pn) != 0
 				  : n != pn || memcmp(name, pops[i].name, pn) != 0)
 			continue;
+		memset(p, 0, sizeof(*p));
 		p->where = pops[i].where;
 		p->block = pops[i].block;
-		p->ms = 0;
 		if (!p->block)
 			return 1;
-		char secs[32];
-		char *end;
-		size_t sn = n - pn;
-		double d = -1;
-		if (sn > 0 && sn < sizeof(secs) && (name[pn] >= '0' && name[pn] <= '9')) {
-			memcpy(secs, name + pn, sn);
-			secs[sn] = 0;
-			errno = 0;
-			d = strtod(secs, &end);
-			if (*end || errno)
-				d = -1;
-		}
-		if (!(d >= 0 && d <= POP_SECS_MAX)) {
-			LOG_ERR(
-			    "'%.*s': the seconds to wait are a decimal number from 0 (for ever) "
-			    "to %.0f",
-			    (int)n, name, POP_SECS_MAX);
-			return -EINVAL;
-		}
-		p->ms = (uint64_t)(d * 1000.0 + 0.5);
-		if (p->ms == 0 && d > 0)
-			p->ms = 1;
-		return 1;
+		return parse_secs(name, n, name + pn, n - pn, &p->ms);
 	}
 	return 0;
 }
 
+static int parse_move(const char *name, size_t n, struct pop *p);
+static int move_once(struct fs_ctx *c, const char *name, size_t n, const struct pop *p,
+		     struct buf *out);
+
 static bool list_is_action(const char *name, size_t n)
 {
 	struct pop p;
-	return parse_pop(name, n, &p) != 0;
+	return parse_pop(name, n, &p) != 0 || parse_move(name, n, &p) != 0;
 }
 
 static int list_act(struct fs_ctx *c, const char *name, size_t n, struct buf *out)
 {
 	struct pop p;
 	int rc = parse_pop(name, n, &p);
+	if (rc == 0)
+		rc = parse_move(name, n, &p);
 	if (rc <= 0)
 		return rc ? rc : -ENOENT;
 	uint64_t deadline = p.block ? ks_wait_deadline(p.ms) : 0;
 	for (;;) {
 		uint64_t gen = ks_gen(c->fs->ks, &c->k);
-		rc = list_pop(c->fs->ks, &c->k, p.where, LIST_KEEP_EMPTY, out);
+		rc = p.move ? move_once(c, name, n, &p, out)
+			    : list_pop(c->fs->ks, &c->k, p.where, LIST_KEEP_EMPTY, out);
 		if (rc != -ENOENT)
 			return rc;
 		if (!p.block) {
@@ -640,6 +695,226 @@ static int list_act(struct fs_ctx *c, const char *name, size_t n, struct buf *ou
 		if (rc)
 			return rc;
 	}
+}
+
+/*
+ * The moves: `cat L/.lmove:FROM:TO:DEST` (LMOVE), `.blmove:FROM:TO:DEST:SECS`
+ * (BLMOVE): FROM and TO are `left` or `right`, DEST a list of the same
+ * namespace (made if missing; DEST == L rotates), its name as the tree
+ * spells it (the fs layer has decoded it with the rest of the name: it
+ * may hold ':'). Each open moves one element in one batch and answers it;
+ * an empty L answers an empty read, or waits as the blocking pops do.
+ */
+
+/* "left:" / "right:" at *s (before end): 1 with *w and *s past it. */
+static int parse_end(const char **s, const char *end, enum list_where *w)
+{
+	static const struct {
+		const char *word;
+		enum list_where where;
+	} ends[] = {{"left:", LIST_HEAD}, {"right:", LIST_TAIL}};
+	for (size_t i = 0; i < sizeof(ends) / sizeof(ends[0]); i++) {
+		size_t wn = strlen(ends[i].word);
+		if ((size_t)(end - *s) >= wn && memcmp(*s, ends[i].word, wn) == 0) {
+			*w = ends[i].where;
+			*s += wn;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* 1 and *p for a move's name, 0 for another name, -EINVAL (logged) for a
+ * bad FROM, TO, DEST or SECS. */
+static int parse_move(const char *name, size_t n, struct pop *p)
+{
+	static const char lmove[] = ".lmove:", blmove[] = ".blmove:";
+	const char *s = name, *end = name + n;
+	memset(p, 0, sizeof(*p));
+	if (n >= sizeof(lmove) - 1 && memcmp(name, lmove, sizeof(lmove) - 1) == 0)
+		s += sizeof(lmove) - 1;
+	else if (n >= sizeof(blmove) - 1 && memcmp(name, blmove, sizeof(blmove) - 1) == 0)
+		s += sizeof(blmove) - 1, p->block = true;
+	else
+		return 0;
+	p->move = true;
+	const char *dend = end;
+	if (p->block)
+		while (dend > s && dend[-1] != ':')
+			dend--;
+	bool ok = parse_end(&s, end, &p->where) && parse_end(&s, end, &p->to) &&
+		  (!p->block || dend > s + 1);
+	if (ok) {
+		p->dest = s;
+		p->dn = (size_t)((p->block ? dend - 1 : end) - s);
+	}
+	if (!ok || p->dn == 0) {
+		LOG_ERR("'%.*s': not %s:FROM:TO:DEST%s (FROM and TO: left or right; DEST: a list "
+			"of this namespace)",
+			(int)n, name, p->block ? ".blmove" : ".lmove", p->block ? ":SECS" : "");
+		return -EINVAL;
+	}
+	return p->block ? parse_secs(name, n, dend, (size_t)(end - dend), &p->ms) : 1;
+}
+
+/* Is `name` a position (a node whose meaning a push or a move changes)? */
+static bool is_position(void *arg, const char *name, size_t n)
+{
+	(void)arg;
+	uint64_t pos;
+	return parse_u64(name, n, &pos) == 0;
+}
+
+/* DEST changed: the table's nodes of its positions are resolved anew;
+ * a DEST the table has no node of may be a miss the kernel remembers
+ * (made by this move): it forgets it. No lock held. */
+static void move_dest_changed(struct fs_ctx *c, const struct pop *p)
+{
+	struct fs_node *ns = fs_itable_parent(c->fs->it, c->dir);
+	if (!ns)
+		return;
+	struct fs_node *d = fs_itable_find(c->fs->it, ns, p->dest, p->dn);
+	if (d && d != c->dir) {
+		pthread_mutex_lock(&d->lock);
+		fs_itable_unhash_kids(c->fs->it, d, is_position, NULL, NULL);
+		pthread_mutex_unlock(&d->lock);
+	} else if (!d) {
+		struct fs_inval iv;
+		fs_inval_init(&iv);
+		if (fs_inval_add(&iv, ns->ino, 0, p->dest, p->dn) == 0)
+			fs_inval_send(c->fs, &iv);
+		else
+			fs_inval_release(&iv);
+	}
+	if (d)
+		fs_itable_unref(c->fs->it, d);
+	fs_itable_unref(c->fs->it, ns);
+}
+
+/* One LMOVE of a move's name: -ENOENT when L is empty. */
+static int move_once(struct fs_ctx *c, const char *name, size_t n, const struct pop *p,
+		     struct buf *out)
+{
+	struct ks_attr_change ch = {.flags = KS_ATTR_TOUCH};
+	struct ks_key dk = {c->k.ns, c->k.nslen, p->dest, p->dn, &ch};
+	int rc = list_move(c->fs->ks, &c->k, &dk, p->where, p->to, LIST_KEEP_EMPTY, out);
+	if (rc == -KV_EWRONGTYPE)
+		LOG_ERR("'%.*s/%.*s': '%.*s' is no list: nothing moved", (int)c->k.klen, c->k.key,
+			(int)n, name, (int)p->dn, p->dest);
+	if (!rc)
+		move_dest_changed(c, p);
+	return rc;
+}
+
+/*
+ * The inputs: `L/.rpush`, `L/.lpush` (RPUSH, LPUSH: one element per
+ * line), `L/.rpush0`, `L/.lpush0` (NUL-terminated elements, which may
+ * hold newlines), `L/.linsert:before:PIVOT`, `.linsert:after:PIVOT`
+ * (LINSERT: the lines go in order right before or after the first
+ * element equal to PIVOT, as the tree spells it; `.linsert0:...` with
+ * NUL-terminated elements). Each write's complete elements are one
+ * batch; an empty line is an empty element; a last element without its
+ * terminator goes at the close. The push is one step: no reader ever
+ * sees a half-made element (a create of position n is two).
+ */
+struct push {
+	bool insert; /* LINSERT, else a push */
+	enum list_where where;
+	bool before;
+	const char *pivot; /* borrowed from the name */
+	size_t pn;
+	char sep;
+};
+
+static bool parse_push(const char *name, size_t n, struct push *p)
+{
+	static const struct {
+		const char *name;
+		enum list_where where;
+		char sep;
+	} pushes[] = {{".rpush", LIST_TAIL, '\n'},
+		      {".lpush", LIST_HEAD, '\n'},
+		      {".rpush0", LIST_TAIL, '\0'},
+		      {".lpush0", LIST_HEAD, '\0'}};
+	size_t pn, wn;
+	memset(p, 0, sizeof(*p));
+	for (size_t i = 0; i < sizeof(pushes) / sizeof(pushes[0]); i++) {
+		if (n == strlen(pushes[i].name) && memcmp(name, pushes[i].name, n) == 0) {
+			p->where = pushes[i].where;
+			p->sep = pushes[i].sep;
+			return true;
+		}
+	}
+	if (has_prefix(name, n, ".linsert:"))
+		p->sep = '\n', pn = strlen(".linsert:");
+	else if (has_prefix(name, n, ".linsert0:"))
+		p->sep = '\0', pn = strlen(".linsert0:");
+	else
+		return false;
+	p->insert = true;
+	if (has_prefix(name + pn, n - pn, "before:"))
+		p->before = true, wn = strlen("before:");
+	else if (has_prefix(name + pn, n - pn, "after:"))
+		wn = strlen("after:");
+	else
+		return false;
+	p->pivot = name + pn + wn;
+	p->pn = n - pn - wn;
+	return true;
+}
+
+static bool list_is_input(const char *name, size_t n)
+{
+	struct push p;
+	return parse_push(name, n, &p);
+}
+
+static char list_input_sep(const char *name, size_t n)
+{
+	struct push p;
+	return parse_push(name, n, &p) ? p.sep : '\n';
+}
+
+/* NEEDSWORK: a push to the head (or an insert) while the directory is
+ * open with gaps (fs_list.c, gaps) shifts the positions under the
+ * numbering of that listing, as a pop does. */
+static int list_feed(struct fs_ctx *c, const char *name, size_t n, const char *d, size_t dn)
+{
+	struct push p;
+	size_t nv = 0, i, from;
+	if (!parse_push(name, n, &p))
+		return -EACCES;
+	for (i = 0; i < dn; i++)
+		nv += d[i] == p.sep;
+	nv += dn > 0 && d[dn - 1] != p.sep; /* the last one, at a close */
+	if (nv == 0)
+		return 0;
+	struct list_value *vals = malloc(nv * sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	nv = 0;
+	for (i = 0, from = 0; i <= dn; i++) {
+		if (i < dn ? d[i] != p.sep : i == from)
+			continue;
+		vals[nv++] = (struct list_value){d + from, i - from};
+		from = i + 1;
+	}
+	int rc = p.insert
+		     ? list_insert_vals(c->fs->ks, &c->k, p.before, p.pivot, p.pn, vals, nv, NULL)
+		     : list_push(c->fs->ks, &c->k, p.where, vals, nv, NULL);
+	if (rc == -ESRCH || (p.insert && rc == -ENOENT)) {
+		LOG_ERR("'%.*s/%.*s': no element equals the pivot (LINSERT answers -1): nothing of "
+			"this write is inserted",
+			(int)c->k.klen, c->k.key, (int)n, name);
+		rc = -ENOENT;
+	} else if (rc == -EFBIG) {
+		LOG_ERR("'%.*s/%.*s': an element over 512 MiB: nothing of this write is stored",
+			(int)c->k.klen, c->k.key, (int)n, name);
+	}
+	if (!rc) /* the positions mean other elements now (dir lock held) */
+		fs_itable_unhash_kids(c->fs->it, c->dir, is_position, NULL, NULL);
+	free(vals);
+	return rc;
 }
 
 const struct fs_shape fs_list_shape = {
@@ -661,6 +936,9 @@ const struct fs_shape fs_list_shape = {
     .dir_opened = list_dir_opened,
     .is_action = list_is_action,
     .act = list_act,
+    .is_input = list_is_input,
+    .feed = list_feed,
+    .input_sep = list_input_sep,
     .dir_closed = list_dir_closed,
     .help = list_help,
 };

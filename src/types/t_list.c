@@ -250,10 +250,11 @@ static int elem_at(const struct ks_key *k, struct store_iter *it, size_t plen, u
 }
 
 /* Copy the elements with raw indexes [lo, hi) to index + delta (delta is
- * +1 or -1). Each moved element is put once; nothing is deleted (the
- * caller knows which end became free). A missing one is -EUCLEAN. */
+ * n or -n: a room of n indexes). Each moved element is put once; nothing
+ * is deleted (the caller knows which end became free). A missing one is
+ * -EUCLEAN. */
 static int shift_stage(struct ks_txn *t, struct keyspace *ks, const struct ks_key *k,
-		       const struct list_meta *lm, uint64_t lo, uint64_t hi, int delta)
+		       const struct list_meta *lm, uint64_t lo, uint64_t hi, int64_t delta)
 {
 	size_t plen;
 	int rc = 0;
@@ -270,10 +271,39 @@ static int shift_stage(struct ks_txn *t, struct keyspace *ks, const struct ks_ke
 		if ((rc = elem_at(k, it, plen, lm->head, want, true)))
 			break;
 		const void *v = store_iter_value(it, &vn);
-		elem_put(t, k, delta > 0 ? want + 1 : want - 1, v, vn);
+		elem_put(t, k, want + (uint64_t)delta, v, vn);
 		store_iter_next(it);
 	}
 	store_iter_free(it);
+	return rc;
+}
+
+/* Insert vals[0..n) at positions p .. p + n - 1 (0 <= p <= size), in
+ * order, moving the shorter side by n once. */
+static int insert_vals_stage(struct ks_txn *t, struct keyspace *ks, const struct ks_key *k,
+			     struct list_meta *lm, uint64_t p, const struct list_value *vals,
+			     size_t n)
+{
+	uint64_t size = lm_size(lm), idx;
+	int rc;
+
+	if (size && p <= size - p) {
+		/* Positions [0, p) move n indexes down; vals go just above. */
+		if (lm->head < n)
+			return -EOVERFLOW;
+		rc = shift_stage(t, ks, k, lm, lm->head, lm->head + p, -(int64_t)n);
+		lm->head -= n;
+		idx = lm->head + p;
+	} else {
+		/* Positions [p, size) move n indexes up. */
+		if (UINT64_MAX - lm->tail < n)
+			return -EOVERFLOW;
+		rc = shift_stage(t, ks, k, lm, lm->head + p, lm->tail, (int64_t)n);
+		idx = lm->head + p;
+		lm->tail += n;
+	}
+	for (size_t i = 0; i < n && !rc; i++)
+		elem_put(t, k, idx + i, vals[i].data, vals[i].len);
 	return rc;
 }
 
@@ -281,27 +311,8 @@ static int shift_stage(struct ks_txn *t, struct keyspace *ks, const struct ks_ke
 static int insert_stage(struct ks_txn *t, struct keyspace *ks, const struct ks_key *k,
 			struct list_meta *lm, uint64_t p, const void *v, size_t vn)
 {
-	uint64_t size = lm_size(lm), idx;
-	int rc;
-
-	if (size && p <= size - p) {
-		/* Positions [0, p) move one index down; v goes just above. */
-		if (lm->head == 0)
-			return -EOVERFLOW;
-		rc = shift_stage(t, ks, k, lm, lm->head, lm->head + p, -1);
-		idx = lm->head + p - 1;
-		lm->head--;
-	} else {
-		/* Positions [p, size) move one index up. */
-		if (lm->tail == UINT64_MAX)
-			return -EOVERFLOW;
-		rc = shift_stage(t, ks, k, lm, lm->head + p, lm->tail, +1);
-		idx = lm->head + p;
-		lm->tail++;
-	}
-	if (!rc)
-		elem_put(t, k, idx, v, vn);
-	return rc;
+	struct list_value one = {v, vn};
+	return insert_vals_stage(t, ks, k, lm, p, &one, 1);
 }
 
 /*
@@ -419,19 +430,30 @@ static int lm_open_at(struct ks_txn *t, const struct ks_key *k, int64_t index, s
 	return rc ? rc : pos_of(index, lm_size(lm), pos);
 }
 
+/* n >= 1 values, none over LIST_VALUE_MAX: 0, -EINVAL, -EFBIG. */
+static int vals_check(const struct list_value *vals, size_t n)
+{
+	if (n == 0 || !vals)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++)
+		if (vals[i].len > LIST_VALUE_MAX)
+			return -EFBIG;
+	return 0;
+}
+
 int list_push(struct keyspace *ks, const struct ks_key *k, enum list_where where,
 	      const struct list_value *vals, size_t n, uint64_t *newlen)
 {
 	struct ks_txn t;
 	struct list_meta lm;
 
-	if (n == 0 || !vals || (where != LIST_HEAD && where != LIST_TAIL))
+	if (where != LIST_HEAD && where != LIST_TAIL)
 		return -EINVAL;
-	for (size_t i = 0; i < n; i++)
-		if (vals[i].len > LIST_VALUE_MAX)
-			return -EFBIG;
+	int rc = vals_check(vals, n);
+	if (rc)
+		return rc;
 	ks_txn_begin(&t, ks, k);
-	int rc = lm_open(&t, k, true, &lm, NULL);
+	rc = lm_open(&t, k, true, &lm, NULL);
 	if (!rc && (where == LIST_HEAD ? lm.head < n : UINT64_MAX - lm.tail < n))
 		rc = -EOVERFLOW;
 	for (size_t i = 0; i < n && !rc; i++) {
@@ -569,23 +591,8 @@ fail:
 int list_insert(struct keyspace *ks, const struct ks_key *k, bool before, const void *pivot,
 		size_t pn, const void *v, size_t vn, uint64_t *newlen)
 {
-	struct ks_txn t;
-	struct list_meta lm;
-	uint64_t *pos = NULL;
-	size_t n = 0;
-
-	if (vn > LIST_VALUE_MAX)
-		return -EFBIG;
-	ks_txn_begin(&t, ks, k);
-	int rc = lm_open(&t, k, false, &lm, NULL);
-	if (!rc)
-		rc = find_all(ks, k, &lm, pivot, pn, false, 1, &pos, &n);
-	if (!rc && n == 0)
-		rc = -ESRCH;
-	if (!rc)
-		rc = insert_stage(&t, ks, k, &lm, before ? pos[0] : pos[0] + 1, v, vn);
-	free(pos);
-	return lm_finish(&t, k, &lm, 0, rc, newlen);
+	struct list_value one = {v, vn};
+	return list_insert_vals(ks, k, before, pivot, pn, &one, 1, newlen);
 }
 
 int list_insert_at(struct keyspace *ks, const struct ks_key *k, int64_t index, const void *v,
@@ -934,4 +941,88 @@ int list_txn_create(struct ks_txn *t, const struct ks_key *k, struct enc_meta *m
 	put_be64(tail + 8, LIST_INITIAL_INDEX + n);
 	ks_txn_meta_put(t, k, tail, sizeof(tail));
 	return ks_txn_commit(t);
+}
+
+int list_insert_vals(struct keyspace *ks, const struct ks_key *k, bool before, const void *pivot,
+		     size_t pn, const struct list_value *vals, size_t n, uint64_t *newlen)
+{
+	struct ks_txn t;
+	struct list_meta lm;
+	uint64_t *pos = NULL;
+	size_t found = 0;
+	struct list_value *rev = NULL;
+
+	int rc = vals_check(vals, n);
+	if (rc)
+		return rc;
+	ks_txn_begin(&t, ks, k);
+	rc = lm_open(&t, k, false, &lm, NULL);
+	if (!rc)
+		rc = find_all(ks, k, &lm, pivot, pn, false, 1, &pos, &found);
+	if (!rc && found == 0)
+		rc = -ESRCH;
+	if (!rc && !before) {
+		/* Each value right after the pivot in turn: the last first. */
+		rev = malloc(n * sizeof(*rev));
+		if (!rev)
+			rc = -ENOMEM;
+		for (size_t i = 0; i < n && rev; i++)
+			rev[i] = vals[n - 1 - i];
+	}
+	if (!rc)
+		rc = insert_vals_stage(&t, ks, k, &lm, before ? pos[0] : pos[0] + 1,
+				       before ? vals : rev, n);
+	free(rev);
+	free(pos);
+	return lm_finish(&t, k, &lm, 0, rc, newlen);
+}
+
+int list_move(struct keyspace *ks, const struct ks_key *src, const struct ks_key *dst,
+	      enum list_where from, enum list_where to, unsigned flags, struct buf *out)
+{
+	struct buf tmp = BUF_INIT;
+	struct ks_txn t;
+	struct list_meta ls, ld;
+	bool same;
+	uint64_t idx = 0;
+
+	if ((from != LIST_HEAD && from != LIST_TAIL) || (to != LIST_HEAD && to != LIST_TAIL))
+		return -EINVAL;
+	same = ks_key_eq(src, dst);
+	/* One key twice is one key to the transaction: its calls get src. */
+	const struct ks_key *dk = same ? src : dst;
+	struct list_meta *d = same ? &ls : &ld;
+	if (!out)
+		out = &tmp;
+	buf_init(&ld.tail_rec);
+	ks_txn_begin2(&t, ks, src, dst);
+	/* A missing source moves nothing, whatever the destination is (Redis
+	 * answers nil before it looks at it). */
+	int rc = lm_open(&t, src, false, &ls, NULL);
+	if (!rc && !same)
+		rc = lm_open(&t, dst, true, &ld, NULL);
+	if (!rc) {
+		idx = from == LIST_HEAD ? ls.head : ls.tail - 1;
+		rc = elem_get(ks, src, &ls, idx, out);
+	}
+	if (!rc) {
+		elem_del(&t, src, idx);
+		if (from == LIST_HEAD)
+			ls.head++;
+		else
+			ls.tail--;
+		if (to == LIST_HEAD ? d->head == 0 : d->tail == UINT64_MAX)
+			rc = -EOVERFLOW;
+	}
+	if (!rc) {
+		elem_put(&t, dk, to == LIST_HEAD ? --d->head : d->tail++, out->data, out->len);
+		lm_stage(&t, src, &ls, flags);
+		if (!same)
+			lm_stage(&t, dst, &ld, 0);
+		rc = ks_txn_commit(&t);
+	}
+	lm_release(&ls);
+	lm_release(&ld);
+	buf_release(&tmp);
+	return ks_txn_end(&t, rc);
 }

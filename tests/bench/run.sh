@@ -786,6 +786,24 @@ else
 fi
 LOAD_CLOSED=$(grep -o 'closed in [0-9]* ms ([0-9]* MiB[^)]*)' "$LOGS/kvfs.log" | tail -1)
 
+# 9. a list as a queue (issue 17): one producer and one consumer shell loop
+# through .rpush and .blpop, and the time from a push to the wake-up of a
+# shell blocked in .blpop (tests/bench/queue.sh), on a fresh database in the
+# work directory with kvfs's defaults. BENCH_QUEUE_N: the elements (quick
+# 10,000; full 100,000).
+QUEUE_N=${BENCH_QUEUE_N:-$([ "$MODE" = full ] && echo 100000 || echo 10000)}
+QUEUE_OUT=''
+say "[$(date +%T)] a list as a queue, $QUEUE_N elements"
+"$KVFS" -f -o timeout="$TIMEOUT" "$WORK/queue-db" "$KMNT" </dev/null >>"$LOGS/kvfs.log" 2>&1 &
+KV_PID=$!
+if wait_mount "$KMNT" "$KV_PID" kvfs; then
+	QUEUE_OUT=$(tests/bench/queue.sh "$KMNT/__namespace" "$QUEUE_N" 2>"$LOGS/last.err") ||
+		note "queue: $(head -c 300 "$LOGS/last.err")"
+	kvfs_stop
+else
+	KV_PID=
+fi
+
 # ----------------------------------------------------------------- report
 
 median() { # values... -> median, or ERR if any run failed, or empty
@@ -924,6 +942,10 @@ TOTAL=$(awk -v d=$((T_END - T_START)) 'BEGIN { printf "%d min %02d s", d / 6e7, 
 	done
 	echo
 	echo "Listing under write load (\`ls -l\` of a 580-field hash while 4 processes rewrite 4 MiB files; kvfs's default threads, database in the work directory): median $(fmt "$(median $LOAD_QUIET)") s quiet, $(fmt "$(median $LOAD_BUSY)") s under load (runs: ${LOAD_BUSY:-—}); unmount to exit with the writers just stopped: $(fmt "$LOAD_EXIT") s (${LOAD_CLOSED:-no shutdown line in the log})"
+	echo
+	qops=$(awk '/^queue_ops/ { printf "%s %s", $2, $3 }' <<<"$QUEUE_OUT")
+	qwake=$(awk '/^queue_wake/ { $1 = ""; print substr($0, 2) }' <<<"$QUEUE_OUT")
+	echo "A list as a queue ($(kfmt "$QUEUE_N") elements; one producer and one consumer shell loop, "'`echo e$i >> q/.rpush`, `while x=$(cat q/.blpop:5)`'"; kvfs's defaults): ${qops:-no figure} (pushes + pops); a push wakes a shell blocked in "'`x=$(cat q/.blpop:10)`'" in ${qwake:-no figure} over 20 pushes (target: within 10 ms)"
 	echo
 	echo "Deleting on kvfs used:$DEL_HOW"
 	echo

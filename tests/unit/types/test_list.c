@@ -1160,6 +1160,201 @@ static void test_cluster(void)
 	CHECK_MEM(v.data, v.len, "a", 1);
 }
 
+/* LINSERT of several values in one batch: order, the side that moves,
+ * the stored indexes; no pivot, no key, wrong type: nothing changes. */
+static void test_insert_vals(void)
+{
+	uint64_t len = 0;
+	struct list_value ab[2] = {{"a", 1}, {"b", 1}};
+	push("iv", LIST_TAIL, "p,q,r,s,t");
+	/* Before the head: the head side moves 2 down. */
+	CHECK_INT(list_insert_vals(ks, KEY(DEFNS, "iv"), true, "p", 1, ab, 2, &len), 0);
+	CHECK_INT(len, 7);
+	CHECK(strcmp(contents("iv"), "a,b,p,q,r,s,t") == 0);
+	check_meta("iv", INIT - 2, INIT + 5);
+	check_elem_raw("iv", INIT - 2, "a");
+	check_elem_raw("iv", INIT - 1, "b");
+	check_elem_raw("iv", INIT, "p");
+	/* After an element near the tail: the tail side moves 2 up; the
+	 * values in reverse, as two LINSERT AFTER s leave them. */
+	CHECK_INT(list_insert_vals(ks, KEY(DEFNS, "iv"), false, "s", 1, ab, 2, &len), 0);
+	CHECK(strcmp(contents("iv"), "a,b,p,q,r,s,b,a,t") == 0);
+	check_meta("iv", INIT - 2, INIT + 7);
+	check_elem_raw("iv", INIT + 4, "b");
+	check_elem_raw("iv", INIT + 5, "a");
+	check_elem_raw("iv", INIT + 6, "t");
+	/* After the first of two equal elements, near the head: the head
+	 * side moves (elements before and at the pivot). */
+	struct list_value xyz[3] = {{"x", 1}, {"", 0}, {"z\nz", 3}};
+	CHECK_INT(list_insert_vals(ks, KEY(DEFNS, "iv"), false, "b", 1, xyz, 3, &len), 0);
+	CHECK_INT(len, 12);
+	CHECK(strcmp(contents("iv"), "a,b,z\nz,,x,p,q,r,s,b,a,t") == 0);
+	check_meta("iv", INIT - 5, INIT + 7);
+	check_elem_raw("iv", INIT - 5, "a");
+	check_elem_raw("iv", INIT - 4, "b");
+	check_elem_raw("iv", INIT - 3, "z\nz");
+	check_elem_raw("iv", INIT - 2, "");
+	check_elem_raw("iv", INIT - 1, "x");
+	check_elem_raw("iv", INIT, "p");
+	/* Errors change nothing. */
+	CHECK_INT(list_insert_vals(ks, KEY(DEFNS, "iv"), true, "zz", 2, ab, 2, &len), -ESRCH);
+	CHECK_INT(list_insert_vals(ks, KEY(DEFNS, "nope"), true, "a", 1, ab, 2, &len), -ENOENT);
+	CHECK_INT(list_insert_vals(ks, KEY(DEFNS, "s"), true, "a", 1, ab, 2, &len), -KV_EWRONGTYPE);
+	CHECK_INT(list_insert_vals(ks, KEY(DEFNS, "iv"), true, "a", 1, ab, 0, &len), -EINVAL);
+	CHECK_INT(list_insert_vals(ks, BADKEY, true, "a", 1, ab, 2, &len), -EINVAL);
+	struct list_value big[2] = {{"a", 1}, {"x", (size_t)LIST_VALUE_MAX + 1}};
+	CHECK_INT(list_insert_vals(ks, KEY(DEFNS, "iv"), true, "a", 1, big, 2, &len), -EFBIG);
+	CHECK(strcmp(contents("iv"), "a,b,z\nz,,x,p,q,r,s,b,a,t") == 0);
+	check_meta("iv", INIT - 5, INIT + 7);
+	/* An empty list (remembered) has no pivot: -ENOENT, still empty. */
+	CHECK_INT(ks_empty_create(ks, KEY(DEFNS, "ive"), KV_TYPE_LIST), 0);
+	CHECK_INT(list_insert_vals(ks, KEY(DEFNS, "ive"), true, "a", 1, ab, 2, &len), -ENOENT);
+	struct ks_info info;
+	CHECK_INT(ks_lookup(ks, KEY(DEFNS, "ive"), &info), 0);
+	CHECK(info.empty && info.type == KV_TYPE_LIST);
+}
+
+/* LMOVE: the stored bytes of both keys after each move; a new
+ * destination; the same list rotating; errors changing nothing. */
+static void test_move(void)
+{
+	struct ks_info info;
+	push("ms", LIST_TAIL, "a,b,c");
+	/* LMOVE ms md LEFT RIGHT: md is made, as RPUSH would make it. */
+	CHECK_INT(list_move(ks, KEY(DEFNS, "ms"), KEY(DEFNS, "md"), LIST_HEAD, LIST_TAIL, 0, &v),
+		  0);
+	CHECK_MEM(v.data, v.len, "a", 1);
+	check_meta("ms", INIT + 1, INIT + 3);
+	check_elem_raw("ms", INIT, NULL);
+	check_meta("md", INIT, INIT + 1);
+	check_elem_raw("md", INIT, "a");
+	/* RIGHT LEFT: c goes before a. */
+	CHECK_INT(list_move(ks, KEY(DEFNS, "ms"), KEY(DEFNS, "md"), LIST_TAIL, LIST_HEAD, 0, &v),
+		  0);
+	CHECK_MEM(v.data, v.len, "c", 1);
+	check_meta("ms", INIT + 1, INIT + 2);
+	check_elem_raw("ms", INIT + 2, NULL);
+	check_meta("md", INIT - 1, INIT + 1);
+	check_elem_raw("md", INIT - 1, "c");
+	CHECK(strcmp(contents("md"), "c,a") == 0);
+	/* The last element: with LIST_KEEP_EMPTY the source stays, empty. */
+	CHECK_INT(list_move(ks, KEY(DEFNS, "ms"), KEY(DEFNS, "md"), LIST_HEAD, LIST_TAIL,
+			    LIST_KEEP_EMPTY, NULL),
+		  0);
+	CHECK_INT(fixture_meta_raw(ks, KEY("ms"), &v), -ENOENT);
+	CHECK_INT(ks_lookup(ks, KEY(DEFNS, "ms"), &info), 0);
+	CHECK(info.empty && info.type == KV_TYPE_LIST);
+	check_meta("md", INIT - 1, INIT + 2);
+	check_elem_raw("md", INIT + 1, "b");
+	CHECK(strcmp(contents("md"), "c,a,b") == 0);
+	/* An empty or missing source: -ENOENT, the destination not made. */
+	CHECK_INT(list_move(ks, KEY(DEFNS, "ms"), KEY(DEFNS, "mn"), LIST_HEAD, LIST_TAIL, 0, &v),
+		  -ENOENT);
+	CHECK_INT(list_move(ks, KEY(DEFNS, "nope"), KEY(DEFNS, "mn"), LIST_HEAD, LIST_TAIL, 0, &v),
+		  -ENOENT);
+	CHECK_INT(ks_lookup(ks, KEY(DEFNS, "mn"), &info), -ENOENT);
+	CHECK_INT(list_move(ks, KEY(DEFNS, "nope"), KEY(DEFNS, "s"), LIST_HEAD, LIST_TAIL, 0, &v),
+		  -ENOENT);
+	/* Rotation of one list: c,a,b -> a,b,c (LEFT RIGHT), back (RIGHT LEFT). */
+	CHECK_INT(list_move(ks, KEY(DEFNS, "md"), KEY(DEFNS, "md"), LIST_HEAD, LIST_TAIL, 0, &v),
+		  0);
+	CHECK_MEM(v.data, v.len, "c", 1);
+	CHECK(strcmp(contents("md"), "a,b,c") == 0);
+	check_meta("md", INIT, INIT + 3);
+	check_elem_raw("md", INIT - 1, NULL);
+	check_elem_raw("md", INIT + 2, "c");
+	CHECK_INT(list_move(ks, KEY(DEFNS, "md"), KEY(DEFNS, "md"), LIST_TAIL, LIST_HEAD, 0, &v),
+		  0);
+	CHECK(strcmp(contents("md"), "c,a,b") == 0);
+	check_meta("md", INIT - 1, INIT + 2);
+	check_elem_raw("md", INIT + 2, NULL);
+	/* The same end: the element leaves and comes back. */
+	CHECK_INT(list_move(ks, KEY(DEFNS, "md"), KEY(DEFNS, "md"), LIST_HEAD, LIST_HEAD, 0, &v),
+		  0);
+	CHECK_MEM(v.data, v.len, "c", 1);
+	check_meta("md", INIT - 1, INIT + 2);
+	check_elem_raw("md", INIT - 1, "c");
+	/* A list of one onto itself. */
+	push("m1", LIST_TAIL, "x");
+	CHECK_INT(list_move(ks, KEY(DEFNS, "m1"), KEY(DEFNS, "m1"), LIST_HEAD, LIST_TAIL, 0, &v),
+		  0);
+	check_meta("m1", INIT + 1, INIT + 2);
+	check_elem_raw("m1", INIT, NULL);
+	check_elem_raw("m1", INIT + 1, "x");
+	/* Wrong types, bad where: nothing changes. */
+	CHECK_INT(list_move(ks, KEY(DEFNS, "md"), KEY(DEFNS, "s"), LIST_HEAD, LIST_TAIL, 0, &v),
+		  -KV_EWRONGTYPE);
+	CHECK_INT(list_move(ks, KEY(DEFNS, "s"), KEY(DEFNS, "md"), LIST_HEAD, LIST_TAIL, 0, &v),
+		  -KV_EWRONGTYPE);
+	CHECK_INT(
+	    list_move(ks, KEY(DEFNS, "md"), KEY(DEFNS, "m1"), (enum list_where)2, LIST_TAIL, 0, &v),
+	    -EINVAL);
+	CHECK_INT(
+	    list_move(ks, KEY(DEFNS, "md"), KEY(DEFNS, "m1"), LIST_HEAD, (enum list_where)2, 0, &v),
+	    -EINVAL);
+	CHECK_INT(list_move(ks, BADKEY, KEY(DEFNS, "m1"), LIST_HEAD, LIST_TAIL, 0, &v), -EINVAL);
+	CHECK(strcmp(contents("md"), "c,a,b") == 0);
+	CHECK(strcmp(contents("m1"), "x") == 0);
+	CHECK_INT(string_get(ks, KEY(DEFNS, "s"), &v), 0);
+	CHECK_MEM(v.data, v.len, "str", 3);
+	/* Across namespaces (the type layer allows it; kvfs names one). */
+	CHECK_INT(list_move(ks, KEY(DEFNS, "md"), KEY("other", "md"), LIST_TAIL, LIST_TAIL, 0, &v),
+		  0);
+	CHECK_MEM(v.data, v.len, "b", 1);
+	CHECK(strcmp(contents("md"), "c,a") == 0);
+	CHECK_INT(list_len(ks, KEY("other", "md"), &(uint64_t){0}), 0);
+}
+
+/* Movers racing on one source: every element ends in exactly one
+ * destination, once. */
+struct mover {
+	int moved;
+};
+
+static void *mover_run(void *arg)
+{
+	struct mover *m = arg;
+	struct buf e = BUF_INIT;
+	while (list_move(ks, KEY(DEFNS, "race"), KEY(DEFNS, "work"), LIST_HEAD, LIST_TAIL, 0, &e) ==
+	       0)
+		m->moved++;
+	buf_release(&e);
+	return NULL;
+}
+
+static void test_move_concurrent(void)
+{
+	enum { N = 2000, T = 4 };
+	struct list_value one;
+	char s[16];
+	for (int i = 0; i < N; i++) {
+		one.len = (size_t)snprintf(s, sizeof(s), "%d", i);
+		one.data = s;
+		CHECK_INT(list_push(ks, KEY(DEFNS, "race"), LIST_TAIL, &one, 1, NULL), 0);
+	}
+	pthread_t th[T];
+	struct mover m[T] = {{0}};
+	for (int i = 0; i < T; i++)
+		pthread_create(&th[i], NULL, mover_run, &m[i]);
+	int total = 0;
+	for (int i = 0; i < T; i++) {
+		pthread_join(th[i], NULL);
+		total += m[i].moved;
+	}
+	CHECK_INT(total, N);
+	uint64_t n = 0;
+	CHECK_INT(list_len(ks, KEY(DEFNS, "work"), &n), 0);
+	CHECK_INT(n, N);
+	CHECK_INT(list_len(ks, KEY(DEFNS, "race"), &n), 0);
+	CHECK_INT(n, 0);
+	/* In order, each once: one mover at a time held both keys. */
+	for (int i = 0; i < N; i += 499) {
+		CHECK_INT(list_index(ks, KEY(DEFNS, "work"), i, &v), 0);
+		snprintf(s, sizeof(s), "%d", i);
+		CHECK_MEM(v.data, v.len, s, strlen(s));
+	}
+}
+
 int main(void)
 {
 	log_level_current = -1;
@@ -1175,6 +1370,9 @@ int main(void)
 	test_trim_range_len();
 	test_iter();
 	test_append_at();
+	test_insert_vals();
+	test_move();
+	test_move_concurrent();
 	test_v0();
 	test_holes();
 	test_huge_size();
