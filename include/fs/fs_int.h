@@ -782,7 +782,7 @@ extern const struct fs_shape fs_hash_shape, fs_list_shape, fs_set_shape, fs_zset
     fs_sortedint_shape, fs_stream_shape, fs_timeseries_shape, fs_tdigest_shape, fs_topk_shape,
     fs_hll_shape, fs_bloom_shape;
 extern const struct fs_file_shape fs_string_file_shape, fs_bitmap_file_shape, fs_json_file_shape,
-    fs_ts_view_file_shape, fs_counter_file_shape;
+    fs_ts_view_file_shape, fs_counter_file_shape, fs_bitops_file_shape;
 /* What a new file and a new directory are (DESIGN.md section 5, rule 3:
  * a string and a hash, unless their type is set). */
 extern const struct fs_file_shape *const fs_new_file_shape;

@@ -36,7 +36,7 @@ static const struct {
 
 /* File shapes that answer names of a namespace besides keys. */
 static const struct fs_file_shape *const named[] = {&fs_ts_view_file_shape, &fs_json_file_shape,
-						    &fs_counter_file_shape};
+						    &fs_counter_file_shape, &fs_bitops_file_shape};
 
 const struct fs_file_shape *const fs_new_file_shape = &fs_string_file_shape;
 const struct fs_shape *const fs_new_dir_shape = &fs_hash_shape;

@@ -105,6 +105,10 @@ static int bm_to_string(struct fs *fs, const struct ks_key *k)
 static const struct fs_help bitmap_help[] = {
     {"KEY", "the bytes in Redis bit order (GETBIT, SETBIT as bytes), sparse", "xxd b"},
     {"user.kvfs.type", "set string to convert the key", "setfattr -n user.kvfs.type -v string b"},
+    {"KEY:bitcount[:START:END]", "BITCOUNT over bytes START..END (negative from the end)",
+     "cat 'b:bitcount'"},
+    {"KEY:bitpos:BIT[:START[:END]]", "BITPOS: the first bit holding BIT (0 or 1), or -1",
+     "cat 'b:bitpos:1'"},
     {NULL, NULL, NULL},
 };
 
