@@ -426,6 +426,14 @@ struct fs_shape {
 	const struct fs_help *help;
 };
 
+/* The stat, open and load of a file shape whose names are actions of a
+ * namespace (fs_file_shape.act: counters, bit views): an empty read-only
+ * file, never cached; an open for writing is EACCES, logged. */
+int fs_action_file_stat(struct fs *fs, const struct ks_key *k, const struct ks_info *info,
+			struct stat *st, double *timeout);
+int fs_action_file_open(struct fs *fs, const struct ks_key *k, bool write, bool *view);
+int fs_action_file_load(struct fs *fs, const struct ks_key *k, struct buf *out);
+
 /* lookup of action `name` (fs_shape.is_action): e is an empty read-only
  * file, never cached. */
 int fs_shape_action_entry(struct fs_ctx *c, const char *name, size_t n, struct fs_entry *e);

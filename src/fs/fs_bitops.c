@@ -91,36 +91,6 @@ static bool bitop_is_name(const char *name, size_t n)
 	return bitop_parse(name, n, &b) != 0;
 }
 
-static int bitop_stat(struct fs *fs, const struct ks_key *k, const struct ks_info *info,
-		      struct stat *st, double *timeout)
-{
-	(void)k;
-	(void)info;
-	fs_stat_fill(fs, S_IFREG | 0444, 0, 0, 0, st, timeout);
-	*timeout = 0; /* computed anew by each open */
-	return 0;
-}
-
-static int bitop_open(struct fs *fs, const struct ks_key *k, bool write, bool *view)
-{
-	(void)fs;
-	*view = true;
-	if (write) {
-		LOG_ERR("'%.*s' is a view of a bitmap: it is read, not written", (int)k->klen,
-			k->key);
-		return -EACCES;
-	}
-	return 0;
-}
-
-static int bitop_load(struct fs *fs, const struct ks_key *k, struct buf *out)
-{
-	(void)fs;
-	(void)k;
-	buf_reset(out);
-	return 0;
-}
-
 static int bitop_act(struct fs *fs, const struct ks_key *k, struct buf *out)
 {
 	struct bitop_name b;
@@ -158,8 +128,8 @@ static int bitop_act(struct fs *fs, const struct ks_key *k, struct buf *out)
 const struct fs_file_shape fs_bitops_file_shape = {
     .type = KV_TYPE_BITMAP,
     .is_name = bitop_is_name,
-    .stat = bitop_stat,
-    .open = bitop_open,
-    .load = bitop_load,
+    .stat = fs_action_file_stat,
+    .open = fs_action_file_open,
+    .load = fs_action_file_load,
     .act = bitop_act,
 };

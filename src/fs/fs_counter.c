@@ -100,35 +100,6 @@ static size_t counter_act_key(const char *name, size_t n)
 	return fs_counter_parse(name, n, &ct) == 1 ? ct.base : 0;
 }
 
-static int counter_stat(struct fs *fs, const struct ks_key *k, const struct ks_info *info,
-			struct stat *st, double *timeout)
-{
-	(void)k;
-	(void)info;
-	fs_stat_fill(fs, S_IFREG | 0444, 0, 0, 0, st, timeout);
-	*timeout = 0; /* an action: looked up anew each time */
-	return 0;
-}
-
-static int counter_open(struct fs *fs, const struct ks_key *k, bool write, bool *view)
-{
-	(void)fs;
-	*view = true;
-	if (write) {
-		LOG_ERR("'%.*s' is a counter: it is read (cat), not written", (int)k->klen, k->key);
-		return -EACCES;
-	}
-	return 0;
-}
-
-static int counter_load(struct fs *fs, const struct ks_key *k, struct buf *out)
-{
-	(void)fs;
-	(void)k;
-	buf_reset(out);
-	return 0;
-}
-
 /* TS.INCRBY / TS.DECRBY at the clock on series b; its new value, as its
  * samples show it, into out. */
 static int counter_ts(struct fs *fs, const struct fs_counter *ct, const struct ks_key *k,
@@ -194,9 +165,9 @@ static int counter_act(struct fs *fs, const struct ks_key *k, struct buf *out)
 const struct fs_file_shape fs_counter_file_shape = {
     .type = KV_TYPE_STRING,
     .is_name = counter_is_name,
-    .stat = counter_stat,
-    .open = counter_open,
-    .load = counter_load,
+    .stat = fs_action_file_stat,
+    .open = fs_action_file_open,
+    .load = fs_action_file_load,
     .act = counter_act,
     .act_key = counter_act_key,
 };

@@ -522,6 +522,35 @@ int fs_shape_view_entry(struct fs_ctx *c, const char *name, size_t n, struct fs_
 	return rc;
 }
 
+int fs_action_file_stat(struct fs *fs, const struct ks_key *k, const struct ks_info *info,
+			struct stat *st, double *timeout)
+{
+	(void)k;
+	(void)info;
+	fs_stat_fill(fs, S_IFREG | 0444, 0, 0, 0, st, timeout);
+	*timeout = 0; /* an action: looked up anew each time */
+	return 0;
+}
+
+int fs_action_file_open(struct fs *fs, const struct ks_key *k, bool write, bool *view)
+{
+	(void)fs;
+	*view = true;
+	if (write) {
+		LOG_ERR("'%.*s' is an action: it is read (cat), not written", (int)k->klen, k->key);
+		return -EACCES;
+	}
+	return 0;
+}
+
+int fs_action_file_load(struct fs *fs, const struct ks_key *k, struct buf *out)
+{
+	(void)fs;
+	(void)k;
+	buf_reset(out);
+	return 0;
+}
+
 int fs_shape_action_entry(struct fs_ctx *c, const char *name, size_t n, struct fs_entry *e)
 {
 	(void)c;
