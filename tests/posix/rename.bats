@@ -122,24 +122,30 @@ if libc.renameat2(-100, a[0].encode(), -100, a[1].encode(), int(a[2])) != 0:
 	[ ! -e "$KVFS_MNT/app2" ]
 }
 
-@test "EXDEV: a list position onto another, a member to another key" {
+@test "EXDEV: a list position onto another, a zset member to another key; a set member to another set is SMOVE" {
 	mktype "$NS/l" list
 	printf a >"$NS/l/0"
 	printf b >"$NS/l/1"
+	mktype "$NS/z1" zset
+	mktype "$NS/z2" zset
+	echo 1 >"$NS/z1/m"
 	mktype "$NS/s1" set
 	mktype "$NS/s2" set
 	touch "$NS/s1/m"
 	expect EXDEV 'os.rename(a[0], a[1])' "$NS/l/0" "$NS/l/1"
-	expect EXDEV 'os.rename(a[0], a[1])' "$NS/s1/m" "$NS/s2/m"
+	expect EXDEV 'os.rename(a[0], a[1])' "$NS/z1/m" "$NS/z2/m"
 	assert_bytes "$NS/l/0" a
 	assert_bytes "$NS/l/1" b
-	assert_eq "$(names "$NS/s1")" m "members"
+	assert_eq "$(names "$NS/z1")" m "zset members"
+	expect OK 'os.rename(a[0], a[1])' "$NS/s1/m" "$NS/s2/m"
+	assert_eq "$(names "$NS/s1")" "" "SMOVE: the source lost it"
+	assert_eq "$(names "$NS/s2")" m "SMOVE: the target has it"
 }
 
 @test "EINVAL: onto a scratch name of a list from outside (docs/mapping.md section 6)" {
 	mktype "$NS/l" list
 	printf a >"$NS/a"
-	expect EINVAL 'os.rename(a[0], a[1])' "$NS/a" "$NS/l/x"
+	expect EINVAL 'os.rename(a[0], a[1])' "$NS/a" "$NS/l/.x.AbC123"
 	assert_bytes "$NS/a" a
 	assert_eq "$(names "$NS/l")" "" "positions"
 }
