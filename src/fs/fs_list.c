@@ -589,7 +589,6 @@ static const struct fs_help list_help[] = {
  * stays when its last element goes (an empty directory, as `rm` of its
  * last element leaves it), so a consumer loop keeps its path.
  */
-#define POP_SECS_MAX 31536000.0 /* a year */
 
 struct pop {
 	enum list_where where;
@@ -603,32 +602,13 @@ struct pop {
 	size_t dn;
 };
 
-/* *ms for the SECS of a blocking name (s, sn bytes, at its end): 1, or
- * -EINVAL (logged with the whole name) when it is no decimal number from
- * 0 to POP_SECS_MAX. */
-static int parse_secs(const char *name, size_t n, const char *s, size_t sn, uint64_t *ms)
+/* *ms for the SECS at the end of a blocking name, from s on: 1, or
+ * -EINVAL (logged) when it is no decimal number from 0 to
+ * FS_ACT_SECS_MAX (fs_act_secs, as the zset's blocking pops). */
+static int parse_secs(const char *name, size_t n, const char *s, uint64_t *ms)
 {
-	char secs[32];
-	char *end;
-	double d = -1;
-	if (sn > 0 && sn < sizeof(secs) && (s[0] >= '0' && s[0] <= '9')) {
-		memcpy(secs, s, sn);
-		secs[sn] = 0;
-		errno = 0;
-		d = strtod(secs, &end);
-		if (*end || errno)
-			d = -1;
-	}
-	if (!(d >= 0 && d <= POP_SECS_MAX)) {
-		LOG_ERR("'%.*s': the seconds to wait are a decimal number from 0 (for ever) "
-			"to %.0f",
-			(int)n, name, POP_SECS_MAX);
-		return -EINVAL;
-	}
-	*ms = (uint64_t)(d * 1000.0 + 0.5);
-	if (*ms == 0 && d > 0)
-		*ms = 1;
-	return 1;
+	int rc = fs_act_secs(name, n, (size_t)(s - name), ms);
+	return rc ? rc : 1;
 }
 
 /* 1 and *p for a pop's name, 0 for another name, -EINVAL for a blocking
@@ -653,7 +633,7 @@ static int parse_pop(const char *name, size_t n, struct pop *p)
 		p->block = pops[i].block;
 		if (!p->block)
 			return 1;
-		return parse_secs(name, n, name + pn, n - pn, &p->ms);
+		return parse_secs(name, n, name + pn, &p->ms);
 	}
 	return 0;
 }
@@ -754,7 +734,7 @@ static int parse_move(const char *name, size_t n, struct pop *p)
 			(int)n, name, p->block ? ".blmove" : ".lmove", p->block ? ":SECS" : "");
 		return -EINVAL;
 	}
-	return p->block ? parse_secs(name, n, dend, (size_t)(end - dend), &p->ms) : 1;
+	return p->block ? parse_secs(name, n, dend, &p->ms) : 1;
 }
 
 /* Is `name` a position (a node whose meaning a push or a move changes)? */
