@@ -288,10 +288,10 @@ static int member_cmp(const void *a, const void *b)
 }
 
 /*
- * A member name given twice keeps its last value, as RedisJSON's parser
- * does (cJSON keeps both, and a path would find the first). Sorting a
- * list of the members keeps this O(n log n) for large objects. 0 or
- * -ENOMEM.
+ * A member name given twice keeps its first value, as Kvrocks's parser
+ * (jsoncons, sorting the members by name and then position) does; cJSON
+ * keeps both. Sorting a list of the members keeps this O(n log n) for
+ * large objects. 0 or -ENOMEM.
  */
 static int dedup_members(cJSON *c)
 {
@@ -313,9 +313,12 @@ static int dedup_members(cJSON *c)
 		for (cJSON *m = c->child; m; m = m->next, n++)
 			v[n] = (struct member){m, n};
 		qsort(v, n, sizeof(*v), member_cmp);
-		for (size_t i = 0; i + 1 < n; i++)
-			if (strcmp(v[i].c->string, v[i + 1].c->string) == 0)
+		for (size_t i = 1, keep = 0; i < n; i++) {
+			if (strcmp(v[i].c->string, v[keep].c->string) == 0)
 				cJSON_Delete(cJSON_DetachItemViaPointer(c, v[i].c));
+			else
+				keep = i;
+		}
 		free(v);
 	}
 	return 0;
