@@ -514,9 +514,17 @@ static void snapshot_failed(const char *dest, const char *mnt, int e)
 			mnt ? mnt : "?");
 		break;
 	case EACCES:
-		fprintf(stderr, "kvfs snapshot: %s: permission denied (%s cannot write there%s)\n",
-			dest, mnt ? "the kvfs daemon, running as the mount's owner," : "kvfs",
-			mnt ? ", or you cannot reach the mount" : "");
+		if (mnt)
+			fprintf(
+			    stderr,
+			    "kvfs snapshot: %s: permission denied: only the owner of the mount %s "
+			    "or root may take a snapshot of it, and the daemon (running as the "
+			    "owner) must be able to write in DEST's directory\n",
+			    dest, mnt);
+		else
+			fprintf(stderr,
+				"kvfs snapshot: %s: permission denied (cannot write there)\n",
+				dest);
 		break;
 	case ENOTSUP:
 		fprintf(stderr,
@@ -548,6 +556,9 @@ static int cmd_snapshot(int argc, char *argv[])
 	struct keyspace *ks = NULL;
 	bool ro = false;
 
+	/* The one line printed says what was made; the store's "made in N ms"
+	 * and "closed" lines are for -v (a cron job mails what it prints). */
+	log_level_current = LOG_LEVEL_WARN;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "-o") == 0 && i + 1 < argc &&
 		    strcmp(argv[i + 1], "cluster") == 0)
