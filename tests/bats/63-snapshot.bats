@@ -286,7 +286,7 @@ time.sleep(60)' "$KVFS_DB/db/LOCK" "$BATS_TEST_TMPDIR/locked" 3>&- &
 	kvfs_mount
 	fill
 	for n in 1 2 3; do
-		printf "$n" >"$NS/round"
+		printf '%s' "$n" >"$NS/round"
 		run env KVFS="$KVFS_BIN" "$BACKUP" --snapshot "$KVFS_DB" --keep 2 --progress "$BATS_TEST_TMPDIR/bk"
 		[ "$status" -eq 0 ] || { echo "$output" >&2; false; }
 		sleep 1 # snapshot names carry the second
