@@ -452,10 +452,26 @@ static int open_status(int rc)
 	}
 }
 
+/* Do the database directories a and b name the same RocksDB directory
+ * (DIR and DIR/db of a Kvrocks data directory do)? */
+static bool same_database(const char *a, const char *b)
+{
+	size_t na = strlen(a), nb = strlen(b);
+	struct buf cur = BUF_INIT;
+	bool same = strcmp(a, b) == 0;
+	if (!same && na == nb + 3 && strncmp(a, b, nb) == 0 && strcmp(a + nb, "/db") == 0)
+		same = buf_printf(&cur, "%s/CURRENT", a) == 0 && access(cur.data, F_OK) == 0;
+	else if (!same && nb == na + 3 && strncmp(b, a, na) == 0 && strcmp(b + na, "/db") == 0)
+		same = buf_printf(&cur, "%s/CURRENT", b) == 0 && access(cur.data, F_OK) == 0;
+	buf_release(&cur);
+	return same;
+}
+
 /*
  * The kvfs mount of the database dbdir (an absolute, resolved path: what
- * the daemon names its mount "kvfs:DBDIR" with), from mountinfo: true
- * with its mount point (malloc'd, *mnt) and whether it is read-only.
+ * the daemon names its mount "kvfs:DBDIR" with; DIR and DIR/db are the
+ * same database), from mountinfo: true with its mount point (malloc'd,
+ * *mnt) and whether it is read-only.
  */
 static bool find_kvfs_mount(const char *dbdir, char **mnt, bool *ro)
 {
@@ -482,7 +498,7 @@ static bool find_kvfs_mount(const char *dbdir, char **mnt, bool *ro)
 		    strncmp(src, "kvfs:", 5) != 0)
 			continue;
 		mountinfo_unescape(src);
-		if (strcmp(src + 5, dbdir) != 0)
+		if (!same_database(src + 5, dbdir))
 			continue;
 		mountinfo_unescape(fields[4]);
 		*mnt = strdup(fields[4]);

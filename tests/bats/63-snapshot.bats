@@ -176,6 +176,16 @@ assert_no_backup_leftovers() {
 	assert_eq "$(cat "$sn/c")" "$c" "the snapshot's counter, remounted"
 }
 
+@test "kvfs snapshot DBDIR/db of a Kvrocks data directory mounted as DBDIR asks the daemon too" {
+	kvfs_mount
+	printf v >"$NS/k"
+	run "$KVFS_BIN" snapshot "$KVFS_DB/db" "$BATS_TEST_TMPDIR/snap"
+	[ "$status" -eq 0 ] || { echo "$output" >&2; false; }
+	[[ $output == *"made by the kvfs mounted at $KVFS_MNT"* ]]
+	snap_mount "$BATS_TEST_TMPDIR/snap"
+	assert_eq "$(cat "$SNAP_MNT/__namespace/k")" v "k in the snapshot"
+}
+
 @test "snapshot of a database mounted read-only (no lock): made beside the mount" {
 	kvfs_mount
 	printf v >"$NS/k"
@@ -272,7 +282,7 @@ time.sleep(60)' "$KVFS_DB/db/LOCK" "$BATS_TEST_TMPDIR/locked" 3>&- &
 	diff -r "$NS" "$BATS_TEST_TMPDIR/bk"
 	assert_eq "$(getfattr --only-values -n user.kvfs.type "$BATS_TEST_TMPDIR/bk/z")" zset "type in the copy"
 	[ ! -e "$BATS_TEST_TMPDIR/bk/other" ]
-	assert_eq "$(ls -A "$KVFS_DB.snapshots")" "" "snapshots left"
+	[ ! -e "$KVFS_DB.snapshots" ] # no snapshot left, nor their directory
 	assert_no_backup_leftovers
 	# The old form restores it into an empty namespace.
 	mkdir "$KVFS_MNT/restored"
@@ -312,12 +322,12 @@ time.sleep(60)' "$KVFS_DB/db/LOCK" "$BATS_TEST_TMPDIR/locked" 3>&- &
 		--keep 3 "$BATS_TEST_TMPDIR/bk"
 	[ "$status" -eq 23 ]
 	[[ $output == *"rsync failed (exit status 23)"* ]]
-	assert_eq "$(ls -A "$KVFS_DB.snapshots")" "" "snapshots left"
+	[ ! -e "$KVFS_DB.snapshots" ] # no snapshot left, nor their directory
 	assert_no_backup_leftovers
 	run env KVFS="$KVFS_BIN" "$BACKUP" --snapshot "$KVFS_DB" --ns nosuch "$BATS_TEST_TMPDIR/bk2"
 	[ "$status" -eq 1 ]
 	[[ $output == *"no namespace 'nosuch'"* ]]
-	assert_eq "$(ls -A "$KVFS_DB.snapshots")" "" "snapshots left"
+	[ ! -e "$KVFS_DB.snapshots" ] # no snapshot left, nor their directory
 	assert_no_backup_leftovers
 }
 
@@ -342,6 +352,6 @@ time.sleep(60)' "$KVFS_DB/db/LOCK" "$BATS_TEST_TMPDIR/locked" 3>&- &
 	local status=0
 	wait "$pid" || status=$?
 	assert_eq "$status" 143 "exit status"
-	assert_eq "$(ls -A "$KVFS_DB.snapshots")" "" "snapshots left"
+	[ ! -e "$KVFS_DB.snapshots" ] # no snapshot left, nor their directory
 	assert_no_backup_leftovers
 }
