@@ -511,6 +511,26 @@ static bool find_kvfs_mount(const char *dbdir, char **mnt, bool *ro)
 	return found;
 }
 
+/* Does a process hold RocksDB's lock (an fcntl lock on LOCK) of the
+ * database in dbdir (DIR/db or DIR)? A probe: this process holds no lock
+ * there that closing the descriptor could drop. */
+static bool database_is_locked(const char *dbdir)
+{
+	struct buf p = BUF_INIT;
+	struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+	bool locked = false;
+	bool kvrocks = buf_printf(&p, "%s/db/CURRENT", dbdir) == 0 && access(p.data, F_OK) == 0;
+	buf_reset(&p);
+	int rc = buf_printf(&p, kvrocks ? "%s/db/LOCK" : "%s/LOCK", dbdir);
+	int fd = rc == 0 ? open(p.data, O_RDONLY | O_CLOEXEC) : -1;
+	if (fd >= 0) {
+		locked = fcntl(fd, F_GETLK, &fl) == 0 && fl.l_type != F_UNLCK;
+		close(fd);
+	}
+	buf_release(&p);
+	return locked;
+}
+
 /* Say why a snapshot into dest failed with errno e, in one line. */
 static void snapshot_failed(const char *dest, const char *mnt, int e)
 {
@@ -631,8 +651,10 @@ static int cmd_snapshot(int argc, char *argv[])
 		ret = EXIT_NODB;
 		goto out;
 	}
+	/* A read-only open takes no lock, and would not see a writer that
+	 * deletes the files it is about to link. */
 	kopt.read_only = ro;
-	int rc = ks_open(dbdir, &kopt, &ks);
+	int rc = ro && database_is_locked(dbdir) ? -EBUSY : ks_open(dbdir, &kopt, &ks);
 	if (rc == -EBUSY) {
 		fprintf(stderr,
 			"kvfs snapshot: %s is held by another process, and no kvfs has it mounted: "
