@@ -25,8 +25,10 @@
 #include "fs/fs_int.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <sys/xattr.h>
+#include <unistd.h>
 
 #include "fs/fs_xval.h"
 #include "keyspace/ks_attr.h"
@@ -445,6 +447,34 @@ static void forget_name(struct fs *fs, struct fs_node *node, struct fs_inval *iv
 	fs_itable_unref(fs->it, parent);
 }
 
+/*
+ * user.kvfs.snapshot on the root: `kvfs snapshot` of a database this
+ * daemon holds (RocksDB's lock keeps every other opener out) asks here,
+ * and the daemon makes the checkpoint into the absolute path the value
+ * names. Only the mount's owner (the daemon's user) and root may: with
+ * allow_other, other users reach the root too, and a snapshot copies
+ * every key whatever its mode.
+ */
+static int take_snapshot(fuse_req_t req, struct fs *fs, const char *value, size_t size)
+{
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+	char dest[PATH_MAX];
+	if (ctx->uid != 0 && ctx->uid != geteuid()) {
+		LOG_ERR("%s: uid %u may not take a snapshot: only the mount's owner (uid %u) or "
+			"root may",
+			FS_XATTR_SNAPSHOT, (unsigned)ctx->uid, (unsigned)geteuid());
+		return -EPERM;
+	}
+	if (size == 0 || size >= sizeof(dest) || memchr(value, '\0', size) || value[0] != '/') {
+		LOG_ERR("%s: the value must be the absolute path of a new directory",
+			FS_XATTR_SNAPSHOT);
+		return -EINVAL;
+	}
+	memcpy(dest, value, size);
+	dest[size] = '\0';
+	return ks_checkpoint(fs->ks, dest);
+}
+
 void fs_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *value,
 		    size_t size, int flags)
 {
@@ -462,6 +492,8 @@ void fs_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char
 		rc = -EROFS;
 	else if ((rc = key_stored(fs, node)) != 0)
 		;
+	else if (ino == FUSE_ROOT_ID && strcmp(name, FS_XATTR_SNAPSHOT) == 0)
+		rc = take_snapshot(req, fs, value, size);
 	else if (node->kind == FS_KEY && strcmp(name, FS_XATTR_TYPE) == 0)
 		rc = set_type(fs, node, value, size, flags, &iv);
 	else if (node->kind == FS_KEY && strcmp(name, FS_XATTR_TTL) == 0)

@@ -67,3 +67,10 @@ void ks_close(struct keyspace *ks)
 	}
 	free(ks);
 }
+
+int ks_checkpoint(struct keyspace *ks, const char *dest)
+{
+	/* Every mutation is one batch, and a checkpoint is one point of the
+	 * WAL: no key is ever seen half-written. */
+	return store_checkpoint(ks->st, dest);
+}
