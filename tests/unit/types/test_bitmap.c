@@ -915,7 +915,7 @@ static void test_bitop_refused(void)
 	CHECK(fixture_unchanged(ks, KEY("rd"), &before));
 	/* more distinct keys than one transaction locks */
 	static struct ks_key many[BITMAP_BITOP_MAX_KEYS];
-	static char names[BITMAP_BITOP_MAX_KEYS][8];
+	static char names[BITMAP_BITOP_MAX_KEYS][16];
 	for (int i = 0; i < BITMAP_BITOP_MAX_KEYS; i++) {
 		snprintf(names[i], sizeof(names[i]), "k%d", i);
 		many[i] = *KEY(names[i]);
