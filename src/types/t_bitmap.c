@@ -973,6 +973,7 @@ int bitmap_bitop(struct keyspace *ks, enum bitmap_op op, const struct ks_key *de
 	}
 	rc = ks_txn_renew(&t, &keys[0], KV_TYPE_BITMAP, &m);
 	if (!rc) {
+		ks_txn_renew_no_expiry(&t, &keys[0]);
 		m->size = size;
 		/* AND with a missing source: zeros, no fragment at all. */
 		if (!(op == BITMAP_OP_AND && missing))

@@ -851,6 +851,15 @@ static void test_bitop_missing_dest(void)
 	check_meta("mstr", 3);
 	check_frags("mstr", FRAGS("0=ff 00 01"));
 
+	/* a remembered empty dest's expiry goes too (Kvrocks knows no such
+	 * key: its result has none) */
+	CHECK_INT(ks_empty_create(ks, KEY("mttl"), KV_TYPE_HASH), 0);
+	CHECK_INT(ks_expire(ks, KEY("mttl"), now_ms() + 100000), 0);
+	CHECK_INT(bitmap_bitop(ks, BITMAP_OP_OR, KEY("mttl"), am, 1, &len), 0);
+	check_meta("mttl", 3);
+	CHECK_INT(ks_lookup(ks, KEY("mttl"), &info), 0);
+	CHECK(!info.empty && info.type == KV_TYPE_BITMAP && info.expire_ms == 0);
+
 	/* Every source missing or empty: dest deleted, 0 */
 	const struct ks_key none[] = {*KEY("nosuch"), *KEY("nosuch2")};
 	CHECK_INT(bitmap_bitop(ks, BITMAP_OP_OR, KEY("md"), none, 2, &len), 0);
