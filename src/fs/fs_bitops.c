@@ -160,7 +160,7 @@ static int op_run(struct fs *fs, const struct ks_key *k, const struct ks_key *de
 	struct fs_items it;
 	struct ks_key *srcs = NULL;
 	uint64_t len = 0;
-	int rc = fs_items_split(b->items, b->itemlen, "BITOP", &it);
+	int rc = fs_items_split(b->items, b->itemlen, "BITOP sources", &it);
 	if (!rc && b->op == BITMAP_OP_NOT && it.n != 1) {
 		LOG_ERR("'%.*s': BITOP NOT takes exactly one source, not %zu", (int)k->klen, k->key,
 			it.n);
