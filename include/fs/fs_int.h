@@ -833,6 +833,9 @@ const struct fs_file_shape *fs_file_shape_for(const char *name, size_t n, enum k
  * shadows keys (a namespace view) or, with shadows false, one that
  * answers a name no key has (a JSON path name). NULL: none. */
 const struct fs_file_shape *fs_file_shape_named(const char *name, size_t n, bool shadows);
+/* Is key k an input of its namespace (a name of a file shape with feed,
+ * KEY:rpush) that no key has? One lookup when the name is one. */
+bool fs_key_is_input(struct fs *fs, const struct ks_key *k);
 /* The shape whose parameters are user.kvfs.NS.*, NS being ns (n bytes),
  * or NULL. */
 const struct fs_shape *fs_shape_of_xattr(const char *ns, size_t n);

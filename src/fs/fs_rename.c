@@ -26,12 +26,10 @@ static bool is_name_file(struct fs *fs, const struct ks_key *k)
 static bool is_input_name(struct fs *fs, struct fs_node *parent, const struct fs_path *p)
 {
 	struct ks_key k;
-	struct ks_info info;
 	if (fs_child_kind(fs, parent) != FS_KEY)
 		return false;
 	fs_path_key(fs, p, &k);
-	const struct fs_file_shape *fsh = fs_file_shape_named(k.key, k.klen, false);
-	return fsh && fsh->feed && ks_lookup(fs->ks, &k, &info) == -ENOENT;
+	return fs_key_is_input(fs, &k);
 }
 
 /*

@@ -93,6 +93,13 @@ const struct fs_file_shape *fs_file_shape_named(const char *name, size_t n, bool
 	return NULL;
 }
 
+bool fs_key_is_input(struct fs *fs, const struct ks_key *k)
+{
+	struct ks_info info;
+	const struct fs_file_shape *fsh = fs_file_shape_named(k->key, k->klen, false);
+	return fsh && fsh->feed && ks_lookup(fs->ks, k, &info) == -ENOENT;
+}
+
 const struct fs_file_shape *fs_file_shape_for(const char *name, size_t n, enum kv_type t)
 {
 	const struct fs_file_shape *fsh = fs_file_shape_named(name, n, true);
