@@ -206,6 +206,19 @@ for f in sorted(os.listdir(d)):
 	done
 }
 
+@test "-o ns=NAME: the pushes are names of the root, and its help lists them" {
+	kvfs_unmount
+	kvfs_mount -o ns=app
+	echo a >>"$KVFS_MNT/q:rpush"
+	assert_eq "$(elems "$KVFS_MNT/q")" "[a]" "made at the root"
+	getfattr --only-values -n user.kvfs.help "$KVFS_MNT" | grep -q "^namespace 'app'"
+	getfattr --only-values -n user.kvfs.help "$KVFS_MNT" | grep -q "^KEY:rpush "
+	kvfs_remount
+	assert_eq "$(elems "$KVFS_MNT/app/q")" "[a]" "in namespace app"
+	run errno_of 'os.getxattr(a[0], "user.kvfs.help")' "$KVFS_MNT"
+	assert_eq "$output" ENODATA "the root of namespaces has no help"
+}
+
 @test "the namespace's help lists its names" {
 	getfattr -n user.kvfs.help "$NS" >"$BATS_TEST_TMPDIR/help"
 	grep -q 'KEY:rpush' "$BATS_TEST_TMPDIR/help"
