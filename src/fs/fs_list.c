@@ -970,7 +970,7 @@ const struct fs_shape fs_list_shape = {
  * reached by exact name: a writer needs no mkdir first.
  */
 
-/* 1 and p, *base (KEY's length, at least 1) if name is KEY:WORD. */
+/* true, with p and *base (KEY's length, at least 1), if name is KEY:WORD. */
 static bool parse_key_push(const char *name, size_t n, struct push *p, size_t *base)
 {
 	const char *colon = memrchr(name, ':', n);
