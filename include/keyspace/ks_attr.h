@@ -35,6 +35,11 @@ struct ks_attr_change {
 	unsigned init;
 	uint32_t mode, uid, gid;
 };
+/* flags 0 (ks_attr_none): the write changes no times. A verb's key
+ * passed with attr NULL whose transaction changed it gets KS_ATTR_TOUCH
+ * (ks_txn.h); a conversion or a parameter, which change no content, pass
+ * &ks_attr_none. */
+extern const struct ks_attr_change ks_attr_none;
 /* Content changed: the key's mtime, and the entry's if one is named,
  * become now (atime and ctime too). */
 #define KS_ATTR_TOUCH 1u

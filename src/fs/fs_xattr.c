@@ -290,7 +290,9 @@ static int retype_dir(struct fs *fs, struct fs_node *node, const struct ks_key *
 	} else if (info->empty) {
 		rc = ks_empty_retype(fs->ks, k, to);
 	} else if (info->type == fs_new_dir_shape->type && sh && sh->from_field) {
-		rc = convert_hash(fs->ks, k, to, sh->from_field, NULL);
+		struct ks_key same = *k; /* a new type, not new content */
+		same.attr = &ks_attr_none;
+		rc = convert_hash(fs->ks, &same, to, sh->from_field, NULL);
 		if (rc == -EINVAL)
 			LOG_ERR("%s: hash '%.*s' does not hold a %s: it keeps its type",
 				FS_XATTR_TYPE, (int)k->klen, k->key, enc_type_name(to));
@@ -372,6 +374,7 @@ static int set_param(struct fs *fs, struct fs_node *node, const struct fs_shape 
 		 * in no fixed order: a hash holding this type's state files
 		 * becomes that type first. */
 		key_ctx(fs, node, &p, &info, &c);
+		c.k.attr = &ks_attr_none; /* a new type, not new content */
 		rc = convert_hash(fs->ks, &c.k, sh->type, sh->from_field, NULL);
 		if (rc == -EINVAL)
 			LOG_ERR("user.kvfs.%s.%s: hash '%s' does not hold a %s",
@@ -381,7 +384,10 @@ static int set_param(struct fs *fs, struct fs_node *node, const struct fs_shape 
 			info.type = sh->type; /* names keep their meaning: no unhashing */
 	}
 	if (!rc) {
+		/* A parameter, label or rule is no content: as on a disk,
+		 * setting an attribute leaves mtime alone. */
 		key_ctx(fs, node, &p, &info, &c);
+		c.k.attr = &ks_attr_none;
 		rc = value ? sh->xattr_set(&c, param, value, size) : sh->xattr_remove(&c, param);
 	}
 	if (!rc && emptied)

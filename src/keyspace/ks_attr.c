@@ -61,6 +61,8 @@
 #define HAS_GID		4u
 #define HAS_ENTRY_ATTRS 8u
 
+const struct ks_attr_change ks_attr_none;
+
 /* key_len of a namespace's own records (ks_attr_ns_key). */
 #define NS_SELF_LEN 0xffffffffu
 /* The key pointer that marks a namespace's own records: its address is
