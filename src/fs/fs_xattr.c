@@ -7,8 +7,9 @@
  * the key persistent. user.kvfs.expireat is the same expiry as a Unix
  * time in milliseconds (PEXPIREAT, PEXPIRETIME; a time in the past
  * deletes the key); it is the one listed, so that a copy carries the
- * deadline itself and a restore never extends it (ttl is read by name). Other user.* attributes of keys and stored entries
- * are kept in the reserved namespace (ks_xattr_*). Names outside user.*
+ * deadline itself and a restore never extends it (ttl is read by name).
+ * Other user.* attributes of keys and stored entries are kept in the
+ * reserved namespace (ks_xattr_*). Names outside user.*
  * answer ENODATA (reads) or ENOTSUP (writes) at once, without a read:
  * `ls -l` asks for two attributes per file and must not wait.
  *
@@ -541,7 +542,8 @@ void fs_op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 	}
 	if (node && node->kind == FS_KEY &&
 	    (strcmp(name, FS_XATTR_TTL) == 0 || strcmp(name, FS_XATTR_EXPIREAT) == 0)) {
-		int rc = fs->opt.read_only ? -EROFS : set_ttl(fs, node, NULL, 0, true, false, &gone);
+		int rc =
+		    fs->opt.read_only ? -EROFS : set_ttl(fs, node, NULL, 0, true, false, &gone);
 		fuse_reply_err(req, fs_errno(rc));
 		return;
 	}
