@@ -441,6 +441,15 @@ static int set_ttl(struct fs *fs, struct fs_node *node, const char *value, size_
 	if (rc)
 		goto out;
 	fs_path_key(fs, &p, &k);
+	/* As on a disk, an attribute set moves ctime, not mtime; a key
+	 * without stored times keeps showing what it showed (fs_stat_fill). */
+	struct ks_attr_change ch = {.flags = KS_ATTR_CTIME, .base = fs->mount_time};
+	if (info.version) {
+		uint64_t us = info.version >> 11;
+		ch.base.tv_sec = (time_t)(us / 1000000u);
+		ch.base.tv_nsec = (long)(us % 1000000u) * 1000;
+	}
+	k.attr = &ch;
 	if (remove) {
 		rc = info.expire_ms ? ks_expire(fs->ks, &k, 0) : -ENODATA;
 	} else if (ms == 0) {

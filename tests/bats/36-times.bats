@@ -217,3 +217,32 @@ newer_than() {
 		}
 	done
 }
+
+@test "an expiry set or removed moves ctime, not mtime, of every type (as a setxattr on a disk)" {
+	make_keys "$NS"
+	local k
+	for k in $TYPES; do
+		touch -d '2001-02-03 04:05:06' "$NS/$k"
+	done
+	sleep 1.1
+	start=$(date +%s)
+	for k in $TYPES; do
+		setfattr -n user.kvfs.ttl -v 600000 "$NS/$k"
+	done
+	kvfs_remount
+	for k in $TYPES; do
+		assert_eq "$(stat -c %Y "$NS/$k")" 981173106 "mtime of $k"
+		[ "$(stat -c %Z "$NS/$k")" -ge "$start" ] || {
+			echo "ctime of $k: $(stat -c %Z "$NS/$k")" >&2
+			return 1
+		}
+	done
+	# removing it (PERSIST) too
+	touch -d '2001-02-03 04:05:06' "$NS/str"
+	sleep 1.1
+	start=$(date +%s)
+	setfattr -x user.kvfs.expireat "$NS/str"
+	kvfs_remount
+	assert_eq "$(stat -c %Y "$NS/str")" 981173106 "mtime after PERSIST"
+	[ "$(stat -c %Z "$NS/str")" -ge "$start" ]
+}

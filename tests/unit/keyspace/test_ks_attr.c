@@ -446,6 +446,42 @@ static void test_gc(void)
 	ks_close(ks);
 }
 
+/* KS_ATTR_CTIME (an expiry set): ctime now, mtime and atime kept, or
+ * `base` for a key without stored times; nothing for a key deleted. */
+static void test_ctime(void)
+{
+	struct keyspace *ks = fresh_ks();
+	struct ks_attr_change ch = {.flags = KS_ATTR_CTIME, .base = {1000, 5}};
+	struct ks_attr_set s = {
+	    .mask = KS_ATTR_SET_TIMES, .mtime = {981173106, 7}, .atime = {981173106, 8}};
+	struct timespec before;
+	struct ks_attr a;
+	clock_gettime(CLOCK_REALTIME, &before);
+
+	CHECK_INT(string_set(ks, KEYN(DEFNS, "bare"), "v", 1, 0), 0);
+	CHECK_INT(ks_expire(ks, KEYA(DEFNS, "bare", &ch), now_ms() + 100000), 0);
+	CHECK_INT(ks_attr_get(ks, KEY(DEFNS, "bare"), 0, NULL, 0, &a), 0);
+	CHECK(a.has == KS_ATTR_HAS_TIMES);
+	CHECK(a.mtime.tv_sec == 1000 && a.mtime.tv_nsec == 5);
+	CHECK(a.atime.tv_sec == 1000 && a.atime.tv_nsec == 5);
+	CHECK(a.ctime.tv_sec >= before.tv_sec);
+
+	CHECK_INT(hash_set(ks, KEYN(DEFNS, "h"), "f", 1, "v", 1, NULL), 0);
+	CHECK_INT(ks_attr_set(ks, KEY(DEFNS, "h"), NULL, 0, &s), 0);
+	uint64_t v = version_of(ks, KEY(DEFNS, "h"));
+	CHECK_INT(ks_expire(ks, KEYA(DEFNS, "h", &ch), 0), 0);
+	CHECK_INT(ks_attr_get(ks, KEY(DEFNS, "h"), v, NULL, 0, &a), 0);
+	CHECK(a.mtime.tv_sec == 981173106 && a.mtime.tv_nsec == 7);
+	CHECK(a.atime.tv_sec == 981173106 && a.atime.tv_nsec == 8);
+	CHECK(a.ctime.tv_sec >= before.tv_sec);
+
+	/* A deadline in the past deletes: no record is left. */
+	CHECK_INT(string_set(ks, KEYN(DEFNS, "gone"), "v", 1, 0), 0);
+	CHECK_INT(ks_expire(ks, KEYA(DEFNS, "gone", &ch), 1), 0);
+	CHECK_INT(fixture_count_hex(ks, STORE_CF_METADATA, ATTR_HEX " 00 00 00 04 67 6F 6E 65"), 0);
+	ks_close(ks);
+}
+
 int main(void)
 {
 	log_level_current = -1; /* expected errors stay quiet */
@@ -458,6 +494,7 @@ int main(void)
 	test_renumber();
 	test_pending_expiry();
 	test_gc();
+	test_ctime();
 	fixture_done(NULL);
 	return check_done("attr");
 }
