@@ -128,6 +128,27 @@ enum stream_trim { STREAM_TRIM_MAXLEN, STREAM_TRIM_MINID };
 int stream_trim(struct keyspace *ks, const struct ks_key *k, enum stream_trim how, uint64_t maxlen,
 		const struct stream_id *minid, uint64_t *deleted);
 
+/*
+ * n XADD key [NOMKSTREAM] [MAXLEN|MINID [=] X] * field value ... in one
+ * batch, as the n commands one after the other leave the stream (trim
+ * NULL: no trimming; Kvrocks trims exactly, and so does "~" here). *last
+ * (may be NULL) gets the last ID generated, stored or not. -ENOENT with
+ * STREAM_NOMKSTREAM on a missing key; -EINVAL as stream_add (nothing
+ * stored).
+ */
+struct stream_entry_in {
+	const struct stream_str *fv;
+	size_t nf;
+};
+struct stream_trim_opt {
+	enum stream_trim how;
+	uint64_t maxlen;
+	struct stream_id minid;
+};
+int stream_add_many(struct keyspace *ks, const struct ks_key *k, const struct stream_entry_in *e,
+		    size_t n, const struct stream_trim_opt *trim, unsigned flags,
+		    struct stream_id *last);
+
 /* Delete the key if it is a stream with no entries (rmdir of an emptied
  * stream). -ENOTEMPTY if it has entries, -ENOENT, -KV_EWRONGTYPE. */
 int stream_del_if_empty(struct keyspace *ks, const struct ks_key *k);

@@ -57,9 +57,56 @@ static bool st_is_live(const char *name, size_t n)
 	return is_name(name, n, V_LOG);
 }
 
+/*
+ * ".add" and its options, each after a ':' (XADD's): "nomkstream",
+ * "maxlen=N", "maxlen~N", "minid=ID", "minid~ID" (ID "MS" or "MS-SEQ";
+ * one trim at most; "~" trims exactly, as Kvrocks does).
+ */
+struct add_opts {
+	bool trim;
+	struct stream_trim_opt t;
+	unsigned flags;
+};
+
+static bool parse_add(const char *name, size_t n, struct add_opts *o)
+{
+	size_t at = strlen(IN_ADD);
+	memset(o, 0, sizeof(*o));
+	if (!has_prefix(name, n, IN_ADD))
+		return false;
+	while (at < n) {
+		if (name[at++] != ':')
+			return false;
+		const char *w = name + at, *end = memchr(w, ':', n - at);
+		size_t wn = end ? (size_t)(end - w) : n - at;
+		size_t pn = 0;
+		at += wn;
+		if (is_name(w, wn, "nomkstream") && !(o->flags & STREAM_NOMKSTREAM)) {
+			o->flags |= STREAM_NOMKSTREAM;
+			continue;
+		}
+		if (o->trim)
+			return false;
+		if (has_prefix(w, wn, "maxlen=") || has_prefix(w, wn, "maxlen~"))
+			pn = strlen("maxlen=");
+		else if (has_prefix(w, wn, "minid=") || has_prefix(w, wn, "minid~"))
+			pn = strlen("minid=");
+		else
+			return false;
+		o->trim = true;
+		o->t.how = w[1] == 'a' ? STREAM_TRIM_MAXLEN : STREAM_TRIM_MINID;
+		if (o->t.how == STREAM_TRIM_MAXLEN
+			? parse_u64(w + pn, wn - pn, &o->t.maxlen) != 0
+			: stream_id_parse(w + pn, wn - pn, true, &o->t.minid))
+			return false;
+	}
+	return true;
+}
+
 static bool st_is_input(const char *name, size_t n)
 {
-	return is_name(name, n, IN_ADD) || is_name(name, n, IN_CTL);
+	struct add_opts o;
+	return parse_add(name, n, &o) || is_name(name, n, IN_CTL);
 }
 
 static bool is_scratch_name(const char *name, size_t n)
@@ -867,11 +914,63 @@ static int ctl_line(struct fs_ctx *c, struct words *ws)
 	return -EINVAL;
 }
 
-/* Run each line of d (commands) or add each as an entry (.add). Lines are
- * parsed first; a bad one refuses the write before anything runs. */
+/* Add the lines as entries (.add, one batch) or run each as a command
+ * (.ctl). Lines are parsed first; a bad one refuses the write before
+ * anything runs. */
+/* .add: the lines' entries in one batch (stream_add_many), with the
+ * name's options. A bad line refuses the write; nothing is stored. */
+static int feed_add(struct fs_ctx *c, const char *name, size_t n, const struct add_opts *o,
+		    const char *d, size_t dn)
+{
+	struct pairs p = {0};
+	struct stream_entry_in *e = NULL;
+	size_t *first = NULL, ne = 0, cap = 0, start = 0, lineno = 0;
+	char what[48];
+	int rc = 0;
+	snprintf(what, sizeof(what), "%.*s", (int)(n < 40 ? n : 40), name);
+	for (size_t j = 0; j <= dn && !rc; j++) {
+		if (j < dn && d[j] != '\n')
+			continue;
+		const char *l = d + start;
+		size_t ln = j - start, before = p.n;
+		start = j + 1;
+		lineno++;
+		if (ln == 0)
+			continue;
+		rc = parse_line(what, lineno, l, ln, &p);
+		if (!rc) {
+			size_t *nf = array_grow(first, &cap, ne, sizeof(*first), 16);
+			if (!nf)
+				rc = -ENOMEM;
+			else
+				(first = nf)[ne++] = before;
+		}
+	}
+	if (!rc && ne) {
+		pairs_fix(&p);
+		e = malloc(ne * sizeof(*e));
+		rc = e ? 0 : -ENOMEM;
+	}
+	for (size_t j = 0; !rc && j < ne; j++)
+		e[j] = (struct stream_entry_in){p.v + first[j],
+						(j + 1 < ne ? first[j + 1] : p.n) - first[j]};
+	if (!rc && ne)
+		rc = stream_add_many(c->fs->ks, &c->k, e, ne, o->trim ? &o->t : NULL, o->flags,
+				     NULL);
+	if (rc == -ENOENT && (o->flags & STREAM_NOMKSTREAM))
+		LOG_ERR("'%.*s/%.*s': the stream has no record (NOMKSTREAM): nothing is added",
+			(int)c->k.klen, c->k.key, (int)n, name);
+	free(e);
+	free(first);
+	pairs_release(&p);
+	return rc;
+}
+
 static int st_feed(struct fs_ctx *c, const char *name, size_t n, const char *d, size_t dn)
 {
-	bool add = is_name(name, n, IN_ADD);
+	struct add_opts o;
+	if (parse_add(name, n, &o))
+		return feed_add(c, name, n, &o, d, dn);
 	size_t start = 0, lineno = 0;
 	int rc = 0;
 	for (int pass = 0; pass < 2 && !rc; pass++) {
@@ -886,18 +985,6 @@ static int st_feed(struct fs_ctx *c, const char *name, size_t n, const char *d, 
 			lineno++;
 			if (ln == 0)
 				continue;
-			if (add) {
-				struct pairs p = {0};
-				char what[48];
-				snprintf(what, sizeof(what), "%s", IN_ADD);
-				rc = parse_line(what, lineno, l, ln, &p);
-				pairs_fix(&p);
-				if (!rc && pass == 1)
-					rc = stream_add(c->fs->ks, &c->k, STREAM_ADD_AUTO, NULL,
-							p.v, p.n, 0, NULL);
-				pairs_release(&p);
-				continue;
-			}
 			struct words ws = {0};
 			rc = words_split(l, ln, &ws);
 			if (!rc && ws.n == 0) {
@@ -972,8 +1059,11 @@ static int st_is_blank(struct fs_ctx *c)
 static const struct fs_help stream_help[] = {
     {"MS-SEQ", "an entry: field<TAB>value lines; a new ID above the last adds one (XADD)",
      "printf \"f\\tv\\n\" > s/1700000000000-1"},
-    {".add", "input: each line is an entry (field<TAB>value...) added with ID *",
+    {".add", "input: each line is an entry (field<TAB>value...) added with ID *, one batch",
      "printf \"f\\tv\\n\" >> s/.add"},
+    {".add:maxlen=N, .add:minid=ID, .add:nomkstream",
+     "input: XADD's MAXLEN, MINID (= or ~, both exact) and NOMKSTREAM, joined with :",
+     "printf \"f\\tv\\n\" >> s/.add:maxlen=1000"},
     {".ctl", "input: group, readgroup, ack, claim, autoclaim, trim (maxlen|minid [~|=] N|ID)",
      "echo \"group create g $\" >> s/.ctl"},
     {".log", "view: every entry, ID<TAB>field<TAB>value..., grows (tail -f)", "tail -f s/.log"},

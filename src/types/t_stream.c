@@ -592,17 +592,53 @@ out:
 	return ks_txn_end(&t, rc);
 }
 
+/*
+ * Kvrocks's trim(): drop entries from the front of k (its records as
+ * committed; t holds k's lock) while MAXLEN leaves more than maxlen, or
+ * MINID finds the first below minid. first and recorded_first follow;
+ * *ret counts the drops, *last_deleted is the last one dropped.
+ */
+static int trim_front(struct ks_txn *t, struct keyspace *ks, const struct ks_key *k,
+		      struct stream_info *i, enum stream_trim how, uint64_t maxlen,
+		      const struct stream_id *minid, uint64_t *ret, struct stream_id *last_deleted)
+{
+	struct stream_id id;
+	const char *v;
+	size_t vn;
+	int rc = 0;
+	struct stream_iter *it = stream_iter_new(ks, k, false, NULL, false, NULL, false, &rc);
+	if (!it)
+		return rc;
+	rc = stream_iter_next(it, &id, &v, &vn);
+	while (rc == 1 && i->size > 0) {
+		uint8_t sub[16];
+		if (how == STREAM_TRIM_MAXLEN && i->size <= maxlen)
+			break;
+		if (how == STREAM_TRIM_MINID && stream_id_cmp(&i->first, minid) >= 0)
+			break;
+		stream_id_put(sub, &id);
+		ks_txn_sub_del(t, k, STORE_CF_STREAM, sub, sizeof(sub));
+		(*ret)++;
+		i->size--;
+		*last_deleted = id;
+		rc = stream_iter_next(it, &id, &v, &vn);
+		if (rc == 1)
+			i->first = i->recorded_first = id;
+		else if (rc == 0)
+			i->first = i->recorded_first = id_zero;
+	}
+	stream_iter_free(it);
+	return rc < 0 ? rc : 0;
+}
+
 int stream_trim(struct keyspace *ks, const struct ks_key *k, enum stream_trim how, uint64_t maxlen,
 		const struct stream_id *minid, uint64_t *deleted)
 {
-	struct stream_iter *it = NULL;
 	struct ks_txn t;
 	struct enc_meta *m;
 	struct stream_info i;
-	struct stream_id id, last_deleted = id_zero;
+	struct stream_id last_deleted = id_zero;
 	uint64_t ret = 0;
-	const char *v;
-	size_t vn;
 
 	if (deleted)
 		*deleted = 0;
@@ -611,42 +647,103 @@ int stream_trim(struct keyspace *ks, const struct ks_key *k, enum stream_trim ho
 	ks_txn_begin(&t, ks, k);
 	int rc = stream_meta_txn(&t, k, false, &m, &i);
 	if (rc == -ENOENT)
-		rc = 0; /* nothing to trim */
-	else if (!rc)
-		it = stream_iter_new(ks, k, false, NULL, false, NULL, false, &rc);
-	if (!it)
-		goto out;
-	/* Kvrocks's trim(): drop from the front; first and recorded_first
-	 * follow; max_deleted becomes the last ID dropped. */
-	rc = stream_iter_next(it, &id, &v, &vn);
-	while (rc == 1 && i.size > 0) {
-		uint8_t sub[16];
-		if (how == STREAM_TRIM_MAXLEN && i.size <= maxlen)
-			break;
-		if (how == STREAM_TRIM_MINID && stream_id_cmp(&i.first, minid) >= 0)
-			break;
-		stream_id_put(sub, &id);
-		ks_txn_sub_del(&t, k, STORE_CF_STREAM, sub, sizeof(sub));
-		ret++;
-		i.size--;
-		last_deleted = id;
-		rc = stream_iter_next(it, &id, &v, &vn);
-		if (rc == 1)
-			i.first = i.recorded_first = id;
-		else if (rc == 0)
-			i.first = i.recorded_first = id_zero;
-	}
-	if (rc < 0 || ret == 0)
-		goto out;
+		return ks_txn_end(&t, 0); /* nothing to trim */
+	if (!rc)
+		rc = trim_front(&t, ks, k, &i, how, maxlen, minid, &ret, &last_deleted);
+	if (rc || ret == 0)
+		return ks_txn_end(&t, rc);
 	if (i.size == 0)
 		i.first = i.last = i.recorded_first = id_zero;
 	i.max_deleted = last_deleted;
 	rc = stream_meta_commit(&t, k, m, &i);
 	if (!rc && deleted)
 		*deleted = ret;
+	return ks_txn_end(&t, rc);
+}
+
+/*
+ * XADD with "*" of n entries in one batch, each trimmed as Kvrocks's Add
+ * trims (to MAXLEN - 1 before the add, an entry below MINID or under
+ * MAXLEN 0 never stored: it only counts as added and deleted). What n
+ * such XADDs one after the other leave is computed at once: the old
+ * entries that would be dropped go from the front, and of the new ones
+ * the first that a later add would drop are never put.
+ */
+int stream_add_many(struct keyspace *ks, const struct ks_key *k, const struct stream_entry_in *e,
+		    size_t n, const struct stream_trim_opt *trim, unsigned flags,
+		    struct stream_id *last)
+{
+	struct ks_txn t;
+	struct enc_meta *m;
+	struct stream_info i;
+	struct stream_id last_deleted = id_zero;
+	struct buf val = BUF_INIT;
+	struct stream_id *ids = NULL;
+	uint64_t ret = 0;
+	size_t j, keep = n; /* the new entries stored: the last keep */
+	int rc = 0;
+
+	if (n == 0)
+		return 0;
+	for (j = 0; j < n; j++) {
+		if (e[j].nf < 2 || e[j].nf % 2) {
+			LOG_ERR("XADD '%.*s': an entry needs field/value pairs (%zu strings given)",
+				(int)k->klen, k->key, e[j].nf);
+			return -EINVAL;
+		}
+	}
+	ids = malloc(n * sizeof(*ids));
+	if (!ids)
+		return -ENOMEM;
+	ks_txn_begin(&t, ks, k);
+	rc = stream_meta_txn(&t, k, !(flags & STREAM_NOMKSTREAM), &m, &i);
+	bool fresh = !rc && ks_txn_is_new(&t, k);
+	struct stream_info gen = i; /* the IDs come from the last generated */
+	for (j = 0; j < n && !rc; j++) {
+		rc = choose_id(k, STREAM_ADD_AUTO, NULL, fresh, &gen, &ids[j]);
+		gen.last_generated = ids[j];
+	}
+	if (!rc && trim && trim->how == STREAM_TRIM_MAXLEN) {
+		keep = n < trim->maxlen ? n : (size_t)trim->maxlen;
+		rc = trim_front(&t, ks, k, &i, STREAM_TRIM_MAXLEN, trim->maxlen - keep, NULL, &ret,
+				&last_deleted);
+	} else if (!rc && trim) {
+		rc = trim_front(&t, ks, k, &i, STREAM_TRIM_MINID, 0, &trim->minid, &ret,
+				&last_deleted);
+		while (keep > 0 && stream_id_cmp(&ids[n - keep], &trim->minid) < 0)
+			keep--;
+	}
+	if (keep < n)
+		last_deleted = ids[n - keep - 1]; /* above every old entry */
+	for (j = n - keep; j < n && !rc; j++) {
+		uint8_t sub[16];
+		rc = stream_value_encode(e[j].fv, e[j].nf, &val);
+		if (rc == -EINVAL)
+			LOG_ERR("XADD '%.*s': a field or value over 2^31-1 bytes", (int)k->klen,
+				k->key);
+		if (rc)
+			break;
+		stream_id_put(sub, &ids[j]);
+		ks_txn_sub_put(&t, k, STORE_CF_STREAM, sub, sizeof(sub), val.data, val.len);
+		if (i.size++ == 0)
+			i.first = i.recorded_first = ids[j];
+		i.last = ids[j];
+	}
+	if (rc)
+		goto out;
+	i.entries_added += n;
+	i.last_generated = ids[n - 1];
+	if (i.size == 0)
+		i.first = i.last = i.recorded_first = id_zero;
+	if (ret || keep < n)
+		i.max_deleted = last_deleted;
+	rc = stream_meta_commit(&t, k, m, &i);
+	if (!rc && last)
+		*last = ids[n - 1];
 out:
-	stream_iter_free(it);
-	return ks_txn_end(&t, rc > 0 ? 0 : rc);
+	free(ids);
+	buf_release(&val);
+	return ks_txn_end(&t, rc);
 }
 
 int stream_del_if_empty(struct keyspace *ks, const struct ks_key *k)

@@ -18,6 +18,15 @@ mkst() {
 	setfattr -n user.kvfs.type -v stream "$1"
 }
 
+# append_errno PATH TEXT: open PATH as >> does (O_CREAT), write TEXT in one
+# write(), close; print the errno name of the first call that failed (or OK).
+append_errno() {
+	errno_of '
+fd = os.open(a[0], os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+os.write(fd, a[1].encode())
+os.close(fd)' "$1" "$2"
+}
+
 @test "a line written to .add is an entry with a generated ID; entries listed in ID order" {
 	mkst "$NS/s"
 	printf 'temp\t21\n' >"$NS/s/.add"
@@ -121,6 +130,58 @@ mkst() {
 	assert_eq "$(sort -u <(cut -f3,5 "$NS/s/.log") | wc -l)" 200 "distinct pairs"
 	grep -qx $'length\t200' "$NS/s/.info"
 	grep -qx $'entries-added\t200' "$NS/s/.info"
+}
+
+@test "XADD MAXLEN, MINID and NOMKSTREAM as .add options: one batch per write, exact trims" {
+	mkst "$NS/s"
+	# entries at ms F, in the future: the generated IDs are F-4, F-5, ...
+	local F=99999999999999
+	for q in 1 2 3; do printf 'o\t%s\n' $q >"$NS/s/$F-$q"; done
+	# MAXLEN 4 over 3 old + 3 new (one write): the two oldest go
+	printf 'n\t1\nn\t2\nn\t3\n' | cat >>"$NS/s/.add:maxlen=4"
+	assert_eq "$(ls "$NS/s" | tr '\n' ' ')" "$F-3 $F-4 $F-5 $F-6 " "maxlen 4"
+	grep -qx $'length\t4' "$NS/s/.info"
+	grep -qx $'entries-added\t6' "$NS/s/.info"
+	grep -qx $'max-deleted-entry-id\t'$F-2 "$NS/s/.info"
+	# ~ trims exactly too (as Kvrocks); MAXLEN 0 stores nothing, counts the add
+	printf 'n\t4\n' >>"$NS/s/.add:maxlen~2"
+	assert_eq "$(ls "$NS/s" | tr '\n' ' ')" "$F-6 $F-7 " "maxlen ~2"
+	printf 'n\t5\n' >>"$NS/s/.add:maxlen=0"
+	assert_eq "$(ls -A "$NS/s")" "" "maxlen 0"
+	grep -qx $'entries-added\t8' "$NS/s/.info"
+	grep -qx $'max-deleted-entry-id\t'$F-8 "$NS/s/.info"
+	# MINID: entries below it never stay
+	printf 'n\t6\nn\t7\n' | cat >>"$NS/s/.add:minid=$F-10"
+	assert_eq "$(ls "$NS/s" | tr '\n' ' ')" "$F-10 " "minid"
+	printf 'n\t8\n' >>"$NS/s/.add:nomkstream:minid~$F"
+	assert_eq "$(ls "$NS/s" | tr '\n' ' ')" "$F-10 $F-11 " "nomkstream on a stream with a record"
+	# NOMKSTREAM on a stream without a record (an empty remembered one)
+	mkst "$NS/e"
+	assert_eq "$(append_errno "$NS/e/.add:nomkstream" $'f\tv\n')" ENOENT "nomkstream"
+	assert_eq "$(ls -A "$NS/e")" "" "nothing added"
+	# misspelt or doubled options are no input: refused at create
+	for bad in .add:maxln=3 .add:maxlen=x .add:maxlen=1:minid=1 .add:limit=5 .add: .add:minid=1-x; do
+		assert_eq "$(append_errno "$NS/s/$bad" $'f\tv\n')" EINVAL "$bad"
+	done
+	assert_eq "$(ls "$NS/s" | wc -l)" 2 "nothing added by refused names"
+}
+
+@test "4 shells add to .add:maxlen=50 at once: exactly 50 stay, every add counted" {
+	mkst "$NS/s"
+	local pids=()
+	for w in 1 2 3 4; do
+		(for i in $(seq 1 100); do printf 'w\t%s\ti\t%s\n' $w $i >>"$NS/s/.add:maxlen=50"; done) 3>&- &
+		pids+=($!)
+	done
+	wait "${pids[@]}"
+	assert_eq "$(ls -A "$NS/s" | wc -l)" 50 "entries"
+	grep -qx $'length\t50' "$NS/s/.info"
+	grep -qx $'entries-added\t400' "$NS/s/.info"
+	# the 50 that stay are the 50 newest: each shell's stay in its order
+	for w in 1 2 3 4; do
+		grep -P "\tw\t$w\t" "$NS/s/.log" | cut -f5 | sort -c -n
+		grep -qP "\tw\t$w\ti\t100$" "$NS/s/.log" # its last add stays
+	done
 }
 
 @test "rm is XDEL; the emptied stream stays a live key until rmdir" {

@@ -884,6 +884,105 @@ static void test_corrupt_counts(void)
 	check_unlimit_as(old);
 }
 
+/* n XADDs in one batch with MAXLEN/MINID/NOMKSTREAM: what the commands
+ * one after the other leave (Kvrocks's Add: trim to MAXLEN - 1 first; an
+ * entry under MAXLEN 0 or below MINID only counts as added and deleted).
+ * Old entries at ms F, far in the future, make the "*" IDs F-(seq+1). */
+#define F (UINT64_C(1) << 62)
+static void many_base(const char *key)
+{
+	for (uint64_t q = 1; q <= 3; q++)
+		CHECK_INT(add(key, STREAM_ADD_ID, F, q, NULL), 0);
+}
+
+static int many(const char *key, size_t n, const struct stream_trim_opt *o, unsigned flags,
+		struct stream_id *last)
+{
+	static const struct stream_str fv[] = {S("f"), S("v")};
+	struct stream_entry_in e[8];
+	for (size_t j = 0; j < n; j++)
+		e[j] = (struct stream_entry_in){fv, 2};
+	return stream_add_many(ks, KEY(DEFNS, key), e, n, o, flags, last);
+}
+
+static void check_info(const char *key, uint64_t size, uint64_t first, uint64_t last,
+		       uint64_t maxdel, uint64_t added, uint64_t lastgen)
+{
+	struct stream_info i;
+	CHECK_INT(stream_info(ks, KEY(DEFNS, key), &i), 0);
+	CHECK_INT(i.size, size);
+	CHECK(i.first.seq == first && i.recorded_first.seq == first && i.last.seq == last);
+	CHECK(i.first.ms == (first ? F : 0) && i.last.ms == (last ? F : 0));
+	CHECK(i.max_deleted.seq == maxdel && i.max_deleted.ms == (maxdel ? F : 0));
+	CHECK_INT(i.entries_added, added);
+	CHECK(i.last_generated.ms == F && i.last_generated.seq == lastgen);
+}
+
+static void test_add_many(void)
+{
+	char s[256];
+	struct stream_id last;
+	struct buf snap = BUF_INIT;
+
+	/* no trim: three entries, one batch */
+	many_base("m0");
+	CHECK_INT(many("m0", 3, NULL, 0, &last), 0);
+	CHECK(last.ms == F && last.seq == 6);
+	check_info("m0", 6, 1, 6, 0, 6, 6);
+
+	/* MAXLEN 2 over 3 old + 2 new: the old ones go, max_deleted the last */
+	struct stream_trim_opt o = {STREAM_TRIM_MAXLEN, 2, {0, 0}};
+	many_base("m1");
+	CHECK_INT(many("m1", 2, &o, 0, NULL), 0);
+	check_info("m1", 2, 4, 5, 3, 5, 5);
+	CHECK_INT(range_str("m1", false, NULL, false, NULL, false, 0, s), 0);
+	CHECK(strcmp(s, "4611686018427387904-4,4611686018427387904-5") == 0);
+
+	/* MAXLEN 1, 3 new: two of the new ones never stored */
+	o.maxlen = 1;
+	many_base("m2");
+	CHECK_INT(many("m2", 3, &o, 0, NULL), 0);
+	check_info("m2", 1, 6, 6, 5, 6, 6);
+	CHECK_INT(sub_raw("m2", "4000000000000000 0000000000000005", &v), -ENOENT);
+
+	/* MAXLEN 5 keeps everything: no max_deleted */
+	o.maxlen = 5;
+	many_base("m3");
+	CHECK_INT(many("m3", 2, &o, 0, NULL), 0);
+	check_info("m3", 5, 1, 5, 0, 5, 5);
+
+	/* MAXLEN 0: nothing stays; the stream lives on, empty */
+	o.maxlen = 0;
+	many_base("m4");
+	CHECK_INT(many("m4", 2, &o, 0, &last), 0);
+	CHECK(last.seq == 5);
+	check_info("m4", 0, 0, 0, 5, 5, 5);
+
+	/* MINID: F-3 keeps F-3 and the new ones; F-9 drops all */
+	o = (struct stream_trim_opt){STREAM_TRIM_MINID, 0, {F, 3}};
+	many_base("m5");
+	CHECK_INT(many("m5", 2, &o, 0, NULL), 0);
+	check_info("m5", 3, 3, 5, 2, 5, 5);
+	o.minid.seq = 9;
+	many_base("m6");
+	CHECK_INT(many("m6", 2, &o, 0, NULL), 0);
+	check_info("m6", 0, 0, 0, 5, 5, 5);
+
+	/* NOMKSTREAM on a missing key; a bad entry: nothing changes */
+	CHECK_INT(many("m7", 2, NULL, STREAM_NOMKSTREAM, NULL), -ENOENT);
+	CHECK_INT(meta_raw("m7", &v), -ENOENT);
+	CHECK_INT(many("m7", 2, NULL, 0, NULL), 0); /* made: * on a new key */
+	CHECK_INT(many("m7", 1, NULL, STREAM_NOMKSTREAM, NULL), 0);
+	fixture_snapshot(ks, KEY("m0"), &snap);
+	struct stream_str odd[] = {S("f")};
+	struct stream_entry_in bad[] = {{odd, 1}};
+	CHECK_INT(stream_add_many(ks, KEY(DEFNS, "m0"), bad, 1, NULL, 0, NULL), -EINVAL);
+	CHECK(fixture_unchanged(ks, KEY("m0"), &snap));
+	CHECK_INT(many("str", 1, NULL, 0, NULL), -KV_EWRONGTYPE);
+	buf_release(&snap);
+}
+#undef F
+
 /* The verbs not covered above on another type and on a missing key. */
 static void test_wrongtype_missing(void)
 {
@@ -929,6 +1028,7 @@ int main(void)
 	test_range();
 	test_del();
 	test_trim();
+	test_add_many();
 	test_groups();
 	test_info_rename();
 	test_wrongtype_missing();
