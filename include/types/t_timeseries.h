@@ -96,6 +96,10 @@ int ts_add(struct keyspace *ks, const struct ks_key *k, uint64_t ts, double v,
 #define TS_MADD_CREATE 0x2
 int ts_madd(struct keyspace *ks, const struct ks_key *k, const struct ts_sample *s, size_t n,
 	    unsigned flags, enum ts_add_result *res, size_t *bad);
+/* ts_madd with an ON_DUPLICATE policy for these samples (TS.ADD's
+ * ON_DUPLICATE; TS_DUP_NONE: the key's DUPLICATE_POLICY). */
+int ts_madd_dup(struct keyspace *ks, const struct ks_key *k, const struct ts_sample *s, size_t n,
+		unsigned flags, int on_dup, enum ts_add_result *res, size_t *bad);
 
 /* TS.INCRBY (delta) / TS.DECRBY (-delta): the newest sample's value plus
  * delta at ts (TS_NOW = clock), which must not be older than the newest

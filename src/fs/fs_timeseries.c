@@ -167,9 +167,25 @@ static bool tsf_is_view(const char *name, size_t n)
 	       has_prefix(name, n, VIEW_RANGE) || has_prefix(name, n, VIEW_REVRANGE);
 }
 
+/* ".add", or ".add:on_duplicate=POLICY" (TS.ADD's ON_DUPLICATE for the
+ * samples of each write: block, first, last, min, max, sum): the policy
+ * into *dup (TS_DUP_NONE: the key's). */
+static bool parse_input(const char *name, size_t n, int *dup)
+{
+	static const char opt[] = INPUT ":on_duplicate=";
+	*dup = TS_DUP_NONE;
+	if (is_name(name, n, INPUT))
+		return true;
+	if (!has_prefix(name, n, opt))
+		return false;
+	*dup = ts_policy_parse(name + strlen(opt), n - strlen(opt));
+	return *dup >= 0;
+}
+
 static bool tsf_is_input(const char *name, size_t n)
 {
-	return is_name(name, n, INPUT);
+	int dup;
+	return parse_input(name, n, &dup);
 }
 
 /* Split the next ':' segment of s[*pos, n). */
@@ -486,8 +502,11 @@ static int tsf_feed(struct fs_ctx *c, const char *name, size_t n, const char *d,
 		LOG_ERR("'%.*s': line %zu of this write is not \"timestamp,value\" (timestamp a "
 			"number of ms or *): nothing of it is added",
 			(int)n, name, line);
+	int dup;
+	parse_input(name, n, &dup);
 	if (!rc && ns)
-		rc = ts_madd(c->fs->ks, &c->k, s, ns, TS_MADD_ATOMIC | TS_MADD_CREATE, NULL, &bad);
+		rc = ts_madd_dup(c->fs->ks, &c->k, s, ns, TS_MADD_ATOMIC | TS_MADD_CREATE, dup,
+				 NULL, &bad);
 	if (rc == -EEXIST)
 		LOG_ERR("'%.*s': line %zu: a sample at that timestamp exists (DUPLICATE_POLICY "
 			"block): nothing of this write is added",
@@ -799,6 +818,9 @@ static const struct fs_help ts_help[] = {
      "cat t/00000001700000000000.csv"},
     {".add", "input: timestamp,value lines (timestamp * is now), TS.MADD",
      "echo \"*,22.5\" >> t/.add"},
+    {".add:on_duplicate=POLICY",
+     "input: as .add, with TS.ADD's ON_DUPLICATE (block first last min max sum)",
+     "echo \"*,1\" >> t/.add:on_duplicate=sum"},
     {".last", "view: the newest sample (TS.GET)", "cat t/.last"},
     {".info", "view: TS.INFO", "cat t/.info"},
     {".range:FROM..TO[:OPT]...", "view: TS.RANGE (- and + for the ends; agg=, count=, ...)",

@@ -1047,8 +1047,14 @@ static int madd(struct keyspace *ks, const struct ks_key *k, const struct ts_sam
 int ts_madd(struct keyspace *ks, const struct ks_key *k, const struct ts_sample *s, size_t n,
 	    unsigned flags, enum ts_add_result *res, size_t *bad)
 {
-	return madd(ks, k, s, n, flags & (TS_MADD_ATOMIC | TS_MADD_CREATE), TS_DUP_NONE, NULL, res,
-		    bad, NULL);
+	return ts_madd_dup(ks, k, s, n, flags, TS_DUP_NONE, res, bad);
+}
+
+int ts_madd_dup(struct keyspace *ks, const struct ks_key *k, const struct ts_sample *s, size_t n,
+		unsigned flags, int on_dup, enum ts_add_result *res, size_t *bad)
+{
+	return madd(ks, k, s, n, flags & (TS_MADD_ATOMIC | TS_MADD_CREATE), on_dup, NULL, res, bad,
+		    NULL);
 }
 
 int ts_add(struct keyspace *ks, const struct ks_key *k, uint64_t ts, double v,

@@ -108,6 +108,24 @@ C1000=00000000000000001000.csv
 	assert_eq "$(getfattr --only-values -n user.kvfs.ts.duplicate_policy "$NS/t")" sum
 }
 
+@test "ON_DUPLICATE per write: .add:on_duplicate=POLICY overrides the key's policy for that write" {
+	mkts "$NS/t"
+	echo "1000,1" >>"$NS/t/.add"
+	printf '1000,5\n2000,2\n' | cat >>"$NS/t/.add:on_duplicate=sum"
+	assert_bytes "$NS/t/$C1000" $'1000,6\n2000,2\n'
+	echo "1000,3" >>"$NS/t/.add:on_duplicate=min"
+	echo "2000,9" >>"$NS/t/.add:on_duplicate=MAX"
+	assert_bytes "$NS/t/$C1000" $'1000,3\n2000,9\n'
+	# the key's own policy is still block
+	assert_eq "$(getfattr --only-values -n user.kvfs.ts.duplicate_policy "$NS/t")" block "policy"
+	run errno_of 'fd = os.open(a[0], os.O_WRONLY | os.O_APPEND); os.write(fd, b"3000,1\n1000,5\n")' "$NS/t/.add:on_duplicate=block"
+	assert_eq "$output" EEXIST
+	assert_bytes "$NS/t/$C1000" $'1000,3\n2000,9\n'
+	# a policy that is none is no input: refused at create
+	run errno_of 'os.open(a[0], os.O_WRONLY | os.O_APPEND | os.O_CREAT)' "$NS/t/.add:on_duplicate=avg"
+	assert_eq "$output" EINVAL
+}
+
 @test "range views: raw, reverse, count, value filter, aggregation with bucket timestamps and empty" {
 	mkts "$NS/t"
 	printf '1000,1\n1500,3\n2000,5\n2500,2\n4000,10\n' >>"$NS/t/.add"

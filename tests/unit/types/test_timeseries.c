@@ -209,6 +209,14 @@ static void test_policies(void)
 	CHECK_INT(ts_add(ks, KEY("p0"), 100, 4, NULL, TS_DUP_SUM, NULL), 0);
 	all_str("p0", s, sizeof(s));
 	CHECK(strcmp(s, "100=14") == 0);
+	/* ...and for a whole MADD (kvfs's .add:on_duplicate=). */
+	struct ts_sample two[] = {{100, 1}, {150, 2}};
+	CHECK_INT(ts_madd_dup(ks, KEY("p0"), two, 2, TS_MADD_ATOMIC, TS_DUP_MAX, NULL, NULL), 0);
+	CHECK_INT(ts_madd_dup(ks, KEY("p0"), two, 2, TS_MADD_ATOMIC, TS_DUP_SUM, NULL, NULL), 0);
+	all_str("p0", s, sizeof(s));
+	CHECK(strcmp(s, "100=15 150=4") == 0);
+	CHECK_INT(ts_madd_dup(ks, KEY("p0"), two, 2, TS_MADD_ATOMIC, TS_DUP_NONE, NULL, NULL),
+		  -EEXIST);
 	/* MADD: per sample results; a BLOCK in an atomic MADD stores nothing. */
 	struct ts_sample ms[] = {{200, 1}, {100, 5}, {300, 2}};
 	enum ts_add_result res[3];
