@@ -32,7 +32,9 @@ struct store {
 	size_t nhandles;
 	rocksdb_column_family_handle_t *cf[STORE_CF_COUNT];
 	bool read_only;
+	bool follower; /* a secondary instance (store_options.follow) */
 	char *path;
+	char *secondary; /* a follower's own directory */
 	struct head_cache *heads;
 	/* Compaction filters (store_gc): the hook, one factory state per
 	 * filtered column family, and per-CF options carrying the factory.
@@ -104,6 +106,10 @@ rocksdb_column_family_handle_t *store_cf(struct store *s, enum store_cf cf);
 /* ---- store_dir.c: the directory, its refusals, the disk's room ----- */
 
 int store_pick_path(const char *dir, bool read_only, char **path, bool *fresh);
+/* A follower's secondary directory (store_options.follow_dir), made if
+ * missing, never inside dir or path: 0 and *out (malloc'd), or a
+ * negative errno, logged. */
+int store_secondary_dir(const char *dir, const char *path, const char *given, char **out);
 int store_open_err(struct store *s, char *err);
 size_t store_write_buffer(const char *path);
 bool store_too_full(struct store *s);
@@ -116,6 +122,9 @@ struct head_cache *store_heads_new(void);
  * it may pin the database's memory); free the cache (NULL: nothing). */
 void store_heads_stop(struct head_cache *hc);
 void store_heads_free(struct head_cache *hc);
+/* Forget every head and the value kept (a follower caught up: any value
+ * may have changed). */
+void store_heads_clear(struct head_cache *hc);
 uint64_t store_mono_ms(void);
 int store_heads_find(struct head_cache *hc, enum store_cf cf, const void *k, size_t kn, size_t max,
 		     struct buf *out, size_t *full, uint64_t *epoch);

@@ -151,6 +151,14 @@ static int store_make_options(struct store *s, const struct store_options *opt)
 	 * error a call returns is logged by kvfs (store_err).
 	 */
 	rocksdb_options_set_info_log_level(s->opts, STORE_LOG_HEADER_ONLY);
+	if (s->follower) {
+		/* A secondary instance keeps every table file open (RocksDB
+		 * requires it: the primary's compactions delete the files the
+		 * secondary's current version still reads). Its LOG lives in
+		 * its own directory; a remount rotates it, keep two old ones. */
+		rocksdb_options_set_max_open_files(s->opts, -1);
+		rocksdb_options_set_keep_log_file_num(s->opts, 3);
+	}
 
 	rocksdb_block_based_table_options_t *t = rocksdb_block_based_options_create();
 	if (!t)
@@ -396,9 +404,13 @@ int store_open(const char *dir, const struct store_options *opt, struct store **
 		free(s);
 		return -ENOMEM;
 	}
-	s->read_only = opt && opt->read_only;
+	s->follower = opt && opt->follow;
+	s->read_only = (opt && opt->read_only) || s->follower;
 	rc = store_pick_path(dir, s->read_only, &s->path, &fresh);
 	if (rc)
+		goto out;
+	if (s->follower &&
+	    (rc = store_secondary_dir(dir, s->path, opt->follow_dir, &s->secondary)) != 0)
 		goto out;
 	if (!s->read_only && !fresh && store_too_full(s))
 		s->read_only = true;
@@ -436,7 +448,11 @@ int store_open(const char *dir, const struct store_options *opt, struct store **
 			s->read_only = true;
 		}
 	}
-	if (s->read_only && !err)
+	if (s->follower)
+		s->db = rocksdb_open_as_secondary_column_families(
+		    s->opts, s->path, s->secondary, (int)n, (const char *const *)names, cfopts,
+		    s->handles, &err);
+	else if (s->read_only && !err)
 		s->db = rocksdb_open_for_read_only_column_families(s->opts, s->path, (int)n,
 								   (const char *const *)names,
 								   cfopts, s->handles, 0, &err);
@@ -452,7 +468,13 @@ int store_open(const char *dir, const struct store_options *opt, struct store **
 				s->cf[c] = s->handles[i];
 	atomic_store(&s->gc_on, s->gc.drop != NULL);
 	LOG_DEBUG("%s: opened %s with %zu column families", s->path,
-		  s->read_only ? "read-only" : "read-write", n);
+		  s->follower	 ? "as a follower"
+		  : s->read_only ? "read-only"
+				 : "read-write",
+		  n);
+	if (s->follower)
+		LOG_INFO("%s: following the database's writer (secondary directory %s)", s->path,
+			 s->secondary);
 out:
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
@@ -553,12 +575,38 @@ void store_close(struct store *s)
 	if (s->cache)
 		rocksdb_cache_destroy(s->cache);
 	free(s->path);
+	free(s->secondary);
 	free(s);
 }
 
 bool store_is_read_only(const struct store *s)
 {
 	return s->read_only;
+}
+
+bool store_is_follower(const struct store *s)
+{
+	return s->follower;
+}
+
+int store_catch_up(struct store *s, bool *changed)
+{
+	char *err = NULL;
+	*changed = false;
+	if (!s->follower)
+		return -EINVAL;
+	uint64_t before = rocksdb_get_latest_sequence_number(s->db);
+	rocksdb_try_catch_up_with_primary(s->db, &err);
+	if (err)
+		return store_err("catch up with the primary", err);
+	if (rocksdb_get_latest_sequence_number(s->db) != before) {
+		/* Emptied after the catch-up: a head read before it and kept
+		 * after would be stale (the epochs move, store_heads_fill
+		 * refuses it). */
+		store_heads_clear(s->heads);
+		*changed = true;
+	}
+	return 0;
 }
 
 const char *store_path(const struct store *s)
