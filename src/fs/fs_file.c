@@ -689,6 +689,7 @@ void fs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fuse_reply_err(req, ESTALE);
 		return;
 	}
+	fs_follow_fresh(fs);
 	/* Held to the reply: an unlink or a rename of the file (which hold
 	 * its lock) comes wholly before the open or after it. */
 	pthread_mutex_lock(&node->lock);
@@ -714,6 +715,8 @@ void fs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	h->node = node;
 	fs_itable_ref(fs->it, node);
 	fs_file_open_setup(h, fi, view, false);
+	if (fs->opt.follow_ms)
+		fi->keep_cache = 0; /* the writer may have changed it since */
 	if (node->action) {
 		/* Run with no lock held: it may wait (BLPOP), and it changes
 		 * the key through the type layer's own locks. An action's name
