@@ -405,6 +405,7 @@ int store_open(const char *dir, const struct store_options *opt, struct store **
 		return -ENOMEM;
 	}
 	s->follower = opt && opt->follow;
+	pthread_rwlock_init(&s->follow_lock, NULL);
 	s->read_only = (opt && opt->read_only) || s->follower;
 	rc = store_pick_path(dir, s->read_only, &s->path, &fresh);
 	if (rc)
@@ -448,11 +449,11 @@ int store_open(const char *dir, const struct store_options *opt, struct store **
 			s->read_only = true;
 		}
 	}
-	if (s->follower)
-		s->db = rocksdb_open_as_secondary_column_families(
-		    s->opts, s->path, s->secondary, (int)n, (const char *const *)names, cfopts,
-		    s->handles, &err);
-	else if (s->read_only && !err)
+	if (s->follower) {
+		rc = store_follow_open(s, names, n);
+		goto out;
+	}
+	if (s->read_only && !err)
 		s->db = rocksdb_open_for_read_only_column_families(s->opts, s->path, (int)n,
 								   (const char *const *)names,
 								   cfopts, s->handles, 0, &err);
@@ -468,13 +469,7 @@ int store_open(const char *dir, const struct store_options *opt, struct store **
 				s->cf[c] = s->handles[i];
 	atomic_store(&s->gc_on, s->gc.drop != NULL);
 	LOG_DEBUG("%s: opened %s with %zu column families", s->path,
-		  s->follower	 ? "as a follower"
-		  : s->read_only ? "read-only"
-				 : "read-write",
-		  n);
-	if (s->follower)
-		LOG_INFO("%s: following the database's writer (secondary directory %s)", s->path,
-			 s->secondary);
+		  s->read_only ? "read-only" : "read-write", n);
 out:
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
@@ -487,8 +482,6 @@ out:
 	*out = s;
 	return rc;
 }
-
-static uint64_t store_prop(struct store *s, rocksdb_column_family_handle_t *h, const char *name);
 
 /* Bytes in all memtables (active and immutable) of all column families. */
 static uint64_t store_memtable_bytes(struct store *s)
@@ -530,6 +523,7 @@ void store_close(struct store *s)
 		return;
 	if (s->heads) /* a kept value may pin the database's memory */
 		store_heads_stop(s->heads);
+	store_follow_close(s); /* a follower's instances: s->db and its handles too */
 	if (s->db) {
 		/* Filters stop consulting the metadata first; then wait for
 		 * running compactions, which may still be inside a filter and
@@ -575,7 +569,7 @@ void store_close(struct store *s)
 	if (s->cache)
 		rocksdb_cache_destroy(s->cache);
 	free(s->path);
-	free(s->secondary);
+	pthread_rwlock_destroy(&s->follow_lock);
 	free(s);
 }
 
@@ -587,26 +581,6 @@ bool store_is_read_only(const struct store *s)
 bool store_is_follower(const struct store *s)
 {
 	return s->follower;
-}
-
-int store_catch_up(struct store *s, bool *changed)
-{
-	char *err = NULL;
-	*changed = false;
-	if (!s->follower)
-		return -EINVAL;
-	uint64_t before = rocksdb_get_latest_sequence_number(s->db);
-	rocksdb_try_catch_up_with_primary(s->db, &err);
-	if (err)
-		return store_err("catch up with the primary", err);
-	if (rocksdb_get_latest_sequence_number(s->db) != before) {
-		/* Emptied after the catch-up: a head read before it and kept
-		 * after would be stale (the epochs move, store_heads_fill
-		 * refuses it). */
-		store_heads_clear(s->heads);
-		*changed = true;
-	}
-	return 0;
 }
 
 const char *store_path(const struct store *s)
@@ -622,7 +596,7 @@ rocksdb_column_family_handle_t *store_cf(struct store *s, enum store_cf cf)
 /* ---- Statistics and compaction ------------------------------------- */
 
 /* A numeric property of one column family; 0 if RocksDB has none. */
-static uint64_t store_prop(struct store *s, rocksdb_column_family_handle_t *h, const char *name)
+uint64_t store_prop(struct store *s, rocksdb_column_family_handle_t *h, const char *name)
 {
 	char *v = rocksdb_property_value_cf(s->db, h, name);
 	uint64_t n = 0;
@@ -636,6 +610,7 @@ static uint64_t store_prop(struct store *s, rocksdb_column_family_handle_t *h, c
 int store_stats(struct store *s, uint64_t *bytes, uint64_t *keys)
 {
 	uint64_t b = 0;
+	store_follow_begin(s, STORE_CF_COUNT); /* no reopen meanwhile */
 	for (size_t i = 0; i < s->nhandles; i++) {
 		b += store_prop(s, s->handles[i], "rocksdb.total-sst-files-size");
 		b += store_prop(s, s->handles[i], "rocksdb.cur-size-all-mem-tables");
@@ -644,6 +619,7 @@ int store_stats(struct store *s, uint64_t *bytes, uint64_t *keys)
 	*keys = s->cf[STORE_CF_METADATA]
 		    ? store_prop(s, s->cf[STORE_CF_METADATA], "rocksdb.estimate-num-keys")
 		    : 0;
+	store_follow_end(s);
 	return 0;
 }
 
