@@ -242,6 +242,8 @@ void fs_inval_init(struct fs_inval *iv);
 void fs_inval_release(struct fs_inval *iv);
 int fs_inval_add(struct fs_inval *iv, uint64_t parent, uint64_t ino, const void *name, size_t n);
 
+/* Does the kernel hold lookups on the node? */
+bool fs_itable_is_known(struct fs_itable *t, struct fs_node *node);
 /* Add the node to iv if the kernel holds lookups on it: its inode, and
  * with `entry` its name in its parent too (when it still has one). 0 or
  * -ENOMEM. */

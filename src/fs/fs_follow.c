@@ -87,7 +87,9 @@ void fs_follow_fresh(struct fs *fs)
 }
 
 /*
- * Every node the kernel holds, re-read: its name goes if it is gone or
+ * Every node the kernel holds, re-read (NEEDSWORK: all of them, at each
+ * catch-up that changed anything: the WAL records a catch-up applied
+ * would say which keys changed, which the C API does not give): its name goes if it is gone or
  * is now of another file type than the kernel was told (the kernel
  * would otherwise keep a name the writer removed until its entry
  * timeout, or find a directory turned into a file); its attributes and
@@ -104,6 +106,8 @@ static void invalidate_known(struct fs *fs)
 		struct stat st;
 		double timeout;
 		bool entry = false;
+		if (!fs_itable_is_known(fs->it, node))
+			continue; /* the kernel holds nothing of it */
 		if (node->kind != FS_ROOT) {
 			int rc = fs_node_stat(fs, node, &st, &timeout);
 			unsigned told = atomic_load(&node->kmode);

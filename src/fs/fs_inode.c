@@ -535,6 +535,14 @@ int fs_inval_add(struct fs_inval *iv, uint64_t parent, uint64_t ino, const void 
 	return 0;
 }
 
+bool fs_itable_is_known(struct fs_itable *t, struct fs_node *node)
+{
+	pthread_mutex_lock(&t->lock);
+	bool known = node->nlookup > 0;
+	pthread_mutex_unlock(&t->lock);
+	return known;
+}
+
 int fs_itable_inval_known(struct fs_itable *t, struct fs_node *node, bool entry,
 			  struct fs_inval *iv)
 {

@@ -9,7 +9,9 @@
 # Environment:
 #   BENCH=quick (default, < 10 min on 2 cores) | full (the large sizes)
 #   BENCH_RUNS, BENCH_SMALL_N, BENCH_REDIS_N, BENCH_NS_N, BENCH_HASH_N,
-#   BENCH_DEL_N, BENCH_BIG_MIB, BENCH_RAND_SECS, BENCH_INCR_N   override a size
+#   BENCH_DEL_N, BENCH_BIG_MIB, BENCH_RAND_SECS, BENCH_INCR_N,
+#   BENCH_QUEUE_N, BENCH_FOLLOW_N   override a size
+#   BENCH_FOLLOW_MS   the follower's catch-up period in the lag row (50 ms)
 #   BENCH_THREADS     FUSE loop threads for kvfs and the passthrough (4)
 #   BENCH_TIMEOUT     entry/attr timeout of both (10 s, kvfs's default)
 #   BENCH_WORKDIR     where the mount points and logs go (TMPDIR or /tmp)
@@ -124,7 +126,8 @@ PTM=$WORK/pt-mnt
 TMPFS=$WORK/tmpfs
 SOCK=$WORK/redis.sock
 mkdir -p "$KMNT" "$PTM" "$TMPFS"
-KV_PID='' PT_PID='' REDIS_PID='' OWN_TMPFS='' SHM_DIR='' RSS_HOW=''
+KV_PID='' PT_PID='' REDIS_PID='' OWN_TMPFS='' SHM_DIR='' RSS_HOW='' FW_PID=''
+FMNT=$WORK/follow-mnt
 declare -A RES    # "row|system" -> values of the runs, space-separated
 NOTES=()          # lines printed under the table
 declare -A RSS    # "row|system" -> growth in KiB of the runs
@@ -173,6 +176,8 @@ fuse_stop() {
 
 cleanup() {
 	trap - EXIT INT TERM
+	fuse_stop "$FMNT" "$FW_PID" follower
+	FW_PID=
 	fuse_stop "$KMNT" "$KV_PID" kvfs
 	KV_PID=
 	fuse_stop "$PTM" "$PT_PID" passthrough
@@ -188,7 +193,8 @@ cleanup() {
 	mkdir -p "$BIN/logs" && cp -r "$LOGS"/. "$BIN/logs/" 2>/dev/null
 	if [ "${BENCH_KEEP:-0}" = 1 ]; then
 		say "work directory kept: $WORK"
-	elif ! is_mounted "$KMNT" && ! is_mounted "$PTM" && ! is_mounted "$TMPFS"; then
+	elif ! is_mounted "$KMNT" && ! is_mounted "$PTM" && ! is_mounted "$TMPFS" &&
+		! is_mounted "$FMNT"; then
 		rm -rf --one-file-system "$WORK"
 	fi
 }
@@ -804,6 +810,35 @@ else
 	KV_PID=
 fi
 
+# 10. follower lag (issue 18): a read-write mount and a `-o follow=MS` mount
+# of one fresh database in the work directory; N writes of a small value
+# through the first, each timed until the follower shows it
+# (tests/bench/follow.py, polling every millisecond). BENCH_FOLLOW_N: the
+# writes (1,000); BENCH_FOLLOW_MS: the follower's catch-up period (50 ms,
+# so that 1,000 writes take about a minute; the default is 1000).
+FOLLOW_N=${BENCH_FOLLOW_N:-1000}
+FOLLOW_MS=${BENCH_FOLLOW_MS:-50}
+FOLLOW_OUT=''
+say "[$(date +%T)] follower lag, $FOLLOW_N writes, -o follow=$FOLLOW_MS"
+mkdir -p "$FMNT"
+"$KVFS" -f -o timeout="$TIMEOUT" "$WORK/follow-db" "$KMNT" </dev/null >>"$LOGS/kvfs.log" 2>&1 &
+KV_PID=$!
+if wait_mount "$KMNT" "$KV_PID" kvfs; then
+	"$KVFS" -f -o "follow=$FOLLOW_MS,follow_dir=$WORK/follow-secondary" "$WORK/follow-db" \
+		"$FMNT" </dev/null >>"$LOGS/follower.log" 2>&1 &
+	FW_PID=$!
+	if wait_mount "$FMNT" "$FW_PID" follower; then
+		FOLLOW_OUT=$(python3 tests/bench/follow.py "$KMNT/__namespace" "$FMNT/__namespace" \
+			"$FOLLOW_N" 2>"$LOGS/last.err") ||
+			note "follower lag: $(head -c 300 "$LOGS/last.err")"
+		fuse_stop "$FMNT" "$FW_PID" follower
+	fi
+	FW_PID=
+	kvfs_stop
+else
+	KV_PID=
+fi
+
 # ----------------------------------------------------------------- report
 
 median() { # values... -> median, or ERR if any run failed, or empty
@@ -946,6 +981,9 @@ TOTAL=$(awk -v d=$((T_END - T_START)) 'BEGIN { printf "%d min %02d s", d / 6e7, 
 	qops=$(awk '/^queue_ops/ { printf "%s %s", $2, $3 }' <<<"$QUEUE_OUT")
 	qwake=$(awk '/^queue_wake/ { $1 = ""; print substr($0, 2) }' <<<"$QUEUE_OUT")
 	echo "A list as a queue ($(kfmt "$QUEUE_N") elements; one producer and one consumer shell loop, "'`echo e$i >> q/.rpush`, `while x=$(cat q/.blpop:5)`'"; kvfs's defaults): ${qops:-no figure} (pushes + pops); a push wakes a shell blocked in "'`x=$(cat q/.blpop:10)`'" in ${qwake:-no figure} over 20 pushes (target: within 10 ms)"
+	echo
+	flag=$(awk '/^follow_lag/ { printf "median %s ms, p99 %s ms, max %s ms", $2, $3, $4 }' <<<"$FOLLOW_OUT")
+	echo "Follower lag ($(kfmt "$FOLLOW_N") writes of a small value through a read-write mount, each timed from its close until a \`-o follow=$FOLLOW_MS\` mount of the same database shows it, polled every millisecond): ${flag:-no figure}"
 	echo
 	echo "Deleting on kvfs used:$DEL_HOW"
 	echo
