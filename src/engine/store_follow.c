@@ -172,6 +172,7 @@ int store_follow_open(struct store *s, char **names, size_t n)
 	struct store_inst *in = inst_open(s, &rc);
 	if (!in)
 		return rc;
+	free(s->handles); /* store_open's: the instance has its own */
 	inst_use(s, in);
 	follow_blobs(s);
 	LOG_INFO("%s: following the database's writer (secondary directory %s)", s->path,
