@@ -45,6 +45,11 @@ struct store {
 	 */
 	pthread_rwlock_t follow_lock;
 	bool blob_cf[STORE_CF_COUNT];
+	/* Blob files were seen, and the MANIFEST under which they were seen
+	 * gone ("": not yet): reads stay refused until CURRENT names
+	 * another one (store_follow.c). */
+	bool blob_wait;
+	char blob_gone[64];
 	/* A follower's current instance (owns db and handles), the column
 	 * families it opens again at a reopen, and the oldest WAL file
 	 * there was at its open or last look (store_follow.c). */

@@ -107,6 +107,10 @@ struct fs_node {
 	 * finds another one after a catch-up makes the kernel drop the name
 	 * (fs_follow.c). */
 	_Atomic unsigned kmode;
+	/* A follower: fs_follow_gen() at the node's last open; a value
+	 * loaded before a later changed catch-up is dropped at the next
+	 * open (fs_file.c). Guarded by `lock`. */
+	uint64_t follow_gen;
 	/* An O_TRUNC open's emptying of the value, not applied yet
 	 * (fs_handle.trunc); trunc_epoch counts those applied. */
 	bool trunc_want;

@@ -933,6 +933,9 @@ void fs_follow_stop(struct fs *fs);
  * Nothing on a mount that does not follow. Any lock may be held but a
  * node's: it reads the store and signals the thread, nothing more. */
 void fs_follow_fresh(struct fs *fs);
+/* How many catch-ups have changed something (0: none, or no follower):
+ * a node's value loaded under an older count may be stale. */
+uint64_t fs_follow_gen(struct fs *fs);
 
 /* ---- fs_file.c: open files (handlers open ... release) --------------------- */
 

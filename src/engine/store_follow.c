@@ -20,9 +20,11 @@
  * - Blob files. Its wiki says BlobDB is not supported with secondary
  *   instances; 7.8 computes a blob's cache key from strings its version
  *   set no longer has, and crashed the first listing after the writer
- *   flushed a 200 KB value. A column family that holds blob files is not
- *   read at all (-EIO, one line each time one starts or stops holding
- *   them).
+ *   flushed a 200 KB value; and a MANIFEST in which blob files were
+ *   deleted made it show the column family empty. A column family that
+ *   holds blob files is not read at all (-EIO, one line each time one
+ *   starts or stops holding them), nor after they are gone, until the
+ *   writer has written a new MANIFEST (follow_blobs).
  *
  * Instances. The current one is s->inst (s->db, s->handles and s->cf are
  * its). Point reads and iterator creations hold follow_lock for reading;
@@ -34,6 +36,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -137,24 +140,66 @@ static uint64_t wal_oldest(const char *path)
 	return min;
 }
 
-/* Which column families hold blob files now (follow_lock held for
- * writing, or no reader yet): see the top of the file. */
+/* The MANIFEST file CURRENT names (at most n - 1 bytes; "" if unread). */
+static void read_current(const char *path, char *out, size_t n)
+{
+	char *p = NULL;
+	FILE *f = asprintf(&p, "%s/CURRENT", path) >= 0 ? fopen(p, "re") : NULL;
+	out[0] = '\0';
+	if (f && fgets(out, (int)n, f))
+		out[strcspn(out, "\n")] = '\0';
+	if (f)
+		fclose(f);
+	free(p);
+}
+
+/*
+ * Which column families the follower must not read now (follow_lock
+ * held for writing, or no reader yet): those holding blob files, and,
+ * once they are gone, the same ones until the writer has written a new
+ * MANIFEST. A secondary instance replays the MANIFEST from its start,
+ * and one in which blob files were deleted made RocksDB 7.8 show the
+ * column family empty (a new follower too, and ldb --secondary_path),
+ * until the writer's next open wrote a new MANIFEST.
+ */
 static void follow_blobs(struct store *s)
 {
+	bool now[STORE_CF_COUNT], any = false;
+	for (int c = 0; c < STORE_CF_COUNT; c++) {
+		now[c] = s->cf[c] && store_prop(s, s->cf[c], "rocksdb.num-blob-files") > 0;
+		any |= now[c];
+	}
+	if (any) {
+		s->blob_wait = true;
+		s->blob_gone[0] = '\0';
+	} else if (s->blob_wait) {
+		char cur[sizeof(s->blob_gone)];
+		read_current(s->path, cur, sizeof(cur));
+		if (!s->blob_gone[0] && cur[0]) {
+			memcpy(s->blob_gone, cur, sizeof(cur)); /* gone now: under this one */
+			LOG_INFO("%s: no blob file left; reads stay refused until the writer opens "
+				 "the database again (a secondary instance misreads %s, which "
+				 "saw them go)",
+				 s->path, cur);
+		}
+		if (strcmp(cur, s->blob_gone) == 0 || !cur[0])
+			return; /* the same MANIFEST: still refused */
+		s->blob_wait = false;
+	}
 	for (int c = 0; c < STORE_CF_COUNT; c++) {
 		const char *name = store_cf_name((enum store_cf)c);
-		bool blobs = s->cf[c] && store_prop(s, s->cf[c], "rocksdb.num-blob-files") > 0;
-		if (blobs && !s->blob_cf[c])
+		if (now[c] && !s->blob_cf[c])
 			LOG_ERR(
 			    "%s: column family \"%s\" holds blob files (values of 64 KiB or "
 			    "more kept apart, as kvfs and Kvrocks with rocksdb.enable_blob_files "
 			    "store them), which a follower cannot read: its reads fail with EIO "
-			    "until none is left; mount the stopped database or a copy with -o ro",
+			    "until none is left and the writer has opened the database again; "
+			    "mount the stopped database or a copy with -o ro",
 			    s->path, name);
-		else if (!blobs && s->blob_cf[c])
+		else if (!now[c] && s->blob_cf[c])
 			LOG_INFO("%s: column family \"%s\" holds no blob file any more: read again",
 				 s->path, name);
-		s->blob_cf[c] = blobs;
+		s->blob_cf[c] = now[c];
 	}
 }
 

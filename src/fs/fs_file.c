@@ -680,6 +680,25 @@ int fs_act_wait(struct fs_ctx *c, const struct ks_key *k, uint64_t gen, uint64_t
 	return rc;
 }
 
+/*
+ * A follower's open: a value loaded (or borrowed) before a catch-up that
+ * changed something is dropped, so this open reads the current one (a
+ * poller's opens overlap the releases of the ones before, and would
+ * otherwise share one value for as long as they do). Other opens of the
+ * node load anew at their next read, as with a view. Node lock held.
+ */
+static void follow_open_locked(struct fs *fs, struct fs_node *node)
+{
+	if (!fs->opt.follow_ms)
+		return;
+	uint64_t gen = fs_follow_gen(fs);
+	if (node->follow_gen != gen && !node->dirty && (node->loaded || node->pin)) {
+		fs_node_set_empty(node);
+		node->loaded = false;
+	}
+	node->follow_gen = gen;
+}
+
 void fs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct fs *fs = fuse_req_userdata(req);
@@ -706,6 +725,7 @@ void fs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fuse_reply_err(req, fs_errno(rc));
 		return;
 	}
+	follow_open_locked(fs, node);
 	struct fs_handle *h = fs_handle_new(fs);
 	if (!h) {
 		pthread_mutex_unlock(&node->lock);

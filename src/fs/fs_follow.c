@@ -16,8 +16,9 @@
  *   pages                  no keep_cache (fs_file.c), and the inode
  *                          invalidation above;
  *   the daemon             the store's head cache is emptied by the
- *                          catch-up itself (store_catch_up); a file open
- *                          keeps the value it loaded until its last close.
+ *                          catch-up itself (store_catch_up); a node's
+ *                          value loaded before a changed catch-up is
+ *                          dropped at its next open (fs_follow_gen).
  *
  * Locks: the catch-up holds only catch_lock (taken by nothing else), the
  * re-reads take a node's lock for a moment as getattr does, and the
@@ -39,6 +40,7 @@ struct fs_follow {
 	pthread_mutex_t catch_lock;
 	_Atomic uint64_t last_ms;
 	bool failing;
+	_Atomic uint64_t gen; /* catch-ups that changed something */
 	/* The thread's state: a changed catch-up to invalidate, stop. */
 	pthread_mutex_t lock;
 	pthread_cond_t cond; /* CLOCK_MONOTONIC */
@@ -70,6 +72,8 @@ static void catch_up(struct fs *fs, struct fs_follow *f, uint64_t age)
 		LOG_INFO("%s: catching up works again", fs->opt.dbdir);
 	f->failing = rc != 0;
 	atomic_store(&f->last_ms, mono_ms());
+	if (changed)
+		atomic_fetch_add(&f->gen, 1);
 	pthread_mutex_unlock(&f->catch_lock);
 	if (changed) {
 		pthread_mutex_lock(&f->lock);
@@ -77,6 +81,11 @@ static void catch_up(struct fs *fs, struct fs_follow *f, uint64_t age)
 		pthread_cond_signal(&f->cond);
 		pthread_mutex_unlock(&f->lock);
 	}
+}
+
+uint64_t fs_follow_gen(struct fs *fs)
+{
+	return fs->follow ? atomic_load(&fs->follow->gen) : 0;
 }
 
 void fs_follow_fresh(struct fs *fs)
