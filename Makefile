@@ -173,13 +173,15 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
 		$(DESTDIR)$(PREFIX)/share/man/man7 $(DESTDIR)/sbin
 	install -m 755 $(BUILD)/kvfs $(DESTDIR)$(PREFIX)/bin/kvfs
+	install -m 755 mountscripts/kvfs-backup $(DESTDIR)$(PREFIX)/bin/kvfs-backup
 	install -m 644 docs/kvfs.1 $(DESTDIR)$(PREFIX)/share/man/man1/kvfs.1
 	install -m 644 docs/kvfs-mapping.7 $(DESTDIR)$(PREFIX)/share/man/man7/kvfs-mapping.7
 	install -m 755 mountscripts/mount.kvfs $(DESTDIR)/sbin/mount.kvfs
 	install -m 755 mountscripts/mount.kvfs $(DESTDIR)/sbin/mount.fuse.kvfs
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/kvfs $(DESTDIR)$(PREFIX)/share/man/man1/kvfs.1 \
+	rm -f $(DESTDIR)$(PREFIX)/bin/kvfs $(DESTDIR)$(PREFIX)/bin/kvfs-backup \
+		$(DESTDIR)$(PREFIX)/share/man/man1/kvfs.1 \
 		$(DESTDIR)$(PREFIX)/share/man/man7/kvfs-mapping.7 \
 		$(DESTDIR)/sbin/mount.kvfs $(DESTDIR)/sbin/mount.fuse.kvfs
 

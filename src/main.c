@@ -2,6 +2,7 @@
  * main: command line, mount, signals and the session loop.
  *   kvfs [-f] [-d] [-s] [-o OPTIONS] DBDIR MOUNTPOINT
  *   kvfs compact [-o cluster] DBDIR     (offline garbage collection)
+ *   kvfs snapshot [-o cluster] DBDIR DEST   (a checkpoint, also of a mounted database)
  * Layer: main (may include everything).
  */
 #include <ctype.h>
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "fs/fs.h"
@@ -134,8 +136,14 @@ static void usage(const char *prog)
 	    "usage: %s compact [-o cluster] DBDIR\n\n"
 	    "Compact the database in DBDIR (not mounted) so that Kvrocks's compaction\n"
 	    "filters drop deleted, re-created and expired data now; prints the size\n"
-	    "before and after. See docs/architecture.md.\n\n",
-	    prog, prog);
+	    "before and after. See docs/architecture.md.\n\n"
+	    "usage: %s snapshot [-o cluster] DBDIR DEST\n\n"
+	    "Make a RocksDB checkpoint of the database in DBDIR in the new directory DEST\n"
+	    "(hard links where the file system allows), also while kvfs has DBDIR\n"
+	    "mounted: that daemon then makes it. Mount DEST with kvfs -o ro. A database a\n"
+	    "running Kvrocks holds is refused: use Kvrocks's own backup. See\n"
+	    "docs/mapping.md, \"Live databases and backups\".\n\n",
+	    prog, prog, prog);
 }
 
 /*
@@ -468,6 +476,239 @@ static int open_status(int rc)
 	}
 }
 
+/* Do the database directories a and b name the same RocksDB directory
+ * (DIR and DIR/db of a Kvrocks data directory do)? */
+static bool same_database(const char *a, const char *b)
+{
+	size_t na = strlen(a), nb = strlen(b);
+	struct buf cur = BUF_INIT;
+	bool same = strcmp(a, b) == 0;
+	if (!same && na == nb + 3 && strncmp(a, b, nb) == 0 && strcmp(a + nb, "/db") == 0)
+		same = buf_printf(&cur, "%s/CURRENT", a) == 0 && access(cur.data, F_OK) == 0;
+	else if (!same && nb == na + 3 && strncmp(b, a, na) == 0 && strcmp(b + na, "/db") == 0)
+		same = buf_printf(&cur, "%s/CURRENT", b) == 0 && access(cur.data, F_OK) == 0;
+	buf_release(&cur);
+	return same;
+}
+
+/*
+ * The kvfs mount of the database dbdir (an absolute, resolved path: what
+ * the daemon names its mount "kvfs:DBDIR" with; DIR and DIR/db are the
+ * same database), from mountinfo: true with its mount point (malloc'd,
+ * *mnt) and whether it is read-only.
+ */
+static bool find_kvfs_mount(const char *dbdir, char **mnt, bool *ro)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char *line = NULL;
+	size_t cap = 0;
+	bool found = false;
+	*mnt = NULL;
+	if (!f)
+		return false;
+	while (!found && getline(&line, &cap, f) > 0) {
+		/* ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [TAGS...] - TYPE SOURCE ... */
+		char *save = NULL, *sep = strstr(line, " - ");
+		char *fields[6] = {0};
+		if (!sep)
+			continue;
+		*sep = '\0';
+		fields[0] = strtok_r(line, " ", &save);
+		for (int i = 1; fields[i - 1] && i < 6; i++)
+			fields[i] = strtok_r(NULL, " ", &save);
+		char *type = strtok_r(sep + 3, " ", &save);
+		char *src = type ? strtok_r(NULL, " \n", &save) : NULL;
+		if (!fields[5] || !type || !src || strcmp(type, "fuse.kvfs") != 0 ||
+		    strncmp(src, "kvfs:", 5) != 0)
+			continue;
+		mountinfo_unescape(src);
+		if (!same_database(src + 5, dbdir))
+			continue;
+		mountinfo_unescape(fields[4]);
+		*mnt = strdup(fields[4]);
+		/* The per-mount options: "ro,..." or "rw,...". */
+		*ro = strncmp(fields[5], "ro", 2) == 0 && (fields[5][2] == ',' || !fields[5][2]);
+		found = *mnt != NULL;
+	}
+	free(line);
+	fclose(f);
+	return found;
+}
+
+/* Does a process hold RocksDB's lock (an fcntl lock on LOCK) of the
+ * database in dbdir (DIR/db or DIR)? A probe: this process holds no lock
+ * there that closing the descriptor could drop. */
+static bool database_is_locked(const char *dbdir)
+{
+	struct buf p = BUF_INIT;
+	struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+	bool locked = false;
+	bool kvrocks = buf_printf(&p, "%s/db/CURRENT", dbdir) == 0 && access(p.data, F_OK) == 0;
+	buf_reset(&p);
+	int rc = buf_printf(&p, kvrocks ? "%s/db/LOCK" : "%s/LOCK", dbdir);
+	int fd = rc == 0 ? open(p.data, O_RDONLY | O_CLOEXEC) : -1;
+	if (fd >= 0) {
+		locked = fcntl(fd, F_GETLK, &fl) == 0 && fl.l_type != F_UNLCK;
+		close(fd);
+	}
+	buf_release(&p);
+	return locked;
+}
+
+/* Say why a snapshot into dest failed with errno e, in one line. */
+static void snapshot_failed(const char *dest, const char *mnt, int e)
+{
+	switch (e) {
+	case EEXIST:
+		fprintf(stderr, "kvfs snapshot: %s exists (or %s.tmp does): give a new directory\n",
+			dest, dest);
+		break;
+	case ENOENT:
+	case ENOTDIR:
+		fprintf(stderr, "kvfs snapshot: %s: its parent directory does not exist\n", dest);
+		break;
+	case EPERM:
+		fprintf(stderr,
+			"kvfs snapshot: only the owner of the mount %s (the user its kvfs runs as) "
+			"or root may take a snapshot of it\n",
+			mnt ? mnt : "?");
+		break;
+	case EACCES:
+		if (mnt)
+			fprintf(
+			    stderr,
+			    "kvfs snapshot: %s: permission denied: only the owner of the mount %s "
+			    "or root may take a snapshot of it, and the daemon (running as the "
+			    "owner) must be able to write in DEST's directory\n",
+			    dest, mnt);
+		else
+			fprintf(stderr,
+				"kvfs snapshot: %s: permission denied (cannot write there)\n",
+				dest);
+		break;
+	case ENOTSUP:
+		fprintf(stderr,
+			"kvfs snapshot: the kvfs mounted at %s takes no snapshots (an older "
+			"kvfs): unmount it, or remount it with this one\n",
+			mnt ? mnt : "?");
+		break;
+	default:
+		fprintf(stderr, "kvfs snapshot: %s: %s%s\n", dest, strerror(e),
+			mnt ? " (the daemon's log says more)" : "");
+	}
+}
+
+/*
+ * kvfs snapshot [-o cluster] DBDIR DEST: a RocksDB checkpoint of DBDIR in
+ * the new directory DEST. RocksDB's lock lets one process open a
+ * database for writing: when a kvfs daemon has DBDIR mounted read-write,
+ * that daemon is asked (user.kvfs.snapshot on its root) and makes it; a
+ * read-only mount holds no lock, and the database is opened read-only
+ * here beside it; else it is opened here, which takes the lock and so
+ * also finds a running Kvrocks.
+ */
+static int cmd_snapshot(int argc, char *argv[])
+{
+	struct ks_options kopt = {0};
+	const char *args[2] = {NULL, NULL};
+	int nargs = 0, ret = EXIT_USAGE;
+	char *dbdir = NULL, *dest = NULL, *mnt = NULL;
+	struct keyspace *ks = NULL;
+	bool ro = false;
+
+	/* The one line printed says what was made; the store's "made in N ms"
+	 * and "closed" lines are for -v (a cron job mails what it prints). */
+	log_level_current = LOG_LEVEL_WARN;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "-o") == 0 && i + 1 < argc &&
+		    strcmp(argv[i + 1], "cluster") == 0)
+			kopt.cluster = true, i++;
+		else if (strcmp(argv[i], "-v") == 0 || strcmp(argv[i], "--verbose") == 0)
+			log_level_current = LOG_LEVEL_DEBUG;
+		else if (argv[i][0] != '-' && nargs < 2)
+			args[nargs++] = argv[i];
+		else
+			nargs = 3, i = argc; /* anything else is a usage error */
+	}
+	if (nargs != 2 || !args[0][0] || !args[1][0]) {
+		fprintf(stderr, "usage: kvfs snapshot [-o cluster] DBDIR DEST\n");
+		return EXIT_USAGE;
+	}
+	ret = EXIT_FAIL;
+	dbdir = realpath(args[0], NULL);
+	if (!dbdir) {
+		int e = errno;
+		fprintf(stderr, "kvfs snapshot: %s: %s\n", args[0],
+			e == ENOENT ? "no such directory" : strerror(e));
+		ret = e == ENOENT || e == ENOTDIR ? EXIT_NODB : e == EACCES ? EXIT_PERM : EXIT_FAIL;
+		goto out;
+	}
+	if (!(dest = absolute_path(args[1]))) {
+		fprintf(stderr, "kvfs snapshot: out of memory\n");
+		goto out;
+	}
+	struct stat st;
+	if (lstat(dest, &st) == 0) {
+		snapshot_failed(dest, NULL, EEXIST);
+		goto out;
+	}
+	if (find_kvfs_mount(dbdir, &mnt, &ro) && !ro) {
+		if (setxattr(mnt, "user.kvfs.snapshot", dest, strlen(dest), 0) != 0) {
+			int e = errno;
+			snapshot_failed(dest, mnt, e);
+			ret = e == EPERM || e == EACCES ? EXIT_PERM : EXIT_FAIL;
+			goto out;
+		}
+		printf("%s: snapshot in %s (made by the kvfs mounted at %s)\n", dbdir, dest, mnt);
+		ret = 0;
+		goto out;
+	}
+	/* Never create a database here: a snapshot of one that exists. */
+	struct buf cur = BUF_INIT, cur2 = BUF_INIT;
+	bool exists = buf_printf(&cur, "%s/db/CURRENT", dbdir) == 0 &&
+		      buf_printf(&cur2, "%s/CURRENT", dbdir) == 0 &&
+		      (access(cur.data, F_OK) == 0 || access(cur2.data, F_OK) == 0);
+	buf_release(&cur);
+	buf_release(&cur2);
+	if (!exists) {
+		fprintf(stderr, "kvfs snapshot: %s: no database there\n", dbdir);
+		ret = EXIT_NODB;
+		goto out;
+	}
+	/* A read-only open takes no lock, and would not see a writer that
+	 * deletes the files it is about to link. */
+	kopt.read_only = ro;
+	int rc = ro && database_is_locked(dbdir) ? -EBUSY : ks_open(dbdir, &kopt, &ks);
+	if (rc == -EBUSY) {
+		fprintf(stderr,
+			"kvfs snapshot: %s is held by another process, and no kvfs has it mounted: "
+			"for a running Kvrocks use its own backup (BGSAVE writes a checkpoint to "
+			"its backup-dir) and mount that with kvfs -o ro\n",
+			dbdir);
+		ret = EXIT_LOCKED;
+		goto out;
+	}
+	if (rc) {
+		fprintf(stderr, "kvfs snapshot: cannot open %s: %s\n", dbdir, strerror(-rc));
+		ret = open_status(rc);
+		goto out;
+	}
+	rc = ks_checkpoint(ks, dest);
+	if (rc) {
+		snapshot_failed(dest, NULL, -rc);
+		ret = rc == -EACCES ? EXIT_PERM : EXIT_FAIL;
+		goto out;
+	}
+	printf("%s: snapshot in %s\n", dbdir, dest);
+	ret = 0;
+out:
+	ks_close(ks);
+	free(mnt);
+	free(dest);
+	free(dbdir);
+	return ret;
+}
+
 static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outargs)
 {
 	(void)outargs;
@@ -525,6 +766,10 @@ int main(int argc, char *argv[])
 	if (argc >= 2 && strcmp(argv[1], "compact") == 0) {
 		fuse_opt_free_args(&args);
 		return cmd_compact(argc - 1, argv + 1);
+	}
+	if (argc >= 2 && strcmp(argv[1], "snapshot") == 0) {
+		fuse_opt_free_args(&args);
+		return cmd_snapshot(argc - 1, argv + 1);
 	}
 	ret = EXIT_USAGE;
 	if (fuse_opt_parse(&args, &o, option_spec, opt_proc) != 0)

@@ -187,6 +187,23 @@ const void *store_iter_value(struct store_iter *it, size_t *n);
 /* 0 if the iterator stopped cleanly, -EIO (logged) on a RocksDB error. */
 int store_iter_status(struct store_iter *it);
 
+/*
+ * A RocksDB checkpoint of the open database in `dest`: a new directory
+ * (its parent must exist) holding a plain RocksDB database of the state
+ * at the call, which opens read-only or read-write on its own. Table and
+ * blob files are hard links where dest's file system allows (copies
+ * otherwise); MANIFEST, OPTIONS and the WAL's tail are copies. A writable
+ * store flushes its memtables first (the checkpoint then replays little
+ * WAL); a read-only store copies the WAL instead (RocksDB cannot flush
+ * it, and would wait for ever if asked to). RocksDB stages the files in
+ * dest.tmp and renames that to dest. Blocks; safe beside reads and
+ * writes, which go on meanwhile.
+ * 0, or -EINVAL (dest not absolute), -EEXIST (dest, or the staging
+ * dest.tmp, exists: RocksDB would empty a dest.tmp), -ENOENT (no parent
+ * directory), -EACCES, -ENOSPC, -EIO; each logged in one line.
+ */
+int store_checkpoint(struct store *s, const char *dest);
+
 /* Sizes for statfs: live data bytes (SST + memtables, all CFs) and the
  * estimated number of keys in the metadata CF. 0 or -EIO. */
 int store_stats(struct store *s, uint64_t *bytes, uint64_t *keys);

@@ -22,7 +22,8 @@
  *                fs_timeseries.c, the sketches over fs_sketch.c; the file
  *                shapes fs_string.c (string, bitmap), fs_json.c and
  *                fs_counter.c (counters; its parser also serves fs_hash.c
- *                and fs_zset.c)
+ *                and fs_zset.c); fs_list.c also has the namespace's
+ *                pushes (KEY:rpush), a file shape that is an input
  *   fs_node.c    helpers: paths, stat filling, errno, invalidations
  *   fs_xval.c    the values of user.kvfs.* attributes (pure parsers)
  *   fs_inode.c   the inode table
@@ -574,6 +575,21 @@ struct fs_file_shape {
 	/* What user.kvfs.help prints on a key of this type (struct fs_help).
 	 * NULL: nothing. */
 	const struct fs_help *help;
+	/*
+	 * Names of this shape are inputs of the namespace (`echo x >>
+	 * 'KEY:rpush'`), as a directory's are (fs_shape.is_input): an open
+	 * file of such a name reads empty, ignores truncation, cannot be
+	 * removed or renamed (EACCES), and each write's complete lines (ended
+	 * by input_sep's byte; NULL: '\n') go to feed at once, in one batch,
+	 * a last line without its end at the close. k: the name, with the
+	 * change (KS_ATTR_TOUCH) the caller staged; ns: the node of the
+	 * namespace it is in (the input's node, whose lock is held, holds a
+	 * reference). feed logs each refusal it returns (an error stores
+	 * nothing). NULL feed: the names are no inputs.
+	 */
+	int (*feed)(struct fs *fs, struct fs_node *ns, const struct ks_key *k, const char *d,
+		    size_t dn);
+	char (*input_sep)(const char *name, size_t n);
 	/* The key an action of name k changed, as the length of the name's
 	 * first bytes that name it (`c` of `c:incr`): after act, its node
 	 * and what the kernel keeps of it are invalidated
@@ -792,7 +808,9 @@ extern const struct fs_shape fs_hash_shape, fs_list_shape, fs_set_shape, fs_zset
     fs_sortedint_shape, fs_stream_shape, fs_timeseries_shape, fs_tdigest_shape, fs_topk_shape,
     fs_hll_shape, fs_bloom_shape;
 extern const struct fs_file_shape fs_string_file_shape, fs_bitmap_file_shape, fs_json_file_shape,
-    fs_ts_view_file_shape, fs_counter_file_shape, fs_bitops_file_shape;
+    fs_ts_view_file_shape, fs_counter_file_shape, fs_bitops_file_shape, fs_list_push_file_shape;
+/* What user.kvfs.help prints on a namespace (its names besides keys). */
+extern const struct fs_help fs_ns_help[];
 /* What a new file and a new directory are (DESIGN.md section 5, rule 3:
  * a string and a hash, unless their type is set). */
 extern const struct fs_file_shape *const fs_new_file_shape;
@@ -817,6 +835,9 @@ const struct fs_file_shape *fs_file_shape_for(const char *name, size_t n, enum k
  * shadows keys (a namespace view) or, with shadows false, one that
  * answers a name no key has (a JSON path name). NULL: none. */
 const struct fs_file_shape *fs_file_shape_named(const char *name, size_t n, bool shadows);
+/* Is key k an input of its namespace (a name of a file shape with feed,
+ * KEY:rpush) that no key has? One lookup when the name is one. */
+bool fs_key_is_input(struct fs *fs, const struct ks_key *k);
 /* The shape whose parameters are user.kvfs.NS.*, NS being ns (n bytes),
  * or NULL. */
 const struct fs_shape *fs_shape_of_xattr(const char *ns, size_t n);
@@ -869,6 +890,9 @@ int fs_counter_float(const struct fs_counter *ct, const char *name, size_t n, do
 void fs_counter_refused(int rc, const char *name, size_t n, const char *what, bool fl);
 /* fs_counter_file_shape: the counters of a namespace (KEY:incr, ...; a key
  * of that exact name wins), on string and time-series keys. */
+/* fs_list_push_file_shape (fs_list.c): the pushes of a namespace,
+ * inputs KEY:rpush, KEY:lpush, KEY:rpush0, KEY:lpush0 (a key of that
+ * exact name wins) on list KEY, made if missing. */
 
 /* ---- fs_stat.c: attributes of nodes ------------------------------------ */
 

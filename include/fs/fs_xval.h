@@ -26,7 +26,8 @@
 
 #define FS_XATTR_TYPE	  "user.kvfs.type"
 #define FS_XATTR_TTL	  "user.kvfs.ttl"
-#define FS_XATTR_HELP	  "user.kvfs.help" /* read-only, never listed */
+#define FS_XATTR_HELP	  "user.kvfs.help"     /* read-only, never listed */
+#define FS_XATTR_SNAPSHOT "user.kvfs.snapshot" /* write-only, on the root: kvfs snapshot */
 #define FS_XATTR_TS	  "user.kvfs.ts."
 #define FS_XATTR_TS_LABEL "label."
 #define FS_XATTR_TS_RULE  "rule."

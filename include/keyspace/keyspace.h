@@ -81,6 +81,13 @@ int ks_stats(struct keyspace *ks, uint64_t *bytes, uint64_t *keys);
  * beside other operations. 0, -EROFS, -EIO. (src/keyspace/ks_gc.c) */
 int ks_compact(struct keyspace *ks);
 
+/* A snapshot of the whole database in the new directory `dest` (an
+ * absolute path; see store_checkpoint): what a later open of dest shows
+ * is the state at the call, every key whole. Blocks; safe beside other
+ * operations. 0, -EINVAL, -EEXIST, -ENOENT, -EACCES, -ENOSPC, -EIO
+ * (logged). (src/keyspace/ks_open.c) */
+int ks_checkpoint(struct keyspace *ks, const char *dest);
+
 /* What a key is. For inline types (string, json) size is the value length. */
 struct ks_info {
 	enum kv_type type;

@@ -76,6 +76,7 @@ struct ks_txn_key {
 	bool dirty; /* m changed: commit writes it */
 	bool gone;  /* resize took it to 0, or delete: commit deletes it */
 	bool drop;  /* delete: a new key's empty-collection record goes too */
+	bool noexp; /* renewed by a verb that drops every expiry */
 	unsigned flags;
 };
 
@@ -159,6 +160,11 @@ int ks_txn_lookup(struct ks_txn *t, const struct ks_key *k, struct ks_info *info
  * transaction does not hold.
  */
 int ks_txn_renew(struct ks_txn *t, const struct ks_key *k, enum kv_type type, struct enc_meta **m);
+
+/* After ks_txn_renew: k starts with no expiry (or the one the verb sets
+ * in *m) even when it replaces a remembered empty collection that kept
+ * one for it (BITOP's destination: Kvrocks drops its expiry). */
+void ks_txn_renew_no_expiry(struct ks_txn *t, const struct ks_key *k);
 
 /* Stage a sub-key put / delete under k's current version (the version of
  * the metadata got or opened; sub is the part after it). */

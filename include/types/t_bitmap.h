@@ -13,6 +13,8 @@
  * the MSB-first bit b % 8 of byte b / 8), i.e. every stored byte
  * bit-reversed. Bit numbers (getbit, setbit, bitpos) are the same in both.
  *
+ * BITOP (bitmap_bitop) writes a new bitmap from others, as Kvrocks.
+ *
  * Kvrocks's bit commands also work on String keys (MSB-first); these
  * verbs accept only bitmap keys (a string is -KV_EWRONGTYPE) -- strings
  * belong to t_string.
@@ -77,6 +79,38 @@ int bitmap_write(struct keyspace *ks, const struct ks_key *k, uint64_t off, cons
 int bitmap_truncate(struct keyspace *ks, const struct ks_key *k, uint64_t size, unsigned flags);
 /* STRLEN: the size in bytes; a missing key has 0. */
 int bitmap_strlen(struct keyspace *ks, const struct ks_key *k, uint64_t *len);
+
+/* BITOP's operations. */
+enum bitmap_op { BITMAP_OP_AND, BITMAP_OP_OR, BITMAP_OP_XOR, BITMAP_OP_NOT };
+/* The most distinct keys BITOP takes (the destination counted): the
+ * locks of one transaction. */
+#define BITMAP_BITOP_MAX_KEYS KS_LOCKV_MAX
+
+/*
+ * BITOP op dest srcs[0..n) as Kvrocks's Bitmap::BitOp, in one batch under
+ * the locks of dest and every source (ks_lockv's order: no deadlock with
+ * another BITOP, whatever it lists; dest may be a source, a source may be
+ * listed twice). *len = the length in bytes of dest's value after it,
+ * the longest source's (BITOP's answer).
+ *   - Sources are bitmaps; a missing, expired or remembered empty one
+ *     reads as zeros of length 0. A source of another type, a string
+ *     too, is -KV_EWRONGTYPE (Kvrocks: "WRONGTYPE"), nothing written.
+ *   - dest, whatever its type, becomes a new bitmap (v1 metadata, a new
+ *     version, no expiry, size = *len), as Kvrocks writes it: for AND,
+ *     OR, XOR one fragment wherever the sources have one (AND: where
+ *     every source has one; none at all when a source is missing), as
+ *     long as their longest there, written even when all its bytes are
+ *     zero; for NOT every fragment up to the length, 1024 bytes each but
+ *     the last (length % 1024). Sources' fragments are read one at a
+ *     time: a sparse bitmap is never held whole.
+ *   - Every source missing or empty: dest is deleted (with a remembered
+ *     empty collection of that name), *len = 0.
+ * -EINVAL: n == 0, NOT with n != 1, more than BITMAP_BITOP_MAX_KEYS
+ * distinct keys is -E2BIG; -EUCLEAN for a source fragment whose sub-key
+ * is no decimal multiple of 1024 (logged), -ENOMEM, -EROFS, -EIO.
+ */
+int bitmap_bitop(struct keyspace *ks, enum bitmap_op op, const struct ks_key *dest,
+		 const struct ks_key *srcs, size_t n, uint64_t *len);
 
 /*
  * Replace the whole value by n bytes given in Redis order (what a file's

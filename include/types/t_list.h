@@ -44,6 +44,14 @@ struct list_value {
  * n == 0. */
 int list_push(struct keyspace *ks, const struct ks_key *k, enum list_where where,
 	      const struct list_value *vals, size_t n, uint64_t *newlen);
+/* list_push for a key named by a user who asked for a list without
+ * knowing what is there (`echo x >> 'KEY:rpush'`): a remembered empty
+ * collection of another type (an empty hash, set, ...) is -KV_EWRONGTYPE,
+ * as a live key of another type is, and stays as it was; list_push makes
+ * it the list (a directory whose type is list already). A missing key or
+ * a remembered empty list is made a list in the push's batch. */
+int list_push_typed(struct keyspace *ks, const struct ks_key *k, enum list_where where,
+		    const struct list_value *vals, size_t n, uint64_t *newlen);
 /* LPOP / RPOP of one element into out (may be NULL). flags:
  * LIST_KEEP_EMPTY. -ENOENT if the key is missing. */
 int list_pop(struct keyspace *ks, const struct ks_key *k, enum list_where where, unsigned flags,

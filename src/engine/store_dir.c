@@ -441,3 +441,82 @@ out:
 	free(rpath);
 	return rc;
 }
+
+/* May dest be made: absolute, neither it nor its staging directory
+ * dest.tmp there, its parent a directory this process may write? 0 or a
+ * negative errno, said in one line. */
+static int checkpoint_check_dest(const char *dest)
+{
+	struct stat st;
+	char *tmp = NULL, *parent = NULL;
+	int rc = 0;
+	if (dest[0] != '/') {
+		LOG_ERR("snapshot %s: the destination must be an absolute path", dest);
+		return -EINVAL;
+	}
+	if (lstat(dest, &st) == 0) {
+		LOG_ERR("snapshot %s: it exists (a snapshot goes into a new directory)", dest);
+		return -EEXIST;
+	}
+	if (asprintf(&tmp, "%s.tmp", dest) < 0 || !(parent = strdup(dest))) {
+		free(tmp);
+		return -ENOMEM;
+	}
+	/* RocksDB would delete what a dest.tmp holds before staging there. */
+	if (lstat(tmp, &st) == 0) {
+		LOG_ERR("snapshot %s: %s exists (RocksDB stages a snapshot there and would empty "
+			"it): remove it first",
+			dest, tmp);
+		rc = -EEXIST;
+		goto out;
+	}
+	size_t n = strlen(parent);
+	while (n > 1 && parent[n - 1] == '/')
+		parent[--n] = '\0';
+	char *slash = strrchr(parent, '/');
+	if (slash == parent)
+		slash[1] = '\0';
+	else if (slash)
+		*slash = '\0';
+	if (stat(parent, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		rc = stat(parent, &st) != 0 ? -errno : -ENOTDIR;
+		LOG_ERR("snapshot %s: its parent directory %s: %s", dest, parent, strerror(-rc));
+		goto out;
+	}
+	if (access(parent, W_OK | X_OK) != 0 && errno == EACCES) {
+		LOG_ERR("snapshot %s: permission denied (kvfs, uid %u, cannot write in %s)", dest,
+			(unsigned)geteuid(), parent);
+		rc = -EACCES;
+	}
+out:
+	free(tmp);
+	free(parent);
+	return rc;
+}
+
+int store_checkpoint(struct store *s, const char *dest)
+{
+	char *err = NULL;
+	int rc = checkpoint_check_dest(dest);
+	if (rc)
+		return rc;
+	uint64_t t0 = store_mono_ms();
+	rocksdb_checkpoint_t *cp = rocksdb_checkpoint_object_create(s->db, &err);
+	if (!err) {
+		/* 0: flush first, always. A read-only database cannot flush:
+		 * UINT64_MAX makes RocksDB copy the WAL without asking. */
+		rocksdb_checkpoint_create(cp, dest, s->read_only ? UINT64_MAX : 0, &err);
+		rocksdb_checkpoint_object_destroy(cp);
+	}
+	if (err) {
+		if (strstr(err, "Permission denied")) {
+			LOG_ERR("snapshot %s: permission denied (rocksdb: %s)", dest, err);
+			rocksdb_free(err);
+			return -EACCES;
+		}
+		return store_err("snapshot", err);
+	}
+	LOG_INFO("%s: snapshot in %s made in %llu ms", s->path, dest,
+		 (unsigned long long)(store_mono_ms() - t0));
+	return 0;
+}

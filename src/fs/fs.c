@@ -85,6 +85,7 @@ struct fs_reply {
 	double entry_timeout, attr_timeout;
 	enum fs_local local; /* a new local entry: the node holds it */
 	enum kv_type ktype;  /* the node's type, for a create */
+	bool input;	     /* a create of a name that is an input (KEY:rpush) */
 	uint64_t since;	     /* fs_seq() before the attributes were read */
 	/* A create of a local entry: the mode and owner its node keeps until
 	 * it is stored (KS_ATTR_CREATE; NULL or no flag: none). */
@@ -117,6 +118,10 @@ static void reply_entry(fuse_req_t req, struct fs *fs, struct fs_node *parent, c
 	if (r->ktype != KV_TYPE_NONE) {
 		pthread_mutex_lock(&node->lock);
 		node->ktype = r->ktype;
+		/* Its writes are fed, never stored as a file's (open sets it
+		 * too; a create's handle is made without an open). */
+		if (r->input)
+			node->input = true;
 		pthread_mutex_unlock(&node->lock);
 	}
 	double attr_timeout = r->attr_timeout;
@@ -493,6 +498,7 @@ static int create_name(struct fs *fs, const struct fs_file_shape *fsh, const str
 	}
 	m->r.attr_timeout = m->r.entry_timeout = 0;
 	m->r.ktype = fsh->type;
+	m->r.input = fsh->feed != NULL;
 	return rc ? rc : buf_set(&m->name, p->key.data, p->key.len);
 }
 
@@ -894,7 +900,8 @@ static bool unlink_local_key(struct fs *fs, struct fs_node *parent, const char *
 	return local && forget_local(fs, local);
 }
 
-/* rm of name k that no key has: a file of a shape's all the same? */
+/* rm of name k that no key has: a file of a shape's all the same (a JSON
+ * path name: JSON.DEL; an input: EACCES)? */
 static int unlink_name(struct fs *fs, const struct ks_key *k)
 {
 	const struct fs_file_shape *fsh = fs_file_shape_named(k->key, k->klen, false);

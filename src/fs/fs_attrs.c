@@ -48,6 +48,13 @@ int fs_attrs_store(struct fs *fs, struct fs_node *node, const struct stat *attr,
 	if (rc)
 		goto out;
 	fs_path_key(fs, &p, &k);
+	if (node->kind == FS_KEY && fs_key_is_input(fs, &k)) {
+		LOG_ERR("'%s' is an input (a push to a list): it has no mode, owner or times of "
+			"its own",
+			p.key.data);
+		rc = -EACCES;
+		goto out;
+	}
 	if (ns_dir) /* a namespace directory's own records */
 		ks_attr_ns_key(&k, k.ns, k.nslen);
 	if (node->kind == FS_ENTRY) {

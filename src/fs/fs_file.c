@@ -121,7 +121,14 @@ static int input_feed_locked(struct fs *fs, struct fs_node *node, size_t n)
 	struct ks_attr_change ch = {.flags = KS_ATTR_TOUCH};
 	if (!rc && sh && sh->make_empty)
 		ch.flags |= KS_ATTR_RENUMBER; /* see below */
-	if (!rc && sh && sh->feed) {
+	const struct fs_file_shape *fsh =
+	    !rc && node->kind == FS_KEY ? fs_file_shape_named(c.k.key, c.k.klen, false) : NULL;
+	if (fsh && fsh->feed) {
+		/* An input of the namespace (KEY:rpush): it logs its refusals. */
+		c.k.attr = &ch;
+		rc = fsh->feed(fs, node->parent, &c.k, node->data.data, n);
+		c.k.attr = NULL;
+	} else if (!rc && sh && sh->feed) {
 		/* The key changed; an input has no times of its own. The state
 		 * files of a sketch or a series change with it: times set on
 		 * them (touch, rsync restoring them) are dropped, so they show
@@ -132,10 +139,11 @@ static int input_feed_locked(struct fs *fs, struct fs_node *node, size_t n)
 	} else if (!rc) {
 		rc = -EACCES;
 	}
-	if (rc) {
+	if (rc && !(fsh && fsh->feed)) {
 		LOG_ERR("lines written to '%s/%s' refused: %s", p.key.data, p.entry.data,
 			strerror(-rc == KV_EWRONGTYPE ? EIO : -rc));
-	} else {
+	}
+	if (!rc) {
 		memmove(node->data.data, node->data.data + n, node->data.len - n);
 		buf_resize(&node->data, node->data.len - n);
 	}
@@ -447,10 +455,11 @@ int fs_file_check(struct fs *fs, struct fs_node *node, bool write, bool *view)
 		named = rc == -ENOENT && !p.unhashed ? fs_file_shape_named(c.k.key, c.k.klen, false)
 						     : NULL;
 		if (named) {
-			/* A file that is no key (a JSON path name). */
+			/* A file that is no key (a JSON path name, a push). */
 			rc = named->open(fs, &c.k, write, view);
 			info.type = named->type;
 			action = named->act != NULL;
+			input = named->feed != NULL;
 		}
 		if (!rc && !fs_type_is_file(info.type)) {
 			rc = -EISDIR;
@@ -998,9 +1007,13 @@ static int buffer_write_locked(struct fs *fs, struct fs_node *node, const char *
  */
 static int input_write_locked(struct fs *fs, struct fs_node *node, const char *data, size_t size)
 {
-	const struct fs_shape *sh = fs_shape_of(node->ktype);
+	const struct fs_shape *sh = node->kind == FS_ENTRY ? fs_shape_of(node->ktype) : NULL;
+	const struct fs_file_shape *fsh =
+	    node->kind == FS_KEY ? fs_file_shape_named(node->name, node->namelen, false) : NULL;
 	/* A line ends in the input's own byte (NUL for binary-safe ones). */
-	char sep = sh && sh->input_sep ? sh->input_sep(node->name, node->namelen) : '\n';
+	char sep = sh && sh->input_sep	   ? sh->input_sep(node->name, node->namelen)
+		   : fsh && fsh->input_sep ? fsh->input_sep(node->name, node->namelen)
+					   : '\n';
 	size_t before = node->data.len;
 	int rc = buf_add(&node->data, data, size);
 	if (rc)

@@ -745,29 +745,43 @@ static bool is_position(void *arg, const char *name, size_t n)
 	return parse_u64(name, n, &pos) == 0;
 }
 
-/* DEST changed: the table's nodes of its positions are resolved anew;
- * a DEST the table has no node of may be a miss the kernel remembers
- * (made by this move): it forgets it. No lock held. */
+/*
+ * List `name` of namespace node ns was changed by a verb that did not go
+ * through its directory (a move's DEST, a namespace's push): the table's
+ * nodes of its positions are resolved anew and the kernel forgets the
+ * list's attributes; a list the table has no node of may be a miss the
+ * kernel remembers (made by this verb): it forgets the miss. The name of
+ * a known list is not invalidated: a shell whose working directory it is
+ * would find that directory "deleted". skip: a node left alone (the
+ * verb's own list, which its caller renumbers). Locks: none of the list's;
+ * a push holds its input's node (fs_list_push_file_shape).
+ */
+static void list_key_changed(struct fs *fs, struct fs_node *ns, const char *name, size_t n,
+			     const struct fs_node *skip)
+{
+	struct fs_inval iv;
+	struct fs_node *d = fs_itable_find(fs->it, ns, name, n);
+	fs_inval_init(&iv);
+	if (d && d != skip) {
+		pthread_mutex_lock(&d->lock);
+		fs_itable_unhash_kids(fs->it, d, is_position, NULL, NULL);
+		pthread_mutex_unlock(&d->lock);
+		fs_inval_add(&iv, 0, d->ino, "", 0);
+	} else if (!d) {
+		fs_inval_add(&iv, ns->ino, 0, name, n);
+	}
+	fs_inval_send(fs, &iv); /* out of memory: the timeouts bound the damage */
+	if (d)
+		fs_itable_unref(fs->it, d);
+}
+
+/* A move's DEST changed. No lock held. */
 static void move_dest_changed(struct fs_ctx *c, const struct pop *p)
 {
 	struct fs_node *ns = fs_itable_parent(c->fs->it, c->dir);
 	if (!ns)
 		return;
-	struct fs_node *d = fs_itable_find(c->fs->it, ns, p->dest, p->dn);
-	if (d && d != c->dir) {
-		pthread_mutex_lock(&d->lock);
-		fs_itable_unhash_kids(c->fs->it, d, is_position, NULL, NULL);
-		pthread_mutex_unlock(&d->lock);
-	} else if (!d) {
-		struct fs_inval iv;
-		fs_inval_init(&iv);
-		if (fs_inval_add(&iv, ns->ino, 0, p->dest, p->dn) == 0)
-			fs_inval_send(c->fs, &iv);
-		else
-			fs_inval_release(&iv);
-	}
-	if (d)
-		fs_itable_unref(c->fs->it, d);
+	list_key_changed(c->fs, ns, p->dest, p->dn, c->dir);
 	fs_itable_unref(c->fs->it, ns);
 }
 
@@ -806,25 +820,36 @@ struct push {
 	char sep;
 };
 
-static bool parse_push(const char *name, size_t n, struct push *p)
+/* A push's word (w: wn bytes), after the '.' of a list's input
+ * (`L/.rpush`) or the ':' of a namespace's (`KEY:rpush`): true with p
+ * filled. */
+static bool push_word(const char *w, size_t wn, struct push *p)
 {
 	static const struct {
-		const char *name;
+		const char *word;
 		enum list_where where;
 		char sep;
-	} pushes[] = {{".rpush", LIST_TAIL, '\n'},
-		      {".lpush", LIST_HEAD, '\n'},
-		      {".rpush0", LIST_TAIL, '\0'},
-		      {".lpush0", LIST_HEAD, '\0'}};
-	size_t pn, wn;
+	} pushes[] = {{"rpush", LIST_TAIL, '\n'},
+		      {"lpush", LIST_HEAD, '\n'},
+		      {"rpush0", LIST_TAIL, '\0'},
+		      {"lpush0", LIST_HEAD, '\0'}};
 	memset(p, 0, sizeof(*p));
 	for (size_t i = 0; i < sizeof(pushes) / sizeof(pushes[0]); i++) {
-		if (n == strlen(pushes[i].name) && memcmp(name, pushes[i].name, n) == 0) {
+		if (wn == strlen(pushes[i].word) && memcmp(w, pushes[i].word, wn) == 0) {
 			p->where = pushes[i].where;
 			p->sep = pushes[i].sep;
 			return true;
 		}
 	}
+	return false;
+}
+
+static bool parse_push(const char *name, size_t n, struct push *p)
+{
+	size_t pn, wn;
+	memset(p, 0, sizeof(*p));
+	if (n > 1 && name[0] == '.' && push_word(name + 1, n - 1, p))
+		return true;
 	if (has_prefix(name, n, ".linsert:"))
 		p->sep = '\n', pn = strlen(".linsert:");
 	else if (has_prefix(name, n, ".linsert0:"))
@@ -841,6 +866,31 @@ static bool parse_push(const char *name, size_t n, struct push *p)
 	p->pivot = name + pn + wn;
 	p->pn = n - pn - wn;
 	return true;
+}
+
+/* The elements of one feed: d holds elements each ended by sep, the last
+ * one possibly not (at a close). *vals is malloc'd (free it; NULL when
+ * *nv is 0). 0 or -ENOMEM. */
+static int push_values(const char *d, size_t dn, char sep, struct list_value **vals, size_t *nv)
+{
+	size_t n = 0, i, from;
+	for (i = 0; i < dn; i++)
+		n += d[i] == sep;
+	n += dn > 0 && d[dn - 1] != sep; /* the last one, at a close */
+	*vals = NULL;
+	*nv = 0;
+	if (n == 0)
+		return 0;
+	*vals = malloc(n * sizeof(**vals));
+	if (!*vals)
+		return -ENOMEM;
+	for (i = 0, from = 0; i <= dn; i++) {
+		if (i < dn ? d[i] != sep : i == from)
+			continue;
+		(*vals)[(*nv)++] = (struct list_value){d + from, i - from};
+		from = i + 1;
+	}
+	return 0;
 }
 
 static bool list_is_input(const char *name, size_t n)
@@ -861,27 +911,15 @@ static char list_input_sep(const char *name, size_t n)
 static int list_feed(struct fs_ctx *c, const char *name, size_t n, const char *d, size_t dn)
 {
 	struct push p;
-	size_t nv = 0, i, from;
+	struct list_value *vals;
+	size_t nv;
 	if (!parse_push(name, n, &p))
 		return -EACCES;
-	for (i = 0; i < dn; i++)
-		nv += d[i] == p.sep;
-	nv += dn > 0 && d[dn - 1] != p.sep; /* the last one, at a close */
-	if (nv == 0)
-		return 0;
-	struct list_value *vals = malloc(nv * sizeof(*vals));
-	if (!vals)
-		return -ENOMEM;
-	nv = 0;
-	for (i = 0, from = 0; i <= dn; i++) {
-		if (i < dn ? d[i] != p.sep : i == from)
-			continue;
-		vals[nv++] = (struct list_value){d + from, i - from};
-		from = i + 1;
-	}
-	int rc = p.insert
-		     ? list_insert_vals(c->fs->ks, &c->k, p.before, p.pivot, p.pn, vals, nv, NULL)
-		     : list_push(c->fs->ks, &c->k, p.where, vals, nv, NULL);
+	int rc = push_values(d, dn, p.sep, &vals, &nv);
+	if (rc || nv == 0)
+		return rc;
+	rc = p.insert ? list_insert_vals(c->fs->ks, &c->k, p.before, p.pivot, p.pn, vals, nv, NULL)
+		      : list_push(c->fs->ks, &c->k, p.where, vals, nv, NULL);
 	if (rc == -ESRCH || (p.insert && rc == -ENOENT)) {
 		LOG_ERR("'%.*s/%.*s': no element equals the pivot (LINSERT answers -1): nothing of "
 			"this write is inserted",
@@ -921,4 +959,119 @@ const struct fs_shape fs_list_shape = {
     .input_sep = list_input_sep,
     .dir_closed = list_dir_closed,
     .help = list_help,
+};
+
+/*
+ * The pushes of a namespace: `KEY:rpush`, `KEY:lpush`, `KEY:rpush0`,
+ * `KEY:lpush0` (a name no key has) are inputs like a list's `.rpush` ...
+ * (the same words, lines and batches), on list KEY, which the push makes
+ * when it is missing, in its batch (RPUSH). A key of another type, a
+ * remembered empty one too, takes nothing (EMEDIUMTYPE). Never listed,
+ * reached by exact name: a writer needs no mkdir first.
+ */
+
+/* true, with p and *base (KEY's length, at least 1), if name is KEY:WORD. */
+static bool parse_key_push(const char *name, size_t n, struct push *p, size_t *base)
+{
+	const char *colon = memrchr(name, ':', n);
+	if (!colon || colon == name)
+		return false;
+	*base = (size_t)(colon - name);
+	return push_word(colon + 1, n - *base - 1, p);
+}
+
+static bool key_push_is_name(const char *name, size_t n)
+{
+	struct push p;
+	size_t base;
+	return parse_key_push(name, n, &p, &base);
+}
+
+static char key_push_sep(const char *name, size_t n)
+{
+	struct push p;
+	size_t base;
+	return parse_key_push(name, n, &p, &base) ? p.sep : '\n';
+}
+
+/* An input: an empty write-only file, looked up anew each time (a key of
+ * its name may come). */
+static int key_push_stat(struct fs *fs, const struct ks_key *k, const struct ks_info *info,
+			 struct stat *st, double *timeout)
+{
+	(void)k;
+	(void)info;
+	fs_stat_fill(fs, S_IFREG | 0200, 0, 0, 0, st, timeout);
+	st->st_blksize = FS_INPUT_BLKSIZE;
+	*timeout = 0;
+	return 0;
+}
+
+static int key_push_open(struct fs *fs, const struct ks_key *k, bool write, bool *view)
+{
+	(void)fs;
+	(void)k;
+	(void)write;
+	*view = false;
+	return 0;
+}
+
+static int key_push_load(struct fs *fs, const struct ks_key *k, struct buf *out)
+{
+	(void)fs;
+	(void)k;
+	buf_reset(out); /* an input holds nothing */
+	return 0;
+}
+
+static int key_push_unlink(struct fs *fs, const struct ks_key *k)
+{
+	(void)fs;
+	LOG_ERR("rm '%.*s': an input (a push to a list) cannot be removed", (int)k->klen, k->key);
+	return -EACCES;
+}
+
+static int key_push_feed(struct fs *fs, struct fs_node *ns, const struct ks_key *k, const char *d,
+			 size_t dn)
+{
+	struct push p;
+	struct list_value *vals;
+	struct ks_info info;
+	size_t nv, base;
+	if (!parse_key_push(k->key, k->klen, &p, &base))
+		return -EACCES;
+	struct ks_key b = *k; /* the list: the name's KEY, with k's change */
+	b.klen = base;
+	int rc = push_values(d, dn, p.sep, &vals, &nv);
+	if (rc || nv == 0)
+		return rc;
+	rc = list_push_typed(fs->ks, &b, p.where, vals, nv, NULL);
+	free(vals);
+	if (rc == -KV_EWRONGTYPE) {
+		bool known = ks_lookup(fs->ks, &b, &info) == 0;
+		LOG_ERR("'%.*s': '%.*s' is a %s%s, not a list: nothing of this write is pushed",
+			(int)k->klen, k->key, (int)b.klen, b.key,
+			known && info.empty ? "remembered empty " : "",
+			known ? enc_type_name(info.type) : "key of another type");
+	} else if (rc == -EFBIG) {
+		LOG_ERR("'%.*s': an element over 512 MiB: nothing of this write is pushed",
+			(int)k->klen, k->key);
+	} else if (rc) {
+		LOG_ERR("'%.*s': nothing of this write is pushed: %s", (int)k->klen, k->key,
+			strerror(-rc));
+	} else {
+		list_key_changed(fs, ns, b.key, b.klen, NULL);
+	}
+	return rc;
+}
+
+const struct fs_file_shape fs_list_push_file_shape = {
+    .type = KV_TYPE_STRING, /* a file: what fs_file_check asks of a name */
+    .is_name = key_push_is_name,
+    .stat = key_push_stat,
+    .open = key_push_open,
+    .load = key_push_load,
+    .unlink = key_push_unlink,
+    .feed = key_push_feed,
+    .input_sep = key_push_sep,
 };

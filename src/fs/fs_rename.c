@@ -19,6 +19,19 @@ static bool is_name_file(struct fs *fs, const struct ks_key *k)
 	return fsh && fsh->open(fs, k, false, &view) == 0;
 }
 
+/* Is path p of directory `parent` an input of its namespace (KEY:rpush)
+ * that no key has? Asked before the names are locked: a push holds its
+ * input's node while it locks its list's (fs_list.c), and a rename locks
+ * both of its names' nodes. */
+static bool is_input_name(struct fs *fs, struct fs_node *parent, const struct fs_path *p)
+{
+	struct ks_key k;
+	if (fs_child_kind(fs, parent) != FS_KEY)
+		return false;
+	fs_path_key(fs, p, &k);
+	return fs_key_is_input(fs, &k);
+}
+
 /*
  * The string key a, about to replace key b of file type `to`, takes that
  * type first (its open buffer committed, its node told). Two batches (the
@@ -317,6 +330,12 @@ void fs_op_rename(fuse_req_t req, fuse_ino_t parent_ino, const char *name, fuse_
 		rc = fs_child_begin(fs, newparent_ino, newname, &newparent, &newstored, &to);
 	if (rc)
 		goto out;
+	if (is_input_name(fs, parent, &from) || is_input_name(fs, newparent, &to)) {
+		LOG_ERR("rename '%s' -> '%s': an input (a push to a list) cannot be renamed", name,
+			newname);
+		rc = -EACCES;
+		goto out;
+	}
 	/* No commit of either file between here and the end (fs_inode.h). */
 	fs_itable_lock_names(fs->it, parent, stored.data, stored.len, newparent, newstored.data,
 			     newstored.len, &held);

@@ -35,8 +35,29 @@ static const struct {
 };
 
 /* File shapes that answer names of a namespace besides keys. */
-static const struct fs_file_shape *const named[] = {&fs_ts_view_file_shape, &fs_json_file_shape,
-						    &fs_counter_file_shape, &fs_bitops_file_shape};
+static const struct fs_file_shape *const named[] = {
+    &fs_ts_view_file_shape, &fs_json_file_shape,      &fs_counter_file_shape,
+    &fs_bitops_file_shape,  &fs_list_push_file_shape,
+};
+
+/* What user.kvfs.help prints on a namespace: its keys and the names of
+ * the shapes above that no type's help has (fs_xattr.c adds the rows
+ * "KEY:..." of the file types' helps: counters, bit views, JSON paths). */
+const struct fs_help fs_ns_help[] = {
+    {"KEY", "a key: a file (string, bitmap, json) or a directory (every other type)",
+     "echo v > s; mkdir h"},
+    {"KEY:rpush", "input: each line pushed at the tail of list KEY, made if missing (RPUSH)",
+     "echo job >> 'q:rpush'"},
+    {"KEY:lpush", "input: lines pushed at the head, the last line first (LPUSH)",
+     "echo job >> 'q:lpush'"},
+    {"KEY:rpush0", "input: NUL-terminated elements (KEY:lpush0: at the head)",
+     "find . -print0 >> 'q:rpush0'"},
+    {".mget?FILTERS", "view: TS.MGET of the time series the label filters select",
+     "cat '.mget?sensor=temp'"},
+    {".mrange:FROM..TO[:OPT]...?FILTERS", "view: TS.MRANGE (.mrevrange:...: TS.MREVRANGE)",
+     "cat '.mrange:-..+?sensor=temp'"},
+    {NULL, NULL, NULL},
+};
 
 const struct fs_file_shape *const fs_new_file_shape = &fs_string_file_shape;
 const struct fs_shape *const fs_new_dir_shape = &fs_hash_shape;
@@ -70,6 +91,13 @@ const struct fs_file_shape *fs_file_shape_named(const char *name, size_t n, bool
 		if (named[i]->shadows == shadows && named[i]->is_name(name, n))
 			return named[i];
 	return NULL;
+}
+
+bool fs_key_is_input(struct fs *fs, const struct ks_key *k)
+{
+	struct ks_info info;
+	const struct fs_file_shape *fsh = fs_file_shape_named(k->key, k->klen, false);
+	return fsh && fsh->feed && ks_lookup(fs->ks, k, &info) == -ENOENT;
 }
 
 const struct fs_file_shape *fs_file_shape_for(const char *name, size_t n, enum kv_type t)

@@ -109,6 +109,8 @@ static const struct fs_help bitmap_help[] = {
      "cat 'b:bitcount'"},
     {"KEY:bitpos:BIT[:START[:END]]", "BITPOS: the first bit holding BIT (0 or 1), or -1",
      "cat 'b:bitpos:1'"},
+    {"DEST:bitop:OP:K1,K2,...", "BITOP OP (and, or, xor, not) of bitmaps into DEST; its length",
+     "cat 'd:bitop:or:b,c'"},
     {NULL, NULL, NULL},
 };
 

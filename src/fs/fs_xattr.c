@@ -25,8 +25,10 @@
 #include "fs/fs_int.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <sys/xattr.h>
+#include <unistd.h>
 
 #include "fs/fs_xval.h"
 #include "keyspace/ks_attr.h"
@@ -116,24 +118,50 @@ static int key_stored(struct fs *fs, struct fs_node *node)
 	return fs_file_store_pending(fs, node);
 }
 
+static int help_row(struct buf *out, const struct fs_help *h)
+{
+	return buf_printf(out, "%-26s %s; e.g. %s\n", h->name, h->what, h->example);
+}
+
 /* user.kvfs.help of a key: its type's help, one line per name, input or
- * view (struct fs_help of its shape). */
+ * view (struct fs_help of its shape); of a namespace, its names. */
 static int help_text(struct fs *fs, struct fs_node *node, struct buf *out)
 {
 	struct fs_path p;
 	struct ks_info info;
+	const struct fs_help *h = NULL;
+	bool ns = fs_child_kind(fs, node) == FS_KEY;
+	int rc;
 	fs_path_init(&p);
-	int rc = node_key_info(fs, node, &p, &info);
-	const struct fs_shape *sh = rc ? NULL : fs_shape_of(info.type);
-	const struct fs_file_shape *fsh = rc ? NULL : fs_file_shape_of(info.type);
-	const struct fs_help *h = sh ? sh->help : fsh ? fsh->help : NULL;
-	if (!rc)
-		rc = buf_printf(out,
-				"%s '%s': what it holds, its inputs and views (CAPITALS: any such "
-				"name; see kvfs-mapping(7))\n",
-				enc_type_name(info.type), p.key.data);
+	if (ns) {
+		/* A namespace (or the root of -o ns=): the names of its own. */
+		rc = fs_itable_path(fs->it, node, &p);
+		h = fs_ns_help;
+		if (!rc)
+			rc = buf_printf(out,
+					"namespace '%s': its keys and the names beside them "
+					"(CAPITALS: any such name; see kvfs-mapping(7))\n",
+					fs->ns ? fs->ns : p.ns.data);
+	} else {
+		rc = node_key_info(fs, node, &p, &info);
+		const struct fs_shape *sh = rc ? NULL : fs_shape_of(info.type);
+		const struct fs_file_shape *fsh = rc ? NULL : fs_file_shape_of(info.type);
+		h = sh ? sh->help : fsh ? fsh->help : NULL;
+		if (!rc)
+			rc = buf_printf(out,
+					"%s '%s': what it holds, its inputs and views (CAPITALS: "
+					"any such name; see kvfs-mapping(7))\n",
+					enc_type_name(info.type), p.key.data);
+	}
 	for (; !rc && h && h->name; h++)
-		rc = buf_printf(out, "%-26s %s; e.g. %s\n", h->name, h->what, h->example);
+		rc = help_row(out, h);
+	for (int t = 0; !rc && ns && t <= KV_TYPE_MAX; t++) {
+		/* The names of a namespace a file type answers (KEY:incr). */
+		const struct fs_file_shape *fsh = fs_file_shape_of(t);
+		for (h = fsh ? fsh->help : NULL; !rc && h && h->name; h++)
+			if (has_prefix(h->name, strlen(h->name), "KEY:"))
+				rc = help_row(out, h);
+	}
 	fs_path_release(&p);
 	return rc;
 }
@@ -148,7 +176,8 @@ void fs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t siz
 		return;
 	}
 	bool is_type = strcmp(name, FS_XATTR_TYPE) == 0, is_ttl = strcmp(name, FS_XATTR_TTL) == 0;
-	if (node && node->kind == FS_KEY && strcmp(name, FS_XATTR_HELP) == 0) {
+	if (node && (node->kind == FS_KEY || fs_child_kind(fs, node) == FS_KEY) &&
+	    strcmp(name, FS_XATTR_HELP) == 0) {
 		struct buf text = BUF_INIT;
 		int rc = help_text(fs, node, &text);
 		reply_xattr(req, rc, text.data, text.len, size);
@@ -445,6 +474,34 @@ static void forget_name(struct fs *fs, struct fs_node *node, struct fs_inval *iv
 	fs_itable_unref(fs->it, parent);
 }
 
+/*
+ * user.kvfs.snapshot on the root: `kvfs snapshot` of a database this
+ * daemon holds (RocksDB's lock keeps every other opener out) asks here,
+ * and the daemon makes the checkpoint into the absolute path the value
+ * names. Only the mount's owner (the daemon's user) and root may: with
+ * allow_other, other users reach the root too, and a snapshot copies
+ * every key whatever its mode.
+ */
+static int take_snapshot(fuse_req_t req, struct fs *fs, const char *value, size_t size)
+{
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+	char dest[PATH_MAX];
+	if (ctx->uid != 0 && ctx->uid != geteuid()) {
+		LOG_ERR("%s: uid %u may not take a snapshot: only the mount's owner (uid %u) or "
+			"root may",
+			FS_XATTR_SNAPSHOT, (unsigned)ctx->uid, (unsigned)geteuid());
+		return -EPERM;
+	}
+	if (size == 0 || size >= sizeof(dest) || memchr(value, '\0', size) || value[0] != '/') {
+		LOG_ERR("%s: the value must be the absolute path of a new directory",
+			FS_XATTR_SNAPSHOT);
+		return -EINVAL;
+	}
+	memcpy(dest, value, size);
+	dest[size] = '\0';
+	return ks_checkpoint(fs->ks, dest);
+}
+
 void fs_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *value,
 		    size_t size, int flags)
 {
@@ -462,6 +519,8 @@ void fs_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char
 		rc = -EROFS;
 	else if ((rc = key_stored(fs, node)) != 0)
 		;
+	else if (ino == FUSE_ROOT_ID && strcmp(name, FS_XATTR_SNAPSHOT) == 0)
+		rc = take_snapshot(req, fs, value, size);
 	else if (node->kind == FS_KEY && strcmp(name, FS_XATTR_TYPE) == 0)
 		rc = set_type(fs, node, value, size, flags, &iv);
 	else if (node->kind == FS_KEY && strcmp(name, FS_XATTR_TTL) == 0)

@@ -203,10 +203,20 @@ int ks_txn_renew(struct ks_txn *t, const struct ks_key *k, enum kv_type type, st
 	ks_meta_new(t->ks, &x->m, type);
 	x->fresh = !x->found;
 	x->read = x->dirty = true;
-	x->gone = x->cut = x->tail_set = x->drop = false;
+	x->gone = x->cut = x->tail_set = x->drop = x->noexp = false;
 	x->flags = 0;
 	*m = &x->m;
 	return 0;
+}
+
+void ks_txn_renew_no_expiry(struct ks_txn *t, const struct ks_key *k)
+{
+	size_t at;
+	struct ks_txn_key *x = txn_find(t, k, &at);
+	if (x)
+		x->noexp = true;
+	else
+		ks_txn_fail(t, -EINVAL);
 }
 
 bool ks_txn_is_new(const struct ks_txn *t, const struct ks_key *k)
@@ -415,7 +425,8 @@ static int commit_meta(struct ks_txn *t, struct ks_txn_key *x, struct ks_track *
 		/* A new key replaces its empty-collection record and takes
 		 * over the expiry that record was keeping for it. */
 		rc = ks_track_empty_del(t->ks, t->b, w, x->k);
-		if (!rc && w->pending_expire && !x->m.expire_ms && !enc_type_is_inline(x->m.type))
+		if (!rc && w->pending_expire && !x->m.expire_ms && !x->noexp &&
+		    !enc_type_is_inline(x->m.type))
 			x->m.expire_ms = w->pending_expire;
 		w->pending_expire = 0;
 	}

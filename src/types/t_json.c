@@ -288,10 +288,10 @@ static int member_cmp(const void *a, const void *b)
 }
 
 /*
- * A member name given twice keeps its last value, as RedisJSON's parser
- * does (cJSON keeps both, and a path would find the first). Sorting a
- * list of the members keeps this O(n log n) for large objects. 0 or
- * -ENOMEM.
+ * A member name given twice keeps its first value, as Kvrocks's parser
+ * (jsoncons, sorting the members by name and then position) does; cJSON
+ * keeps both. Sorting a list of the members keeps this O(n log n) for
+ * large objects. 0 or -ENOMEM.
  */
 static int dedup_members(cJSON *c)
 {
@@ -313,9 +313,52 @@ static int dedup_members(cJSON *c)
 		for (cJSON *m = c->child; m; m = m->next, n++)
 			v[n] = (struct member){m, n};
 		qsort(v, n, sizeof(*v), member_cmp);
-		for (size_t i = 0; i + 1 < n; i++)
-			if (strcmp(v[i].c->string, v[i + 1].c->string) == 0)
+		for (size_t i = 1, keep = 0; i < n; i++) {
+			if (strcmp(v[i].c->string, v[keep].c->string) == 0)
 				cJSON_Delete(cJSON_DetachItemViaPointer(c, v[i].c));
+			else
+				keep = i;
+		}
+		free(v);
+	}
+	return 0;
+}
+
+/*
+ * Put every object's members in name order, as Kvrocks stores a document
+ * (jsoncons's default `json` keeps members sorted): `{"b":1,"a":2}` is
+ * stored as `{"a":2,"b":1}`. Names are unique (dedup_members, edits add
+ * only missing names); equal ones would keep their order. Recursion is
+ * bounded by the nesting limit doc_payload checks first. 0 or -ENOMEM.
+ */
+static int sort_members(cJSON *c)
+{
+	for (; c; c = c->next) {
+		if (c->child) {
+			int rc = sort_members(c->child);
+			if (rc)
+				return rc;
+		}
+		if (!cJSON_IsObject(c) || !c->child || !c->child->next)
+			continue;
+		size_t n = 0;
+		for (cJSON *m = c->child; m; m = m->next)
+			n++;
+		struct member *v = malloc(n * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		n = 0;
+		for (cJSON *m = c->child; m; m = m->next, n++)
+			v[n] = (struct member){m, n};
+		qsort(v, n, sizeof(*v), member_cmp);
+		/* Relink: cJSON's first item's prev is the last one. */
+		c->child = v[0].c;
+		v[0].c->prev = v[n - 1].c;
+		for (size_t i = 0; i + 1 < n; i++) {
+			v[i].c->next = v[i + 1].c;
+			v[i + 1].c->prev = v[i].c;
+		}
+		v[n - 1].c->next = NULL;
 		free(v);
 	}
 	return 0;
@@ -616,7 +659,9 @@ static int doc_payload(const struct ks_key *k, cJSON *root, struct buf *payload)
 		return -EINVAL;
 	}
 	buf_reset(payload);
-	int rc = buf_add_u8(payload, JSON_FORMAT_TEXT);
+	int rc = sort_members(root);
+	if (!rc)
+		rc = buf_add_u8(payload, JSON_FORMAT_TEXT);
 	if (!rc)
 		rc = print_value(root, payload);
 	if (!rc && payload->len - 1 > JSON_MAX)

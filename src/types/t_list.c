@@ -441,8 +441,27 @@ static int vals_check(const struct list_value *vals, size_t n)
 	return 0;
 }
 
-int list_push(struct keyspace *ks, const struct ks_key *k, enum list_where where,
-	      const struct list_value *vals, size_t n, uint64_t *newlen)
+/* The list a push goes to, made if missing. typed: a remembered empty
+ * collection of another type is -KV_EWRONGTYPE, as a live key of another
+ * type is (else it becomes the list). */
+static int push_open(struct ks_txn *t, const struct ks_key *k, bool typed, struct list_meta *lm)
+{
+	struct ks_info info;
+	if (!typed)
+		return lm_open(t, k, true, lm, NULL);
+	int rc = lm_open(t, k, false, lm, NULL);
+	if (rc != -ENOENT)
+		return rc;
+	rc = ks_txn_lookup(t, k, &info); /* missing, or remembered empty */
+	if (rc == 0 && info.type != KV_TYPE_LIST)
+		return -KV_EWRONGTYPE;
+	if (rc && rc != -ENOENT)
+		return rc;
+	return lm_open(t, k, true, lm, NULL);
+}
+
+static int push(struct keyspace *ks, const struct ks_key *k, enum list_where where,
+		const struct list_value *vals, size_t n, bool typed, uint64_t *newlen)
 {
 	struct ks_txn t;
 	struct list_meta lm;
@@ -453,7 +472,7 @@ int list_push(struct keyspace *ks, const struct ks_key *k, enum list_where where
 	if (rc)
 		return rc;
 	ks_txn_begin(&t, ks, k);
-	rc = lm_open(&t, k, true, &lm, NULL);
+	rc = push_open(&t, k, typed, &lm);
 	if (!rc && (where == LIST_HEAD ? lm.head < n : UINT64_MAX - lm.tail < n))
 		rc = -EOVERFLOW;
 	for (size_t i = 0; i < n && !rc; i++) {
@@ -461,6 +480,18 @@ int list_push(struct keyspace *ks, const struct ks_key *k, enum list_where where
 		elem_put(&t, k, idx, vals[i].data, vals[i].len);
 	}
 	return lm_finish(&t, k, &lm, 0, rc, newlen);
+}
+
+int list_push(struct keyspace *ks, const struct ks_key *k, enum list_where where,
+	      const struct list_value *vals, size_t n, uint64_t *newlen)
+{
+	return push(ks, k, where, vals, n, false, newlen);
+}
+
+int list_push_typed(struct keyspace *ks, const struct ks_key *k, enum list_where where,
+		    const struct list_value *vals, size_t n, uint64_t *newlen)
+{
+	return push(ks, k, where, vals, n, true, newlen);
 }
 
 int list_pop(struct keyspace *ks, const struct ks_key *k, enum list_where where, unsigned flags,

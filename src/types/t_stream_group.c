@@ -256,18 +256,35 @@ struct delta {
 };
 struct deltas {
 	struct delta *v;
-	size_t n;
+	size_t n, cap;
 };
 
+/* A stored count less n, or plus d: counts read from disk may disagree
+ * with the records (a corrupt or foreign write), and stop at 0 and at
+ * 2^64 - 1 instead of wrapping. */
+static uint64_t count_less(uint64_t v, uint64_t n)
+{
+	return v > n ? v - n : 0;
+}
+
+static uint64_t count_add(uint64_t v, int64_t d)
+{
+	if (d < 0)
+		return count_less(v, (uint64_t)0 - (uint64_t)d);
+	return v > UINT64_MAX - (uint64_t)d ? UINT64_MAX : v + (uint64_t)d;
+}
+
+/* The consumers of one verb are few and its records mostly repeat the
+ * last one met: that is looked at first. */
 static int deltas_add(struct deltas *ds, const char *c, size_t cn, int64_t d)
 {
-	for (size_t j = 0; j < ds->n; j++) {
+	for (size_t j = ds->n; j-- > 0;) {
 		if (same_name(ds->v[j].name.data, ds->v[j].name.len, c, cn)) {
 			ds->v[j].d += d;
 			return 0;
 		}
 	}
-	void *nv = realloc(ds->v, (ds->n + 1) * sizeof(*ds->v));
+	void *nv = array_grow(ds->v, &ds->cap, ds->n, sizeof(*ds->v), 4);
 	if (!nv)
 		return -ENOMEM;
 	ds->v = nv;
@@ -343,7 +360,7 @@ static int group_consumer(struct group_txn *x, const char *c, size_t cn, bool *c
 		if (!rc) {
 			x->con.pending = 0;
 			x->con.seen_ms = x->con.active_ms = now_ms();
-			x->grp.consumers++;
+			x->grp.consumers = count_add(x->grp.consumers, 1);
 			if (created)
 				*created = true;
 		}
@@ -406,7 +423,7 @@ static int group_commit(struct group_txn *x)
 		struct delta *d = &x->ds.v[j];
 		struct stream_consumer c;
 		if (x->c && same_name(d->name.data, d->name.len, x->c, x->cn)) {
-			x->con.pending = (uint64_t)((int64_t)x->con.pending + d->d);
+			x->con.pending = count_add(x->con.pending, d->d);
 			continue;
 		}
 		if (d->d == 0)
@@ -421,7 +438,7 @@ static int group_commit(struct group_txn *x)
 		if (!rc)
 			rc = consumer_decode(x->k, x->g, x->gn, v.data, v.len, &c);
 		if (!rc) {
-			c.pending = (uint64_t)((int64_t)c.pending + d->d);
+			c.pending = count_add(c.pending, d->d);
 			consumer_put(x, &sub, &c);
 		}
 	}
@@ -469,7 +486,7 @@ int stream_group_create(struct keyspace *ks, const struct ks_key *k, const char 
 		else
 			x.grp.entries_read = id ? -1 : (int64_t)x.i.entries_added;
 		group_put(&x);
-		x.i.group_number++;
+		x.i.group_number = count_add(x.i.group_number, 1);
 		rc = stream_meta_commit(&x.t, k, x.m, &x.i);
 	}
 	return group_end(&x, rc);
@@ -511,7 +528,7 @@ int stream_group_destroy(struct keyspace *ks, const struct ks_key *k, const char
 	if (!rc)
 		rc = group_del_all(&x, SUB_PEL);
 	if (!rc) {
-		x.i.group_number--;
+		x.i.group_number = count_less(x.i.group_number, 1);
 		rc = stream_meta_commit(&x.t, k, x.m, &x.i);
 	}
 	return group_end(&x, rc ? rc : 1);
@@ -575,8 +592,8 @@ int stream_consumer_del(struct keyspace *ks, const struct ks_key *k, const char 
 	if (rc)
 		goto out;
 	ks_txn_sub_del(&x.t, k, STORE_CF_STREAM, sub.data, sub.len);
-	x.grp.consumers--;
-	x.grp.pending -= dropped;
+	x.grp.consumers = count_less(x.grp.consumers, 1);
+	x.grp.pending = count_less(x.grp.pending, dropped);
 	rc = group_commit(&x);
 	if (!rc)
 		*pending = dropped;
@@ -651,7 +668,8 @@ static int read_new(struct group_txn *x, uint64_t count, unsigned flags, uint64_
 	while ((!count || n < count) && (rc = stream_iter_next(it, &id, &val, &vn)) == 1) {
 		n++;
 		if (x->grp.entries_read != -1 && !has_tombstones(&x->i, &id))
-			x->grp.entries_read++;
+			x->grp.entries_read +=
+			    x->grp.entries_read < INT64_MAX; /* stored: any value */
 		else if (x->i.entries_added)
 			x->grp.entries_read = estimate_distance(&x->i, &id);
 		x->grp.last_delivered = id;
@@ -670,14 +688,14 @@ static int read_new(struct group_txn *x, uint64_t count, unsigned flags, uint64_
 							 "pending entry %" PRIu64 "-%" PRIu64
 							 " of %zu bytes does not decode; replaced",
 							 id.ms, id.seq, v.len);
-				x->grp.pending++;
+				x->grp.pending = count_add(x->grp.pending, 1);
 				rc = 0;
 			}
 			if (!rc)
 				rc = pel_put(x, sub.data, sub.len, now, 1);
 			if (rc)
 				break;
-			x->con.pending++;
+			x->con.pending = count_add(x->con.pending, 1);
 		}
 		if (cb && (rc = cb(arg, &id, val, vn)))
 			break;
@@ -783,7 +801,7 @@ int stream_ack(struct keyspace *ks, const struct ks_key *k, const char *g, size_
 		}
 	}
 	if (!rc && done) {
-		x.grp.pending -= done;
+		x.grp.pending = count_less(x.grp.pending, done);
 		rc = group_commit(&x);
 		if (!rc)
 			*acked = done;
@@ -832,7 +850,7 @@ int stream_claim(struct keyspace *ks, const struct ks_key *k, const char *g, siz
 			rc = 0;
 			if (had) {
 				ks_txn_sub_del(&x.t, k, STORE_CF_STREAM, sub.data, sub.len);
-				x.grp.pending--;
+				x.grp.pending = count_less(x.grp.pending, 1);
 				rc = deltas_add(&x.ds, p.consumer.p, p.consumer.n, -1);
 			}
 			continue;
@@ -844,11 +862,11 @@ int stream_claim(struct keyspace *ks, const struct ks_key *k, const char *g, siz
 		if (had && idle_ms(now, &p) < min_idle)
 			continue;
 		if (!had) {
-			x.grp.pending++;
-			x.con.pending++;
+			x.grp.pending = count_add(x.grp.pending, 1);
+			x.con.pending = count_add(x.con.pending, 1);
 		} else if (!same_name(p.consumer.p, p.consumer.n, c, cn)) {
 			rc = deltas_add(&x.ds, p.consumer.p, p.consumer.n, -1);
-			x.con.pending++;
+			x.con.pending = count_add(x.con.pending, 1);
 		}
 		uint64_t count = p.deliveries + ((flags & STREAM_JUSTID) ? 0 : 1);
 		if (!rc)
@@ -901,7 +919,7 @@ int stream_autoclaim(struct keyspace *ks, const struct ks_key *k, const char *g,
 		rc = stream_get(ks, k, &id, &ev);
 		if (rc == -ENOENT) {
 			ks_txn_sub_del(&x.t, k, STORE_CF_STREAM, pi.sub, pi.sn);
-			x.grp.pending--;
+			x.grp.pending = count_less(x.grp.pending, 1);
 			rc = deltas_add(&x.ds, p.consumer.p, p.consumer.n, -1);
 			claimed++;
 			if (!rc && gone)
@@ -913,7 +931,7 @@ int stream_autoclaim(struct keyspace *ks, const struct ks_key *k, const char *g,
 		claimed++;
 		if (!same_name(p.consumer.p, p.consumer.n, c, cn)) {
 			rc = deltas_add(&x.ds, p.consumer.p, p.consumer.n, -1);
-			x.con.pending++;
+			x.con.pending = count_add(x.con.pending, 1);
 		}
 		if (!rc)
 			rc = pel_put(&x, pi.sub, pi.sn, now,

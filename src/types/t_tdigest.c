@@ -299,6 +299,10 @@ int tdigest_add(struct keyspace *ks, const struct ks_key *k, const double *v, si
 		return ks_txn_end(&t, rc);
 	in.observations += n;
 	in.total_weight += n;
+	for (size_t i = 0; i < n; i++) { /* as Kvrocks's Add: at every add, not only a merge */
+		in.min = v[i] < in.min ? v[i] : in.min;
+		in.max = v[i] > in.max ? v[i] : in.max;
+	}
 	if (in.unmerged_nodes + n <= in.capacity) {
 		double *all = malloc((in.unmerged_nodes + n) * sizeof(*all));
 		rc = all ? buffer_read(ks, k, m->version, &in, all) : -ENOMEM;

@@ -708,7 +708,7 @@ int ts_series_upsert(struct ts_series *s, struct ts_ssamp *v, size_t n, int poli
 		qsort(order, n, sizeof(*order), by_idx);
 		for (size_t i = 0; i < n; i++) {
 			struct ts_ssamp *x = order[i];
-			if (x->s.ts + s->tm.retention < lt)
+			if (lt > x->s.ts && lt - x->s.ts > s->tm.retention) /* no wrap */
 				x->res = TS_ADD_OLD;
 			else if (x->s.ts > lt)
 				lt = x->s.ts;

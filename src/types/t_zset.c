@@ -25,6 +25,7 @@
 #include "engine/store.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -487,6 +488,10 @@ int zset_rank(struct keyspace *ks, const struct ks_key *k, const void *m, size_t
 	if (rc == 0) {
 		rc = ks_corrupt(k, "a zset member without its score-index record");
 	}
+	if (rc == 1 && before >= it->size) /* more index records than members */
+		rc = ks_corrupt(
+		    k, "the score index holds %" PRIu64 " records before a member of %" PRIu64,
+		    before, it->size);
 	if (rc == 1) {
 		rc = 0;
 		*rank = reverse ? it->size - 1 - before : before;

@@ -150,14 +150,27 @@ os.close(fd)' "$1" "$2" "${3:-trunc}"
 	assert_eq "$(ls "$NS")" doc "listing"
 }
 
+@test "members are stored in name order, as Kvrocks stores a document (ldb)" {
+	mkjson "$NS/o" '{"b":1,"a":{"z":[{"y":1,"x":2}],"c":null},"a b":0}'
+	assert_bytes "$NS/o" $'{"a":{"c":null,"z":[{"x":2,"y":1}]},"a b":0,"b":1}\n'
+	echo 5 >"$NS/o:\$.aa"
+	assert_bytes "$NS/o" $'{"a":{"c":null,"z":[{"x":2,"y":1}]},"a b":0,"aa":5,"b":1}\n'
+	kvfs_unmount
+	# 8A, no expiry, format 0 (text), the sorted text
+	run ldb_value metadata "$(nskey_hex o)"
+	assert_eq "$output" \
+		"8A000000000000000000$(hexof '{"a":{"c":null,"z":[{"x":2,"y":1}]},"a b":0,"aa":5,"b":1}')" \
+		"record of o"
+}
+
 @test "echo VALUE > KEY:PATH is JSON.SET: replaces a member, adds one, refuses non-JSON" {
 	mkjson "$NS/cfg" '{"server":{"port":80}}'
 	echo 8080 >"$NS/cfg:\$.server.port"
 	echo '"example.org"' >"$NS/cfg:\$.server.host"
-	assert_bytes "$NS/cfg" $'{"server":{"port":8080,"host":"example.org"}}\n'
+	assert_bytes "$NS/cfg" $'{"server":{"host":"example.org","port":8080}}\n'
 	assert_eq "$(write_close "$NS/cfg:\$.server.port" 'eighty')" EINVAL "not JSON"
 	assert_eq "$(write_close "$NS/cfg:\$.nope.port" '1')" ENOENT "missing parent"
-	assert_bytes "$NS/cfg" $'{"server":{"port":8080,"host":"example.org"}}\n'
+	assert_bytes "$NS/cfg" $'{"server":{"host":"example.org","port":8080}}\n'
 }
 
 @test "rm KEY:PATH is JSON.DEL; rm KEY:\$ removes the key" {
@@ -177,12 +190,12 @@ os.close(fd)' "$1" "$2" "${3:-trunc}"
 	echo 10 >>"$NS/d:\$.n"
 	echo 0.25 >>"$NS/d:\$.f"
 	echo '"cd"' >>"$NS/d:\$.s"
-	assert_bytes "$NS/d" $'{"l":[1,2,"three"],"n":15,"f":1.75,"s":"abcd","o":{}}\n'
+	assert_bytes "$NS/d" $'{"f":1.75,"l":[1,2,"three"],"n":15,"o":{},"s":"abcd"}\n'
 	# nothing can be added to an object, and what is added must be JSON
 	assert_eq "$(write_close "$NS/d:\$.o" '1' append)" EINVAL "object"
 	assert_eq "$(write_close "$NS/d:\$.l" '[1' append)" EINVAL "bad value"
 	assert_eq "$(write_close "$NS/d:\$.n" '"x"' append)" EINVAL "not a number"
-	assert_bytes "$NS/d" $'{"l":[1,2,"three"],"n":15,"f":1.75,"s":"abcd","o":{}}\n'
+	assert_bytes "$NS/d" $'{"f":1.75,"l":[1,2,"three"],"n":15,"o":{},"s":"abcd"}\n'
 	# a root array, through the key itself
 	mkjson "$NS/a" '[]'
 	echo '{"x":1}' >>"$NS/a"
@@ -195,8 +208,8 @@ os.close(fd)' "$1" "$2" "${3:-trunc}"
 		assert_eq "$(cat "$NS/d:\$.${p%%:*}:type")" "${p#*:}" "type of ${p%%:*}"
 	done
 	assert_eq "$(cat "$NS/d:\$:type")" object "root"
-	assert_bytes "$NS/d:\$.o:keys" $'b\na b\n'
-	assert_eq "$(cat "$NS/d:\$:keys" | tr '\n' ,)" "o,i,n,l,s,t,z," "root keys"
+	assert_bytes "$NS/d:\$.o:keys" $'a b\nb\n' # stored sorted, as Kvrocks
+	assert_eq "$(cat "$NS/d:\$:keys" | tr '\n' ,)" "i,l,n,o,s,t,z," "root keys"
 	run cat "$NS/d:\$.l:keys"
 	[ "$status" -ne 0 ]
 	assert_eq "$(write_close "$NS/d:\$.o:type" 'x')" EACCES "write a view"

@@ -137,6 +137,9 @@ sketch_state() {
 	setfattr -n user.kvfs.tdigest.compression -v 10 "$NS/td" # capacity 70
 	seq 1 70 >>"$NS/td/.add"
 	grep -qx "unmerged_nodes 70" "$NS/td/state"
+	# min and max follow every add, merged or not (Kvrocks's TDigest::Add)
+	grep -qx "min 1" "$NS/td/state"
+	grep -qx "max 70" "$NS/td/state"
 	echo 71 >>"$NS/td/.add"
 	assert_eq "$(ls "$NS/td" | paste -sd' ')" "centroids state" "listing"
 	# an independent model of the k1 merger: (3.5, 6), (15, 17), ...

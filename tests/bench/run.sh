@@ -810,7 +810,16 @@ else
 	KV_PID=
 fi
 
-# 10. follower lag (issue 18): a read-write mount and a `-o follow=MS` mount
+# 10. snapshots (issue 18): `kvfs snapshot` of a database of BENCH_SNAP_MIB
+# MiB (default 1024) of kvfs data in the work directory, mounted read-write
+# (the daemon makes it) and unmounted: the time, and the extra disk use
+# (tests/bench/snapshot.sh).
+SNAP_MIB=${BENCH_SNAP_MIB:-1024}
+say "[$(date +%T)] snapshots of a $SNAP_MIB MiB database"
+SNAP_OUT=$(tests/bench/snapshot.sh "$KVFS" "$WORK" "$SNAP_MIB" 2>"$LOGS/last.err") ||
+	note "snapshot: $(head -c 300 "$LOGS/last.err")"
+
+# 11. follower lag (issue 18): a read-write mount and a `-o follow=MS` mount
 # of one fresh database in the work directory; N writes of a small value
 # through the first, each timed until the follower shows it
 # (tests/bench/follow.py, polling every millisecond). BENCH_FOLLOW_N: the
@@ -981,6 +990,11 @@ TOTAL=$(awk -v d=$((T_END - T_START)) 'BEGIN { printf "%d min %02d s", d / 6e7, 
 	qops=$(awk '/^queue_ops/ { printf "%s %s", $2, $3 }' <<<"$QUEUE_OUT")
 	qwake=$(awk '/^queue_wake/ { $1 = ""; print substr($0, 2) }' <<<"$QUEUE_OUT")
 	echo "A list as a queue ($(kfmt "$QUEUE_N") elements; one producer and one consumer shell loop, "'`echo e$i >> q/.rpush`, `while x=$(cat q/.blpop:5)`'"; kvfs's defaults): ${qops:-no figure} (pushes + pops); a push wakes a shell blocked in "'`x=$(cat q/.blpop:10)`'" in ${qwake:-no figure} over 20 pushes (target: within 10 ms)"
+	echo
+	sdb=$(awk '/^snapshot_db/ { print $2 }' <<<"$SNAP_OUT")
+	smnt=$(awk '/^snapshot_mounted/ { print $2, "s,", $4, "KiB" }' <<<"$SNAP_OUT")
+	sun=$(awk '/^snapshot_unmounted/ { print $2, "s,", $4, "KiB" }' <<<"$SNAP_OUT")
+	echo "Snapshot of a $SNAP_MIB MiB database (\`kvfs snapshot\`; ${sdb:-?} KiB on disk; 1 MiB strings and a 20,000-field hash written through kvfs): mounted read-write ${smnt:-no figure} extra disk; unmounted ${sun:-no figure} extra (du of the database and the snapshot together minus the database's: the tables are hard links)"
 	echo
 	flag=$(awk '/^follow_lag/ { printf "median %s ms, p99 %s ms, max %s ms", $2, $3, $4 }' <<<"$FOLLOW_OUT")
 	echo "Follower lag ($(kfmt "$FOLLOW_N") writes of a small value through a read-write mount, each after a random pause of up to $((2 * FOLLOW_MS)) ms and timed from its close until a \`-o follow=$FOLLOW_MS\` mount of the same database shows it, polled every millisecond): ${flag:-no figure}"

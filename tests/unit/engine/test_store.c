@@ -1,7 +1,8 @@
 /*
  * Unit tests for store: Kvrocks layout detection and column families,
  * point reads, batch atomicity, range deletes, bounded iterators,
- * read-only mode, plain RocksDB directories, stats and compaction.
+ * read-only mode, plain RocksDB directories, stats and compaction,
+ * checkpoints.
  * Column families are checked independently of RocksDB's API, by reading
  * the OPTIONS file RocksDB writes beside the data.
  */
@@ -831,6 +832,111 @@ static void test_errors(void)
 	tmpdir_remove(dir);
 }
 
+/*
+ * store_checkpoint: a checkpoint of a writable store holds what was
+ * written before it (also what only the memtable had) and nothing after;
+ * its tables are hard links; a read-only store checkpoints by copying its
+ * WAL (the data was never flushed); refusals: a relative path, DEST or
+ * DEST.tmp existing (left as they were), a missing parent.
+ */
+static void test_checkpoint(void)
+{
+	char *dir = tmpdir_new();
+	char cp[4200], cp2[4200], p[4300];
+	struct store *s = NULL, *c = NULL;
+	struct buf v = BUF_INIT;
+	struct store_options ro = {.read_only = true};
+	struct stat st;
+
+	CHECK_INT(store_open(dir, NULL, &s), 0);
+	if (!s)
+		goto out;
+	struct store_batch *b = store_batch_new(s);
+	put_str(b, STORE_CF_METADATA, "before", "1");
+	put_str(b, STORE_CF_DEFAULT, "sub", "x");
+	CHECK_INT(store_write(s, b, false), 0);
+	store_batch_free(b);
+	snprintf(cp, sizeof(cp), "%s/cp", dir);
+	CHECK_INT(store_checkpoint(s, cp), 0);
+	b = store_batch_new(s);
+	put_str(b, STORE_CF_METADATA, "after", "2");
+	CHECK_INT(store_write(s, b, false), 0);
+	store_batch_free(b);
+	/* The flush made a table, and the checkpoint links it. */
+	DIR *d = opendir(cp);
+	struct dirent *e;
+	int tables = 0;
+	while (d && (e = readdir(d))) {
+		size_t n = strlen(e->d_name);
+		if (n > 4 && strcmp(e->d_name + n - 4, ".sst") == 0) {
+			snprintf(p, sizeof(p), "%s/%s", cp, e->d_name);
+			CHECK(stat(p, &st) == 0 && st.st_nlink >= 2);
+			tables++;
+		}
+	}
+	if (d)
+		closedir(d);
+	CHECK(tables >= 1);
+	/* Refusals change nothing. */
+	CHECK_INT(store_checkpoint(s, "relative"), -EINVAL);
+	CHECK_INT(store_checkpoint(s, cp), -EEXIST);
+	snprintf(cp2, sizeof(cp2), "%s/no/such", dir);
+	CHECK_INT(store_checkpoint(s, cp2), -ENOENT);
+	snprintf(cp2, sizeof(cp2), "%s/cp2", dir);
+	snprintf(p, sizeof(p), "%s.tmp", cp2);
+	CHECK(mkdir(p, 0755) == 0);
+	snprintf(p, sizeof(p), "%s.tmp/mine", cp2);
+	FILE *f = fopen(p, "w");
+	if (f)
+		fclose(f);
+	CHECK_INT(store_checkpoint(s, cp2), -EEXIST);
+	CHECK(stat(p, &st) == 0); /* RocksDB would have removed it */
+	CHECK(!path_exists(cp2, "."));
+	store_close(s);
+	s = NULL;
+
+	CHECK_INT(store_open(cp, &ro, &c), 0);
+	if (c) {
+		CHECK_INT(get_str(c, STORE_CF_METADATA, "before", &v), 0);
+		CHECK_MEM(v.data, v.len, "1", 1);
+		CHECK_INT(get_str(c, STORE_CF_DEFAULT, "sub", &v), 0);
+		CHECK_INT(get_str(c, STORE_CF_METADATA, "after", &v), -ENOENT);
+		store_close(c);
+		c = NULL;
+	}
+
+	/* A read-only store: "wal" is written, synced, by a writer that keeps
+	 * the database open, so it is in the WAL only; a read-only open
+	 * beside it reads it from there, and its checkpoint copies the WAL
+	 * (RocksDB cannot flush a read-only database). */
+	CHECK_INT(store_open(cp, NULL, &s), 0);
+	if (!s)
+		goto out;
+	b = store_batch_new(s);
+	put_str(b, STORE_CF_METADATA, "wal", "3");
+	CHECK_INT(store_write(s, b, true), 0);
+	store_batch_free(b);
+	CHECK_INT(store_open(cp, &ro, &c), 0); /* beside it: no lock */
+	if (c) {
+		snprintf(cp2, sizeof(cp2), "%s/cp-ro", dir);
+		CHECK_INT(store_checkpoint(c, cp2), 0);
+		store_close(c);
+		c = NULL;
+	}
+	store_close(s);
+	s = NULL;
+	CHECK_INT(store_open(cp2, &ro, &c), 0);
+	if (c) {
+		CHECK_INT(get_str(c, STORE_CF_METADATA, "wal", &v), 0);
+		CHECK_MEM(v.data, v.len, "3", 1);
+		CHECK_INT(get_str(c, STORE_CF_METADATA, "before", &v), 0);
+		store_close(c);
+	}
+out:
+	buf_release(&v);
+	tmpdir_remove(dir);
+}
+
 int main(void)
 {
 	log_level_current = LOG_LEVEL_ERR - 1; /* expected errors stay quiet */
@@ -847,5 +953,6 @@ int main(void)
 	test_plain_rocksdb();
 	test_stats_compact();
 	test_errors();
+	test_checkpoint();
 	return check_done("test_store");
 }

@@ -151,6 +151,40 @@ static void test_push_bytes(void)
 	CHECK(!info.empty && info.type == KV_TYPE_LIST && info.size == 1);
 }
 
+/* list_push_typed: a missing key or a remembered empty list becomes the
+ * list; a remembered empty collection of another type is refused and
+ * kept, as a live key of another type is. */
+static void test_push_typed(void)
+{
+	uint64_t len = 0;
+	struct ks_info info;
+	struct list_value ab[2] = {{"a", 1}, {"b", 1}};
+	CHECK_INT(list_push_typed(ks, KEY(DEFNS, "t1"), LIST_TAIL, ab, 2, &len), 0);
+	CHECK_INT(len, 2);
+	check_meta("t1", INIT, INIT + 2);
+	CHECK(strcmp(contents("t1"), "a,b") == 0);
+	CHECK_INT(list_push_typed(ks, KEY(DEFNS, "t1"), LIST_HEAD, ab, 2, &len), 0);
+	CHECK(strcmp(contents("t1"), "b,a,a,b") == 0);
+	CHECK_INT(ks_empty_create(ks, KEY(DEFNS, "te"), KV_TYPE_LIST), 0);
+	CHECK_INT(list_push_typed(ks, KEY(DEFNS, "te"), LIST_HEAD, ab, 1, &len), 0);
+	CHECK_INT(ks_lookup(ks, KEY(DEFNS, "te"), &info), 0);
+	CHECK(!info.empty && info.type == KV_TYPE_LIST && info.size == 1);
+	CHECK_INT(ks_empty_create(ks, KEY(DEFNS, "th"), KV_TYPE_HASH), 0);
+	CHECK_INT(list_push_typed(ks, KEY(DEFNS, "th"), LIST_TAIL, ab, 2, &len), -KV_EWRONGTYPE);
+	CHECK_INT(ks_lookup(ks, KEY(DEFNS, "th"), &info), 0);
+	CHECK(info.empty && info.type == KV_TYPE_HASH);
+	CHECK_INT(string_set(ks, KEY(DEFNS, "ts"), "str", 3, 0), 0);
+	CHECK_INT(list_push_typed(ks, KEY(DEFNS, "ts"), LIST_TAIL, ab, 1, &len), -KV_EWRONGTYPE);
+	CHECK_INT(string_get(ks, KEY(DEFNS, "ts"), &v), 0);
+	CHECK_MEM(v.data, v.len, "str", 3);
+	CHECK_INT(list_push_typed(ks, KEY(DEFNS, "t2"), LIST_TAIL, ab, 0, &len), -EINVAL);
+	CHECK_INT(ks_lookup(ks, KEY(DEFNS, "t2"), &info), -ENOENT);
+	/* list_push makes the remembered empty hash the list. */
+	CHECK_INT(list_push(ks, KEY(DEFNS, "th"), LIST_TAIL, ab, 1, &len), 0);
+	CHECK_INT(ks_lookup(ks, KEY(DEFNS, "th"), &info), 0);
+	CHECK(!info.empty && info.type == KV_TYPE_LIST);
+}
+
 static void test_pop(void)
 {
 	struct ks_info info;
@@ -1362,6 +1396,7 @@ int main(void)
 	if (!ks)
 		return check_done("test_list");
 	test_push_bytes();
+	test_push_typed();
 	test_pop();
 	test_index_set();
 	test_insert();

@@ -358,6 +358,15 @@ static void test_retention_del_incr(void)
 	all_str("ret", s, sizeof(s));
 	CHECK(strcmp(s, "1000=1 2000=2 2500=3") == 0);
 
+	/* A retention near 2^64 (read from disk, or set so) keeps everything:
+	 * ts + retention wrapped once and refused 500 as too old. */
+	struct ts_options big = {TS_OPT_RETENTION, UINT64_MAX - 10, 0, 0, NULL, 0};
+	CHECK_INT(ts_create(ks, KEY("ret2"), &big), 0);
+	add("ret2", 1000, 1);
+	CHECK_INT(ts_add(ks, KEY("ret2"), 500, 2, NULL, TS_DUP_NONE, NULL), 0);
+	all_str("ret2", s, sizeof(s));
+	CHECK(strcmp(s, "500=2 1000=1") == 0);
+
 	/* Compaction's rule (kvrocks-encoding.md 6.13 / 9). */
 	struct ts_meta m = {.retention = 1000, .last_ts = 3000};
 	uint8_t chunk[24] = {0, 0, 0, 0, 0, 0, 0, 1};

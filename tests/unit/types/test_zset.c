@@ -783,6 +783,27 @@ static void test_corrupt(void)
 	CHECK_INT(index_get("cz", 2, "b"), -ENOENT);
 	CHECK_INT(index_get("cz", 1, "a"), 0);
 	CHECK_INT(zset_rem(ks, KEY(DEFNS, "cz"), "g", 1, 0), -ENOENT);
+
+	/* Members the metadata does not count (its size says 2 of 4) before
+	 * q: the rank is corrupt, not a count wrapped below zero. */
+	CHECK_INT(zset_add(ks, KEY(DEFNS, "rz"), "p", 1, 1, 0), 1);
+	CHECK_INT(zset_add(ks, KEY(DEFNS, "rz"), "q", 1, 2, 0), 1);
+	CHECK_INT(zset_add(ks, KEY(DEFNS, "rz"), "x", 1, 0, 0), 1);
+	CHECK_INT(zset_add(ks, KEY(DEFNS, "rz"), "y", 1, 0.5, 0), 1);
+	struct buf meta = BUF_INIT;
+	CHECK_INT(fixture_meta_raw(ks, KEY(DEFNS, "rz"), &meta), 0);
+	CHECK(meta.len >= 25);
+	put_be64((unsigned char *)meta.data + 17, 2);
+	fixture_put_meta(ks, KEY(DEFNS, "rz"), meta.data, meta.len);
+	buf_release(&meta);
+	rank = 9;
+	CHECK_INT(zset_rank(ks, KEY(DEFNS, "rz"), "q", 1, true, &rank), -EUCLEAN);
+	CHECK_INT(zset_rank(ks, KEY(DEFNS, "rz"), "q", 1, false, &rank), -EUCLEAN);
+	CHECK(rank == 9);
+	/* x and y before p: 2 - 1 - 2 would wrap too */
+	CHECK_INT(zset_rank(ks, KEY(DEFNS, "rz"), "p", 1, true, &rank), -EUCLEAN);
+	CHECK_INT(zset_rank(ks, KEY(DEFNS, "rz"), "y", 1, true, &rank), 0);
+	CHECK(rank == 0); /* 2 - 1 - 1 */
 }
 
 /* ZPOPMIN, ZPOPMAX: what cb got, joined as by_rank joins it. */
