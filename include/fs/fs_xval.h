@@ -26,6 +26,7 @@
 
 #define FS_XATTR_TYPE	  "user.kvfs.type"
 #define FS_XATTR_TTL	  "user.kvfs.ttl"
+#define FS_XATTR_EXPIREAT "user.kvfs.expireat"
 #define FS_XATTR_HELP	  "user.kvfs.help"     /* read-only, never listed */
 #define FS_XATTR_SNAPSHOT "user.kvfs.snapshot" /* write-only, on the root: kvfs snapshot */
 #define FS_XATTR_TS	  "user.kvfs.ts."
@@ -42,6 +43,9 @@ void fs_xval_strip(const char **s, size_t *n);
 int fs_xval_type(const char *v, size_t n, enum kv_type *t);
 /* user.kvfs.ttl: milliseconds to live, at most UINT64_MAX / 2. */
 int fs_xval_ttl(const char *v, size_t n, uint64_t *ms);
+/* user.kvfs.expireat: a Unix time in milliseconds, as PEXPIREAT takes it
+ * (a whole number from -2^63 to 2^63-1; 0 and below are in the past). */
+int fs_xval_expireat(const char *v, size_t n, int64_t *ms);
 
 /* A whole number from min to max, blanks around it; `what` names the
  * value in the log line. */

@@ -34,7 +34,15 @@ struct ks_attr_change {
 	 * (KS_ATTR_HAS_MODE | KS_ATTR_HAS_UID | KS_ATTR_HAS_GID). */
 	unsigned init;
 	uint32_t mode, uid, gid;
+	/* KS_ATTR_CTIME: the mtime (and atime) the key shows while it has no
+	 * stored times (its creation, or the mount's), kept as they are. */
+	struct timespec base;
 };
+/* flags 0 (ks_attr_none): the write changes no times. A verb's key
+ * passed with attr NULL whose transaction changed it gets KS_ATTR_TOUCH
+ * (ks_txn.h); a conversion or a parameter, which change no content, pass
+ * &ks_attr_none. */
+extern const struct ks_attr_change ks_attr_none;
 /* Content changed: the key's mtime, and the entry's if one is named,
  * become now (atime and ctime too). */
 #define KS_ATTR_TOUCH 1u
@@ -51,6 +59,10 @@ struct ks_attr_change {
  * object has none). A verb that finds the object already there writes
  * nothing, so passing this to a create that may open is safe. */
 #define KS_ATTR_CREATE 16u
+/* The key's attributes changed, not its content (an expiry set or
+ * removed): its ctime becomes now, its mtime and atime stay (`base` when
+ * none are stored). Only for a key that is live after the batch. */
+#define KS_ATTR_CTIME 32u
 
 /* The stored attributes of a key or an entry. */
 #define KS_ATTR_HAS_TIMES 1u

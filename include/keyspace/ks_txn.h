@@ -46,7 +46,14 @@
  *   - the attribute records the key's change asks for (ks_key.attr: its
  *     times, mode and owner, entry records moved or dropped), for the
  *     version read or written, and its namespace's times when the key
- *     appeared or went;
+ *     appeared or went. A key of a user namespace that a step changed
+ *     (sub_put, sub_del, sub_clear, resize, delete, touch, meta_put,
+ *     renew) and that is live after the write, passed with attr NULL,
+ *     gets KS_ATTR_TOUCH: its mtime and ctime become now, whatever
+ *     path changed it (a JSON path, a rule's destination, a second key
+ *     of a move), so a backup never misses it. A verb whose change is
+ *     no content change (a conversion, a parameter) passes an attr with
+ *     flags 0;
  * then the batch, with one write (WAL on, not synced).
  *
  * Ownership: struct ks_txn is the caller's (on its stack); everything it
@@ -69,14 +76,15 @@ struct ks_txn_key {
 	const void *tail; /* meta_put's new tail (borrowed), when tail_set */
 	size_t tail_len;
 	bool tail_set;
-	bool read;  /* ks_txn_get/open ran */
-	bool fresh; /* made by ks_txn_open, or renewed from nothing */
-	bool found; /* the last get/head saw a record (live, another type, corrupt) */
-	bool cut;   /* read by ks_txn_head: m.tail is cut short */
-	bool dirty; /* m changed: commit writes it */
-	bool gone;  /* resize took it to 0, or delete: commit deletes it */
-	bool drop;  /* delete: a new key's empty-collection record goes too */
-	bool noexp; /* renewed by a verb that drops every expiry */
+	bool read;    /* ks_txn_get/open ran */
+	bool fresh;   /* made by ks_txn_open, or renewed from nothing */
+	bool found;   /* the last get/head saw a record (live, another type, corrupt) */
+	bool cut;     /* read by ks_txn_head: m.tail is cut short */
+	bool dirty;   /* m changed: commit writes it */
+	bool gone;    /* resize took it to 0, or delete: commit deletes it */
+	bool drop;    /* delete: a new key's empty-collection record goes too */
+	bool noexp;   /* renewed by a verb that drops every expiry */
+	bool changed; /* a change was staged: its times move (see the top) */
 	unsigned flags;
 };
 

@@ -119,12 +119,14 @@ static int input_feed_locked(struct fs *fs, struct fs_node *node, size_t n)
 	struct fs_node *dir = dir_lock(node);
 	int rc = node_ctx(fs, node, &p, &c, &sh);
 	struct ks_attr_change ch = {.flags = KS_ATTR_TOUCH};
-	if (!rc && sh && sh->make_empty)
-		ch.flags |= KS_ATTR_RENUMBER; /* see below */
+	if (!rc && sh && (sh->make_empty || sh->uncached))
+		ch.flags |= KS_ATTR_RENUMBER; /* see below; a push shifts a list */
 	const struct fs_file_shape *fsh =
 	    !rc && node->kind == FS_KEY ? fs_file_shape_named(c.k.key, c.k.klen, false) : NULL;
 	if (fsh && fsh->feed) {
-		/* An input of the namespace (KEY:rpush): it logs its refusals. */
+		/* An input of the namespace (KEY:rpush): it logs its refusals.
+		 * The list's positions shift, as for its own inputs. */
+		ch.flags |= KS_ATTR_RENUMBER;
 		c.k.attr = &ch;
 		rc = fsh->feed(fs, node->parent, &c.k, node->data.data, n);
 		c.k.attr = NULL;
@@ -622,6 +624,10 @@ static int action_run(struct fs *fs, fuse_req_t req, struct fs_node *node, struc
 		rc = fs_ctx_open(fs, dir, &p, NULL, &c, &sh);
 		if (!rc) {
 			c.req = req;
+			/* A pop or a move renumbers a list: times set on its
+			 * positions named other elements. */
+			if (sh->uncached)
+				ch.flags |= KS_ATTR_RENUMBER;
 			c.k.attr = &ch;
 			rc = sh->act ? sh->act(&c, p.entry.data, p.entry.len, out) : -ENOENT;
 		}

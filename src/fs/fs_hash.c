@@ -102,10 +102,14 @@ static int hash_act(struct fs_ctx *c, const char *name, size_t n, struct buf *ou
 	int rc = ct.fl ? fs_counter_float(&ct, name, n, &d) : fs_counter_int(&ct, name, n, &i);
 	if (rc) /* logged */
 		return rc;
+	/* The field's own times move with its value. */
+	struct ks_attr_change ch = {.flags = KS_ATTR_TOUCH, .entry = name, .elen = ct.base};
+	struct ks_key k = c->k;
+	k.attr = &ch;
 	if (ct.fl)
-		rc = hash_incrbyfloat(c->fs->ks, &c->k, name, ct.base, d, &d);
+		rc = hash_incrbyfloat(c->fs->ks, &k, name, ct.base, d, &d);
 	else
-		rc = hash_incrby(c->fs->ks, &c->k, name, ct.base, i, &i);
+		rc = hash_incrby(c->fs->ks, &k, name, ct.base, i, &i);
 	if (!rc && ct.fl && !(rc = string_num_fmt_float(d, out)))
 		rc = buf_add(out, "\n", 1);
 	else if (!rc && !ct.fl)

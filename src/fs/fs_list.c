@@ -789,7 +789,8 @@ static void move_dest_changed(struct fs_ctx *c, const struct pop *p)
 static int move_once(struct fs_ctx *c, const char *name, size_t n, const struct pop *p,
 		     struct buf *out)
 {
-	struct ks_attr_change ch = {.flags = KS_ATTR_TOUCH};
+	/* A push at the head of DEST renumbers it too. */
+	struct ks_attr_change ch = {.flags = KS_ATTR_TOUCH | KS_ATTR_RENUMBER};
 	struct ks_key dk = {c->k.ns, c->k.nslen, p->dest, p->dn, &ch};
 	int rc = list_move(c->fs->ks, &c->k, &dk, p->where, p->to, LIST_KEEP_EMPTY, out);
 	if (rc == -KV_EWRONGTYPE)

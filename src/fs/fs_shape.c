@@ -111,14 +111,19 @@ const struct fs_file_shape *fs_file_shape_for(const char *name, size_t n, enum k
 int fs_file_convert(struct fs *fs, const struct ks_key *k, enum kv_type from, enum kv_type to)
 {
 	const struct fs_file_shape *a = fs_file_shape_of(from), *b = fs_file_shape_of(to);
+	/* A new type, not new content: the times stay (rsync and cp -a set
+	 * a file's times, then its type). */
+	struct ks_key same = *k;
+	if (!same.attr)
+		same.attr = &ks_attr_none;
 	if (from == to)
 		return 0;
 	if (!a || !b)
 		return -EOPNOTSUPP;
 	if (a == fs_new_file_shape && b->from_new)
-		return b->from_new(fs, k);
+		return b->from_new(fs, &same);
 	if (b == fs_new_file_shape && a->to_new)
-		return a->to_new(fs, k);
+		return a->to_new(fs, &same);
 	return -EOPNOTSUPP;
 }
 

@@ -4,8 +4,12 @@
  * a key with an expiry carries user.kvfs.ttl (remaining milliseconds):
  * setting it sets the expiry (0 drops the key at once, as PEXPIRE 0 does;
  * on an empty collection it waits for the first entry), removing it makes
- * the key persistent. Other user.* attributes of keys and stored entries
- * are kept in the reserved namespace (ks_xattr_*). Names outside user.*
+ * the key persistent. user.kvfs.expireat is the same expiry as a Unix
+ * time in milliseconds (PEXPIREAT, PEXPIRETIME; a time in the past
+ * deletes the key); it is the one listed, so that a copy carries the
+ * deadline itself and a restore never extends it (ttl is read by name).
+ * Other user.* attributes of keys and stored entries are kept in the
+ * reserved namespace (ks_xattr_*). Names outside user.*
  * answer ENODATA (reads) or ENOTSUP (writes) at once, without a read:
  * `ls -l` asks for two attributes per file and must not wait.
  *
@@ -176,6 +180,7 @@ void fs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t siz
 		return;
 	}
 	bool is_type = strcmp(name, FS_XATTR_TYPE) == 0, is_ttl = strcmp(name, FS_XATTR_TTL) == 0;
+	bool is_at = strcmp(name, FS_XATTR_EXPIREAT) == 0;
 	if (node && (node->kind == FS_KEY || fs_child_kind(fs, node) == FS_KEY) &&
 	    strcmp(name, FS_XATTR_HELP) == 0) {
 		struct buf text = BUF_INIT;
@@ -192,12 +197,12 @@ void fs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t siz
 	}
 	if (!node || !has_prefix(name, strlen(name), FS_XATTR_USER) ||
 	    (has_prefix(name, strlen(name), FS_XATTR_KVFS) &&
-	     !((is_type || is_ttl) && node->kind == FS_KEY))) {
+	     !((is_type || is_ttl || is_at) && node->kind == FS_KEY))) {
 		/* security.*, system.* (ls -l asks): answered without a read. */
 		fuse_reply_err(req, node ? ENODATA : ESTALE);
 		return;
 	}
-	if (!is_type && !is_ttl) {
+	if (!is_type && !is_ttl && !is_at) {
 		struct buf val = BUF_INIT;
 		int rc = fs_user_xattr_get(fs, node, name, &val);
 		reply_xattr(req, rc, val.data, val.len, size);
@@ -210,10 +215,13 @@ void fs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t siz
 	fs_path_init(&p);
 	int rc = node_key_info(fs, node, &p, &info);
 	fs_path_release(&p);
-	if (!rc && is_ttl && !info.expire_ms)
+	if (!rc && (is_ttl || is_at) && !info.expire_ms)
 		rc = -ENODATA;
 	if (rc) {
 		fuse_reply_err(req, fs_errno(rc));
+	} else if (is_at) {
+		snprintf(ttl, sizeof(ttl), "%llu", (unsigned long long)info.expire_ms);
+		reply_xattr(req, 0, ttl, strlen(ttl), size);
 	} else if (is_ttl) {
 		uint64_t now = now_ms();
 		snprintf(ttl, sizeof(ttl), "%llu",
@@ -239,8 +247,12 @@ void fs_op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 		rc = node_key_info(fs, node, &p, &info);
 		if (!rc)
 			rc = buf_add(&list, FS_XATTR_TYPE, sizeof(FS_XATTR_TYPE));
+		/* The absolute deadline, not the time left: a copy restored
+		 * later keeps the key's deadline (user.kvfs.ttl, for people,
+		 * answers by name but is not listed, so that no copy tool
+		 * sets both, in whatever order). */
 		if (!rc && info.expire_ms)
-			rc = buf_add(&list, FS_XATTR_TTL, sizeof(FS_XATTR_TTL));
+			rc = buf_add(&list, FS_XATTR_EXPIREAT, sizeof(FS_XATTR_EXPIREAT));
 		/* The type's parameters, which rsync -X copies (it sets them in
 		 * sorted order: see fs_bloom.c). */
 		const struct fs_shape *sh = rc ? NULL : fs_shape_of(info.type);
@@ -319,7 +331,9 @@ static int retype_dir(struct fs *fs, struct fs_node *node, const struct ks_key *
 	} else if (info->empty) {
 		rc = ks_empty_retype(fs->ks, k, to);
 	} else if (info->type == fs_new_dir_shape->type && sh && sh->from_field) {
-		rc = convert_hash(fs->ks, k, to, sh->from_field, NULL);
+		struct ks_key same = *k; /* a new type, not new content */
+		same.attr = &ks_attr_none;
+		rc = convert_hash(fs->ks, &same, to, sh->from_field, NULL);
 		if (rc == -EINVAL)
 			LOG_ERR("%s: hash '%.*s' does not hold a %s: it keeps its type",
 				FS_XATTR_TYPE, (int)k->klen, k->key, enc_type_name(to));
@@ -401,6 +415,7 @@ static int set_param(struct fs *fs, struct fs_node *node, const struct fs_shape 
 		 * in no fixed order: a hash holding this type's state files
 		 * becomes that type first. */
 		key_ctx(fs, node, &p, &info, &c);
+		c.k.attr = &ks_attr_none; /* a new type, not new content */
 		rc = convert_hash(fs->ks, &c.k, sh->type, sh->from_field, NULL);
 		if (rc == -EINVAL)
 			LOG_ERR("user.kvfs.%s.%s: hash '%s' does not hold a %s",
@@ -410,7 +425,10 @@ static int set_param(struct fs *fs, struct fs_node *node, const struct fs_shape 
 			info.type = sh->type; /* names keep their meaning: no unhashing */
 	}
 	if (!rc) {
+		/* A parameter, label or rule is no content: as on a disk,
+		 * setting an attribute leaves mtime alone. */
 		key_ctx(fs, node, &p, &info, &c);
+		c.k.attr = &ks_attr_none;
 		rc = value ? sh->xattr_set(&c, param, value, size) : sh->xattr_remove(&c, param);
 	}
 	if (!rc && emptied)
@@ -421,20 +439,30 @@ static int set_param(struct fs *fs, struct fs_node *node, const struct fs_shape 
 
 /*
  * Set (ms > 0) or drop (ms == 0, or `remove`: make persistent) the
- * expiry. *gone is set when the key was deleted, so the caller can tell
- * the kernel its name is gone.
+ * expiry; with `at`, value is the deadline (PEXPIREAT: one not after now
+ * deletes the key). *gone is set when the key was deleted, so the caller
+ * can tell the kernel its name is gone.
  */
 static int set_ttl(struct fs *fs, struct fs_node *node, const char *value, size_t size, bool remove,
-		   bool *gone)
+		   bool at, bool *gone)
 {
 	struct fs_path p;
 	struct ks_info info;
 	struct ks_key k;
-	uint64_t ms = 0;
+	uint64_t ms = 0, deadline = 0;
 	int rc = 0;
 
-	if (!remove && (rc = fs_xval_ttl(value, size, &ms)) != 0)
+	if (!remove && at) {
+		int64_t when;
+		if ((rc = fs_xval_expireat(value, size, &when)) != 0)
+			return rc;
+		uint64_t now = now_ms();
+		/* Past (0 and below too): ms 0 deletes, as PEXPIREAT does. */
+		ms = when > 0 && (uint64_t)when > now ? (uint64_t)when - now : 0;
+		deadline = ms ? (uint64_t)when : 0;
+	} else if (!remove && (rc = fs_xval_ttl(value, size, &ms)) != 0) {
 		return rc;
+	}
 	fs_path_init(&p);
 	rc = node_key_info(fs, node, &p, &info);
 	if (rc == -EUCLEAN && !remove && ms == 0)
@@ -442,6 +470,15 @@ static int set_ttl(struct fs *fs, struct fs_node *node, const char *value, size_
 	if (rc)
 		goto out;
 	fs_path_key(fs, &p, &k);
+	/* As on a disk, an attribute set moves ctime, not mtime; a key
+	 * without stored times keeps showing what it showed (fs_stat_fill). */
+	struct ks_attr_change ch = {.flags = KS_ATTR_CTIME, .base = fs->mount_time};
+	if (info.version) {
+		uint64_t us = info.version >> 11;
+		ch.base.tv_sec = (time_t)(us / 1000000u);
+		ch.base.tv_nsec = (long)(us % 1000000u) * 1000;
+	}
+	k.attr = &ch;
 	if (remove) {
 		rc = info.expire_ms ? ks_expire(fs->ks, &k, 0) : -ENODATA;
 	} else if (ms == 0) {
@@ -449,7 +486,7 @@ static int set_ttl(struct fs *fs, struct fs_node *node, const char *value, size_
 		*gone = rc == 0;
 	} else {
 		/* An empty collection keeps it pending until its first entry. */
-		rc = ks_expire(fs->ks, &k, now_ms() + ms);
+		rc = ks_expire(fs->ks, &k, deadline ? deadline : now_ms() + ms);
 	}
 out:
 	fs_path_release(&p);
@@ -524,7 +561,9 @@ void fs_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char
 	else if (node->kind == FS_KEY && strcmp(name, FS_XATTR_TYPE) == 0)
 		rc = set_type(fs, node, value, size, flags, &iv);
 	else if (node->kind == FS_KEY && strcmp(name, FS_XATTR_TTL) == 0)
-		rc = set_ttl(fs, node, value, size, false, &gone);
+		rc = set_ttl(fs, node, value, size, false, false, &gone);
+	else if (node->kind == FS_KEY && strcmp(name, FS_XATTR_EXPIREAT) == 0)
+		rc = set_ttl(fs, node, value, size, false, true, &gone);
 	else if (node->kind == FS_KEY && (psh = param_shape(name, &param)) != NULL)
 		rc = set_param(fs, node, psh, param, value, size, &iv);
 	else if (has_prefix(name, strlen(name), FS_XATTR_USER) &&
@@ -569,8 +608,10 @@ void fs_op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 		fs_inval_send(fs, &iv);
 		return;
 	}
-	if (node && node->kind == FS_KEY && strcmp(name, FS_XATTR_TTL) == 0) {
-		int rc = fs->opt.read_only ? -EROFS : set_ttl(fs, node, NULL, 0, true, &gone);
+	if (node && node->kind == FS_KEY &&
+	    (strcmp(name, FS_XATTR_TTL) == 0 || strcmp(name, FS_XATTR_EXPIREAT) == 0)) {
+		int rc =
+		    fs->opt.read_only ? -EROFS : set_ttl(fs, node, NULL, 0, true, false, &gone);
 		fuse_reply_err(req, fs_errno(rc));
 		return;
 	}

@@ -52,6 +52,17 @@ int fs_xval_ttl(const char *v, size_t n, uint64_t *ms)
 	return 0;
 }
 
+int fs_xval_expireat(const char *v, size_t n, int64_t *ms)
+{
+	n = fs_xval_chomp(v, n);
+	if (parse_i64(v, n, ms)) {
+		LOG_ERR("%s: '%.*s' is not a Unix time in milliseconds", FS_XATTR_EXPIREAT,
+			n > 40 ? 40 : (int)n, v);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int fs_xval_u64(const char *v, size_t n, uint64_t min, uint64_t max, const char *what,
 		uint64_t *out)
 {

@@ -493,7 +493,11 @@ static int zset_act(struct fs_ctx *c, const char *name, size_t n, struct buf *ou
 	int rc = fs_counter_float(&ct, name, n, &d);
 	if (rc) /* logged */
 		return rc;
-	rc = zset_incrby(c->fs->ks, &c->k, name, ct.base, d, &d);
+	/* The member's own times move with its score. */
+	struct ks_attr_change ch = {.flags = KS_ATTR_TOUCH, .entry = name, .elen = ct.base};
+	struct ks_key k = c->k;
+	k.attr = &ch;
+	rc = zset_incrby(c->fs->ks, &k, name, ct.base, d, &d);
 	if (!rc)
 		rc = buf_set(out, text, score_text(d, text));
 	fs_counter_refused(rc, name, n, "score", true);

@@ -61,6 +61,8 @@
 #define HAS_GID		4u
 #define HAS_ENTRY_ATTRS 8u
 
+const struct ks_attr_change ks_attr_none;
+
 /* key_len of a namespace's own records (ks_attr_ns_key). */
 #define NS_SELF_LEN 0xffffffffu
 /* The key pointer that marks a namespace's own records: its address is
@@ -684,6 +686,34 @@ static int put_created(struct keyspace *ks, struct store_batch *b, const struct 
 	return rc;
 }
 
+/* KS_ATTR_CTIME: k's times record with ctime now, mtime and atime kept
+ * (base when k has none of its version). */
+static int put_ctime_now(struct keyspace *ks, struct store_batch *b, const struct ks_key *k,
+			 uint64_t version, const struct timespec *base)
+{
+	struct buf key = BUF_INIT, raw = BUF_INIT, val = BUF_INIT;
+	struct timespec mt = *base, at = *base, now;
+	const char *p;
+	size_t n;
+	int rc = obj_key(&key, k, true, 0, NULL, 0);
+	if (!rc)
+		rc = rec_get(ks, &key, &raw, &p, &n);
+	if (!rc && n >= TIMES_LEN && ver_ok(p, n, version)) {
+		get_ts(p + 8, &mt);
+		get_ts(p + 20, &at);
+	}
+	if (rc == -ENOENT || !rc) {
+		ts_now(&now);
+		rc = times_value(&val, version, &mt, &at, &now);
+	}
+	if (!rc)
+		store_batch_put(b, STORE_CF_METADATA, key.data, key.len, val.data, val.len);
+	buf_release(&key);
+	buf_release(&raw);
+	buf_release(&val);
+	return rc;
+}
+
 int ks_attr_batch_ns_touch(struct store_batch *b, const char *ns, size_t n)
 {
 	struct ks_key k;
@@ -707,6 +737,8 @@ int ks_attr_batch_change(struct keyspace *ks, struct store_batch *b, const struc
 		if (!rc)
 			rc = drop_entries(b, k, PART_ENTRY_ATTRS, version);
 	}
+	if (!rc && (c->flags & KS_ATTR_CTIME) && !(c->flags & KS_ATTR_TOUCH) && live)
+		rc = put_ctime_now(ks, b, k, version, &c->base);
 	if (!rc && c->flags & KS_ATTR_TOUCH) {
 		rc = obj_key(&key, k, true, 0, NULL, 0);
 		if (!rc)

@@ -202,7 +202,7 @@ int ks_txn_renew(struct ks_txn *t, const struct ks_key *k, enum kv_type type, st
 	}
 	ks_meta_new(t->ks, &x->m, type);
 	x->fresh = !x->found;
-	x->read = x->dirty = true;
+	x->read = x->dirty = x->changed = true;
 	x->gone = x->cut = x->tail_set = x->drop = x->noexp = false;
 	x->flags = 0;
 	*m = &x->m;
@@ -250,6 +250,8 @@ static void sub_change(struct ks_txn *t, const struct ks_key *k, enum store_cf c
 		store_batch_put(t->b, cf, sk.data, sk.len, v, vn);
 	else
 		store_batch_delete(t->b, cf, sk.data, sk.len);
+	if (!rc)
+		x->changed = true;
 	buf_release(&sk);
 }
 
@@ -276,8 +278,10 @@ void ks_txn_sub_clear(struct ks_txn *t, const struct ks_key *k, enum store_cf cf
 		rc = buf_set(&hi, lo.data, lo.len);
 	if (!rc && !enc_prefix_successor(&hi))
 		rc = -EINVAL;
-	if (!rc)
+	if (!rc) {
 		store_batch_delete_range(t->b, cf, lo.data, lo.len, hi.data, hi.len);
+		x->changed = true;
+	}
 	ks_txn_fail(t, rc);
 	buf_release(&lo);
 	buf_release(&hi);
@@ -303,7 +307,7 @@ void ks_txn_resize(struct ks_txn *t, const struct ks_key *k, int64_t delta, unsi
 	}
 	x->m.size = size;
 	x->gone = size == 0;
-	x->dirty = true;
+	x->dirty = x->changed = true;
 	x->flags = flags;
 }
 
@@ -312,7 +316,7 @@ void ks_txn_delete(struct ks_txn *t, const struct ks_key *k, unsigned flags)
 	struct ks_txn_key *x;
 	if (t->rc || !(x = txn_ready(t, k)))
 		return;
-	x->gone = x->dirty = x->drop = true;
+	x->gone = x->dirty = x->drop = x->changed = true;
 	x->tail_set = false;
 	x->flags = flags;
 }
@@ -321,7 +325,7 @@ void ks_txn_touch(struct ks_txn *t, const struct ks_key *k)
 {
 	struct ks_txn_key *x;
 	if (!t->rc && (x = txn_ready(t, k)))
-		x->dirty = true;
+		x->dirty = x->changed = true;
 }
 
 void ks_txn_meta_put(struct ks_txn *t, const struct ks_key *k, const void *tail, size_t tlen)
@@ -331,7 +335,7 @@ void ks_txn_meta_put(struct ks_txn *t, const struct ks_key *k, const void *tail,
 		return;
 	x->tail = tail;
 	x->tail_len = tlen;
-	x->tail_set = x->dirty = true;
+	x->tail_set = x->dirty = x->changed = true;
 	x->gone = false;
 }
 
@@ -437,12 +441,22 @@ static int commit_meta(struct ks_txn *t, struct ks_txn_key *x, struct ks_track *
 	return rc;
 }
 
+/* The change of a key that a verb changed without saying how: its
+ * content (ks_txn.h). */
+static const struct ks_attr_change content_changed = {.flags = KS_ATTR_TOUCH};
+
 int ks_txn_commit(struct ks_txn *t)
 {
 	int rc = t->rc;
 	for (size_t i = 0; i < t->n && !rc; i++)
 		if (t->key[i].read)
 			rc = commit_meta(t, &t->key[i], &t->track[i]);
+	for (size_t i = 0; i < t->n && !rc; i++) {
+		struct ks_track *w = &t->track[i];
+		if (t->key[i].changed && !w->attr && w->live &&
+		    !ks_is_reserved_ns(w->k->ns, w->k->nslen))
+			w->attr = &content_changed;
+	}
 	if (!rc)
 		rc = track_apply_all(t->ks, t->b, t->track, t->n);
 	if (!rc)

@@ -298,7 +298,7 @@ EOF
 	! printf '%s\n' "$output" | grep -q '^>f'
 }
 
-@test "a hash and a zset with a ttl round trip through rsync -aX (ttl before type, on the empty directory)" {
+@test "a hash and a zset with a ttl round trip through rsync -aX (expireat before type, on the empty directory)" {
 	mkdir "$NS/h" "$NS/z"
 	setfattr -n user.kvfs.type -v zset "$NS/z"
 	echo v >"$NS/h/f"
@@ -308,7 +308,7 @@ EOF
 	PLAIN=$BATS_TEST_TMPDIR/plain
 	mkdir "$PLAIN"
 	rsync -aX "$NS/" "$PLAIN/"
-	[ -n "$(getfattr --only-values -n user.kvfs.ttl "$PLAIN/z")" ]
+	[ -n "$(getfattr --only-values -n user.kvfs.expireat "$PLAIN/z")" ]
 	mkdir "$KVFS_MNT/copy"
 	rsync -aX "$PLAIN/" "$KVFS_MNT/copy/"
 	C=$KVFS_MNT/copy

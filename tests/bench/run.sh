@@ -10,7 +10,7 @@
 #   BENCH=quick (default, < 10 min on 2 cores) | full (the large sizes)
 #   BENCH_RUNS, BENCH_SMALL_N, BENCH_REDIS_N, BENCH_NS_N, BENCH_HASH_N,
 #   BENCH_DEL_N, BENCH_BIG_MIB, BENCH_RAND_SECS, BENCH_INCR_N,
-#   BENCH_QUEUE_N, BENCH_FOLLOW_N   override a size
+#   BENCH_QUEUE_N, BENCH_RSYNC_N, BENCH_FOLLOW_N   override a size
 #   BENCH_FOLLOW_MS   the follower's catch-up period in the lag row (50 ms)
 #   BENCH_THREADS     FUSE loop threads for kvfs and the passthrough (4)
 #   BENCH_TIMEOUT     entry/attr timeout of both (10 s, kvfs's default)
@@ -819,7 +819,26 @@ say "[$(date +%T)] snapshots of a $SNAP_MIB MiB database"
 SNAP_OUT=$(tests/bench/snapshot.sh "$KVFS" "$WORK" "$SNAP_MIB" 2>"$LOGS/last.err") ||
 	note "snapshot: $(head -c 300 "$LOGS/last.err")"
 
-# 11. follower lag (issue 18): a read-write mount and a `-o follow=MS` mount
+# 11. incremental backup (issue 18): rsync -aX of a namespace of
+# BENCH_RSYNC_N string keys (default NS_N, 100,000) to a directory in the
+# work directory, then again after 1 % of the keys got same-size changes
+# (tests/bench/rsync_incr.sh): the time of each copy and the bytes rsync
+# sent (--stats), on a fresh database in the work directory.
+RSYNC_N=${BENCH_RSYNC_N:-$NS_N}
+RSYNC_OUT=''
+say "[$(date +%T)] incremental rsync -aX, $RSYNC_N keys, 1 % changed"
+"$KVFS" -f -o timeout="$TIMEOUT" "$WORK/rsync-db" "$KMNT" </dev/null >>"$LOGS/kvfs.log" 2>&1 &
+KV_PID=$!
+if wait_mount "$KMNT" "$KV_PID" kvfs; then
+	RSYNC_OUT=$(tests/bench/rsync_incr.sh "$KMNT" "$WORK/rsync-dest" "$RSYNC_N" 2>"$LOGS/last.err") ||
+		note "rsync_incr: $(head -c 300 "$LOGS/last.err")"
+	kvfs_stop
+	rm -rf "$WORK/rsync-dest"
+else
+	KV_PID=
+fi
+
+# 12. follower lag (issue 18): a read-write mount and a `-o follow=MS` mount
 # of one fresh database in the work directory; N writes of a small value
 # through the first, each timed until the follower shows it
 # (tests/bench/follow.py, polling every millisecond). BENCH_FOLLOW_N: the
@@ -995,6 +1014,9 @@ TOTAL=$(awk -v d=$((T_END - T_START)) 'BEGIN { printf "%d min %02d s", d / 6e7, 
 	smnt=$(awk '/^snapshot_mounted/ { print $2, "s,", $4, "KiB" }' <<<"$SNAP_OUT")
 	sun=$(awk '/^snapshot_unmounted/ { print $2, "s,", $4, "KiB" }' <<<"$SNAP_OUT")
 	echo "Snapshot of a $SNAP_MIB MiB database (\`kvfs snapshot\`; ${sdb:-?} KiB on disk; 1 MiB strings and a 20,000-field hash written through kvfs): mounted read-write ${smnt:-no figure} extra disk; unmounted ${sun:-no figure} extra (du of the database and the snapshot together minus the database's: the tables are hard links)"
+	echo
+	rv() { awk -v k="$1" '$1 == k { $1 = ""; print substr($0, 2) }' <<<"$RSYNC_OUT"; }
+	echo "Incremental backup ($(kfmt "$RSYNC_N") string keys of 100 B in one namespace, \`rsync -aX --stats\` to a directory, then again after 1 % of the keys were rewritten with the same size, no --checksum; tests/bench/rsync_incr.sh): full copy $(rv rsync_full_s) and $(rv rsync_full_sent) sent; incremental copy $(rv rsync_incr_s) and $(rv rsync_incr_sent) sent, $(rv rsync_incr_files) transferred (copy equal to the mount: $(rv rsync_incr_same))"
 	echo
 	flag=$(awk '/^follow_lag/ { printf "median %s ms, p99 %s ms, max %s ms", $2, $3, $4 }' <<<"$FOLLOW_OUT")
 	echo "Follower lag ($(kfmt "$FOLLOW_N") writes of a small value through a read-write mount, each after a random pause of up to $((2 * FOLLOW_MS)) ms and timed from its close until a \`-o follow=$FOLLOW_MS\` mount of the same database shows it, polled every millisecond): ${flag:-no figure}"

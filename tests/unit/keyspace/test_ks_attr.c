@@ -17,6 +17,9 @@
  * a key of the default namespace. */
 #define ATTR_HEX RES_HEX " 40 " NS_HEX
 
+/* A key whose writes change no times (ks_attr_none). */
+#define KEYN(n, k) KEYA(n, k, &ks_attr_none)
+
 /* A new database for each test (each closes its own at the end). */
 static struct keyspace *fresh_ks(void)
 {
@@ -50,9 +53,19 @@ static void test_record_bytes(void)
 	CHECK_INT(ks_attr_get(ks, KEY(DEFNS, "s"), 0, NULL, 0, &a), 0);
 	CHECK(a.has == KS_ATTR_HAS_TIMES);
 	CHECK(a.mtime.tv_sec >= before.tv_sec && a.mtime.tv_sec == a.ctime.tv_sec);
-	/* Nothing staged: nothing written. */
+	/* Nothing staged: the key's times move all the same (a change made
+	 * by any path is a change); ks_attr_none says the write changes no
+	 * times, and nothing is written. */
 	CHECK_INT(string_set(ks, KEY(DEFNS, "t"), "v", 1, 0), 0);
 	CHECK_INT(ks_attr_get(ks, KEY(DEFNS, "t"), 0, NULL, 0, &a), 0);
+	CHECK(a.has == KS_ATTR_HAS_TIMES);
+	CHECK(a.mtime.tv_sec >= before.tv_sec && a.mtime.tv_sec == a.ctime.tv_sec);
+	CHECK_INT(string_set(ks, KEYN(DEFNS, "u"), "v", 1, 0), 0);
+	CHECK_INT(ks_attr_get(ks, KEY(DEFNS, "u"), 0, NULL, 0, &a), 0);
+	CHECK(a.has == 0);
+	/* Nor in the reserved namespace. */
+	CHECK_INT(string_set(ks, KEY("__kvfs", "r"), "v", 1, 0), 0);
+	CHECK_INT(ks_attr_get(ks, KEY("__kvfs", "r"), 0, NULL, 0, &a), 0);
 	CHECK(a.has == 0);
 	/* A verb that fails writes no record. */
 	CHECK_INT(hash_set(ks, KEYA(DEFNS, "s", &ch), "f", 1, "v", 1, NULL), -KV_EWRONGTYPE);
@@ -96,7 +109,7 @@ static void test_setattr(void)
 	struct ks_attr_set s = {
 	    .mask = KS_ATTR_SET_MODE | KS_ATTR_SET_UID, .mode = 0100640, .uid = 7};
 
-	CHECK_INT(string_set(ks, KEY(DEFNS, "s"), "v", 1, 0), 0);
+	CHECK_INT(string_set(ks, KEYN(DEFNS, "s"), "v", 1, 0), 0);
 	CHECK_INT(ks_attr_set(ks, KEY(DEFNS, "s"), NULL, 0, &s), 0);
 	CHECK_INT(ks_attr_get(ks, KEY(DEFNS, "s"), 0, NULL, 0, &a), 0);
 	CHECK(a.has == (KS_ATTR_HAS_MODE | KS_ATTR_HAS_UID));
@@ -114,7 +127,7 @@ static void test_setattr(void)
 	CHECK(a.mtime.tv_sec == 981173106 && a.mtime.tv_nsec == 123456789);
 	CHECK(a.atime.tv_sec == -86400 && a.atime.tv_nsec == 5);
 	/* An entry. */
-	CHECK_INT(hash_set(ks, KEY(DEFNS, "h"), "f", 1, "v", 1, NULL), 0);
+	CHECK_INT(hash_set(ks, KEYN(DEFNS, "h"), "f", 1, "v", 1, NULL), 0);
 	uint64_t v = version_of(ks, KEY(DEFNS, "h"));
 	s.mask = KS_ATTR_SET_MODE;
 	s.mode = 0600;
@@ -127,7 +140,7 @@ static void test_setattr(void)
 	CHECK(a.has == 0 && a.entry_attrs);
 	CHECK_INT(ks_attr_get_times(ks, KEY(DEFNS, "h"), v, "f", 1, &a), 0);
 	CHECK(a.has == 0);
-	CHECK_INT(hash_set(ks, KEY(DEFNS, "h2"), "f", 1, "v", 1, NULL), 0);
+	CHECK_INT(hash_set(ks, KEYN(DEFNS, "h2"), "f", 1, "v", 1, NULL), 0);
 	CHECK_INT(ks_attr_get(ks, KEY(DEFNS, "h2"), version_of(ks, KEY(DEFNS, "h2")), NULL, 0, &a),
 		  0);
 	CHECK(!a.entry_attrs);
@@ -139,7 +152,7 @@ static void test_setattr(void)
 	/* An empty collection keeps attributes (version 0) into its life. */
 	CHECK_INT(ks_empty_create(ks, KEY(DEFNS, "e"), KV_TYPE_HASH), 0);
 	CHECK_INT(ks_attr_set(ks, KEY(DEFNS, "e"), NULL, 0, &s), 0);
-	CHECK_INT(hash_set(ks, KEY(DEFNS, "e"), "f", 1, "v", 1, NULL), 0);
+	CHECK_INT(hash_set(ks, KEYN(DEFNS, "e"), "f", 1, "v", 1, NULL), 0);
 	CHECK_INT(ks_attr_get(ks, KEY(DEFNS, "e"), version_of(ks, KEY(DEFNS, "e")), NULL, 0, &a),
 		  0);
 	CHECK(a.has == KS_ATTR_HAS_MODE && a.mode == 0600);
@@ -208,22 +221,22 @@ static void test_del_recreate(void)
 	struct ks_attr a;
 	struct buf out = BUF_INIT;
 
-	CHECK_INT(string_set(ks, KEY(DEFNS, "s"), "v", 1, 0), 0);
+	CHECK_INT(string_set(ks, KEYN(DEFNS, "s"), "v", 1, 0), 0);
 	CHECK_INT(ks_attr_set(ks, KEY(DEFNS, "s"), NULL, 0, &s), 0);
 	CHECK_INT(ks_xattr_set(ks, KEY(DEFNS, "s"), NULL, 0, "user.a", 6, "1", 1, 0), 0);
 	CHECK_INT(ks_del(ks, KEY(DEFNS, "s")), 0);
 	CHECK_INT(fixture_count_hex(ks, STORE_CF_METADATA, ATTR_HEX " 00 00 00 01 73"), 0);
-	CHECK_INT(string_set(ks, KEY(DEFNS, "s"), "v", 1, 0), 0);
+	CHECK_INT(string_set(ks, KEYN(DEFNS, "s"), "v", 1, 0), 0);
 	CHECK_INT(ks_attr_get(ks, KEY(DEFNS, "s"), 0, NULL, 0, &a), 0);
 	CHECK(a.has == 0);
 	/* A hash's field records are of its version: DEL leaves them as
 	 * garbage, and the re-created hash does not see them. */
-	CHECK_INT(hash_set(ks, KEY(DEFNS, "h"), "f", 1, "v", 1, NULL), 0);
+	CHECK_INT(hash_set(ks, KEYN(DEFNS, "h"), "f", 1, "v", 1, NULL), 0);
 	uint64_t v1 = version_of(ks, KEY(DEFNS, "h"));
 	CHECK_INT(ks_attr_set(ks, KEY(DEFNS, "h"), "f", 1, &s), 0);
 	CHECK_INT(ks_attr_set(ks, KEY(DEFNS, "h"), NULL, 0, &s), 0);
 	CHECK_INT(ks_del(ks, KEY(DEFNS, "h")), 0);
-	CHECK_INT(hash_set(ks, KEY(DEFNS, "h"), "f", 1, "v", 1, NULL), 0);
+	CHECK_INT(hash_set(ks, KEYN(DEFNS, "h"), "f", 1, "v", 1, NULL), 0);
 	uint64_t v2 = version_of(ks, KEY(DEFNS, "h"));
 	CHECK(v1 != v2);
 	CHECK_INT(ks_attr_get(ks, KEY(DEFNS, "h"), v2, "f", 1, &a), 0);
@@ -237,13 +250,13 @@ static void test_del_recreate(void)
 	CHECK(a.has == 0);
 	/* A key that expired (or was deleted by someone else) and is made
 	 * again starts without the dead key's records. */
-	CHECK_INT(string_set(ks, KEY(DEFNS, "x"), "v", 1, 0), 0);
+	CHECK_INT(string_set(ks, KEYN(DEFNS, "x"), "v", 1, 0), 0);
 	CHECK_INT(ks_xattr_set(ks, KEY(DEFNS, "x"), NULL, 0, "user.a", 6, "1", 1, 0), 0);
 	CHECK_INT(ks_expire(ks, KEY(DEFNS, "x"), now_ms() + 20), 0);
 	struct timespec ts = {0, 50 * 1000 * 1000};
 	nanosleep(&ts, NULL);
 	CHECK_INT(ks_xattr_get(ks, KEY(DEFNS, "x"), 0, NULL, 0, "user.a", 6, &out), 0);
-	CHECK_INT(string_set(ks, KEY(DEFNS, "x"), "w", 1, 0), 0);
+	CHECK_INT(string_set(ks, KEYN(DEFNS, "x"), "w", 1, 0), 0);
 	CHECK_INT(ks_xattr_get(ks, KEY(DEFNS, "x"), 0, NULL, 0, "user.a", 6, &out), -ENODATA);
 	/* rmdir of an empty collection drops its records; mkdir starts fresh. */
 	CHECK_INT(ks_empty_create(ks, KEY(DEFNS, "e"), KV_TYPE_HASH), 0);
@@ -265,11 +278,11 @@ static void test_rename(void)
 
 	/* A key rename moves key and entry records and replaces the
 	 * target's. */
-	CHECK_INT(hash_set(ks, KEY(DEFNS, "a"), "f", 1, "v", 1, NULL), 0);
+	CHECK_INT(hash_set(ks, KEYN(DEFNS, "a"), "f", 1, "v", 1, NULL), 0);
 	CHECK_INT(ks_attr_set(ks, KEY(DEFNS, "a"), NULL, 0, &s), 0);
 	CHECK_INT(ks_attr_set(ks, KEY(DEFNS, "a"), "f", 1, &s), 0);
 	CHECK_INT(ks_xattr_set(ks, KEY(DEFNS, "a"), "f", 1, "user.x", 6, "y", 1, 0), 0);
-	CHECK_INT(string_set(ks, KEY(DEFNS, "b"), "v", 1, 0), 0);
+	CHECK_INT(string_set(ks, KEYN(DEFNS, "b"), "v", 1, 0), 0);
 	CHECK_INT(ks_xattr_set(ks, KEY(DEFNS, "b"), NULL, 0, "user.old", 8, "o", 1, 0), 0);
 	uint64_t v = version_of(ks, KEY(DEFNS, "a"));
 	CHECK_INT(ks_rename(ks, KEY(DEFNS, "a"), KEY(DEFNS, "b")), 0);
@@ -282,7 +295,7 @@ static void test_rename(void)
 	CHECK(a.has == KS_ATTR_HAS_MODE);
 	/* A field rename with a staged MOVE moves the field's records in
 	 * the rename's batch, replacing the target's. */
-	CHECK_INT(hash_set(ks, KEY(DEFNS, "b"), "g", 1, "w", 1, NULL), 0);
+	CHECK_INT(hash_set(ks, KEYN(DEFNS, "b"), "g", 1, "w", 1, NULL), 0);
 	CHECK_INT(ks_xattr_set(ks, KEY(DEFNS, "b"), "g", 1, "user.g", 6, "g", 1, 0), 0);
 	struct ks_attr_change ch = {.flags = KS_ATTR_TOUCH | KS_ATTR_MOVE,
 				    .entry = "g",
@@ -297,7 +310,7 @@ static void test_rename(void)
 	CHECK_INT(ks_attr_get(ks, KEY(DEFNS, "b"), v, "g", 1, &a), 0);
 	CHECK(a.has == KS_ATTR_HAS_MODE); /* f had no times: g's went */
 	/* Between two hashes. */
-	CHECK_INT(hash_set(ks, KEY(DEFNS, "c"), "z", 1, "w", 1, NULL), 0);
+	CHECK_INT(hash_set(ks, KEYN(DEFNS, "c"), "z", 1, "w", 1, NULL), 0);
 	struct ks_attr_change cm = ch, ct = {.flags = KS_ATTR_TOUCH};
 	cm.from = KEY(DEFNS, "b");
 	cm.fentry = "g";
@@ -433,6 +446,42 @@ static void test_gc(void)
 	ks_close(ks);
 }
 
+/* KS_ATTR_CTIME (an expiry set): ctime now, mtime and atime kept, or
+ * `base` for a key without stored times; nothing for a key deleted. */
+static void test_ctime(void)
+{
+	struct keyspace *ks = fresh_ks();
+	struct ks_attr_change ch = {.flags = KS_ATTR_CTIME, .base = {1000, 5}};
+	struct ks_attr_set s = {
+	    .mask = KS_ATTR_SET_TIMES, .mtime = {981173106, 7}, .atime = {981173106, 8}};
+	struct timespec before;
+	struct ks_attr a;
+	clock_gettime(CLOCK_REALTIME, &before);
+
+	CHECK_INT(string_set(ks, KEYN(DEFNS, "bare"), "v", 1, 0), 0);
+	CHECK_INT(ks_expire(ks, KEYA(DEFNS, "bare", &ch), now_ms() + 100000), 0);
+	CHECK_INT(ks_attr_get(ks, KEY(DEFNS, "bare"), 0, NULL, 0, &a), 0);
+	CHECK(a.has == KS_ATTR_HAS_TIMES);
+	CHECK(a.mtime.tv_sec == 1000 && a.mtime.tv_nsec == 5);
+	CHECK(a.atime.tv_sec == 1000 && a.atime.tv_nsec == 5);
+	CHECK(a.ctime.tv_sec >= before.tv_sec);
+
+	CHECK_INT(hash_set(ks, KEYN(DEFNS, "h"), "f", 1, "v", 1, NULL), 0);
+	CHECK_INT(ks_attr_set(ks, KEY(DEFNS, "h"), NULL, 0, &s), 0);
+	uint64_t v = version_of(ks, KEY(DEFNS, "h"));
+	CHECK_INT(ks_expire(ks, KEYA(DEFNS, "h", &ch), 0), 0);
+	CHECK_INT(ks_attr_get(ks, KEY(DEFNS, "h"), v, NULL, 0, &a), 0);
+	CHECK(a.mtime.tv_sec == 981173106 && a.mtime.tv_nsec == 7);
+	CHECK(a.atime.tv_sec == 981173106 && a.atime.tv_nsec == 8);
+	CHECK(a.ctime.tv_sec >= before.tv_sec);
+
+	/* A deadline in the past deletes: no record is left. */
+	CHECK_INT(string_set(ks, KEYN(DEFNS, "gone"), "v", 1, 0), 0);
+	CHECK_INT(ks_expire(ks, KEYA(DEFNS, "gone", &ch), 1), 0);
+	CHECK_INT(fixture_count_hex(ks, STORE_CF_METADATA, ATTR_HEX " 00 00 00 04 67 6F 6E 65"), 0);
+	ks_close(ks);
+}
+
 int main(void)
 {
 	log_level_current = -1; /* expected errors stay quiet */
@@ -445,6 +494,7 @@ int main(void)
 	test_renumber();
 	test_pending_expiry();
 	test_gc();
+	test_ctime();
 	fixture_done(NULL);
 	return check_done("attr");
 }

@@ -12,6 +12,7 @@
  */
 #include "check.h"
 #include "fixture.h"
+#include "keyspace/ks_attr.h"
 #include "keyspace/ks_gc.h"
 #include "types/t_bitmap.h"
 #include "types/t_hash.h"
@@ -20,6 +21,10 @@
 #include "types/t_zset.h"
 
 #include <pthread.h>
+
+/* Writes that make no attribute records (ks_attr_none): the counts of
+ * the reserved namespace below are of kvfs's own records only. */
+#define KEYN(n, k) KEYA(n, k, &ks_attr_none)
 
 #define NOW 1700000000000ull
 
@@ -136,7 +141,7 @@ static void hash_fill(const char *key, int n)
 	char f[32];
 	for (int i = 0; i < n; i++) {
 		snprintf(f, sizeof(f), "f%05d", i);
-		CHECK_INT(hash_set(ks, KEY(DEFNS, key), f, strlen(f), "v", 1, NULL), 0);
+		CHECK_INT(hash_set(ks, KEYN(DEFNS, key), f, strlen(f), "v", 1, NULL), 0);
 	}
 }
 
@@ -145,7 +150,7 @@ static void zset_fill(const char *key, int n)
 	char m[32];
 	for (int i = 0; i < n; i++) {
 		snprintf(m, sizeof(m), "m%d", i);
-		CHECK_INT(zset_add(ks, KEY(DEFNS, key), m, strlen(m), i * 1.5, 0), 1);
+		CHECK_INT(zset_add(ks, KEYN(DEFNS, key), m, strlen(m), i * 1.5, 0), 1);
 	}
 }
 
@@ -153,7 +158,7 @@ static void list_fill(const char *key, int n)
 {
 	struct list_value lv = {"e", 1};
 	for (int i = 0; i < n; i++)
-		CHECK_INT(list_push(ks, KEY(DEFNS, key), LIST_TAIL, &lv, 1, NULL), 0);
+		CHECK_INT(list_push(ks, KEYN(DEFNS, key), LIST_TAIL, &lv, 1, NULL), 0);
 }
 
 /* ---- The decisions ------------------------------------------------- */
@@ -244,7 +249,7 @@ static void test_compact(void)
 	hash_fill("re", 5);
 	/* Overwritten by SET: 6 dead fields under a live string. */
 	hash_fill("h_str", 6);
-	CHECK_INT(string_set(ks, KEY(DEFNS, "h_str"), "s", 1, 0), 0);
+	CHECK_INT(string_set(ks, KEYN(DEFNS, "h_str"), "s", 1, 0), 0);
 	/* Sorted sets: members and score index. */
 	zset_fill("z_del", 10);
 	CHECK_INT(ks_del(ks, KEY(DEFNS, "z_del")), 0);
@@ -260,13 +265,13 @@ static void test_compact(void)
 	hash_fill("h_future", 2);
 	CHECK_INT(ks_expire(ks, KEY(DEFNS, "h_future"), now + 3600000), 0);
 	/* Strings: expired and live. */
-	CHECK_INT(string_set(ks, KEY(DEFNS, "s_exp"), "x", 1, 0), 0);
+	CHECK_INT(string_set(ks, KEYN(DEFNS, "s_exp"), "x", 1, 0), 0);
 	set_expire_raw("s_exp", now - 1);
-	CHECK_INT(string_set(ks, KEY(DEFNS, "s_live"), "y", 1, 0), 0);
+	CHECK_INT(string_set(ks, KEYN(DEFNS, "s_live"), "y", 1, 0), 0);
 	/* Bitmap: fragment "0" holds bit 9, fragment "1024" becomes zero. */
-	CHECK_INT(bitmap_setbit(ks, KEY(DEFNS, "bm"), 9, true), 0);
-	CHECK_INT(bitmap_setbit(ks, KEY(DEFNS, "bm"), 8192 + 5, true), 0);
-	CHECK_INT(bitmap_setbit(ks, KEY(DEFNS, "bm"), 8192 + 5, false), 1); /* the old bit */
+	CHECK_INT(bitmap_setbit(ks, KEYN(DEFNS, "bm"), 9, true), 0);
+	CHECK_INT(bitmap_setbit(ks, KEYN(DEFNS, "bm"), 8192 + 5, true), 0);
+	CHECK_INT(bitmap_setbit(ks, KEYN(DEFNS, "bm"), 8192 + 5, false), 1); /* the old bit */
 	/* Kvrocks-written records: a hash of size 0 (dead), a HyperLogLog of
 	 * size 0 (live: emptyable), metadata of an unknown type (kept). */
 	uint8_t raw[64];
