@@ -291,6 +291,22 @@ int store_catch_up(struct store *s, bool *changed)
 	if (!s->follower)
 		return -EINVAL;
 	uint64_t wal_min = wal_oldest(s->path);
+	if (s->blob_wait && s->blob_gone[0]) {
+		/* Under the MANIFEST that saw blob files go, a catch-up of this
+		 * instance failed an assertion of RocksDB 7.8 (version_builder.cc,
+		 * `version_ != cfd->current()`) once the writer had opened the
+		 * database again: none is tried; a new MANIFEST means a reopen. */
+		char cur[sizeof(s->blob_gone)];
+		read_current(s->path, cur, sizeof(cur));
+		if (!cur[0] || strcmp(cur, s->blob_gone) == 0)
+			return 0;
+		int rc = follow_reopen(s, wal_min);
+		if (rc)
+			return rc;
+		store_heads_clear(s->heads);
+		*changed = true;
+		return 0;
+	}
 	if (s->wal_min && wal_min != s->wal_min) {
 		/* The oldest WAL file it knew is gone (a new one older than it
 		 * cannot appear): a flush or a restart of the writer. */
