@@ -43,9 +43,13 @@ struct options {
 	char *ns;
 	int cluster;
 	int read_only;
+	/* -o follow[=MS]: follow the database's writer; follow_dir=PATH */
+	int follow;
+	char *follow_dir;
 	/* Numbers as given, parsed and range-checked by parse_numbers(). */
-	char *timeout_arg, *threads_arg, *uid_arg, *gid_arg, *umask_arg;
+	char *timeout_arg, *threads_arg, *uid_arg, *gid_arg, *umask_arg, *follow_arg;
 	double timeout;
+	unsigned follow_ms;
 	unsigned threads;
 	unsigned uid, gid, umask;
 	int allow_other, default_permissions, no_default_permissions;
@@ -76,6 +80,9 @@ enum {
 /* The longest kernel cache time: libfuse turns it into whole seconds and
  * nanoseconds, which a larger double would overflow. */
 #define TIMEOUT_MAX 31536000.0
+/* -o follow=MS: the catch-up period, default and bounds (an hour). */
+#define FOLLOW_MS     1000
+#define FOLLOW_MS_MAX 3600000
 
 /* One option a line, as libfuse writes its tables. */
 /* clang-format off */
@@ -83,6 +90,9 @@ enum {
 static const struct fuse_opt option_spec[] = {
 	{ "ns=%s", offsetof(struct options, ns), 0 },
 	OPT("cluster", cluster),
+	OPT("follow", follow),
+	{ "follow=%s", offsetof(struct options, follow_arg), 0 },
+	{ "follow_dir=%s", offsetof(struct options, follow_dir), 0 },
 	{ "timeout=%s", offsetof(struct options, timeout_arg), 0 },
 	{ "threads=%s", offsetof(struct options, threads_arg), 0 },
 	{ "uid=%s", offsetof(struct options, uid_arg), 0 },
@@ -106,6 +116,11 @@ static void usage(const char *prog)
 	    "names, inputs and views of a key are: getfattr -n user.kvfs.help KEY.\n\n"
 	    "kvfs options:\n"
 	    "    -o ro              read-only (RocksDB opened read-only)\n"
+	    "    -o follow[=MS]     read-only, following the database's writer (a kvfs mount,\n"
+	    "                       a running Kvrocks): catch up every MS ms, 1 to 3600000\n"
+	    "                       (default 1000); see kvfs-mapping(7)\n"
+	    "    -o follow_dir=PATH the follower's own directory (default: under\n"
+	    "                       $XDG_CACHE_HOME or ~/.cache, kvfs/secondary/)\n"
 	    "    -o ns=NAME         mount only namespace NAME at the root\n"
 	    "    -o cluster         keys carry Kvrocks cluster slots\n"
 	    "    -o timeout=SEC     kernel attribute/entry cache time, 0 to 31536000 (default 10)\n"
@@ -321,6 +336,13 @@ static int parse_numbers(struct options *o)
 					 "needs a group id, a number from 0 to 4294967294");
 		o->gid = (unsigned)v;
 	}
+	if (o->follow_arg) {
+		if (!parse_ulong(o->follow_arg, 10, FOLLOW_MS_MAX, &v) || v == 0)
+			return bad_value("follow", o->follow_arg,
+					 "needs a whole number of milliseconds from 1 to 3600000");
+		o->follow = 1;
+		o->follow_ms = (unsigned)v;
+	}
 	if (o->umask_arg) {
 		if (!parse_ulong(o->umask_arg, 8, 0777, &v))
 			return bad_value("umask", o->umask_arg,
@@ -447,6 +469,8 @@ static int open_status(int rc)
 		return EXIT_NOTKV;
 	case -EBUSY:
 		return EXIT_LOCKED;
+	case -EINVAL:
+		return EXIT_USAGE; /* a -o follow_dir= that cannot be */
 	default:
 		return EXIT_FAIL;
 	}
@@ -729,6 +753,7 @@ int main(int argc, char *argv[])
 	    .uid = getuid(),
 	    .gid = getgid(),
 	    .umask = 022,
+	    .follow_ms = FOLLOW_MS,
 	};
 	struct fuse_loop_config *lcfg = NULL;
 	struct fuse_session *se = NULL;
@@ -758,6 +783,19 @@ int main(int argc, char *argv[])
 	if (o.ns && strcmp(o.ns, KS_RESERVED_NS) == 0) {
 		fprintf(stderr, "kvfs: -o ns=%s: that namespace is kvfs's own\n", KS_RESERVED_NS);
 		goto out_args;
+	}
+	if (o.follow_dir && !o.follow) {
+		fprintf(stderr, "kvfs: -o follow_dir=PATH needs -o follow\n");
+		goto out_args;
+	}
+	/* A follower is read-only, for the kernel too; its caches keep
+	 * nothing longer than a catch-up period. */
+	if (o.follow) {
+		if (!o.read_only && fuse_opt_add_arg(&args, "-oro") != 0)
+			goto out_args;
+		o.read_only = 1;
+		if (o.timeout > o.follow_ms / 1000.0)
+			o.timeout = o.follow_ms / 1000.0;
 	}
 	/* kvfs stores modes and owners: with other users in, the kernel must
 	 * enforce them (kvfs checks no permission itself). */
@@ -812,7 +850,12 @@ int main(int argc, char *argv[])
 	}
 	if (chdir("/") != 0)
 		LOG_WARN("chdir /: %s", strerror(errno));
-	struct ks_options kopt = {.cluster = o.cluster, .read_only = o.read_only};
+	struct ks_options kopt = {
+	    .cluster = o.cluster,
+	    .read_only = o.read_only,
+	    .follow = o.follow,
+	    .follow_dir = o.follow_dir,
+	};
 	int rc = ks_open(o.dbdir, &kopt, &ks);
 	if (rc) {
 		/* The store said what is wrong, in one line, but for this. */
@@ -830,6 +873,7 @@ int main(int argc, char *argv[])
 	    .gid = o.gid,
 	    .umask = o.umask & 0777,
 	    .threads = copts.singlethread ? 1 : o.threads,
+	    .follow_ms = o.follow ? o.follow_ms : 0,
 	};
 	fs = fs_new(ks, &fopt);
 	if (!fs) {
@@ -892,6 +936,8 @@ out_args:
 	free(o.uid_arg);
 	free(o.gid_arg);
 	free(o.umask_arg);
+	free(o.follow_arg);
+	free(o.follow_dir);
 	fuse_opt_free_args(&args);
 	return ret;
 }

@@ -63,7 +63,16 @@ int store_gc_meta_get(struct store_gc_read *rd, const void *k, size_t kn, const 
 		      size_t *vn);
 
 struct store_options {
-	bool read_only;		  /* open with RocksDB's read-only mode */
+	bool read_only; /* open with RocksDB's read-only mode */
+	/* Open as a RocksDB secondary instance that follows the primary
+	 * holding the database (a mount, a running Kvrocks): read-only, and
+	 * store_catch_up() brings it up to date. */
+	bool follow;
+	/* The secondary's own directory (its LOG); NULL: under the user's
+	 * cache, $XDG_CACHE_HOME or ~/.cache, kvfs/secondary/HASH (HASH of
+	 * the database's path). Made if missing; refused inside the
+	 * database's directory. */
+	const char *follow_dir;
 	size_t block_cache_bytes; /* 0 = default (64 MiB) */
 	/* Compaction filters to install (copied; NULL = none). Ignored on a
 	 * read-only store, which never compacts. */
@@ -79,6 +88,10 @@ struct store_options {
  * (another process holds the database's LOCK: a mount, Kvrocks), -EIO.
  * A database on a disk too full to open it for writing is opened
  * read-only instead (logged; store_is_read_only() says so).
+ * With opt->follow: as read-only (nothing is created), opened as a
+ * secondary instance beside whoever holds the lock; -EINVAL (logged)
+ * for a follow_dir inside the database's directory, -errno if the
+ * secondary directory cannot be made.
  * Free with store_close().
  */
 int store_open(const char *dir, const struct store_options *opt, struct store **out);
@@ -87,6 +100,18 @@ int store_open(const char *dir, const struct store_options *opt, struct store **
  * took. NULL is fine. */
 void store_close(struct store *s);
 bool store_is_read_only(const struct store *s);
+/* Opened with opt->follow (a secondary instance)? */
+bool store_is_follower(const struct store *s);
+/*
+ * A follower: read what the primary wrote since the last call (its
+ * MANIFEST and WAL: rocksdb_try_catch_up_with_primary). *changed says
+ * whether the latest sequence number moved, i.e. whether anything
+ * written can read differently (a flush or a compaction of the primary
+ * changes no data and says false); the head cache is then emptied. Safe
+ * beside reads on other threads; callers serialise catch-ups. 0, -EINVAL
+ * (not a follower), -EIO (logged).
+ */
+int store_catch_up(struct store *s, bool *changed);
 /* The RocksDB directory actually opened (dir or dir/db). */
 const char *store_path(const struct store *s);
 

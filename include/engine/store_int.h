@@ -8,6 +8,7 @@
 #ifndef KVFS_STORE_INT_H
 #define KVFS_STORE_INT_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 
 #include <rocksdb/c.h>
@@ -32,7 +33,30 @@ struct store {
 	size_t nhandles;
 	rocksdb_column_family_handle_t *cf[STORE_CF_COUNT];
 	bool read_only;
+	bool follower; /* a secondary instance (store_options.follow) */
 	char *path;
+	char *secondary; /* a follower's own directory */
+	/*
+	 * A follower: catch-ups hold follow_lock for writing, point reads
+	 * and iterator creations for reading, so none sees a version between
+	 * a catch-up and its look at the blob files. blob_cf: the column
+	 * family holds blob files, which a secondary instance cannot read
+	 * (store_follow_blobs); its reads fail with -EIO.
+	 */
+	pthread_rwlock_t follow_lock;
+	bool blob_cf[STORE_CF_COUNT];
+	/* Blob files were seen, and the MANIFEST under which they were seen
+	 * gone ("": not yet): reads stay refused until CURRENT names
+	 * another one (store_follow.c). */
+	bool blob_wait;
+	char blob_gone[64];
+	/* A follower's current instance (owns db and handles), the column
+	 * families it opens again at a reopen, and the oldest WAL file
+	 * there was at its open or last look (store_follow.c). */
+	struct store_inst *inst;
+	char **names;
+	size_t nnames;
+	uint64_t wal_min;
 	struct head_cache *heads;
 	/* Compaction filters (store_gc): the hook, one factory state per
 	 * filtered column family, and per-CF options carrying the factory.
@@ -98,15 +122,41 @@ int store_err(const char *what, char *err);
  * store_write_ok sees a write work again. */
 int store_write_err(struct store *s, const char *what, char *err);
 void store_write_ok(struct store *s);
+/* A numeric property of one column family; 0 if RocksDB has none. */
+uint64_t store_prop(struct store *s, rocksdb_column_family_handle_t *h, const char *name);
 /* The handle of an open column family, or NULL. */
 rocksdb_column_family_handle_t *store_cf(struct store *s, enum store_cf cf);
 
 /* ---- store_dir.c: the directory, its refusals, the disk's room ----- */
 
 int store_pick_path(const char *dir, bool read_only, char **path, bool *fresh);
+/* A follower's secondary directory (store_options.follow_dir), made if
+ * missing, never inside dir or path: 0 and *out (malloc'd), or a
+ * negative errno, logged. */
+int store_secondary_dir(const char *dir, const char *path, const char *given, char **out);
 int store_open_err(struct store *s, char *err);
 size_t store_write_buffer(const char *path);
 bool store_too_full(struct store *s);
+
+/* ---- store_follow.c: a follower (a secondary instance) --------------- */
+
+/* Open s->path as a secondary instance with these column families (the
+ * names are copied): s->db, handles and cf set. 0 or store_open_err's
+ * errno. */
+int store_follow_open(struct store *s, char **names, size_t n);
+/* Close a follower's instances (s->db with them); nothing for others. */
+void store_follow_close(struct store *s);
+/* A follower's read of cf begins (0, follow_lock held for reading, so
+ * s->db and its handles stay) or is refused (-EIO: cf holds blob files,
+ * said once); end it with store_follow_end. A cf of STORE_CF_COUNT
+ * refuses nothing. Nothing on other stores. */
+int store_follow_begin(struct store *s, enum store_cf cf);
+void store_follow_end(struct store *s);
+/* Between begin and end: a reference on the current instance, for what
+ * outlives the read (an iterator, a pinned value); NULL for others.
+ * The last unref of a retired instance closes it. */
+struct store_inst *store_follow_ref(struct store *s);
+void store_follow_unref(struct store_inst *in);
 
 /* ---- store_heads.c: the head cache and the value kept --------------- */
 
@@ -116,6 +166,9 @@ struct head_cache *store_heads_new(void);
  * it may pin the database's memory); free the cache (NULL: nothing). */
 void store_heads_stop(struct head_cache *hc);
 void store_heads_free(struct head_cache *hc);
+/* Forget every head and the value kept (a follower caught up: any value
+ * may have changed). */
+void store_heads_clear(struct head_cache *hc);
 uint64_t store_mono_ms(void);
 int store_heads_find(struct head_cache *hc, enum store_cf cf, const void *k, size_t kn, size_t max,
 		     struct buf *out, size_t *full, uint64_t *epoch);

@@ -24,6 +24,9 @@ struct fs_options {
 	 * of them may wait in an action (BLPOP) at once, so the others serve
 	 * the writes that end the waits. */
 	unsigned threads;
+	/* -o follow=MS: a follower (the keyspace is a secondary instance)
+	 * that catches up every MS milliseconds; 0: not following. */
+	unsigned follow_ms;
 };
 
 struct fs;

@@ -30,6 +30,7 @@
 #define KVFS_FS_INODE_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -101,6 +102,15 @@ struct fs_node {
 	unsigned writers;  /* opens for writing (fs_file_open_setup) */
 	uint64_t wrote_ms; /* when an open for writing last opened or closed */
 	uint64_t used_ms;  /* when the kernel last got the node (lookup, create, open) */
+	/* The file type (S_IFMT bits) the kernel was last given with the
+	 * node's name (a lookup or a listing; 0: none): a follower that
+	 * finds another one after a catch-up makes the kernel drop the name
+	 * (fs_follow.c). */
+	_Atomic unsigned kmode;
+	/* A follower: fs_follow_gen() at the node's last open; a value
+	 * loaded before a later changed catch-up is dropped at the next
+	 * open (fs_file.c). Guarded by `lock`. */
+	uint64_t follow_gen;
 	/* An O_TRUNC open's emptying of the value, not applied yet
 	 * (fs_handle.trunc); trunc_epoch counts those applied. */
 	bool trunc_want;
@@ -235,6 +245,14 @@ struct fs_inval {
 void fs_inval_init(struct fs_inval *iv);
 void fs_inval_release(struct fs_inval *iv);
 int fs_inval_add(struct fs_inval *iv, uint64_t parent, uint64_t ino, const void *name, size_t n);
+
+/* Does the kernel hold lookups on the node? */
+bool fs_itable_is_known(struct fs_itable *t, struct fs_node *node);
+/* Add the node to iv if the kernel holds lookups on it: its inode, and
+ * with `entry` its name in its parent too (when it still has one). 0 or
+ * -ENOMEM. */
+int fs_itable_inval_known(struct fs_itable *t, struct fs_node *node, bool entry,
+			  struct fs_inval *iv);
 
 /* Unhash every child of `parent` that is not local and for which
  * stale(arg, name, n) is true (NULL: every one), recording each in iv.

@@ -12,6 +12,7 @@
  *   fs_xattr.c   extended attributes (handlers)
  *   fs_dir.c     listings and long names (handlers)
  *   fs_file.c    open files: buffers, commits, inputs (handlers)
+ *   fs_follow.c  a follower's catch-ups and the invalidations they need
  *   fs_stat.c    attributes of nodes, as stat shows them
  *   fs_attrs.c   storing mode, owner, times and user.* xattrs
  *   fs_shape.c   the one table of types and their shapes; fs_ctx_open;
@@ -57,6 +58,7 @@ struct fs {
 	const char *ns; /* -o ns=NAME, or NULL */
 	size_t nslen;
 	struct fs_notifier *notifier; /* sends kernel invalidations (fs.c) */
+	struct fs_follow *follow;     /* -o follow: the catch-up thread (fs_follow.c) */
 	/* Counts the stores made through nodes (fs_seq_next): a stat that
 	 * began before a node's last store may hold its old size. */
 	uint64_t seq;
@@ -936,6 +938,28 @@ int fs_user_xattr_get(struct fs *fs, struct fs_node *node, const char *name, str
 int fs_user_xattr_list(struct fs *fs, struct fs_node *node, struct buf *list);
 int fs_user_xattr_set(struct fs *fs, struct fs_node *node, const char *name, const char *value,
 		      size_t size, int flags);
+
+/* ---- fs_follow.c: a follower's catch-ups (-o follow) ---------------------- */
+
+/*
+ * Start the catch-up thread (a follower with a session; after the
+ * notifier) and stop it. It catches up every follow_ms, and after a
+ * catch-up that changed something (its own or fs_follow_fresh's) tells
+ * the kernel to drop what it keeps of the nodes it holds: attributes and
+ * pages of each, and the name of each that is gone or changed type. It
+ * holds no lock while it asks the store or queues the invalidations,
+ * which the notifier thread sends.
+ */
+void fs_follow_start(struct fs *fs);
+void fs_follow_stop(struct fs *fs);
+/* Before a lookup, listing, getattr or open: catch up now if the last
+ * catch-up is older than follow_ms (waits for one already running).
+ * Nothing on a mount that does not follow. Any lock may be held but a
+ * node's: it reads the store and signals the thread, nothing more. */
+void fs_follow_fresh(struct fs *fs);
+/* How many catch-ups have changed something (0: none, or no follower):
+ * a node's value loaded under an older count may be stale. */
+uint64_t fs_follow_gen(struct fs *fs);
 
 /* ---- fs_file.c: open files (handlers open ... release) --------------------- */
 

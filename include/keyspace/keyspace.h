@@ -53,12 +53,23 @@ struct ks_options {
 	bool cluster;		  /* slot-encoded keys (Kvrocks cluster mode) */
 	bool read_only;		  /* open RocksDB read-only */
 	size_t block_cache_bytes; /* 0 = default */
+	/* Follow the database's writer (a mount, a running Kvrocks) as a
+	 * read-only secondary instance, with follow_dir as its own directory
+	 * (NULL: under the user's cache; see store_options). */
+	bool follow;
+	const char *follow_dir;
 };
 
 /* Open the database in `dir` (see store_open). Free with ks_close. */
 int ks_open(const char *dir, const struct ks_options *opt, struct keyspace **out);
 void ks_close(struct keyspace *ks);
 bool ks_is_read_only(const struct keyspace *ks);
+/* Opened with ks_options.follow? */
+bool ks_is_follower(const struct keyspace *ks);
+/* A follower: read what the writer wrote since the last call; *changed:
+ * whether anything may read differently now. Callers serialise the
+ * calls. 0, -EINVAL (not a follower), -EIO (logged). */
+int ks_catch_up(struct keyspace *ks, bool *changed);
 /* Sync the WAL (fsync). */
 int ks_sync(struct keyspace *ks);
 /* statfs numbers: bytes used and number of keys (estimates). */

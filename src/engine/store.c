@@ -151,6 +151,14 @@ static int store_make_options(struct store *s, const struct store_options *opt)
 	 * error a call returns is logged by kvfs (store_err).
 	 */
 	rocksdb_options_set_info_log_level(s->opts, STORE_LOG_HEADER_ONLY);
+	if (s->follower) {
+		/* A secondary instance keeps every table file open (RocksDB
+		 * requires it: the primary's compactions delete the files the
+		 * secondary's current version still reads). Its LOG lives in
+		 * its own directory; a remount rotates it, keep two old ones. */
+		rocksdb_options_set_max_open_files(s->opts, -1);
+		rocksdb_options_set_keep_log_file_num(s->opts, 3);
+	}
 
 	rocksdb_block_based_table_options_t *t = rocksdb_block_based_options_create();
 	if (!t)
@@ -396,9 +404,14 @@ int store_open(const char *dir, const struct store_options *opt, struct store **
 		free(s);
 		return -ENOMEM;
 	}
-	s->read_only = opt && opt->read_only;
+	s->follower = opt && opt->follow;
+	pthread_rwlock_init(&s->follow_lock, NULL);
+	s->read_only = (opt && opt->read_only) || s->follower;
 	rc = store_pick_path(dir, s->read_only, &s->path, &fresh);
 	if (rc)
+		goto out;
+	if (s->follower &&
+	    (rc = store_secondary_dir(dir, s->path, opt->follow_dir, &s->secondary)) != 0)
 		goto out;
 	if (!s->read_only && !fresh && store_too_full(s))
 		s->read_only = true;
@@ -436,6 +449,10 @@ int store_open(const char *dir, const struct store_options *opt, struct store **
 			s->read_only = true;
 		}
 	}
+	if (s->follower) {
+		rc = store_follow_open(s, names, n);
+		goto out;
+	}
 	if (s->read_only && !err)
 		s->db = rocksdb_open_for_read_only_column_families(s->opts, s->path, (int)n,
 								   (const char *const *)names,
@@ -465,8 +482,6 @@ out:
 	*out = s;
 	return rc;
 }
-
-static uint64_t store_prop(struct store *s, rocksdb_column_family_handle_t *h, const char *name);
 
 /* Bytes in all memtables (active and immutable) of all column families. */
 static uint64_t store_memtable_bytes(struct store *s)
@@ -508,6 +523,7 @@ void store_close(struct store *s)
 		return;
 	if (s->heads) /* a kept value may pin the database's memory */
 		store_heads_stop(s->heads);
+	store_follow_close(s); /* a follower's instances: s->db and its handles too */
 	if (s->db) {
 		/* Filters stop consulting the metadata first; then wait for
 		 * running compactions, which may still be inside a filter and
@@ -553,12 +569,18 @@ void store_close(struct store *s)
 	if (s->cache)
 		rocksdb_cache_destroy(s->cache);
 	free(s->path);
+	pthread_rwlock_destroy(&s->follow_lock);
 	free(s);
 }
 
 bool store_is_read_only(const struct store *s)
 {
 	return s->read_only;
+}
+
+bool store_is_follower(const struct store *s)
+{
+	return s->follower;
 }
 
 const char *store_path(const struct store *s)
@@ -574,7 +596,7 @@ rocksdb_column_family_handle_t *store_cf(struct store *s, enum store_cf cf)
 /* ---- Statistics and compaction ------------------------------------- */
 
 /* A numeric property of one column family; 0 if RocksDB has none. */
-static uint64_t store_prop(struct store *s, rocksdb_column_family_handle_t *h, const char *name)
+uint64_t store_prop(struct store *s, rocksdb_column_family_handle_t *h, const char *name)
 {
 	char *v = rocksdb_property_value_cf(s->db, h, name);
 	uint64_t n = 0;
@@ -588,6 +610,7 @@ static uint64_t store_prop(struct store *s, rocksdb_column_family_handle_t *h, c
 int store_stats(struct store *s, uint64_t *bytes, uint64_t *keys)
 {
 	uint64_t b = 0;
+	store_follow_begin(s, STORE_CF_COUNT); /* no reopen meanwhile */
 	for (size_t i = 0; i < s->nhandles; i++) {
 		b += store_prop(s, s->handles[i], "rocksdb.total-sst-files-size");
 		b += store_prop(s, s->handles[i], "rocksdb.cur-size-all-mem-tables");
@@ -596,6 +619,7 @@ int store_stats(struct store *s, uint64_t *bytes, uint64_t *keys)
 	*keys = s->cf[STORE_CF_METADATA]
 		    ? store_prop(s, s->cf[STORE_CF_METADATA], "rocksdb.estimate-num-keys")
 		    : 0;
+	store_follow_end(s);
 	return 0;
 }
 

@@ -100,7 +100,8 @@ int store_pick_path(const char *dir, bool read_only, char **path, bool *fresh)
 		if (e == ENOENT && !read_only)
 			e = errno;
 		if (e == ENOENT && read_only)
-			LOG_ERR("%s: no such directory (-o ro opens only an existing database)",
+			LOG_ERR("%s: no such directory (-o ro and -o follow open only an existing "
+				"database)",
 				dir);
 		else if (e == ENOENT)
 			LOG_ERR(
@@ -297,6 +298,148 @@ bool store_too_full(struct store *s)
 		 s->path, (unsigned long long)(avail >> 10),
 		 (unsigned long long)((wal + STORE_OPEN_ROOM) >> 10));
 	return true;
+}
+
+/* mkdir -p of an absolute path, mode 0700 for what it makes (a user's
+ * cache). 0 or -errno. */
+static int make_dirs(const char *path)
+{
+	char *p = strdup(path);
+	int rc = 0;
+	if (!p)
+		return -ENOMEM;
+	for (char *c = p + 1; !rc; c++) {
+		bool end = *c == '\0';
+		if (*c != '/' && !end)
+			continue;
+		*c = '\0';
+		if (mkdir(p, 0700) != 0 && errno != EEXIST)
+			rc = -errno;
+		if (end)
+			break;
+		*c = '/';
+	}
+	free(p);
+	return rc;
+}
+
+/* Is `inner` (a real path) `outer` or below it? */
+static bool path_within(const char *inner, const char *outer)
+{
+	size_t n = strlen(outer);
+	if (n && outer[n - 1] == '/')
+		n--;
+	return strncmp(inner, outer, n) == 0 && (inner[n] == '\0' || inner[n] == '/');
+}
+
+/* Has the path a ".." component? */
+static bool has_dotdot(const char *p)
+{
+	for (const char *c = p; (c = strstr(c, "..")) != NULL; c += 2)
+		if ((c == p || c[-1] == '/') && (c[2] == '\0' || c[2] == '/'))
+			return true;
+	return false;
+}
+
+/* The real path of the deepest existing directory on an absolute path
+ * (malloc'd), or NULL. */
+static char *real_ancestor(const char *path)
+{
+	char *p = strdup(path), *r = NULL;
+	while (p && !(r = realpath(p, NULL))) {
+		char *slash = strrchr(p, '/');
+		if (!slash || (slash == p && p[1] == '\0'))
+			break;
+		slash[slash == p ? 1 : 0] = '\0';
+	}
+	free(p);
+	return r;
+}
+
+/*
+ * The secondary instance writes its own files (its LOG) into a directory
+ * of its own, which must never be the primary's: the default is under the
+ * user's cache, one directory per database path, so a remount reuses it.
+ */
+int store_secondary_dir(const char *dir, const char *path, const char *given, char **out)
+{
+	char *want = NULL, *real = NULL, *rdir = NULL, *rpath = NULL;
+	int rc = 0;
+
+	*out = NULL;
+	if (given) {
+		want = strdup(given);
+	} else {
+		const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+		rpath = realpath(path, NULL);
+		const char *id = rpath ? rpath : path;
+		unsigned long long h = (unsigned long long)hash_bytes(id, strlen(id));
+		if (xdg && xdg[0] == '/') {
+			if (asprintf(&want, "%s/kvfs/secondary/%016llx", xdg, h) < 0)
+				want = NULL;
+		} else if (home && home[0] == '/') {
+			if (asprintf(&want, "%s/.cache/kvfs/secondary/%016llx", home, h) < 0)
+				want = NULL;
+		} else {
+			LOG_ERR(
+			    "%s: -o follow needs a directory of its own: neither $XDG_CACHE_HOME "
+			    "nor $HOME is set; give one with -o follow_dir=PATH",
+			    dir);
+			rc = -EINVAL;
+			goto out;
+		}
+		free(rpath);
+		rpath = NULL;
+	}
+	if (!want) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	if (want[0] != '/' || has_dotdot(want)) {
+		LOG_ERR("-o follow_dir=%s: needs an absolute path without '..'", want);
+		rc = -EINVAL;
+		goto out;
+	}
+	rdir = realpath(dir, NULL);
+	rpath = realpath(path, NULL);
+	if (!rdir || !rpath) {
+		rc = errno ? -errno : -ENOMEM;
+		LOG_ERR("%s: %s", dir, strerror(-rc));
+		goto out;
+	}
+	/* Checked before anything is made (the deepest part that exists,
+	 * resolved), and again once made. */
+	real = real_ancestor(want);
+	if (real && !path_within(real, rdir) && !path_within(real, rpath)) {
+		free(real);
+		if ((rc = make_dirs(want)) != 0) {
+			LOG_ERR("%s: cannot make the follower's directory: %s", want,
+				strerror(-rc));
+			real = NULL;
+			goto out;
+		}
+		real = realpath(want, NULL);
+	}
+	if (!real) {
+		rc = errno ? -errno : -ENOMEM;
+		LOG_ERR("%s: %s", want, strerror(-rc));
+		goto out;
+	}
+	if (path_within(real, rdir) || path_within(real, rpath)) {
+		LOG_ERR("-o follow_dir=%s: inside the database's directory %s: the follower "
+			"writes nothing there; give a directory elsewhere",
+			want, rdir);
+		rc = -EINVAL;
+		goto out;
+	}
+	*out = real;
+	real = NULL;
+out:
+	free(want);
+	free(real);
+	free(rdir);
+	free(rpath);
+	return rc;
 }
 
 /* May dest be made: absolute, neither it nor its staging directory

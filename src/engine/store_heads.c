@@ -22,6 +22,8 @@
  * kvfs is the only writer (RocksDB's lock), and every write goes through
  * store_write: a batch remembers the hash of each key it touches, and
  * store_write bumps those slots' epochs and empties them after the write.
+ * A follower (a secondary instance) sees another process's writes only
+ * at a catch-up, which bumps every slot (store_heads_clear).
  * A reader notes a slot's epoch before its read and fills the slot only
  * if the epoch is unchanged afterwards, so a value read before a write
  * can never be remembered after it.
@@ -251,6 +253,18 @@ void store_heads_invalidate(struct head_cache *hc, struct store_batch *b, bool w
 		f->h.key = NULL;
 	}
 	pthread_mutex_unlock(&hc->lock);
+}
+
+void store_heads_clear(struct head_cache *hc)
+{
+	pthread_mutex_lock(&hc->lock);
+	for (size_t i = 0; i < HEAD_SLOTS; i++) {
+		hc->slot[i].epoch++;
+		hc->slot[i].valid = false;
+	}
+	rocksdb_pinnableslice_t *v = kept_out_locked(hc);
+	pthread_mutex_unlock(&hc->lock);
+	rocksdb_pinnableslice_destroy(v);
 }
 
 void store_heads_drop_fills(struct store_batch *b)

@@ -10,7 +10,9 @@
 #include <string.h>
 
 struct store_iter {
-	rocksdb_iterator_t *it; /* NULL: the column family is absent (empty) */
+	rocksdb_iterator_t *it;	 /* NULL: the column family is absent (empty) */
+	int err;		 /* refused (a follower's column family with blob files) */
+	struct store_inst *inst; /* a follower's instance it reads */
 	/* Per iterator: RocksDB keeps pointers to the bound slices inside
 	 * the read options, so both must live as long as the iterator. */
 	rocksdb_readoptions_t *ropts;
@@ -18,11 +20,16 @@ struct store_iter {
 };
 
 /* The point read under every store_get*: 0 with *v pinned (the caller
- * destroys it), -ENOENT, or store_err's errno. */
-static int get_pinned(struct store *s, rocksdb_column_family_handle_t *h, const void *k, size_t kn,
+ * destroys it), -ENOENT (also: the column family is not open), or
+ * store_err's errno. Between store_follow_begin and _end. */
+static int get_pinned(struct store *s, enum store_cf cf, const void *k, size_t kn,
 		      rocksdb_pinnableslice_t **v)
 {
+	rocksdb_column_family_handle_t *h = store_cf(s, cf);
 	char *err = NULL;
+	*v = NULL;
+	if (!h)
+		return -ENOENT; /* a read-only store without this column family */
 	*v = rocksdb_get_pinned_cf(s->db, s->ropts, h, k, kn, &err);
 	if (err)
 		return store_err("get", err);
@@ -31,13 +38,14 @@ static int get_pinned(struct store *s, rocksdb_column_family_handle_t *h, const 
 
 int store_get(struct store *s, enum store_cf cf, const void *k, size_t kn, struct buf *out)
 {
-	rocksdb_column_family_handle_t *h = store_cf(s, cf);
 	rocksdb_pinnableslice_t *v;
 	int rc = 0;
 
-	if (!h)
-		return -ENOENT; /* a read-only store without this column family */
-	if ((rc = get_pinned(s, h, k, kn, &v)) != 0)
+	if ((rc = store_follow_begin(s, cf)) != 0)
+		return rc;
+	rc = get_pinned(s, cf, k, kn, &v);
+	store_follow_end(s);
+	if (rc)
 		return rc;
 	size_t vn;
 	const char *p = rocksdb_pinnableslice_value(v, &vn);
@@ -49,16 +57,17 @@ int store_get(struct store *s, enum store_cf cf, const void *k, size_t kn, struc
 int store_get_head(struct store *s, enum store_cf cf, const void *k, size_t kn, size_t max,
 		   struct buf *out, size_t *full)
 {
-	rocksdb_column_family_handle_t *h = store_cf(s, cf);
 	rocksdb_pinnableslice_t *v;
 	uint64_t epoch;
 	int rc;
 
-	if (!h)
-		return -ENOENT;
 	if (store_heads_find(s->heads, cf, k, kn, max, out, full, &epoch) == 0)
 		return 0;
-	if ((rc = get_pinned(s, h, k, kn, &v)) != 0)
+	if ((rc = store_follow_begin(s, cf)) != 0)
+		return rc;
+	rc = get_pinned(s, cf, k, kn, &v);
+	store_follow_end(s);
+	if (rc)
 		return rc;
 	size_t vn;
 	const char *p = rocksdb_pinnableslice_value(v, &vn);
@@ -67,41 +76,59 @@ int store_get_head(struct store *s, enum store_cf cf, const void *k, size_t kn, 
 		*full = vn;
 	if (vn >= STORE_BLOB_MIN) {
 		store_heads_fill(s->heads, cf, k, kn, p, vn, epoch);
-		store_heads_keep(s->heads, cf, k, kn, v, epoch); /* for the read to come */
-		return rc;
+		/* For the read to come; not a follower's: the value would pin
+		 * an instance a reopen may close. */
+		if (!s->follower) {
+			store_heads_keep(s->heads, cf, k, kn, v, epoch);
+			return rc;
+		}
 	}
 	rocksdb_pinnableslice_destroy(v);
 	return rc;
 }
 
-/* A pinned value: the struct is only a name for RocksDB's pinnable slice. */
-struct store_value;
+/* A pinned value, and a follower's instance it pins. */
+struct store_value {
+	rocksdb_pinnableslice_t *v;
+	struct store_inst *inst;
+};
 
 int store_value_get(struct store *s, enum store_cf cf, const void *k, size_t kn,
 		    struct store_value **out)
 {
-	rocksdb_column_family_handle_t *h = store_cf(s, cf);
+	struct store_value *sv = calloc(1, sizeof(*sv));
 	int rc = 0;
 
 	*out = NULL;
-	if (!h)
-		return -ENOENT;
-	rocksdb_pinnableslice_t *v = store_heads_take(s->heads, cf, k, kn);
-	if (!v)
-		rc = get_pinned(s, h, k, kn, &v);
-	*out = (struct store_value *)v; /* NULL on an error */
-	return rc;
+	if (!sv)
+		return -ENOMEM;
+	sv->v = store_heads_take(s->heads, cf, k, kn);
+	if (!sv->v && (rc = store_follow_begin(s, cf)) == 0) {
+		rc = get_pinned(s, cf, k, kn, &sv->v);
+		if (!rc)
+			sv->inst = store_follow_ref(s);
+		store_follow_end(s);
+	}
+	if (rc) {
+		free(sv);
+		return rc;
+	}
+	*out = sv;
+	return 0;
 }
 
 const char *store_value_data(const struct store_value *v, size_t *n)
 {
-	return rocksdb_pinnableslice_value((const rocksdb_pinnableslice_t *)v, n);
+	return rocksdb_pinnableslice_value(v->v, n);
 }
 
 void store_value_free(struct store_value *v)
 {
-	if (v)
-		rocksdb_pinnableslice_destroy((rocksdb_pinnableslice_t *)v);
+	if (!v)
+		return;
+	rocksdb_pinnableslice_destroy(v->v);
+	store_follow_unref(v->inst); /* after the value it pins */
+	free(v);
 }
 
 /* ---- Batches ------------------------------------------------------- */
@@ -259,11 +286,11 @@ struct store_iter *store_iter_new(struct store *s, enum store_cf cf, const void 
 				  const void *upper, size_t un)
 {
 	struct store_iter *it = calloc(1, sizeof(*it));
-	rocksdb_column_family_handle_t *h = store_cf(s, cf);
+	rocksdb_column_family_handle_t *h;
 
 	if (!it)
 		return NULL;
-	if (!h)
+	if (!store_cf(s, cf))
 		return it; /* an absent column family iterates nothing */
 	it->ropts = rocksdb_readoptions_create();
 	if (!it->ropts)
@@ -282,8 +309,13 @@ struct store_iter *store_iter_new(struct store *s, enum store_cf cf, const void 
 			goto fail;
 		rocksdb_readoptions_set_iterate_upper_bound(it->ropts, it->upper, un);
 	}
-	it->it = rocksdb_create_iterator_cf(s->db, it->ropts, h);
-	if (!it->it)
+	if ((it->err = store_follow_begin(s, cf)) != 0)
+		return it;   /* iterates nothing; store_iter_status says why */
+	h = store_cf(s, cf); /* the current instance's */
+	if (h && (it->it = rocksdb_create_iterator_cf(s->db, it->ropts, h)) != NULL)
+		it->inst = store_follow_ref(s);
+	store_follow_end(s);
+	if (h && !it->it)
 		goto fail;
 	return it;
 fail:
@@ -300,6 +332,7 @@ void store_iter_free(struct store_iter *it)
 		rocksdb_iter_destroy(it->it);
 	if (it->ropts)
 		rocksdb_readoptions_destroy(it->ropts);
+	store_follow_unref(it->inst);
 	free(it->lower);
 	free(it->upper);
 	free(it);
@@ -381,7 +414,7 @@ int store_iter_status(struct store_iter *it)
 {
 	char *err = NULL;
 	if (!it->it)
-		return 0;
+		return it->err;
 	rocksdb_iter_get_error(it->it, &err);
 	return err ? store_err("iterator", err) : 0;
 }

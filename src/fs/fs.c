@@ -48,6 +48,7 @@ void fs_free(struct fs *fs)
 {
 	if (!fs)
 		return;
+	fs_follow_stop(fs);
 	fs_notifier_stop(fs);
 	fs_file_release_all(fs);
 	fs_itable_free(fs->it);
@@ -61,8 +62,10 @@ void fs_free(struct fs *fs)
 void fs_set_session(struct fs *fs, struct fuse_session *se)
 {
 	fs->se = se;
-	if (se)
+	if (se) {
 		fs_notifier_start(fs);
+		fs_follow_start(fs);
+	}
 }
 
 /* A local entry's node takes the mode and owner of its create, as a
@@ -134,6 +137,7 @@ static void reply_entry(fuse_req_t req, struct fs *fs, struct fs_node *parent, c
 	memset(&e, 0, sizeof(e));
 	e.ino = node->ino;
 	e.attr = *st;
+	atomic_store(&node->kmode, (unsigned)st->st_mode & S_IFMT);
 	e.attr_timeout = attr_timeout;
 	e.entry_timeout = r->entry_timeout;
 	int rc;
@@ -247,7 +251,9 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 	struct fs_reply r = {0};
 	int rc;
 
-	r.entry_timeout = fs->opt.timeout; /* for a miss */
+	/* For a miss; a follower's writer may make the name any time. */
+	r.entry_timeout = fs->opt.follow_ms ? 0 : fs->opt.timeout;
+	fs_follow_fresh(fs);
 	r.since = fs_seq(fs);
 	fs_path_init(&p);
 	if (!parent) {
@@ -342,10 +348,12 @@ static void reply_attr(fuse_req_t req, int rc, const struct stat *st, double tim
 static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	(void)fi;
+	struct fs *fs = fuse_req_userdata(req);
 	struct fs_node *node;
 	struct stat st;
 	double timeout;
-	int rc = ino_stat(fuse_req_userdata(req), ino, &node, &st, &timeout);
+	fs_follow_fresh(fs);
+	int rc = ino_stat(fs, ino, &node, &st, &timeout);
 	reply_attr(req, rc, &st, timeout);
 }
 

@@ -404,6 +404,7 @@ static void dir_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		free(out);
 		return;
 	}
+	fs_follow_fresh(fs);
 	pthread_mutex_lock(&d->lock);
 	rc = dir_resume(fs, node, d, off);
 	if (rc)
@@ -464,6 +465,7 @@ static void dir_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 			}
 			uint64_t cino = child->ino;
 			e.ino = cino;
+			atomic_store(&child->kmode, (unsigned)e.attr.st_mode & S_IFMT);
 			/* Stored anew while we listed: its attributes again. */
 			if (fs_stat_overlay(child, since, &e.attr) &&
 			    fs_node_stat(fs, child, &e.attr, &timeout)) {

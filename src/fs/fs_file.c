@@ -695,6 +695,25 @@ int fs_act_wait(struct fs_ctx *c, const struct ks_key *k, uint64_t gen, uint64_t
 	return rc;
 }
 
+/*
+ * A follower's open: a value loaded (or borrowed) before a catch-up that
+ * changed something is dropped, so this open reads the current one (a
+ * poller's opens overlap the releases of the ones before, and would
+ * otherwise share one value for as long as they do). Other opens of the
+ * node load anew at their next read, as with a view. Node lock held.
+ */
+static void follow_open_locked(struct fs *fs, struct fs_node *node)
+{
+	if (!fs->opt.follow_ms)
+		return;
+	uint64_t gen = fs_follow_gen(fs);
+	if (node->follow_gen != gen && !node->dirty && (node->loaded || node->pin)) {
+		fs_node_set_empty(node);
+		node->loaded = false;
+	}
+	node->follow_gen = gen;
+}
+
 void fs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct fs *fs = fuse_req_userdata(req);
@@ -704,6 +723,7 @@ void fs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fuse_reply_err(req, ESTALE);
 		return;
 	}
+	fs_follow_fresh(fs);
 	/* Held to the reply: an unlink or a rename of the file (which hold
 	 * its lock) comes wholly before the open or after it. */
 	pthread_mutex_lock(&node->lock);
@@ -720,6 +740,7 @@ void fs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fuse_reply_err(req, fs_errno(rc));
 		return;
 	}
+	follow_open_locked(fs, node);
 	struct fs_handle *h = fs_handle_new(fs);
 	if (!h) {
 		pthread_mutex_unlock(&node->lock);
@@ -729,6 +750,8 @@ void fs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	h->node = node;
 	fs_itable_ref(fs->it, node);
 	fs_file_open_setup(h, fi, view, false);
+	if (fs->opt.follow_ms)
+		fi->keep_cache = 0; /* the writer may have changed it since */
 	if (node->action) {
 		/* Run with no lock held: it may wait (BLPOP), and it changes
 		 * the key through the type layer's own locks. An action's name

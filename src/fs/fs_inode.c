@@ -535,6 +535,28 @@ int fs_inval_add(struct fs_inval *iv, uint64_t parent, uint64_t ino, const void 
 	return 0;
 }
 
+bool fs_itable_is_known(struct fs_itable *t, struct fs_node *node)
+{
+	pthread_mutex_lock(&t->lock);
+	bool known = node->nlookup > 0;
+	pthread_mutex_unlock(&t->lock);
+	return known;
+}
+
+int fs_itable_inval_known(struct fs_itable *t, struct fs_node *node, bool entry,
+			  struct fs_inval *iv)
+{
+	int rc = 0;
+	pthread_mutex_lock(&t->lock);
+	if (node->nlookup) {
+		bool named = entry && node->parent && !node->unhashed;
+		rc = fs_inval_add(iv, named ? node->parent->ino : 0, node->ino,
+				  named ? node->name : "", named ? node->namelen : 0);
+	}
+	pthread_mutex_unlock(&t->lock);
+	return rc;
+}
+
 int fs_itable_unhash_kids(struct fs_itable *t, struct fs_node *parent,
 			  bool (*stale)(void *arg, const char *name, size_t n), void *arg,
 			  struct fs_inval *iv)

@@ -27,6 +27,8 @@ int ks_open(const char *dir, const struct ks_options *opt, struct keyspace **out
 	if (opt) {
 		so.read_only = opt->read_only;
 		so.block_cache_bytes = opt->block_cache_bytes;
+		so.follow = opt->follow;
+		so.follow_dir = opt->follow_dir;
 		ks->cluster = opt->cluster;
 	}
 	/* Kvrocks's compaction filters (src/keyspace/ks_gc.c); the store installs
@@ -66,6 +68,16 @@ void ks_close(struct keyspace *ks)
 		pthread_cond_destroy(&ks->changed[i]);
 	}
 	free(ks);
+}
+
+bool ks_is_follower(const struct keyspace *ks)
+{
+	return store_is_follower(ks->st);
+}
+
+int ks_catch_up(struct keyspace *ks, bool *changed)
+{
+	return store_catch_up(ks->st, changed);
 }
 
 int ks_checkpoint(struct keyspace *ks, const char *dest)

@@ -10,7 +10,8 @@
 #   BENCH=quick (default, < 10 min on 2 cores) | full (the large sizes)
 #   BENCH_RUNS, BENCH_SMALL_N, BENCH_REDIS_N, BENCH_NS_N, BENCH_HASH_N,
 #   BENCH_DEL_N, BENCH_BIG_MIB, BENCH_RAND_SECS, BENCH_INCR_N,
-#   BENCH_QUEUE_N, BENCH_RSYNC_N   override a size
+#   BENCH_QUEUE_N, BENCH_RSYNC_N, BENCH_FOLLOW_N   override a size
+#   BENCH_FOLLOW_MS   the follower's catch-up period in the lag row (50 ms)
 #   BENCH_THREADS     FUSE loop threads for kvfs and the passthrough (4)
 #   BENCH_TIMEOUT     entry/attr timeout of both (10 s, kvfs's default)
 #   BENCH_WORKDIR     where the mount points and logs go (TMPDIR or /tmp)
@@ -125,7 +126,8 @@ PTM=$WORK/pt-mnt
 TMPFS=$WORK/tmpfs
 SOCK=$WORK/redis.sock
 mkdir -p "$KMNT" "$PTM" "$TMPFS"
-KV_PID='' PT_PID='' REDIS_PID='' OWN_TMPFS='' SHM_DIR='' RSS_HOW=''
+KV_PID='' PT_PID='' REDIS_PID='' OWN_TMPFS='' SHM_DIR='' RSS_HOW='' FW_PID=''
+FMNT=$WORK/follow-mnt
 declare -A RES    # "row|system" -> values of the runs, space-separated
 NOTES=()          # lines printed under the table
 declare -A RSS    # "row|system" -> growth in KiB of the runs
@@ -174,6 +176,8 @@ fuse_stop() {
 
 cleanup() {
 	trap - EXIT INT TERM
+	fuse_stop "$FMNT" "$FW_PID" follower
+	FW_PID=
 	fuse_stop "$KMNT" "$KV_PID" kvfs
 	KV_PID=
 	fuse_stop "$PTM" "$PT_PID" passthrough
@@ -189,7 +193,8 @@ cleanup() {
 	mkdir -p "$BIN/logs" && cp -r "$LOGS"/. "$BIN/logs/" 2>/dev/null
 	if [ "${BENCH_KEEP:-0}" = 1 ]; then
 		say "work directory kept: $WORK"
-	elif ! is_mounted "$KMNT" && ! is_mounted "$PTM" && ! is_mounted "$TMPFS"; then
+	elif ! is_mounted "$KMNT" && ! is_mounted "$PTM" && ! is_mounted "$TMPFS" &&
+		! is_mounted "$FMNT"; then
 		rm -rf --one-file-system "$WORK"
 	fi
 }
@@ -833,6 +838,35 @@ else
 	KV_PID=
 fi
 
+# 12. follower lag (issue 18): a read-write mount and a `-o follow=MS` mount
+# of one fresh database in the work directory; N writes of a small value
+# through the first, each timed until the follower shows it
+# (tests/bench/follow.py, polling every millisecond). BENCH_FOLLOW_N: the
+# writes (1,000); BENCH_FOLLOW_MS: the follower's catch-up period (50 ms,
+# so that 1,000 writes take about a minute; the default is 1000).
+FOLLOW_N=${BENCH_FOLLOW_N:-1000}
+FOLLOW_MS=${BENCH_FOLLOW_MS:-50}
+FOLLOW_OUT=''
+say "[$(date +%T)] follower lag, $FOLLOW_N writes, -o follow=$FOLLOW_MS"
+mkdir -p "$FMNT"
+"$KVFS" -f -o timeout="$TIMEOUT" "$WORK/follow-db" "$KMNT" </dev/null >>"$LOGS/kvfs.log" 2>&1 &
+KV_PID=$!
+if wait_mount "$KMNT" "$KV_PID" kvfs; then
+	"$KVFS" -f -o "follow=$FOLLOW_MS,follow_dir=$WORK/follow-secondary" "$WORK/follow-db" \
+		"$FMNT" </dev/null >>"$LOGS/follower.log" 2>&1 &
+	FW_PID=$!
+	if wait_mount "$FMNT" "$FW_PID" follower; then
+		FOLLOW_OUT=$(python3 tests/bench/follow.py "$KMNT/__namespace" "$FMNT/__namespace" \
+			"$FOLLOW_N" $((2 * FOLLOW_MS)) 2>"$LOGS/last.err") ||
+			note "follower lag: $(head -c 300 "$LOGS/last.err")"
+		fuse_stop "$FMNT" "$FW_PID" follower
+	fi
+	FW_PID=
+	kvfs_stop
+else
+	KV_PID=
+fi
+
 # ----------------------------------------------------------------- report
 
 median() { # values... -> median, or ERR if any run failed, or empty
@@ -983,6 +1017,9 @@ TOTAL=$(awk -v d=$((T_END - T_START)) 'BEGIN { printf "%d min %02d s", d / 6e7, 
 	echo
 	rv() { awk -v k="$1" '$1 == k { $1 = ""; print substr($0, 2) }' <<<"$RSYNC_OUT"; }
 	echo "Incremental backup ($(kfmt "$RSYNC_N") string keys of 100 B in one namespace, \`rsync -aX --stats\` to a directory, then again after 1 % of the keys were rewritten with the same size, no --checksum; tests/bench/rsync_incr.sh): full copy $(rv rsync_full_s) and $(rv rsync_full_sent) sent; incremental copy $(rv rsync_incr_s) and $(rv rsync_incr_sent) sent, $(rv rsync_incr_files) transferred (copy equal to the mount: $(rv rsync_incr_same))"
+	echo
+	flag=$(awk '/^follow_lag/ { printf "median %s ms, p99 %s ms, max %s ms", $2, $3, $4 }' <<<"$FOLLOW_OUT")
+	echo "Follower lag ($(kfmt "$FOLLOW_N") writes of a small value through a read-write mount, each after a random pause of up to $((2 * FOLLOW_MS)) ms and timed from its close until a \`-o follow=$FOLLOW_MS\` mount of the same database shows it, polled every millisecond): ${flag:-no figure}"
 	echo
 	echo "Deleting on kvfs used:$DEL_HOW"
 	echo

@@ -584,6 +584,94 @@ out:
 	tmpdir_remove(dir);
 }
 
+/*
+ * A follower (a secondary instance) beside a writer holding the lock:
+ * it sees the writes at a catch-up, which says whether anything changed;
+ * a flush of the writer (a WAL file deleted) makes it open anew without
+ * losing anything; it writes nothing; its directory is refused inside
+ * the database's; a directory without a database is -ENOENT.
+ */
+static void test_follower(void)
+{
+	char *dir = tmpdir_new(), *sec = tmpdir_new();
+	char sub[4096];
+	struct store *w = NULL, *f = NULL;
+	struct buf v = BUF_INIT;
+	bool changed = true;
+
+	CHECK_INT(store_open(dir, NULL, &w), 0);
+	if (!w)
+		goto out;
+	struct store_batch *b = store_batch_new(w);
+	put_str(b, STORE_CF_METADATA, "k", "1");
+	CHECK_INT(store_write(w, b, false), 0);
+	store_batch_clear(b);
+
+	snprintf(sub, sizeof(sub), "%s/db/sec", dir);
+	struct store_options fo = {.follow = true, .follow_dir = sub};
+	CHECK_INT(store_open(dir, &fo, &f), -EINVAL);
+	CHECK(!path_exists(sub, "."));
+	snprintf(sub, sizeof(sub), "%s/none", dir);
+	fo.follow_dir = sec;
+	CHECK_INT(store_open(sub, &fo, &f), -ENOENT);
+	CHECK_INT(store_open(dir, &fo, &f), 0);
+	if (!f)
+		goto out_w;
+	CHECK(store_is_follower(f) && store_is_read_only(f));
+	CHECK(!store_is_follower(w));
+	CHECK_INT(store_catch_up(w, &changed), -EINVAL);
+	CHECK_INT(get_str(f, STORE_CF_METADATA, "k", &v), 0);
+	CHECK_MEM(v.data, v.len, "1", 1);
+
+	CHECK_INT(store_catch_up(f, &changed), 0);
+	CHECK(!changed);
+	put_str(b, STORE_CF_METADATA, "k", "2");
+	put_str(b, STORE_CF_DEFAULT, "x", "y");
+	CHECK_INT(store_write(w, b, false), 0);
+	store_batch_clear(b);
+	CHECK_INT(get_str(f, STORE_CF_METADATA, "k", &v), 0);
+	CHECK_MEM(v.data, v.len, "1", 1); /* not before a catch-up */
+	CHECK_INT(store_catch_up(f, &changed), 0);
+	CHECK(changed);
+	CHECK_INT(get_str(f, STORE_CF_METADATA, "k", &v), 0);
+	CHECK_MEM(v.data, v.len, "2", 1);
+	CHECK_INT(get_str(f, STORE_CF_DEFAULT, "x", &v), 0);
+
+	/* An iterator opened before a reopen reads on after it. */
+	struct store_iter *it = store_iter_new(f, STORE_CF_METADATA, NULL, 0, NULL, 0);
+	CHECK(it != NULL);
+	/* The writer deletes and closes: its memtables are flushed and its
+	 * WAL files go; the follower opens anew and sees the deletion. */
+	store_batch_delete(b, STORE_CF_METADATA, "k", 1);
+	CHECK_INT(store_write(w, b, false), 0);
+	store_batch_free(b);
+	store_close(w);
+	w = NULL;
+	CHECK_INT(store_catch_up(f, &changed), 0);
+	CHECK(changed);
+	CHECK_INT(get_str(f, STORE_CF_METADATA, "k", &v), -ENOENT);
+	CHECK_INT(get_str(f, STORE_CF_DEFAULT, "x", &v), 0);
+	if (it) {
+		store_iter_seek_first(it);
+		CHECK(store_iter_valid(it)); /* the old instance: k still there */
+		CHECK_INT(store_iter_status(it), 0);
+		store_iter_free(it);
+	}
+	b = store_batch_new(f);
+	put_str(b, STORE_CF_METADATA, "k", "3");
+	CHECK_INT(store_write(f, b, false), -EROFS);
+	store_batch_free(b);
+	store_close(f);
+	goto out;
+out_w:
+	store_batch_free(b);
+	store_close(w);
+out:
+	buf_release(&v);
+	tmpdir_remove(dir);
+	tmpdir_remove(sec);
+}
+
 static bool have_ldb(void)
 {
 	return system("ldb --help >/dev/null 2>&1") == 0 || access("/usr/bin/ldb", X_OK) == 0;
@@ -861,6 +949,7 @@ int main(void)
 	test_delete_range();
 	test_iterators();
 	test_read_only();
+	test_follower();
 	test_plain_rocksdb();
 	test_stats_compact();
 	test_errors();
