@@ -842,7 +842,7 @@ static void test_errors(void)
 static void test_checkpoint(void)
 {
 	char *dir = tmpdir_new();
-	char cp[4200], cp2[4200], p[4300];
+	char cp[4200], cp2[4200], p[4200 + 256 + 2];
 	struct store *s = NULL, *c = NULL;
 	struct buf v = BUF_INIT;
 	struct store_options ro = {.read_only = true};
