@@ -17,13 +17,47 @@ struct store_iter {
 	char *lower, *upper;
 };
 
+/* A snapshot: RocksDB's, and read options that read at it. */
+struct store_snap {
+	const rocksdb_snapshot_t *snap;
+	rocksdb_readoptions_t *ropts;
+};
+
+struct store_snap *store_snap_new(struct store *s)
+{
+	struct store_snap *sn = calloc(1, sizeof(*sn));
+	if (!sn)
+		return NULL;
+	sn->ropts = rocksdb_readoptions_create();
+	sn->snap = sn->ropts ? rocksdb_create_snapshot(s->db) : NULL;
+	if (!sn->snap) {
+		if (sn->ropts)
+			rocksdb_readoptions_destroy(sn->ropts);
+		free(sn);
+		return NULL;
+	}
+	rocksdb_readoptions_set_snapshot(sn->ropts, sn->snap);
+	return sn;
+}
+
+void store_snap_free(struct store *s, struct store_snap *sn)
+{
+	if (!sn)
+		return;
+	rocksdb_readoptions_destroy(sn->ropts);
+	rocksdb_release_snapshot(s->db, sn->snap);
+	free(sn);
+}
+
 /* The point read under every store_get*: 0 with *v pinned (the caller
- * destroys it), -ENOENT, or store_err's errno. */
-static int get_pinned(struct store *s, rocksdb_column_family_handle_t *h, const void *k, size_t kn,
+ * destroys it), -ENOENT, or store_err's errno. At snap (NULL: the
+ * latest). */
+static int get_pinned(struct store *s, const struct store_snap *snap,
+		      rocksdb_column_family_handle_t *h, const void *k, size_t kn,
 		      rocksdb_pinnableslice_t **v)
 {
 	char *err = NULL;
-	*v = rocksdb_get_pinned_cf(s->db, s->ropts, h, k, kn, &err);
+	*v = rocksdb_get_pinned_cf(s->db, snap ? snap->ropts : s->ropts, h, k, kn, &err);
 	if (err)
 		return store_err("get", err);
 	return *v ? 0 : -ENOENT;
@@ -31,13 +65,19 @@ static int get_pinned(struct store *s, rocksdb_column_family_handle_t *h, const 
 
 int store_get(struct store *s, enum store_cf cf, const void *k, size_t kn, struct buf *out)
 {
+	return store_get_at(s, NULL, cf, k, kn, out);
+}
+
+int store_get_at(struct store *s, const struct store_snap *snap, enum store_cf cf, const void *k,
+		 size_t kn, struct buf *out)
+{
 	rocksdb_column_family_handle_t *h = store_cf(s, cf);
 	rocksdb_pinnableslice_t *v;
 	int rc = 0;
 
 	if (!h)
 		return -ENOENT; /* a read-only store without this column family */
-	if ((rc = get_pinned(s, h, k, kn, &v)) != 0)
+	if ((rc = get_pinned(s, snap, h, k, kn, &v)) != 0)
 		return rc;
 	size_t vn;
 	const char *p = rocksdb_pinnableslice_value(v, &vn);
@@ -49,6 +89,12 @@ int store_get(struct store *s, enum store_cf cf, const void *k, size_t kn, struc
 int store_get_head(struct store *s, enum store_cf cf, const void *k, size_t kn, size_t max,
 		   struct buf *out, size_t *full)
 {
+	return store_get_head_at(s, NULL, cf, k, kn, max, out, full);
+}
+
+int store_get_head_at(struct store *s, const struct store_snap *snap, enum store_cf cf,
+		      const void *k, size_t kn, size_t max, struct buf *out, size_t *full)
+{
 	rocksdb_column_family_handle_t *h = store_cf(s, cf);
 	rocksdb_pinnableslice_t *v;
 	uint64_t epoch;
@@ -56,9 +102,21 @@ int store_get_head(struct store *s, enum store_cf cf, const void *k, size_t kn, 
 
 	if (!h)
 		return -ENOENT;
+	if (snap) {
+		/* The head cache holds the latest values only. */
+		if ((rc = get_pinned(s, snap, h, k, kn, &v)) != 0)
+			return rc;
+		size_t vn;
+		const char *p = rocksdb_pinnableslice_value(v, &vn);
+		rc = out ? buf_set(out, p, vn < max ? vn : max) : 0;
+		if (full)
+			*full = vn;
+		rocksdb_pinnableslice_destroy(v);
+		return rc;
+	}
 	if (store_heads_find(s->heads, cf, k, kn, max, out, full, &epoch) == 0)
 		return 0;
-	if ((rc = get_pinned(s, h, k, kn, &v)) != 0)
+	if ((rc = get_pinned(s, NULL, h, k, kn, &v)) != 0)
 		return rc;
 	size_t vn;
 	const char *p = rocksdb_pinnableslice_value(v, &vn);
@@ -80,15 +138,21 @@ struct store_value;
 int store_value_get(struct store *s, enum store_cf cf, const void *k, size_t kn,
 		    struct store_value **out)
 {
+	return store_value_get_at(s, NULL, cf, k, kn, out);
+}
+
+int store_value_get_at(struct store *s, const struct store_snap *snap, enum store_cf cf,
+		       const void *k, size_t kn, struct store_value **out)
+{
 	rocksdb_column_family_handle_t *h = store_cf(s, cf);
 	int rc = 0;
 
 	*out = NULL;
 	if (!h)
 		return -ENOENT;
-	rocksdb_pinnableslice_t *v = store_heads_take(s->heads, cf, k, kn);
+	rocksdb_pinnableslice_t *v = snap ? NULL : store_heads_take(s->heads, cf, k, kn);
 	if (!v)
-		rc = get_pinned(s, h, k, kn, &v);
+		rc = get_pinned(s, snap, h, k, kn, &v);
 	*out = (struct store_value *)v; /* NULL on an error */
 	return rc;
 }
@@ -258,6 +322,13 @@ static char *dup_bytes(const void *p, size_t n)
 struct store_iter *store_iter_new(struct store *s, enum store_cf cf, const void *lower, size_t ln,
 				  const void *upper, size_t un)
 {
+	return store_iter_new_at(s, NULL, cf, lower, ln, upper, un);
+}
+
+struct store_iter *store_iter_new_at(struct store *s, const struct store_snap *snap,
+				     enum store_cf cf, const void *lower, size_t ln,
+				     const void *upper, size_t un)
+{
 	struct store_iter *it = calloc(1, sizeof(*it));
 	rocksdb_column_family_handle_t *h = store_cf(s, cf);
 
@@ -272,6 +343,8 @@ struct store_iter *store_iter_new(struct store *s, enum store_cf cf, const void 
 	 * `ls` of a 1,000,000-field hash would fill all 64 MiB of it, push
 	 * out what point reads keep there, and grow the daemon by as much. */
 	rocksdb_readoptions_set_fill_cache(it->ropts, 0);
+	if (snap)
+		rocksdb_readoptions_set_snapshot(it->ropts, snap->snap);
 	if (lower && ln) {
 		if (!(it->lower = dup_bytes(lower, ln)))
 			goto fail;

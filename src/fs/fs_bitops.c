@@ -106,6 +106,7 @@ static int bitop_act(struct fs *fs, const struct ks_key *k, struct buf *out)
 	struct ks_key key = *k; /* the bitmap: the name's base */
 	key.klen = b.base;
 	key.attr = NULL;
+	key.snap = NULL;
 	if (b.pos) {
 		int64_t p;
 		rc = bitmap_bitpos(fs->ks, &key, b.bit, b.nargs > 0 ? b.arg[0] : 0,

@@ -776,7 +776,7 @@ static int move_once(struct fs_ctx *c, const char *name, size_t n, const struct 
 		     struct buf *out)
 {
 	struct ks_attr_change ch = {.flags = KS_ATTR_TOUCH};
-	struct ks_key dk = {c->k.ns, c->k.nslen, p->dest, p->dn, &ch};
+	struct ks_key dk = {c->k.ns, c->k.nslen, p->dest, p->dn, &ch, NULL};
 	int rc = list_move(c->fs->ks, &c->k, &dk, p->where, p->to, LIST_KEEP_EMPTY, out);
 	if (rc == -KV_EWRONGTYPE)
 		LOG_ERR("'%.*s/%.*s': '%.*s' is no list: nothing moved", (int)c->k.klen, c->k.key,

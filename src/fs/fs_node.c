@@ -142,6 +142,7 @@ void fs_path_key(const struct fs *fs, const struct fs_path *p, struct ks_key *k)
 	k->key = p->key.data;
 	k->klen = p->key.len;
 	k->attr = NULL;
+	k->snap = NULL;
 }
 
 /* The path of `name` inside `parent`. */

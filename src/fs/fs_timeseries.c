@@ -711,6 +711,7 @@ static int tsx_rule(struct fs_ctx *c, const char *d, const char *value, size_t s
 	dk.key = dn.data;
 	dk.klen = dn.len;
 	dk.attr = NULL;
+	dk.snap = NULL;
 	if (!value) {
 		rc = ts_deleterule(c->fs->ks, &c->k, &dk);
 		buf_release(&dn);
