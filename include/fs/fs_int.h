@@ -108,6 +108,10 @@ struct fs_handle {
 	 * open's alone; reads return it. */
 	bool action;
 	struct buf answer;
+	/* A read-only open of a file read in place (a bitmap): the snapshot
+	 * its reads use, renewed by a read at offset 0 (fs_op_read), freed
+	 * at the close. NULL: none yet. */
+	struct store_snap *snap;
 };
 
 /* ---- fs_node.c: helpers (paths, attributes, errno, invalidations) ---- */
@@ -838,6 +842,11 @@ bool fs_shape_acts(struct fs_ctx *c, const struct fs_shape *sh, const char *name
  * c->info is the key as read, c->sh its shape. */
 int fs_ctx_open(struct fs *fs, struct fs_node *dir, const struct fs_path *p, struct fs_inval *iv,
 		struct fs_ctx *c, const struct fs_shape **sh);
+/* fs_ctx_open reading at a snapshot (ks_snap_new; NULL: the latest):
+ * c->k.snap is set, so the key and every entry the context reads are
+ * those of that moment (a listing's one version). For reads only. */
+int fs_ctx_open_at(struct fs *fs, struct fs_node *dir, const struct fs_path *p, struct fs_inval *iv,
+		   const struct store_snap *snap, struct fs_ctx *c, const struct fs_shape **sh);
 
 /* ---- fs_counter.c: counters (INCR ... ZINCRBY, TS.INCRBY) ------------------ */
 

@@ -377,6 +377,7 @@ void fs_file_close(struct fs *fs, struct fs_handle *h)
 	if (h->next)
 		h->next->prev = h->prev;
 	pthread_mutex_unlock(&fs->handles_lock);
+	ks_snap_free(fs->ks, h->snap);
 	buf_release(&h->added);
 	buf_release(&h->answer);
 	free(h);
@@ -404,6 +405,7 @@ void fs_file_release_all(struct fs *fs)
 	pthread_mutex_unlock(&fs->handles_lock);
 	while (h) {
 		struct fs_handle *next = h->next;
+		ks_snap_free(fs->ks, h->snap);
 		buf_release(&h->added);
 		buf_release(&h->answer);
 		free(h);
@@ -870,6 +872,17 @@ void fs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct f
 		struct buf out = BUF_INIT;
 		fs_path_init(&p);
 		rc = direct_key(fs, node, &p, &k);
+		if (!rc && !h->writes) {
+			/* A pass of a read-only open, from offset 0 on, reads one
+			 * version (a bitmap replaced meanwhile, by a rename or a
+			 * batch, shows no mix of both). Without memory for a
+			 * snapshot, each read reads the latest. */
+			if (off == 0 || !h->snap) {
+				ks_snap_free(fs->ks, h->snap);
+				h->snap = ks_snap_new(fs->ks);
+			}
+			k.snap = h->snap;
+		}
 		if (!rc)
 			rc = direct->read(fs, &k, (uint64_t)off, size, &out);
 		pthread_mutex_unlock(&node->lock);
