@@ -471,6 +471,7 @@ static void dir_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 				ck.key = c.name;
 				ck.klen = c.n;
 				fs_stat_attrs(fs, NULL, &ck, c.version, NULL, 0, &e.attr);
+				fs_node_watch_expiry(fs, node, child, &ck, c.expire_ms);
 			} else if (ci.sh) {
 				fs_stat_attrs_cached(fs, ci.sh, &ci.k, ci.version, c.name, c.n,
 						     &e.attr, &ci.kattrs);

@@ -138,6 +138,11 @@ static int input_feed_locked(struct fs *fs, struct fs_node *node, size_t n)
 	} else {
 		memmove(node->data.data, node->data.data + n, node->data.len - n);
 		buf_resize(&node->data, node->data.len - n);
+		/* Entries made or changed by no system call on their names:
+		 * the kernel's copies of the key's attributes (its size, times)
+		 * and of its entries' go. */
+		if (node->parent)
+			fs_key_changed(fs, node->parent);
 	}
 	dir_unlock(dir);
 	fs_path_release(&p);
@@ -627,6 +632,7 @@ static int action_run(struct fs *fs, fuse_req_t req, struct fs_node *node, struc
 			pthread_mutex_lock(&dir->lock);
 			fs_itable_unhash_kids(fs->it, dir, not_action, (void *)sh, &iv);
 			pthread_mutex_unlock(&dir->lock);
+			fs_inval_add(&iv, 0, dir->ino, "", 0); /* its size and times */
 			fs_inval_send(fs, &iv);
 		}
 		fs_itable_unref(fs->it, dir);

@@ -755,9 +755,13 @@ static void move_dest_changed(struct fs_ctx *c, const struct pop *p)
 		return;
 	struct fs_node *d = fs_itable_find(c->fs->it, ns, p->dest, p->dn);
 	if (d && d != c->dir) {
+		struct fs_inval iv;
+		fs_inval_init(&iv);
 		pthread_mutex_lock(&d->lock);
-		fs_itable_unhash_kids(c->fs->it, d, is_position, NULL, NULL);
+		fs_itable_unhash_kids(c->fs->it, d, is_position, NULL, &iv);
 		pthread_mutex_unlock(&d->lock);
+		fs_inval_add(&iv, 0, d->ino, "", 0); /* its size and times */
+		fs_inval_send(c->fs, &iv);
 	} else if (!d) {
 		struct fs_inval iv;
 		fs_inval_init(&iv);
