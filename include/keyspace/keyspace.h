@@ -146,6 +146,13 @@ int ks_key_iter_next(struct ks_key_iter *it, const char **key, size_t *klen, str
 void ks_key_iter_rank(const struct ks_key_iter *it, const char **rank, size_t *n);
 void ks_key_iter_free(struct ks_key_iter *it);
 
+/* A snapshot of the whole database for consistent reads (ks_key.snap):
+ * NULL on ENOMEM; free with ks_snap_free() (NULL is fine). It keeps what
+ * it sees from compactions while it lives: hold it for one listing or
+ * one pass of a read, not for ever (engine/store.h). */
+struct store_snap *ks_snap_new(struct keyspace *ks);
+void ks_snap_free(struct keyspace *ks, struct store_snap *snap);
+
 /* ---- For type modules ---------------------------------------------- */
 
 /*
@@ -242,12 +249,6 @@ const struct ks_key *ks_sub_iter_key(const struct ks_sub_iter *it);
 void ks_sub_iter_free(struct ks_sub_iter *it);
 
 struct store *ks_store(struct keyspace *ks);
-/* A snapshot of the whole database for consistent reads (ks_key.snap):
- * NULL on ENOMEM; free with ks_snap_free() (NULL is fine). It keeps what
- * it sees from compactions while it lives: hold it for one listing or
- * one pass of a read, not for ever (engine/store.h). */
-struct store_snap *ks_snap_new(struct keyspace *ks);
-void ks_snap_free(struct keyspace *ks, struct store_snap *snap);
 bool ks_cluster(const struct keyspace *ks);
 
 /* ---- For ks_txn.c -------------------------------------------------- */
