@@ -95,7 +95,9 @@ const char *store_path(const struct store *s);
  * was when it was taken, whatever is written later. It pins what it sees
  * in RocksDB (old versions are not compacted away) until it is freed, so
  * holders keep it short (one listing, one pass of a read). NULL on ENOMEM.
- * Free with store_snap_free() before store_close().
+ * Free with store_snap_free() before store_close(); the close releases
+ * and frees those left (an open directory the kernel never released),
+ * and their pointers are then dangling.
  */
 struct store_snap;
 struct store_snap *store_snap_new(struct store *s);

@@ -21,6 +21,7 @@ struct store_iter {
 struct store_snap {
 	const rocksdb_snapshot_t *snap;
 	rocksdb_readoptions_t *ropts;
+	struct store_snap *prev, *next; /* store.snaps */
 };
 
 struct store_snap *store_snap_new(struct store *s)
@@ -37,6 +38,12 @@ struct store_snap *store_snap_new(struct store *s)
 		return NULL;
 	}
 	rocksdb_readoptions_set_snapshot(sn->ropts, sn->snap);
+	pthread_mutex_lock(&s->snaps_lock);
+	sn->next = s->snaps;
+	if (sn->next)
+		sn->next->prev = sn;
+	s->snaps = sn;
+	pthread_mutex_unlock(&s->snaps_lock);
 	return sn;
 }
 
@@ -44,9 +51,34 @@ void store_snap_free(struct store *s, struct store_snap *sn)
 {
 	if (!sn)
 		return;
+	pthread_mutex_lock(&s->snaps_lock);
+	if (sn->prev)
+		sn->prev->next = sn->next;
+	else
+		s->snaps = sn->next;
+	if (sn->next)
+		sn->next->prev = sn->prev;
+	pthread_mutex_unlock(&s->snaps_lock);
 	rocksdb_readoptions_destroy(sn->ropts);
 	rocksdb_release_snapshot(s->db, sn->snap);
 	free(sn);
+}
+
+void store_snaps_release(struct store *s)
+{
+	size_t n = 0;
+	pthread_mutex_lock(&s->snaps_lock);
+	while (s->snaps) {
+		struct store_snap *sn = s->snaps;
+		s->snaps = sn->next;
+		rocksdb_readoptions_destroy(sn->ropts);
+		rocksdb_release_snapshot(s->db, sn->snap);
+		free(sn);
+		n++;
+	}
+	pthread_mutex_unlock(&s->snaps_lock);
+	if (n)
+		LOG_INFO("%s: %zu snapshots still held at the close were released", s->path, n);
 }
 
 /* The point read under every store_get*: 0 with *v pinned (the caller
