@@ -229,8 +229,9 @@ struct fs_inval_item {
 	char *name;
 	size_t n;
 	/* The name is gone from the store (expired, deleted by kvfs): the
-	 * kernel is told with a delete notification, which also reports
-	 * IN_DELETE to inotify watchers (fs_inval_add_gone). */
+	 * kernel is told with a delete notification, which a watcher of the
+	 * object itself sees as DELETE_SELF (its directory's watcher sees
+	 * nothing: docs/mapping.md section 27) (fs_inval_add_gone). */
 	bool gone;
 };
 struct fs_inval {

@@ -179,7 +179,7 @@ void fs_notifier_free(struct fs *fs);
 /* Key k, named in directory node `parent` (inode ino, 0 if none), expires
  * at expire_ms (Unix ms; 0: nothing to do): at that moment the notifier
  * looks it up and, if it is gone, has the kernel delete the name
- * (IN_DELETE for inotify watchers); a moved expiry is watched again.
+ * (DELETE_SELF for a watcher of the key); a moved expiry is watched again.
  * Copies what it keeps. Any thread, any lock (the notifier's is a leaf). */
 void fs_expiry_watch(struct fs *fs, uint64_t parent, uint64_t ino, const struct ks_key *k,
 		     uint64_t expire_ms);

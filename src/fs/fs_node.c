@@ -26,7 +26,7 @@
  * docs/architecture.md section 5). It sends, in order, the queue of
  * invalidations the handlers hand it, and watches the expiries kvfs knows
  * of: at a key's deadline it looks the key up, and a key that is gone is
- * deleted from the kernel's cache (IN_DELETE for inotify watchers), one
+ * deleted from the kernel's cache (a watcher of the key gets DELETE_SELF), one
  * whose expiry moved is watched again. Once stopped (the session ends) it
  * sends nothing more, and whatever is queued or watched is dropped.
  */

@@ -450,7 +450,7 @@ static void forget_name(struct fs *fs, struct fs_node *node, struct fs_inval *iv
 	/* The node's name, read under the table lock (renames move it). */
 	if (fs_itable_path(fs->it, node, &p) == 0 && p.key.len) {
 		fs_itable_unlink(fs->it, parent, p.key.data, p.key.len);
-		/* A delete: inotify watchers see IN_DELETE. */
+		/* A delete: a watcher of the key gets DELETE_SELF. */
 		fs_inval_add_gone(iv, parent->ino, node->ino, p.key.data, p.key.len);
 	}
 	fs_path_release(&p);
