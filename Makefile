@@ -21,7 +21,7 @@ LDLIBS_ALL := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm $(LDL
 # Debian packages the build, the tests and the demo need.
 DEBS := gcc make pkg-config libfuse3-dev fuse3 librocksdb-dev libxxhash-dev libcjson-dev \
         bats rocksdb-tools attr rsync python3 xxd vim-tiny redis-server redis-tools xxhash \
-        clang libclang-rt-14-dev clang-format man-db
+        clang libclang-rt-14-dev clang-format man-db inotify-tools
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # src/LAYER/*.c (engine, keyspace, types, fs; docs/architecture.md) and

@@ -115,14 +115,32 @@ int store_catch_up(struct store *s, bool *changed);
 /* The RocksDB directory actually opened (dir or dir/db). */
 const char *store_path(const struct store *s);
 
-/* Point read. 0 and out = value, -ENOENT if absent, -EIO. */
+/*
+ * A snapshot: reads made at it (the *_at calls) see the database as it
+ * was when it was taken, whatever is written later. It pins what it sees
+ * in RocksDB (old versions are not compacted away) until it is freed, so
+ * holders keep it short (one listing, one pass of a read). NULL on ENOMEM.
+ * Free with store_snap_free() before store_close(); the close releases
+ * and frees those left (an open directory the kernel never released),
+ * and their pointers are then dangling.
+ */
+struct store_snap;
+struct store_snap *store_snap_new(struct store *s);
+void store_snap_free(struct store *s, struct store_snap *snap); /* NULL is fine */
+
+/* Point read. 0 and out = value, -ENOENT if absent, -EIO. The _at forms
+ * read at snap (NULL: the latest), as do the other _at calls below. */
 int store_get(struct store *s, enum store_cf cf, const void *k, size_t kn, struct buf *out);
+int store_get_at(struct store *s, const struct store_snap *snap, enum store_cf cf, const void *k,
+		 size_t kn, struct buf *out);
 
 /* Point read of at most the first `max` bytes of a value (out may be
  * NULL), with its full length in *full: a header or a length without
  * copying a large value. 0, -ENOENT, -EIO. */
 int store_get_head(struct store *s, enum store_cf cf, const void *k, size_t kn, size_t max,
 		   struct buf *out, size_t *full);
+int store_get_head_at(struct store *s, const struct store_snap *snap, enum store_cf cf,
+		      const void *k, size_t kn, size_t max, struct buf *out, size_t *full);
 
 /*
  * A value read without copying: RocksDB's pinned memory, borrowed until
@@ -131,6 +149,8 @@ int store_get_head(struct store *s, enum store_cf cf, const void *k, size_t kn, 
 struct store_value;
 int store_value_get(struct store *s, enum store_cf cf, const void *k, size_t kn,
 		    struct store_value **out);
+int store_value_get_at(struct store *s, const struct store_snap *snap, enum store_cf cf,
+		       const void *k, size_t kn, struct store_value **out);
 const char *store_value_data(const struct store_value *v, size_t *n);
 void store_value_free(struct store_value *v);
 
@@ -170,6 +190,9 @@ int store_sync(struct store *s);
  */
 struct store_iter *store_iter_new(struct store *s, enum store_cf cf, const void *lower, size_t ln,
 				  const void *upper, size_t un);
+struct store_iter *store_iter_new_at(struct store *s, const struct store_snap *snap,
+				     enum store_cf cf, const void *lower, size_t ln,
+				     const void *upper, size_t un);
 void store_iter_free(struct store_iter *it);
 void store_iter_seek(struct store_iter *it, const void *k, size_t kn);		/* first >= k */
 void store_iter_seek_for_prev(struct store_iter *it, const void *k, size_t kn); /* last <= k */

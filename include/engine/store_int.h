@@ -74,6 +74,11 @@ struct store {
 	 * since: later failures are not logged again (the fs layer names
 	 * each file), the first write that works says so. */
 	atomic_bool full;
+	/* The snapshots not freed yet (store_snap_new), so that a close
+	 * while a holder still has one (an open directory the kernel never
+	 * released) releases them before the database goes. */
+	pthread_mutex_t snaps_lock;
+	struct store_snap *snaps;
 };
 
 /* The head of a large value (store_heads.c). */
@@ -190,5 +195,9 @@ void store_heads_invalidate(struct head_cache *hc, struct store_batch *b, bool w
 
 /* Sync the WAL through the write path (see there). */
 int store_sync_wal(struct store *s, const char *what);
+
+/* Release and free every snapshot still held (store_close: its holders
+ * can free nothing after the close). */
+void store_snaps_release(struct store *s);
 
 #endif

@@ -98,6 +98,7 @@ struct fs_node {
 	enum kv_type ktype; /* type of the node's key (a file key's own, an entry's key's) */
 	uint64_t stored;    /* fs.seq at this node's last store (fs_seq_store_locked) */
 	uint64_t expire_ms; /* the key's expiry when it was opened (0: none) */
+	uint64_t watched;   /* the expiry handed to fs_expiry_watch last (0: none) */
 	unsigned opens;
 	unsigned writers;  /* opens for writing (fs_file_open_setup) */
 	uint64_t wrote_ms; /* when an open for writing last opened or closed */
@@ -237,6 +238,11 @@ struct fs_inval_item {
 	uint64_t parent, ino;
 	char *name;
 	size_t n;
+	/* The name is gone from the store (expired, deleted by kvfs): the
+	 * kernel is told with a delete notification, which a watcher of the
+	 * object itself sees as DELETE_SELF (its directory's watcher sees
+	 * nothing: docs/mapping.md section 27) (fs_inval_add_gone). */
+	bool gone;
 };
 struct fs_inval {
 	struct fs_inval_item *v;
@@ -245,6 +251,12 @@ struct fs_inval {
 void fs_inval_init(struct fs_inval *iv);
 void fs_inval_release(struct fs_inval *iv);
 int fs_inval_add(struct fs_inval *iv, uint64_t parent, uint64_t ino, const void *name, size_t n);
+/* The same for a name whose object is gone (see fs_inval_item.gone). */
+int fs_inval_add_gone(struct fs_inval *iv, uint64_t parent, uint64_t ino, const void *name,
+		      size_t n);
+/* Record the inode of every hashed, stored child of `parent` (0 for the
+ * name: their attributes and pages, not their names). 0 or -ENOMEM. */
+int fs_itable_kids_inval(struct fs_itable *t, struct fs_node *parent, struct fs_inval *iv);
 
 /* Does the kernel hold lookups on the node? */
 bool fs_itable_is_known(struct fs_itable *t, struct fs_node *node);

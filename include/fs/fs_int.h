@@ -111,6 +111,10 @@ struct fs_handle {
 	 * open's alone; reads return it. */
 	bool action;
 	struct buf answer;
+	/* A read-only open of a file read in place (a bitmap): the snapshot
+	 * its reads use, renewed by a read at offset 0 (fs_op_read), freed
+	 * at the close. NULL: none yet. */
+	struct store_snap *snap;
 };
 
 /* ---- fs_node.c: helpers (paths, attributes, errno, invalidations) ---- */
@@ -164,10 +168,35 @@ int fs_errno(int rc);
  * lock a system call holds while it waits for another handler) could
  * leave no handler free. */
 void fs_inval_send(struct fs *fs, struct fs_inval *iv);
-/* Start that thread (once a session exists), and stop it: invalidations
- * sent after the stop are dropped. */
+/* Start that thread (once a session exists), and stop it (the session
+ * ends): nothing is sent after the stop returns, and invalidations and
+ * expiries queued or handed in later are dropped. fs_notifier_free (from
+ * fs_free, after every handler has returned) stops and frees it. */
 void fs_notifier_start(struct fs *fs);
 void fs_notifier_stop(struct fs *fs);
+void fs_notifier_free(struct fs *fs);
+/* The most expiries the notifier watches at once (about 100 bytes each
+ * plus the names); beyond it a name leaves the kernel's cache when its
+ * entry timeout ends, which is never past the expiry either. */
+#define FS_EXPIRY_WATCH_MAX 16384u
+/* Key k, named in directory node `parent` (inode ino, 0 if none), expires
+ * at expire_ms (Unix ms; 0: nothing to do): at that moment the notifier
+ * looks it up and, if it is gone, has the kernel delete the name
+ * (DELETE_SELF for a watcher of the key); a moved expiry is watched again.
+ * Copies what it keeps. Any thread, any lock (the notifier's is a leaf). */
+void fs_expiry_watch(struct fs *fs, uint64_t parent, uint64_t ino, const struct ks_key *k,
+		     uint64_t expire_ms);
+/* kvfs changed key node `node` (or the key named `key` in namespace node
+ * `parent`) by no system call on it (an input, an action, a rule, another
+ * key's move): the kernel forgets the attributes and pages of its node
+ * and of every entry of it the table holds (a miss it remembers of the
+ * name, when there is no node). Queued like fs_inval_send. */
+void fs_key_changed(struct fs *fs, struct fs_node *node);
+/* fs_expiry_watch for key node `node` in `parent`, once per expiry the
+ * node is told of (a lookup, a listing, a TTL set). Takes node's lock. */
+void fs_node_watch_expiry(struct fs *fs, struct fs_node *parent, struct fs_node *node,
+			  const struct ks_key *k, uint64_t expire_ms);
+void fs_key_changed_named(struct fs *fs, struct fs_node *parent, const char *key, size_t n);
 
 /* One entry operation: the key whose directory it works in. */
 struct fs_ctx {
@@ -861,6 +890,11 @@ bool fs_shape_acts(struct fs_ctx *c, const struct fs_shape *sh, const char *name
  * c->info is the key as read, c->sh its shape. */
 int fs_ctx_open(struct fs *fs, struct fs_node *dir, const struct fs_path *p, struct fs_inval *iv,
 		struct fs_ctx *c, const struct fs_shape **sh);
+/* fs_ctx_open reading at a snapshot (ks_snap_new; NULL: the latest):
+ * c->k.snap is set, so the key and every entry the context reads are
+ * those of that moment (a listing's one version). For reads only. */
+int fs_ctx_open_at(struct fs *fs, struct fs_node *dir, const struct fs_path *p, struct fs_inval *iv,
+		   const struct store_snap *snap, struct fs_ctx *c, const struct fs_shape **sh);
 
 /* ---- fs_counter.c: counters (INCR ... ZINCRBY, TS.INCRBY) ------------------ */
 
@@ -900,6 +934,10 @@ void fs_counter_refused(int rc, const char *name, size_t n, const char *what, bo
  * FS_KEY) that path p names. 0, -ENOENT, or another errno. */
 int fs_stat_path(struct fs *fs, enum fs_kind kind, const struct fs_path *p, struct stat *st,
 		 double *timeout);
+/* The same, with the key's expiry (Unix ms, 0: none) in *expire_ms when
+ * p names a key (left as it is otherwise). */
+int fs_stat_path_exp(struct fs *fs, enum fs_kind kind, const struct fs_path *p, struct stat *st,
+		     double *timeout, uint64_t *expire_ms);
 /* Attributes of a node (getattr): never older than a write acknowledged
  * before the call. */
 int fs_node_stat(struct fs *fs, struct fs_node *node, struct stat *st, double *timeout);

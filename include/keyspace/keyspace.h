@@ -27,6 +27,7 @@
 struct keyspace;
 struct store;
 struct store_batch;
+struct store_snap;
 
 struct ks_attr_change;
 
@@ -44,6 +45,11 @@ struct ks_key {
 	const char *key;
 	size_t klen;
 	const struct ks_attr_change *attr;
+	/* Read at this snapshot (ks_snap_new), not the latest: every read of
+	 * the key's metadata and sub-keys made with this ks_key sees the
+	 * database as it was then. NULL for the latest; always NULL for a
+	 * write (a verb that writes must read what it changes). Borrowed. */
+	const struct store_snap *snap;
 };
 
 /* Do a and b name the same key (namespace and name; attr aside)? */
@@ -157,6 +163,13 @@ struct ks_key_iter *ks_key_iter_new(struct keyspace *ks, const char *ns, size_t 
 int ks_key_iter_next(struct ks_key_iter *it, const char **key, size_t *klen, struct ks_info *info);
 void ks_key_iter_rank(const struct ks_key_iter *it, const char **rank, size_t *n);
 void ks_key_iter_free(struct ks_key_iter *it);
+
+/* A snapshot of the whole database for consistent reads (ks_key.snap):
+ * NULL on ENOMEM; free with ks_snap_free() (NULL is fine). It keeps what
+ * it sees from compactions while it lives: hold it for one listing or
+ * one pass of a read, not for ever (engine/store.h). */
+struct store_snap *ks_snap_new(struct keyspace *ks);
+void ks_snap_free(struct keyspace *ks, struct store_snap *snap);
 
 /* ---- For type modules ---------------------------------------------- */
 

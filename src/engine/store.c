@@ -400,6 +400,7 @@ int store_open(const char *dir, const struct store_options *opt, struct store **
 	*out = NULL;
 	if (!s)
 		return -ENOMEM;
+	pthread_mutex_init(&s->snaps_lock, NULL);
 	if (!(s->heads = store_heads_new())) {
 		free(s);
 		return -ENOMEM;
@@ -547,6 +548,7 @@ void store_close(struct store *s)
 					 "open replays %llu MiB of WAL",
 					 s->path, (unsigned long long)(mem >> 20));
 		}
+		store_snaps_release(s);
 		/* Handles go before the database they belong to. */
 		for (size_t i = 0; i < s->nhandles; i++)
 			rocksdb_column_family_handle_destroy(s->handles[i]);
@@ -570,6 +572,7 @@ void store_close(struct store *s)
 		rocksdb_cache_destroy(s->cache);
 	free(s->path);
 	pthread_rwlock_destroy(&s->follow_lock);
+	pthread_mutex_destroy(&s->snaps_lock);
 	free(s);
 }
 

@@ -19,18 +19,88 @@ struct store_iter {
 	char *lower, *upper;
 };
 
+/* A snapshot: RocksDB's, and read options that read at it. */
+struct store_snap {
+	const rocksdb_snapshot_t *snap;
+	rocksdb_readoptions_t *ropts;
+	struct store_snap *prev, *next; /* store.snaps */
+};
+
+struct store_snap *store_snap_new(struct store *s)
+{
+	/* A follower's secondary instance reads no snapshot (RocksDB refuses
+	 * one), and a reopen replaces its handle: its reads are of the last
+	 * catch-up. NULL reads the latest, as without memory for one. */
+	if (s->follower)
+		return NULL;
+	struct store_snap *sn = calloc(1, sizeof(*sn));
+	if (!sn)
+		return NULL;
+	sn->ropts = rocksdb_readoptions_create();
+	sn->snap = sn->ropts ? rocksdb_create_snapshot(s->db) : NULL;
+	if (!sn->snap) {
+		if (sn->ropts)
+			rocksdb_readoptions_destroy(sn->ropts);
+		free(sn);
+		return NULL;
+	}
+	rocksdb_readoptions_set_snapshot(sn->ropts, sn->snap);
+	pthread_mutex_lock(&s->snaps_lock);
+	sn->next = s->snaps;
+	if (sn->next)
+		sn->next->prev = sn;
+	s->snaps = sn;
+	pthread_mutex_unlock(&s->snaps_lock);
+	return sn;
+}
+
+void store_snap_free(struct store *s, struct store_snap *sn)
+{
+	if (!sn)
+		return;
+	pthread_mutex_lock(&s->snaps_lock);
+	if (sn->prev)
+		sn->prev->next = sn->next;
+	else
+		s->snaps = sn->next;
+	if (sn->next)
+		sn->next->prev = sn->prev;
+	pthread_mutex_unlock(&s->snaps_lock);
+	rocksdb_readoptions_destroy(sn->ropts);
+	rocksdb_release_snapshot(s->db, sn->snap);
+	free(sn);
+}
+
+void store_snaps_release(struct store *s)
+{
+	size_t n = 0;
+	pthread_mutex_lock(&s->snaps_lock);
+	while (s->snaps) {
+		struct store_snap *sn = s->snaps;
+		s->snaps = sn->next;
+		rocksdb_readoptions_destroy(sn->ropts);
+		rocksdb_release_snapshot(s->db, sn->snap);
+		free(sn);
+		n++;
+	}
+	pthread_mutex_unlock(&s->snaps_lock);
+	if (n)
+		LOG_INFO("%s: %zu snapshots still held at the close were released", s->path, n);
+}
+
 /* The point read under every store_get*: 0 with *v pinned (the caller
  * destroys it), -ENOENT (also: the column family is not open), or
- * store_err's errno. Between store_follow_begin and _end. */
-static int get_pinned(struct store *s, enum store_cf cf, const void *k, size_t kn,
-		      rocksdb_pinnableslice_t **v)
+ * store_err's errno. At snap (NULL: the latest). Between
+ * store_follow_begin and _end. */
+static int get_pinned(struct store *s, const struct store_snap *snap, enum store_cf cf,
+		      const void *k, size_t kn, rocksdb_pinnableslice_t **v)
 {
 	rocksdb_column_family_handle_t *h = store_cf(s, cf);
 	char *err = NULL;
 	*v = NULL;
 	if (!h)
 		return -ENOENT; /* a read-only store without this column family */
-	*v = rocksdb_get_pinned_cf(s->db, s->ropts, h, k, kn, &err);
+	*v = rocksdb_get_pinned_cf(s->db, snap ? snap->ropts : s->ropts, h, k, kn, &err);
 	if (err)
 		return store_err("get", err);
 	return *v ? 0 : -ENOENT;
@@ -38,12 +108,18 @@ static int get_pinned(struct store *s, enum store_cf cf, const void *k, size_t k
 
 int store_get(struct store *s, enum store_cf cf, const void *k, size_t kn, struct buf *out)
 {
+	return store_get_at(s, NULL, cf, k, kn, out);
+}
+
+int store_get_at(struct store *s, const struct store_snap *snap, enum store_cf cf, const void *k,
+		 size_t kn, struct buf *out)
+{
 	rocksdb_pinnableslice_t *v;
 	int rc = 0;
 
 	if ((rc = store_follow_begin(s, cf)) != 0)
 		return rc;
-	rc = get_pinned(s, cf, k, kn, &v);
+	rc = get_pinned(s, snap, cf, k, kn, &v);
 	store_follow_end(s);
 	if (rc)
 		return rc;
@@ -57,15 +133,22 @@ int store_get(struct store *s, enum store_cf cf, const void *k, size_t kn, struc
 int store_get_head(struct store *s, enum store_cf cf, const void *k, size_t kn, size_t max,
 		   struct buf *out, size_t *full)
 {
+	return store_get_head_at(s, NULL, cf, k, kn, max, out, full);
+}
+
+int store_get_head_at(struct store *s, const struct store_snap *snap, enum store_cf cf,
+		      const void *k, size_t kn, size_t max, struct buf *out, size_t *full)
+{
 	rocksdb_pinnableslice_t *v;
 	uint64_t epoch;
 	int rc;
 
-	if (store_heads_find(s->heads, cf, k, kn, max, out, full, &epoch) == 0)
+	/* The head cache holds the latest values only. */
+	if (!snap && store_heads_find(s->heads, cf, k, kn, max, out, full, &epoch) == 0)
 		return 0;
 	if ((rc = store_follow_begin(s, cf)) != 0)
 		return rc;
-	rc = get_pinned(s, cf, k, kn, &v);
+	rc = get_pinned(s, snap, cf, k, kn, &v);
 	store_follow_end(s);
 	if (rc)
 		return rc;
@@ -74,7 +157,7 @@ int store_get_head(struct store *s, enum store_cf cf, const void *k, size_t kn, 
 	rc = out ? buf_set(out, p, vn < max ? vn : max) : 0;
 	if (full)
 		*full = vn;
-	if (vn >= STORE_BLOB_MIN) {
+	if (!snap && vn >= STORE_BLOB_MIN) { /* epoch: heads_find's */
 		store_heads_fill(s->heads, cf, k, kn, p, vn, epoch);
 		/* For the read to come; not a follower's: the value would pin
 		 * an instance a reopen may close. */
@@ -96,15 +179,21 @@ struct store_value {
 int store_value_get(struct store *s, enum store_cf cf, const void *k, size_t kn,
 		    struct store_value **out)
 {
+	return store_value_get_at(s, NULL, cf, k, kn, out);
+}
+
+int store_value_get_at(struct store *s, const struct store_snap *snap, enum store_cf cf,
+		       const void *k, size_t kn, struct store_value **out)
+{
 	struct store_value *sv = calloc(1, sizeof(*sv));
 	int rc = 0;
 
 	*out = NULL;
 	if (!sv)
 		return -ENOMEM;
-	sv->v = store_heads_take(s->heads, cf, k, kn);
+	sv->v = snap ? NULL : store_heads_take(s->heads, cf, k, kn);
 	if (!sv->v && (rc = store_follow_begin(s, cf)) == 0) {
-		rc = get_pinned(s, cf, k, kn, &sv->v);
+		rc = get_pinned(s, snap, cf, k, kn, &sv->v);
 		if (!rc)
 			sv->inst = store_follow_ref(s);
 		store_follow_end(s);
@@ -285,6 +374,13 @@ static char *dup_bytes(const void *p, size_t n)
 struct store_iter *store_iter_new(struct store *s, enum store_cf cf, const void *lower, size_t ln,
 				  const void *upper, size_t un)
 {
+	return store_iter_new_at(s, NULL, cf, lower, ln, upper, un);
+}
+
+struct store_iter *store_iter_new_at(struct store *s, const struct store_snap *snap,
+				     enum store_cf cf, const void *lower, size_t ln,
+				     const void *upper, size_t un)
+{
 	struct store_iter *it = calloc(1, sizeof(*it));
 	rocksdb_column_family_handle_t *h;
 
@@ -299,6 +395,8 @@ struct store_iter *store_iter_new(struct store *s, enum store_cf cf, const void 
 	 * `ls` of a 1,000,000-field hash would fill all 64 MiB of it, push
 	 * out what point reads keep there, and grow the daemon by as much. */
 	rocksdb_readoptions_set_fill_cache(it->ropts, 0);
+	if (snap)
+		rocksdb_readoptions_set_snapshot(it->ropts, snap->snap);
 	if (lower && ln) {
 		if (!(it->lower = dup_bytes(lower, ln)))
 			goto fail;

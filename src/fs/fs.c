@@ -48,8 +48,8 @@ void fs_free(struct fs *fs)
 {
 	if (!fs)
 		return;
-	fs_follow_stop(fs);
-	fs_notifier_stop(fs);
+	fs_follow_stop(fs); /* it hands the notifier invalidations */
+	fs_notifier_free(fs);
 	fs_file_release_all(fs);
 	fs_itable_free(fs->it);
 	buf_release(&fs->backup.name);
@@ -90,6 +90,9 @@ struct fs_reply {
 	/* A create of a local entry: the mode and owner its node keeps until
 	 * it is stored (KS_ATTR_CREATE; NULL or no flag: none). */
 	const struct ks_attr_change *init;
+	/* A key with an expiry: the notifier watches it (fs_expiry_watch). */
+	uint64_t expire_ms;
+	const struct ks_key *key;
 };
 
 /* Reply to a lookup-like request with the node for (parent, stored
@@ -174,6 +177,8 @@ static void reply_entry(fuse_req_t req, struct fs *fs, struct fs_node *parent, c
 	}
 	if (rc)
 		fs_itable_forget(fs->it, node->ino, 1);
+	else if (r->expire_ms && r->key)
+		fs_node_watch_expiry(fs, parent, node, r->key, r->expire_ms);
 }
 
 /* ---- lookup, attributes ---------------------------------------------- */
@@ -286,13 +291,18 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 		r.entry_timeout = r.attr_timeout;
 		rc = buf_set(&nodename, stored.data, stored.len);
 	} else {
-		rc = fs_stat_path(fs, kind, &p, &st, &r.attr_timeout);
+		rc = fs_stat_path_exp(fs, kind, &p, &st, &r.attr_timeout, &r.expire_ms);
 		r.entry_timeout = r.attr_timeout;
 		if (!rc)
 			rc = buf_set(&nodename, stored.data, stored.len);
 	}
 	if (rc)
 		goto out;
+	struct ks_key k;
+	if (kind == FS_KEY) {
+		fs_path_key(fs, &p, &k);
+		r.key = &k;
+	}
 	reply_entry(req, fs, parent, nodename.data, nodename.len, &st, &r, NULL);
 out:
 	if (rc == -ENOENT) {

@@ -203,6 +203,7 @@ static int bitop_act(struct fs *fs, const struct ks_key *k, struct buf *out)
 		return -ENOENT;
 	struct ks_key key = *k; /* the bitmap (BITOP's destination): the name's base */
 	key.klen = b.base;
+	key.snap = NULL; /* the latest; a write never reads at a snapshot */
 	if (b.verb == VERB_OP)
 		return op_run(fs, k, &key, &b, out); /* dest keeps k's change: its times */
 	key.attr = NULL;

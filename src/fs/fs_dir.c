@@ -48,6 +48,11 @@ struct fs_dir {
 	struct dir_mark *marks; /* ascending offsets, the last nmarks serials handed out */
 	size_t nmarks, cap;
 	struct buf mark_bytes;
+	/* A key's listing reads at this snapshot, taken by the call that
+	 * starts a pass (offset 0) and kept until the next such call or the
+	 * close: one version of the key per pass, however many calls it
+	 * takes and whatever is written meanwhile. NULL: none yet. */
+	struct store_snap *snap;
 };
 
 struct child_iter {
@@ -65,7 +70,7 @@ struct child_iter {
  * (the stored name, or for entries the shape's cursor). by_name: in
  * stored-name order. */
 static int child_iter_open(struct fs *fs, struct fs_node *node, const char *after, size_t alen,
-			   bool by_name, struct child_iter *ci)
+			   bool by_name, const struct store_snap *snap, struct child_iter *ci)
 {
 	struct fs_ctx c;
 	int rc = 0;
@@ -93,7 +98,7 @@ static int child_iter_open(struct fs *fs, struct fs_node *node, const char *afte
 		rc = ci->keys ? 0 : -ENOMEM;
 		break;
 	default:
-		rc = fs_ctx_open(fs, node, pp, NULL, &c, &ci->sh);
+		rc = fs_ctx_open_at(fs, node, pp, NULL, snap, &c, &ci->sh);
 		if (!rc)
 			rc = ci->sh->iter_open(&c, after, alen, by_name, &ci->it);
 		if (rc)
@@ -158,7 +163,8 @@ int fs_dir_find_long(struct fs *fs, struct fs_node *parent, struct buf *name, ui
 	if (rc)
 		return rc;
 	/* Start just before the prefix: after it minus its last byte. */
-	rc = child_iter_open(fs, parent, prefix.data, prefix.len ? prefix.len - 1 : 0, true, &ci);
+	rc = child_iter_open(fs, parent, prefix.data, prefix.len ? prefix.len - 1 : 0, true, NULL,
+			     &ci);
 	if (rc)
 		goto out;
 	rc = -ENOENT;
@@ -198,6 +204,7 @@ static void dir_close(struct fs *fs, struct fs_dir *d)
 	if (d->sh && d->sh->dir_closed)
 		d->sh->dir_closed(fs, node);
 	fs_itable_unref(fs->it, node);
+	ks_snap_free(fs->ks, d->snap);
 	buf_release(&d->cursor);
 	buf_release(&d->mark_bytes);
 	free(d->marks);
@@ -322,7 +329,7 @@ static int dir_walk(struct fs *fs, struct fs_node *node, struct fs_dir *d, off_t
 {
 	struct child_iter ci;
 	struct fs_child c;
-	int rc = child_iter_open(fs, node, NULL, 0, false, &ci);
+	int rc = child_iter_open(fs, node, NULL, 0, false, d->snap, &ci);
 	if (rc)
 		return rc;
 	for (off_t i = 0; i < skip && (rc = child_iter_next(&ci, &c)) > 0; i++) {
@@ -406,6 +413,12 @@ static void dir_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	}
 	fs_follow_fresh(fs);
 	pthread_mutex_lock(&d->lock);
+	if (d->sh && (off == 0 || !d->snap)) {
+		/* A pass over a key's entries starts: its one version. Without
+		 * memory for it, the listing reads the latest (as before). */
+		ks_snap_free(fs->ks, d->snap);
+		d->snap = ks_snap_new(fs->ks);
+	}
 	rc = dir_resume(fs, node, d, off);
 	if (rc)
 		goto out;
@@ -427,7 +440,7 @@ static void dir_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	}
 	uint64_t since = fs_seq(fs); /* before the iterator reads */
 	rc = child_iter_open(fs, node, d->has_cursor ? d->cursor.data : NULL,
-			     d->has_cursor ? d->cursor.len : 0, false, &ci);
+			     d->has_cursor ? d->cursor.len : 0, false, d->snap, &ci);
 	if (rc)
 		goto out;
 	ci_open = true;
@@ -459,6 +472,7 @@ static void dir_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 				ck.key = c.name;
 				ck.klen = c.n;
 				fs_stat_attrs(fs, NULL, &ck, c.version, NULL, 0, &e.attr);
+				fs_node_watch_expiry(fs, node, child, &ck, c.expire_ms);
 			} else if (ci.sh) {
 				fs_stat_attrs_cached(fs, ci.sh, &ci.k, ci.version, c.name, c.n,
 						     &e.attr, &ci.kattrs);

@@ -148,6 +148,11 @@ static int input_feed_locked(struct fs *fs, struct fs_node *node, size_t n)
 	if (!rc) {
 		memmove(node->data.data, node->data.data + n, node->data.len - n);
 		buf_resize(&node->data, node->data.len - n);
+		/* Entries made or changed by no system call on their names:
+		 * the kernel's copies of the key's attributes (its size, times)
+		 * and of its entries' go. */
+		if (node->parent)
+			fs_key_changed(fs, node->parent);
 	}
 	dir_unlock(dir);
 	fs_path_release(&p);
@@ -387,6 +392,7 @@ void fs_file_close(struct fs *fs, struct fs_handle *h)
 	if (h->next)
 		h->next->prev = h->prev;
 	pthread_mutex_unlock(&fs->handles_lock);
+	ks_snap_free(fs->ks, h->snap);
 	buf_release(&h->added);
 	buf_release(&h->answer);
 	free(h);
@@ -414,6 +420,7 @@ void fs_file_release_all(struct fs *fs)
 	pthread_mutex_unlock(&fs->handles_lock);
 	while (h) {
 		struct fs_handle *next = h->next;
+		ks_snap_free(fs->ks, h->snap);
 		buf_release(&h->added);
 		buf_release(&h->answer);
 		free(h);
@@ -640,6 +647,7 @@ static int action_run(struct fs *fs, fuse_req_t req, struct fs_node *node, struc
 			pthread_mutex_lock(&dir->lock);
 			fs_itable_unhash_kids(fs->it, dir, not_action, (void *)sh, &iv);
 			pthread_mutex_unlock(&dir->lock);
+			fs_inval_add(&iv, 0, dir->ino, "", 0); /* its size and times */
 			fs_inval_send(fs, &iv);
 		}
 		fs_itable_unref(fs->it, dir);
@@ -908,6 +916,17 @@ void fs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct f
 		struct buf out = BUF_INIT;
 		fs_path_init(&p);
 		rc = direct_key(fs, node, &p, &k);
+		if (!rc && !h->writes) {
+			/* A pass of a read-only open, from offset 0 on, reads one
+			 * version (a bitmap replaced meanwhile, by a rename or a
+			 * batch, shows no mix of both). Without memory for a
+			 * snapshot, each read reads the latest. */
+			if (off == 0 || !h->snap) {
+				ks_snap_free(fs->ks, h->snap);
+				h->snap = ks_snap_new(fs->ks);
+			}
+			k.snap = h->snap;
+		}
 		if (!rc)
 			rc = direct->read(fs, &k, (uint64_t)off, size, &out);
 		pthread_mutex_unlock(&node->lock);

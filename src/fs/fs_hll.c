@@ -45,6 +45,7 @@ static int count_keys_read(struct fs_ctx *c, const char *arg, size_t an, struct 
 			keys[i + 1].key = it.v[i].iov_base;
 			keys[i + 1].klen = it.v[i].iov_len;
 			keys[i + 1].attr = NULL;
+			keys[i + 1].snap = NULL;
 		}
 		rc = hll_count(c->fs->ks, keys, it.n + 1, &n);
 		/* bad input, not this key's type (a lookup would say ENOENT) */

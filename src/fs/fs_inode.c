@@ -531,7 +531,7 @@ int fs_inval_add(struct fs_inval *iv, uint64_t parent, uint64_t ino, const void 
 		return -ENOMEM;
 	memcpy(copy, name, n);
 	copy[n] = '\0';
-	iv->v[iv->len++] = (struct fs_inval_item){parent, ino, copy, n};
+	iv->v[iv->len++] = (struct fs_inval_item){parent, ino, copy, n, false};
 	return 0;
 }
 
@@ -553,6 +553,26 @@ int fs_itable_inval_known(struct fs_itable *t, struct fs_node *node, bool entry,
 		rc = fs_inval_add(iv, named ? node->parent->ino : 0, node->ino,
 				  named ? node->name : "", named ? node->namelen : 0);
 	}
+	pthread_mutex_unlock(&t->lock);
+	return rc;
+}
+
+int fs_inval_add_gone(struct fs_inval *iv, uint64_t parent, uint64_t ino, const void *name,
+		      size_t n)
+{
+	int rc = fs_inval_add(iv, parent, ino, name, n);
+	if (!rc)
+		iv->v[iv->len - 1].gone = true;
+	return rc;
+}
+
+int fs_itable_kids_inval(struct fs_itable *t, struct fs_node *parent, struct fs_inval *iv)
+{
+	int rc = 0;
+	pthread_mutex_lock(&t->lock);
+	for (struct fs_node *n = parent->kids; n && !rc; n = n->sib_next)
+		if (!n->unhashed && n->local == FS_LOCAL_NONE)
+			rc = fs_inval_add(iv, 0, n->ino, "", 0); /* a leaf lock: short */
 	pthread_mutex_unlock(&t->lock);
 	return rc;
 }

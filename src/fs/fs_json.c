@@ -70,7 +70,7 @@ static int jalias_find(struct fs *fs, const struct ks_key *k, struct jalias *a)
 		enum jview view = view_suffix(path, &plen);
 		if (json_path_check(path, plen))
 			continue;
-		struct ks_key jk = {k->ns, k->nslen, name, (size_t)(c - name), NULL};
+		struct ks_key jk = {k->ns, k->nslen, name, (size_t)(c - name), NULL, NULL};
 		struct ks_info info;
 		int rc = ks_lookup(fs->ks, &jk, &info);
 		if (rc == -ENOENT || (!rc && info.type != KV_TYPE_JSON))
@@ -80,7 +80,7 @@ static int jalias_find(struct fs *fs, const struct ks_key *k, struct jalias *a)
 		rc = buf_set(&a->key, jk.key, jk.klen);
 		if (rc)
 			return rc;
-		a->k = (struct ks_key){k->ns, k->nslen, a->key.data, a->key.len, NULL};
+		a->k = (struct ks_key){k->ns, k->nslen, a->key.data, a->key.len, NULL, NULL};
 		a->path = path;
 		a->plen = plen;
 		a->view = view;

@@ -764,9 +764,9 @@ static void list_key_changed(struct fs *fs, struct fs_node *ns, const char *name
 	fs_inval_init(&iv);
 	if (d && d != skip) {
 		pthread_mutex_lock(&d->lock);
-		fs_itable_unhash_kids(fs->it, d, is_position, NULL, NULL);
+		fs_itable_unhash_kids(fs->it, d, is_position, NULL, &iv);
 		pthread_mutex_unlock(&d->lock);
-		fs_inval_add(&iv, 0, d->ino, "", 0);
+		fs_inval_add(&iv, 0, d->ino, "", 0); /* its size and times */
 	} else if (!d) {
 		fs_inval_add(&iv, ns->ino, 0, name, n);
 	}
@@ -791,7 +791,7 @@ static int move_once(struct fs_ctx *c, const char *name, size_t n, const struct 
 {
 	/* A push at the head of DEST renumbers it too. */
 	struct ks_attr_change ch = {.flags = KS_ATTR_TOUCH | KS_ATTR_RENUMBER};
-	struct ks_key dk = {c->k.ns, c->k.nslen, p->dest, p->dn, &ch};
+	struct ks_key dk = {c->k.ns, c->k.nslen, p->dest, p->dn, &ch, NULL};
 	int rc = list_move(c->fs->ks, &c->k, &dk, p->where, p->to, LIST_KEEP_EMPTY, out);
 	if (rc == -KV_EWRONGTYPE)
 		LOG_ERR("'%.*s/%.*s': '%.*s' is no list: nothing moved", (int)c->k.klen, c->k.key,

@@ -19,13 +19,34 @@
 #include "keyspace/ks_attr.h"
 #include "fs/fs_xval.h"
 
-/* The invalidation thread: a queue of items, sent in order. */
+/*
+ * The notifier thread: it alone talks to the kernel about changes the
+ * kernel did not make (libfuse: a notification sent from a request
+ * handler may deadlock with the request the kernel is serving; see
+ * docs/architecture.md section 5). It sends, in order, the queue of
+ * invalidations the handlers hand it, and watches the expiries kvfs knows
+ * of: at a key's deadline it looks the key up, and a key that is gone is
+ * deleted from the kernel's cache (a watcher of the key gets DELETE_SELF), one
+ * whose expiry moved is watched again. Once stopped (the session ends) it
+ * sends nothing more, and whatever is queued or watched is dropped.
+ */
+struct fs_expiry {
+	uint64_t when; /* Unix ms: the key's expiry */
+	uint64_t parent, ino;
+	struct buf ns, key; /* the key's stored names (ns empty with -o ns=) */
+};
+
 struct fs_notifier {
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	struct fs_inval queue;
+	/* A binary min-heap of expiries by `when`, at most FS_EXPIRY_WATCH_MAX. */
+	struct fs_expiry *heap;
+	size_t nheap, capheap;
+	bool full_logged;
 	bool stop;
+	bool running;
 };
 
 static void inval_send_now(struct fs *fs, struct fs_inval *iv)
@@ -33,7 +54,12 @@ static void inval_send_now(struct fs *fs, struct fs_inval *iv)
 	struct buf name = BUF_INIT;
 	for (size_t i = 0; i < iv->len && fs->se; i++) {
 		const struct fs_inval_item *x = &iv->v[i];
-		if (x->parent && names_encode(x->name, x->n, &name) == 0)
+		bool named = x->parent && names_encode(x->name, x->n, &name) == 0;
+		/* A delete fails (ENOENT) where the kernel has no such name,
+		 * or not for this inode; it then forgets the name as it can. */
+		if (named && !(x->gone && x->ino &&
+			       fuse_lowlevel_notify_delete(fs->se, x->parent, x->ino, name.data,
+							   name.len) == 0))
 			fuse_lowlevel_notify_inval_entry(fs->se, x->parent, name.data, name.len);
 		if (x->ino)
 			fuse_lowlevel_notify_inval_inode(fs->se, x->ino, 0, 0);
@@ -42,20 +68,117 @@ static void inval_send_now(struct fs *fs, struct fs_inval *iv)
 	fs_inval_release(iv);
 }
 
+static void expiry_release(struct fs_expiry *e)
+{
+	buf_release(&e->ns);
+	buf_release(&e->key);
+}
+
+static void heap_swap(struct fs_expiry *h, size_t a, size_t b)
+{
+	struct fs_expiry t = h[a];
+	h[a] = h[b];
+	h[b] = t;
+}
+
+/* Add e (its buffers move into the heap). Notifier lock held. */
+static int heap_push(struct fs_notifier *n, struct fs_expiry *e)
+{
+	struct fs_expiry *nh = array_grow(n->heap, &n->capheap, n->nheap, sizeof(*nh), 16);
+	if (!nh)
+		return -ENOMEM;
+	n->heap = nh;
+	size_t i = n->nheap++;
+	nh[i] = *e;
+	while (i > 0 && nh[(i - 1) / 2].when > nh[i].when) {
+		heap_swap(nh, i, (i - 1) / 2);
+		i = (i - 1) / 2;
+	}
+	return 0;
+}
+
+/* Take the earliest expiry into *out. Notifier lock held, heap not empty. */
+static void heap_pop(struct fs_notifier *n, struct fs_expiry *out)
+{
+	struct fs_expiry *h = n->heap;
+	*out = h[0];
+	h[0] = h[--n->nheap];
+	for (size_t i = 0;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		if (l < n->nheap && h[l].when < h[m].when)
+			m = l;
+		if (r < n->nheap && h[r].when < h[m].when)
+			m = r;
+		if (m == i)
+			break;
+		heap_swap(h, i, m);
+		i = m;
+	}
+}
+
+/* The deadline of e has come: is its key gone? No lock held. */
+static void expiry_check(struct fs *fs, struct fs_expiry *e)
+{
+	struct ks_key k = {0};
+	struct ks_info info;
+	if (fs->ns) {
+		k.ns = fs->ns;
+		k.nslen = fs->nslen;
+	} else {
+		k.ns = e->ns.data;
+		k.nslen = e->ns.len;
+	}
+	k.key = e->key.data;
+	k.klen = e->key.len;
+	int rc = ks_lookup(fs->ks, &k, &info);
+	if (rc == 0 && info.expire_ms) {
+		/* Moved (or this clock's millisecond is not over yet). */
+		fs_expiry_watch(fs, e->parent, e->ino, &k,
+				info.expire_ms > e->when ? info.expire_ms : e->when + 10);
+		return;
+	}
+	if (rc != -ENOENT)
+		return; /* persistent now, or unreadable: nothing to say */
+	struct fs_inval iv;
+	fs_inval_init(&iv);
+	if (fs_inval_add_gone(&iv, e->parent, e->ino, e->key.data, e->key.len) == 0)
+		inval_send_now(fs, &iv);
+	fs_inval_release(&iv);
+}
+
 static void *notifier_main(void *arg)
 {
 	struct fs *fs = arg;
 	struct fs_notifier *n = fs->notifier;
 	pthread_mutex_lock(&n->lock);
 	for (;;) {
-		while (!n->stop && n->queue.len == 0)
-			pthread_cond_wait(&n->cond, &n->lock);
+		while (!n->stop && n->queue.len == 0 &&
+		       (n->nheap == 0 || n->heap[0].when > now_ms())) {
+			if (n->nheap == 0) {
+				pthread_cond_wait(&n->cond, &n->lock);
+				continue;
+			}
+			/* Expiries are Unix times: the condition's clock is
+			 * CLOCK_REALTIME. */
+			uint64_t when = n->heap[0].when;
+			struct timespec ts = {.tv_sec = (time_t)(when / 1000),
+					      .tv_nsec = (long)(when % 1000) * 1000000};
+			pthread_cond_timedwait(&n->cond, &n->lock, &ts);
+		}
 		if (n->stop)
 			break;
 		struct fs_inval batch = n->queue;
 		fs_inval_init(&n->queue);
+		bool due = n->nheap > 0 && n->heap[0].when <= now_ms();
+		struct fs_expiry e;
+		if (due)
+			heap_pop(n, &e);
 		pthread_mutex_unlock(&n->lock);
 		inval_send_now(fs, &batch);
+		if (due) {
+			expiry_check(fs, &e);
+			expiry_release(&e);
+		}
 		pthread_mutex_lock(&n->lock);
 	}
 	pthread_mutex_unlock(&n->lock);
@@ -68,11 +191,30 @@ void fs_notifier_stop(struct fs *fs)
 	if (!n)
 		return;
 	pthread_mutex_lock(&n->lock);
+	bool running = n->running;
 	n->stop = true;
+	n->running = false;
 	pthread_cond_signal(&n->cond);
 	pthread_mutex_unlock(&n->lock);
-	pthread_join(n->thread, NULL);
+	if (running)
+		pthread_join(n->thread, NULL);
+	/* Handlers still running may queue more: it is dropped (the lock
+	 * and the stop flag live until fs_notifier_free). */
+	pthread_mutex_lock(&n->lock);
 	fs_inval_release(&n->queue);
+	for (size_t i = 0; i < n->nheap; i++)
+		expiry_release(&n->heap[i]);
+	n->nheap = 0;
+	pthread_mutex_unlock(&n->lock);
+}
+
+void fs_notifier_free(struct fs *fs)
+{
+	struct fs_notifier *n = fs->notifier;
+	if (!n)
+		return;
+	fs_notifier_stop(fs);
+	free(n->heap);
 	pthread_cond_destroy(&n->cond);
 	pthread_mutex_destroy(&n->lock);
 	free(n);
@@ -87,14 +229,46 @@ void fs_inval_send(struct fs *fs, struct fs_inval *iv)
 		return;
 	}
 	pthread_mutex_lock(&n->lock);
-	for (size_t i = 0; i < iv->len; i++) {
+	for (size_t i = 0; i < iv->len && !n->stop; i++) {
 		struct fs_inval_item *x = &iv->v[i];
 		if (fs_inval_add(&n->queue, x->parent, x->ino, x->name, x->n))
 			break; /* out of memory: the entry timeout bounds the damage */
+		n->queue.v[n->queue.len - 1].gone = x->gone;
 	}
 	pthread_cond_signal(&n->cond);
 	pthread_mutex_unlock(&n->lock);
 	fs_inval_release(iv);
+}
+
+void fs_expiry_watch(struct fs *fs, uint64_t parent, uint64_t ino, const struct ks_key *k,
+		     uint64_t expire_ms)
+{
+	struct fs_notifier *n = fs->notifier;
+	if (!n || !expire_ms || !parent)
+		return;
+	struct fs_expiry e = {.when = expire_ms, .parent = parent, .ino = ino};
+	buf_init(&e.ns);
+	buf_init(&e.key);
+	if ((!fs->ns && buf_set(&e.ns, k->ns, k->nslen)) || buf_set(&e.key, k->key, k->klen)) {
+		expiry_release(&e);
+		return; /* out of memory: the entry timeout bounds the damage */
+	}
+	pthread_mutex_lock(&n->lock);
+	int rc = -ENOSPC;
+	if (!n->stop && n->nheap < FS_EXPIRY_WATCH_MAX)
+		rc = heap_push(n, &e);
+	bool first = rc == 0 && n->heap[0].when == expire_ms;
+	if (rc == -ENOSPC && !n->full_logged) {
+		n->full_logged = true;
+		LOG_WARN("%u expiries are watched already: '%.*s' and later ones leave the "
+			 "kernel's cache when their entry timeout ends (at the latest at expiry)",
+			 FS_EXPIRY_WATCH_MAX, (int)k->klen, k->key);
+	}
+	if (first)
+		pthread_cond_signal(&n->cond); /* a new earliest deadline */
+	pthread_mutex_unlock(&n->lock);
+	if (rc)
+		expiry_release(&e);
 }
 
 void fs_notifier_start(struct fs *fs)
@@ -108,12 +282,45 @@ void fs_notifier_start(struct fs *fs)
 	pthread_cond_init(&n->cond, NULL);
 	fs_inval_init(&n->queue);
 	fs->notifier = n;
-	if (pthread_create(&n->thread, NULL, notifier_main, fs)) {
-		pthread_cond_destroy(&n->cond);
-		pthread_mutex_destroy(&n->lock);
-		free(n);
-		fs->notifier = NULL;
+	n->running = pthread_create(&n->thread, NULL, notifier_main, fs) == 0;
+	n->stop = !n->running;
+}
+
+void fs_node_watch_expiry(struct fs *fs, struct fs_node *parent, struct fs_node *node,
+			  const struct ks_key *k, uint64_t expire_ms)
+{
+	if (!expire_ms)
+		return;
+	pthread_mutex_lock(&node->lock);
+	bool anew = node->watched != expire_ms;
+	node->watched = expire_ms;
+	pthread_mutex_unlock(&node->lock);
+	if (anew)
+		fs_expiry_watch(fs, parent->ino, node->ino, k, expire_ms);
+}
+
+void fs_key_changed(struct fs *fs, struct fs_node *node)
+{
+	struct fs_inval iv;
+	fs_inval_init(&iv);
+	if (fs_inval_add(&iv, 0, node->ino, "", 0) == 0)
+		fs_itable_kids_inval(fs->it, node, &iv);
+	fs_inval_send(fs, &iv);
+}
+
+void fs_key_changed_named(struct fs *fs, struct fs_node *parent, const char *key, size_t n)
+{
+	struct fs_node *node = fs_itable_find(fs->it, parent, key, n);
+	if (node) {
+		fs_key_changed(fs, node);
+		fs_itable_unref(fs->it, node);
+		return;
 	}
+	/* No node: at most a miss the kernel remembers. */
+	struct fs_inval iv;
+	fs_inval_init(&iv);
+	fs_inval_add(&iv, parent->ino, 0, key, n);
+	fs_inval_send(fs, &iv);
 }
 
 /* ---- identities ------------------------------------------------------ */
@@ -142,6 +349,7 @@ void fs_path_key(const struct fs *fs, const struct fs_path *p, struct ks_key *k)
 	k->key = p->key.data;
 	k->klen = p->key.len;
 	k->attr = NULL;
+	k->snap = NULL;
 }
 
 /* The path of `name` inside `parent`. */

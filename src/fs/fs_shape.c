@@ -171,11 +171,18 @@ bool fs_shape_is_special(const struct fs_shape *sh, const char *name, size_t n)
 int fs_ctx_open(struct fs *fs, struct fs_node *dir, const struct fs_path *p, struct fs_inval *iv,
 		struct fs_ctx *c, const struct fs_shape **sh)
 {
+	return fs_ctx_open_at(fs, dir, p, iv, NULL, c, sh);
+}
+
+int fs_ctx_open_at(struct fs *fs, struct fs_node *dir, const struct fs_path *p, struct fs_inval *iv,
+		   const struct store_snap *snap, struct fs_ctx *c, const struct fs_shape **sh)
+{
 	memset(c, 0, sizeof(*c));
 	c->fs = fs;
 	c->dir = dir;
 	c->iv = iv;
 	fs_path_key(fs, p, &c->k);
+	c->k.snap = snap;
 	int rc = ks_lookup(fs->ks, &c->k, &c->info);
 	if (rc)
 		return rc;

@@ -301,6 +301,7 @@ static int feed_keys(const struct fs_sketch *s, const struct fs_sketch_input *in
 		srcs[got].key = names[got].data;
 		srcs[got].klen = names[got].len;
 		srcs[got].attr = NULL;
+		srcs[got].snap = NULL;
 		got++;
 	}
 	if (!rc && got)

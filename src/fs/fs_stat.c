@@ -42,6 +42,12 @@ static void stat_ns_attrs(struct fs *fs, const char *ns, size_t n, struct stat *
 int fs_stat_path(struct fs *fs, enum fs_kind kind, const struct fs_path *p, struct stat *st,
 		 double *timeout)
 {
+	return fs_stat_path_exp(fs, kind, p, st, timeout, NULL);
+}
+
+int fs_stat_path_exp(struct fs *fs, enum fs_kind kind, const struct fs_path *p, struct stat *st,
+		     double *timeout, uint64_t *expire_ms)
+{
 	struct ks_key k;
 	struct ks_info info;
 	const struct fs_file_shape *fsh;
@@ -82,6 +88,8 @@ int fs_stat_path(struct fs *fs, enum fs_kind kind, const struct fs_path *p, stru
 		}
 		if (rc)
 			return rc;
+		if (expire_ms)
+			*expire_ms = info.expire_ms;
 		fsh = fs_file_shape_of(info.type);
 		if (fsh && fsh->stat)
 			return fsh->stat(fs, &k, &info, st, timeout);

@@ -493,6 +493,20 @@ static int tsf_commit(struct fs_ctx *c, const char *name, size_t n, const char *
 	return put_chunk(c, name, n, d, dn);
 }
 
+/* ts_rules callback: a rule's destination, which the samples just added
+ * wrote by no system call on its name (fs_key_changed). */
+static int rule_dest_changed(void *arg, const char *dst, size_t dn, const struct ts_rule *r)
+{
+	struct fs_ctx *c = arg;
+	(void)r;
+	struct fs_node *ns = c->dir ? fs_itable_parent(c->fs->it, c->dir) : NULL;
+	if (ns) {
+		fs_key_changed_named(c->fs, ns, dst, dn);
+		fs_itable_unref(c->fs->it, ns);
+	}
+	return 0;
+}
+
 static int tsf_feed(struct fs_ctx *c, const char *name, size_t n, const char *d, size_t dn)
 {
 	struct ts_sample *s = NULL;
@@ -507,6 +521,8 @@ static int tsf_feed(struct fs_ctx *c, const char *name, size_t n, const char *d,
 	if (!rc && ns)
 		rc = ts_madd_dup(c->fs->ks, &c->k, s, ns, TS_MADD_ATOMIC | TS_MADD_CREATE, dup,
 				 NULL, &bad);
+	if (!rc && ns)
+		ts_rules(c->fs->ks, &c->k, rule_dest_changed, c); /* nothing to undo if it fails */
 	if (rc == -EEXIST)
 		LOG_ERR("'%.*s': line %zu: a sample at that timestamp exists (DUPLICATE_POLICY "
 			"block): nothing of this write is added",
@@ -730,6 +746,7 @@ static int tsx_rule(struct fs_ctx *c, const char *d, const char *value, size_t s
 	dk.key = dn.data;
 	dk.klen = dn.len;
 	dk.attr = NULL;
+	dk.snap = NULL;
 	if (!value) {
 		rc = ts_deleterule(c->fs->ks, &c->k, &dk);
 		buf_release(&dn);

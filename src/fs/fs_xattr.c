@@ -439,20 +439,21 @@ static int set_param(struct fs *fs, struct fs_node *node, const struct fs_shape 
 
 /*
  * Set (ms > 0) or drop (ms == 0, or `remove`: make persistent) the
- * expiry; with `at`, value is the deadline (PEXPIREAT: one not after now
+ * expiry; with `absolute`, value is the deadline (PEXPIREAT: one not after now
  * deletes the key). *gone is set when the key was deleted, so the caller
  * can tell the kernel its name is gone.
  */
 static int set_ttl(struct fs *fs, struct fs_node *node, const char *value, size_t size, bool remove,
-		   bool at, bool *gone)
+		   bool absolute, bool *gone)
 {
+	uint64_t at = 0; /* the deadline set */
 	struct fs_path p;
 	struct ks_info info;
 	struct ks_key k;
 	uint64_t ms = 0, deadline = 0;
 	int rc = 0;
 
-	if (!remove && at) {
+	if (!remove && absolute) {
 		int64_t when;
 		if ((rc = fs_xval_expireat(value, size, &when)) != 0)
 			return rc;
@@ -486,7 +487,17 @@ static int set_ttl(struct fs *fs, struct fs_node *node, const char *value, size_
 		*gone = rc == 0;
 	} else {
 		/* An empty collection keeps it pending until its first entry. */
-		rc = ks_expire(fs->ks, &k, deadline ? deadline : now_ms() + ms);
+		at = deadline ? deadline : now_ms() + ms;
+		rc = ks_expire(fs->ks, &k, at);
+	}
+	if (!rc && at) {
+		/* The kernel may keep the name longer than that (the timeout
+		 * of its lookup): the notifier tells it at the expiry. */
+		struct fs_node *parent = fs_itable_parent(fs->it, node);
+		if (parent) {
+			fs_node_watch_expiry(fs, parent, node, &k, at);
+			fs_itable_unref(fs->it, parent);
+		}
 	}
 out:
 	fs_path_release(&p);
@@ -505,7 +516,8 @@ static void forget_name(struct fs *fs, struct fs_node *node, struct fs_inval *iv
 	/* The node's name, read under the table lock (renames move it). */
 	if (fs_itable_path(fs->it, node, &p) == 0 && p.key.len) {
 		fs_itable_unlink(fs->it, parent, p.key.data, p.key.len);
-		fs_inval_add(iv, parent->ino, 0, p.key.data, p.key.len);
+		/* A delete: a watcher of the key gets DELETE_SELF. */
+		fs_inval_add_gone(iv, parent->ino, node->ino, p.key.data, p.key.len);
 	}
 	fs_path_release(&p);
 	fs_itable_unref(fs->it, parent);

@@ -67,6 +67,16 @@ struct store *ks_store(struct keyspace *ks)
 	return ks->st;
 }
 
+struct store_snap *ks_snap_new(struct keyspace *ks)
+{
+	return store_snap_new(ks->st);
+}
+
+void ks_snap_free(struct keyspace *ks, struct store_snap *snap)
+{
+	store_snap_free(ks->st, snap);
+}
+
 bool ks_cluster(const struct keyspace *ks)
 {
 	return ks->cluster;
@@ -188,7 +198,7 @@ int ks_sub_get(struct keyspace *ks, const struct ks_key *k, uint64_t version, in
 	struct buf sk = BUF_INIT;
 	int rc = ks_sub_key(ks, k, version, sub, sn, &sk);
 	if (!rc)
-		rc = store_get(ks->st, (enum store_cf)cf, sk.data, sk.len, out);
+		rc = store_get_at(ks->st, k->snap, (enum store_cf)cf, sk.data, sk.len, out);
 	buf_release(&sk);
 	return rc;
 }
@@ -306,6 +316,7 @@ int ks_key_dup(const struct ks_key *k, struct buf *store, struct ks_key *out)
 		out->key = store->data + k->nslen;
 		out->klen = k->klen;
 		out->attr = NULL;
+		out->snap = k->snap; /* a dup of a read at a snapshot reads there too */
 	}
 	return rc;
 }
@@ -354,7 +365,7 @@ int ks_meta_pin(struct keyspace *ks, const struct ks_key *k, enum kv_type want,
 	int rc = ks_meta_key(ks, k, &key);
 	*v = NULL;
 	if (!rc)
-		rc = store_value_get(ks->st, STORE_CF_METADATA, key.data, key.len, v);
+		rc = store_value_get_at(ks->st, k->snap, STORE_CF_METADATA, key.data, key.len, v);
 	if (!rc) {
 		size_t n;
 		const char *p = store_value_data(*v, &n);
@@ -379,14 +390,15 @@ static int meta_read(struct keyspace *ks, struct ks_track *w, const struct ks_ke
 	if (rc)
 		goto out;
 	if (vlen) {
-		rc = store_get_head(ks->st, STORE_CF_METADATA, key.data, key.len, KS_META_HEAD, raw,
-				    &full);
+		rc = store_get_head_at(ks->st, k->snap, STORE_CF_METADATA, key.data, key.len,
+				       KS_META_HEAD, raw, &full);
 		/* A long record of a collection type: read it whole. */
 		if (!rc && full > raw->len && raw->len > 0 &&
 		    !enc_type_is_inline((enum kv_type)(raw->data[0] & ENC_FLAG_TYPE_MASK)))
-			rc = store_get(ks->st, STORE_CF_METADATA, key.data, key.len, raw);
+			rc = store_get_at(ks->st, k->snap, STORE_CF_METADATA, key.data, key.len,
+					  raw);
 	} else {
-		rc = store_get(ks->st, STORE_CF_METADATA, key.data, key.len, raw);
+		rc = store_get_at(ks->st, k->snap, STORE_CF_METADATA, key.data, key.len, raw);
 	}
 	if (rc)
 		goto out;
@@ -790,8 +802,8 @@ struct ks_sub_iter *ks_sub_iter_open(struct keyspace *ks, const struct ks_key *k
 		goto out;
 	it->plen = prefix.len;
 	bounded = enc_prefix_successor(&upper);
-	it->si = store_iter_new(ks->st, (enum store_cf)o->cf, prefix.data, prefix.len,
-				bounded ? upper.data : NULL, bounded ? upper.len : 0);
+	it->si = store_iter_new_at(ks->st, k->snap, (enum store_cf)o->cf, prefix.data, prefix.len,
+				   bounded ? upper.data : NULL, bounded ? upper.len : 0);
 	if (!it->si) {
 		rc = -ENOMEM;
 		goto out;
@@ -881,7 +893,8 @@ int ks_sub_len(struct keyspace *ks, const struct ks_key *k, uint64_t version, in
 	size_t full = 0;
 	int rc = ks_sub_key(ks, k, version, sub, sn, &sk);
 	if (!rc)
-		rc = store_get_head(ks->st, (enum store_cf)cf, sk.data, sk.len, 0, NULL, &full);
+		rc = store_get_head_at(ks->st, k->snap, (enum store_cf)cf, sk.data, sk.len, 0, NULL,
+				       &full);
 	buf_release(&sk);
 	if (!rc)
 		*len = full;

@@ -76,6 +76,7 @@ void ks_attr_ns_key(struct ks_key *k, const char *ns, size_t n)
 	k->key = ns_self;
 	k->klen = 0;
 	k->attr = NULL;
+	k->snap = NULL;
 }
 
 bool ks_attr_is_ns_key(const struct ks_key *k)

@@ -117,6 +117,7 @@ static void ns_lock_key(struct ks_key *lk, const struct buf *name)
 	lk->key = name->data + 1 + RES_NSLEN;
 	lk->klen = name->len - 1 - RES_NSLEN;
 	lk->attr = NULL;
+	lk->snap = NULL;
 }
 
 int ks_ns_create(struct keyspace *ks, const char *ns, size_t n, const struct ks_attr_change *c)
@@ -506,7 +507,8 @@ static void key_iter_settle_live(struct ks_key_iter *it, uint64_t now)
 			continue;
 		struct enc_meta m;
 		if (enc_meta_decode(v, vn, &m) != 0) {
-			struct ks_key k = {key + 1, (uint8_t)key[0], key + min, kn - min, NULL};
+			struct ks_key k = {key + 1, (uint8_t)key[0], key + min, kn - min, NULL,
+					   NULL};
 			ks_corrupt(&k, "metadata of %zu bytes, flags 0x%02x: %s; not listed", vn,
 				   vn ? *(const uint8_t *)v : 0, enc_meta_why(v, vn));
 			continue;

@@ -107,9 +107,9 @@ static int view_iter(struct keyspace *ks, const struct ks_key *k, const struct e
 		rc = buf_set(&upper, v->prefix.data, v->prefix.len);
 	if (!rc) {
 		bool bounded = enc_prefix_successor(&upper);
-		v->si =
-		    store_iter_new(ks_store(ks), STORE_CF_DEFAULT, v->prefix.data, v->prefix.len,
-				   bounded ? upper.data : NULL, bounded ? upper.len : 0);
+		v->si = store_iter_new_at(ks_store(ks), k->snap, STORE_CF_DEFAULT, v->prefix.data,
+					  v->prefix.len, bounded ? upper.data : NULL,
+					  bounded ? upper.len : 0);
 		if (!v->si)
 			rc = -ENOMEM;
 	}

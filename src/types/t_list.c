@@ -200,8 +200,8 @@ static struct store_iter *elem_iter(struct keyspace *ks, const struct ks_key *k,
 		*rc = elem_key(ks, k, version, hi, &upper);
 	if (!*rc) {
 		*plen = lower.len - 8;
-		it = store_iter_new(ks_store(ks), STORE_CF_DEFAULT, lower.data, lower.len,
-				    upper.data, upper.len);
+		it = store_iter_new_at(ks_store(ks), k->snap, STORE_CF_DEFAULT, lower.data,
+				       lower.len, upper.data, upper.len);
 		if (!it)
 			*rc = -ENOMEM;
 	}

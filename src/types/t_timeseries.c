@@ -257,8 +257,8 @@ static int series_iter(struct ts_series *s)
 		rc = buf_set(&hi, s->pfx.data, s->pfx.len);
 	if (!rc)
 		rc = buf_add_u8(&hi, TS_SUB_CHUNK + 1);
-	if (!rc && !(s->it = store_iter_new(ks_store(s->ks), STORE_CF_DEFAULT, lo.data, lo.len,
-					    hi.data, hi.len)))
+	if (!rc && !(s->it = store_iter_new_at(ks_store(s->ks), s->k.snap, STORE_CF_DEFAULT,
+					       lo.data, lo.len, hi.data, hi.len)))
 		rc = -ENOMEM;
 	buf_release(&lo);
 	buf_release(&hi);
@@ -354,8 +354,8 @@ int ts_series_subs(struct ts_series *s, uint8_t type, ts_label_cb cb, void *arg)
 	int rc = sub_key(s, type, NULL, 0, &lo);
 	if (!rc)
 		rc = sub_key(s, type + 1, NULL, 0, &hi);
-	if (!rc && !(it = store_iter_new(ks_store(s->ks), STORE_CF_DEFAULT, lo.data, lo.len,
-					 hi.data, hi.len)))
+	if (!rc && !(it = store_iter_new_at(ks_store(s->ks), s->k.snap, STORE_CF_DEFAULT, lo.data,
+					    lo.len, hi.data, hi.len)))
 		rc = -ENOMEM;
 	if (!rc)
 		store_iter_seek_first(it);

@@ -146,7 +146,7 @@ static int each_series(struct keyspace *ks, const char *ns, size_t nslen,
 		rc = 0;
 		if (info.type != KV_TYPE_TIMESERIES || info.empty)
 			continue;
-		struct ks_key k = {ns, nslen, key, klen, NULL};
+		struct ks_key k = {ns, nslen, key, klen, NULL, NULL};
 		struct ts_series s;
 		struct lab l = {0};
 		int open = ts_series_open(&s, ks, NULL, &k, false, NULL);

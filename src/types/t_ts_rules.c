@@ -136,6 +136,7 @@ static int rules_keys(struct ts_rule_set *rs, const struct ks_key *k)
 		v[i + 1].key = rs->e[i].dst.data;
 		v[i + 1].klen = rs->e[i].dst.len;
 		v[i + 1].attr = NULL;
+		v[i + 1].snap = NULL;
 	}
 	free(rs->keys);
 	rs->keys = v;

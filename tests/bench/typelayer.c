@@ -92,7 +92,7 @@ static char *value_new(long size)
 
 static struct ks_key key_of(const char *ns, const char *key, size_t klen)
 {
-	struct ks_key k = {ns, strlen(ns), key, klen, NULL};
+	struct ks_key k = {ns, strlen(ns), key, klen, NULL, NULL};
 	return k;
 }
 

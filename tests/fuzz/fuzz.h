@@ -145,7 +145,8 @@ static inline struct ks_key fuzz_key_next(void)
 	fuzz_db();
 	int n = snprintf(fuzz_keybuf, sizeof(fuzz_keybuf), "fz%lu", fuzz_runs % FUZZ_DB_RUNS);
 	fuzz_runs++;
-	return (struct ks_key){KS_DEFAULT_NS, strlen(KS_DEFAULT_NS), fuzz_keybuf, (size_t)n, NULL};
+	return (struct ks_key){KS_DEFAULT_NS, strlen(KS_DEFAULT_NS), fuzz_keybuf, (size_t)n, NULL,
+			       NULL};
 }
 
 /* Plant raw records as another writer would: the metadata record of k,

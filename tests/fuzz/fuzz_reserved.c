@@ -72,7 +72,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* A namespace of its own ("fzN", key "k"): the iteration below sees
 	 * this run's records only. */
 	struct ks_key k = fuzz_key_next();
-	k = (struct ks_key){k.key, k.klen, "k", 1, NULL};
+	k = (struct ks_key){k.key, k.klen, "k", 1, NULL, NULL};
 	struct keyspace *ks = fuzz_ks;
 	struct buf key = BUF_INIT, pre = BUF_INIT, out = BUF_INIT;
 	struct ks_info info;

@@ -45,7 +45,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 static const char *corpus;
 static struct keyspace *ks;
 
-#define KEY(s) (&(struct ks_key){KS_DEFAULT_NS, strlen(KS_DEFAULT_NS), (s), strlen(s), NULL})
+#define KEY(s) (&(struct ks_key){KS_DEFAULT_NS, strlen(KS_DEFAULT_NS), (s), strlen(s), NULL, NULL})
 
 static void write_seed(const char *harness, const char *name, const void *d, size_t n)
 {

@@ -24,7 +24,7 @@
 /* A key (namespace n, name k; NUL-terminated strings) with no attribute
  * change: KEY(n, k), or KEY(k) in the default namespace. KEYA(n, k, ch)
  * is one whose write carries change ch (ks_key.attr). */
-#define KEYA(n, k, ch)		   (&(struct ks_key){(n), strlen(n), (k), strlen(k), (ch)})
+#define KEYA(n, k, ch)		   (&(struct ks_key){(n), strlen(n), (k), strlen(k), (ch), NULL})
 #define KEY_NS_(n, k)		   KEYA(n, k, NULL)
 #define KEY_DEF_(k)		   KEYA(DEFNS, k, NULL)
 #define KEY_PICK_(a, b, name, ...) name

@@ -300,7 +300,7 @@ static void test_empty_records(void)
 	CHECK(!info.empty);
 	CHECK_INT(fixture_get_hex(ks, STORE_CF_METADATA, RES_HEX " 45 01 6E 65", &v), -ENOENT);
 	/* A bad namespace length. */
-	CHECK_INT(ks_empty_create(ks, &(struct ks_key){"", 0, "k", 1, NULL}, KV_TYPE_HASH),
+	CHECK_INT(ks_empty_create(ks, &(struct ks_key){"", 0, "k", 1, NULL, NULL}, KV_TYPE_HASH),
 		  -EINVAL);
 	buf_release(&v);
 	ks_close(ks);
@@ -809,7 +809,7 @@ static void test_locks(void)
 	/* Long keys hash too. */
 	char big[5000];
 	memset(big, 'k', sizeof(big));
-	struct ks_key lk = {DEFNS, strlen(DEFNS), big, sizeof(big), NULL};
+	struct ks_key lk = {DEFNS, strlen(DEFNS), big, sizeof(big), NULL, NULL};
 	ks_lock_pair(ks, &lk, NULL);
 	ks_unlock_pair(ks, &lk, NULL);
 	CHECK(1);

@@ -90,7 +90,7 @@ static void test_set_get(void)
 	CHECK_INT(string_get(ks, KEY(DEFNS, "s"), &v), 0);
 	CHECK_MEM(v.data, v.len, "str", 3);
 	/* Bad input. */
-	CHECK_INT(hash_set(ks, &(struct ks_key){"", 0, "k", 1, NULL}, "f", 1, "v", 1, NULL),
+	CHECK_INT(hash_set(ks, &(struct ks_key){"", 0, "k", 1, NULL, NULL}, "f", 1, "v", 1, NULL),
 		  -EINVAL);
 	CHECK_INT(hash_set(ks, KEY(DEFNS, "h"), "f", 1, "x", (size_t)(512ull << 20) + 1, NULL),
 		  -EFBIG);
@@ -127,7 +127,7 @@ static void test_del(void)
 	check_meta("d", 1);
 	CHECK_INT(hash_del(ks, KEY(DEFNS, "nope"), "a", 1, 0), -ENOENT);
 	CHECK_INT(hash_del(ks, KEY(DEFNS, "s"), "a", 1, 0), -KV_EWRONGTYPE);
-	CHECK_INT(hash_del(ks, &(struct ks_key){"", 0, "d", 1, NULL}, "b", 1, 0), -EINVAL);
+	CHECK_INT(hash_del(ks, &(struct ks_key){"", 0, "d", 1, NULL, NULL}, "b", 1, 0), -EINVAL);
 	/* The last field: the metadata goes. */
 	unsigned char k[64];
 	size_t kn = unhex(NS_HEX " 64", k);
@@ -164,13 +164,13 @@ static void test_len_exists_strlen(void)
 	CHECK_INT(hash_len(ks, KEY(DEFNS, "nope"), &n), 0);
 	CHECK_INT(n, 0);
 	CHECK_INT(hash_len(ks, KEY(DEFNS, "s"), &n), -KV_EWRONGTYPE);
-	CHECK_INT(hash_len(ks, &(struct ks_key){"", 0, "h", 1, NULL}, &n), -EINVAL);
+	CHECK_INT(hash_len(ks, &(struct ks_key){"", 0, "h", 1, NULL, NULL}, &n), -EINVAL);
 
 	CHECK_INT(hash_exists(ks, KEY(DEFNS, "h"), "f", 1), 1);
 	CHECK_INT(hash_exists(ks, KEY(DEFNS, "h"), "nope", 4), 0);
 	CHECK_INT(hash_exists(ks, KEY(DEFNS, "nope"), "f", 1), 0);
 	CHECK_INT(hash_exists(ks, KEY(DEFNS, "s"), "f", 1), -KV_EWRONGTYPE);
-	CHECK_INT(hash_exists(ks, &(struct ks_key){"", 0, "h", 1, NULL}, "f", 1), -EINVAL);
+	CHECK_INT(hash_exists(ks, &(struct ks_key){"", 0, "h", 1, NULL, NULL}, "f", 1), -EINVAL);
 
 	CHECK_INT(hash_strlen(ks, KEY(DEFNS, "h"), "f", 1, &n), 0);
 	CHECK_INT(n, 2);
@@ -267,8 +267,9 @@ static void test_rename_field(void)
 	CHECK_INT(hash_rename_field(ks, KEY(DEFNS, "r"), "zz", 2, "y", 1), -ENOENT);
 	CHECK_INT(hash_rename_field(ks, KEY(DEFNS, "nope"), "a", 1, "y", 1), -ENOENT);
 	CHECK_INT(hash_rename_field(ks, KEY(DEFNS, "s"), "a", 1, "y", 1), -KV_EWRONGTYPE);
-	CHECK_INT(hash_rename_field(ks, &(struct ks_key){"", 0, "r", 1, NULL}, "b", 1, "y", 1),
-		  -EINVAL);
+	CHECK_INT(
+	    hash_rename_field(ks, &(struct ks_key){"", 0, "r", 1, NULL, NULL}, "b", 1, "y", 1),
+	    -EINVAL);
 	check_meta("r", 1);
 }
 
@@ -321,7 +322,7 @@ static void test_move_field(void)
 	CHECK_INT(hash_move_field(ks, KEY(DEFNS, "s"), "w", 1, KEY(DEFNS, "m9"), "a", 1, 0),
 		  -KV_EWRONGTYPE);
 	CHECK_INT(hash_move_field(ks, KEY("other", "m3"), "w", 1,
-				  &(struct ks_key){"", 0, "x", 1, NULL}, "a", 1, 0),
+				  &(struct ks_key){"", 0, "x", 1, NULL, NULL}, "a", 1, 0),
 		  -EINVAL);
 	CHECK_INT(hash_len(ks, KEY("other", "m3"), &n), 0);
 	CHECK_INT(n, 1);
@@ -381,7 +382,7 @@ static void test_iter(void)
 	CHECK_INT(list_fields(KEY(DEFNS, "nope"), NULL, got, sizeof(got)), 0);
 	CHECK(strcmp(got, "") == 0);
 	CHECK_INT(list_fields(KEY(DEFNS, "s"), NULL, got, sizeof(got)), -KV_EWRONGTYPE);
-	CHECK_INT(list_fields(&(struct ks_key){"", 0, "x", 1, NULL}, NULL, got, sizeof(got)),
+	CHECK_INT(list_fields(&(struct ks_key){"", 0, "x", 1, NULL, NULL}, NULL, got, sizeof(got)),
 		  -EINVAL);
 	/* After DEL and re-creation, old fields are not iterated. */
 	CHECK_INT(ks_del(ks, KEY(DEFNS, "it")), 0);
@@ -434,6 +435,36 @@ static void test_read_only(void)
 	CHECK_MEM(v.data, v.len, "v2", 2);
 }
 
+/* A key read at a snapshot (ks_key.snap) is the key of that moment:
+ * its fields, its count and a deleted and re-created key too. */
+static void test_snapshot(void)
+{
+	uint64_t n = 0;
+	CHECK_INT(hash_set(ks, KEY(DEFNS, "snap"), "f", 1, "1", 1, NULL), 0);
+	CHECK_INT(hash_set(ks, KEY(DEFNS, "snap"), "g", 1, "1", 1, NULL), 0);
+	struct store_snap *sn = ks_snap_new(ks);
+	CHECK(sn != NULL);
+	CHECK_INT(hash_set(ks, KEY(DEFNS, "snap"), "f", 1, "2", 1, NULL), 0);
+	CHECK_INT(hash_del(ks, KEY(DEFNS, "snap"), "g", 1, 0), 0);
+	struct ks_key at = *KEY(DEFNS, "snap");
+	at.snap = sn;
+	CHECK_INT(hash_get(ks, &at, "f", 1, &v), 0);
+	CHECK_MEM(v.data, v.len, "1", 1);
+	CHECK_INT(hash_get(ks, &at, "g", 1, &v), 0);
+	CHECK_INT(hash_len(ks, &at, &n), 0);
+	CHECK_INT((int)n, 2);
+	CHECK_INT(hash_get(ks, KEY(DEFNS, "snap"), "f", 1, &v), 0);
+	CHECK_MEM(v.data, v.len, "2", 1);
+	CHECK_INT(hash_get(ks, KEY(DEFNS, "snap"), "g", 1, &v), -ENOENT);
+	/* Deleted and made again (a new version): the snapshot keeps the old. */
+	CHECK_INT(ks_del(ks, KEY(DEFNS, "snap")), 0);
+	CHECK_INT(hash_set(ks, KEY(DEFNS, "snap"), "h", 1, "3", 1, NULL), 0);
+	CHECK_INT(hash_get(ks, &at, "f", 1, &v), 0);
+	CHECK_MEM(v.data, v.len, "1", 1);
+	CHECK_INT(hash_get(ks, &at, "h", 1, &v), -ENOENT);
+	ks_snap_free(ks, sn);
+}
+
 int main(void)
 {
 	log_level_current = -1;
@@ -448,6 +479,7 @@ int main(void)
 	test_incrby();
 	test_move_field();
 	test_iter();
+	test_snapshot();
 	test_v0_updates();
 	test_read_only();
 	fixture_done(ks);

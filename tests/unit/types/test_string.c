@@ -58,8 +58,8 @@ static void test_set_get(void)
 	CHECK_INT(hash_set(ks, KEY(DEFNS, "h"), "f", 1, "v", 1, NULL), 0);
 	CHECK_INT(string_get(ks, KEY(DEFNS, "h"), &v), -KV_EWRONGTYPE);
 	/* Bad input: a namespace of length 0; nothing written. */
-	CHECK_INT(string_set(ks, &(struct ks_key){"", 0, "k", 1, NULL}, "v", 1, 0), -EINVAL);
-	CHECK_INT(string_get(ks, &(struct ks_key){"", 0, "k", 1, NULL}, &v), -EINVAL);
+	CHECK_INT(string_set(ks, &(struct ks_key){"", 0, "k", 1, NULL, NULL}, "v", 1, 0), -EINVAL);
+	CHECK_INT(string_get(ks, &(struct ks_key){"", 0, "k", 1, NULL, NULL}, &v), -EINVAL);
 	/* Too big: refused before anything is read or written. */
 	CHECK_INT(string_set(ks, KEY(DEFNS, "foo"), "x", (size_t)STRING_MAX + 1, 0), -EFBIG);
 	check_value("foo", "baz!", 4);
