@@ -146,6 +146,34 @@ static void usage(const char *prog)
 	    prog, prog, prog);
 }
 
+/* The options the commands share: -o cluster and -v. true if argv[*i]
+ * is one (*i then at its last word). */
+static bool sub_option(int argc, char *argv[], int *i, struct ks_options *kopt)
+{
+	if (strcmp(argv[*i], "-o") == 0 && *i + 1 < argc && strcmp(argv[*i + 1], "cluster") == 0) {
+		kopt->cluster = true;
+		(*i)++;
+		return true;
+	}
+	if (strcmp(argv[*i], "-v") == 0 || strcmp(argv[*i], "--verbose") == 0) {
+		log_level_current = LOG_LEVEL_DEBUG;
+		return true;
+	}
+	return false;
+}
+
+/* Does dir hold a database (a Kvrocks DIR/db, or RocksDB's CURRENT)? */
+static bool database_exists(const char *dir)
+{
+	struct buf cur = BUF_INIT, cur2 = BUF_INIT;
+	bool exists = buf_printf(&cur, "%s/db/CURRENT", dir) == 0 &&
+		      buf_printf(&cur2, "%s/CURRENT", dir) == 0 &&
+		      (access(cur.data, F_OK) == 0 || access(cur2.data, F_OK) == 0);
+	buf_release(&cur);
+	buf_release(&cur2);
+	return exists;
+}
+
 /*
  * kvfs compact [-o cluster] DBDIR: open the database (it must not be
  * mounted: RocksDB's lock), compact every column family with kvfs's
@@ -159,12 +187,9 @@ static int cmd_compact(int argc, char *argv[])
 	uint64_t before = 0, after = 0, keys = 0;
 
 	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "-o") == 0 && i + 1 < argc &&
-		    strcmp(argv[i + 1], "cluster") == 0)
-			kopt.cluster = true, i++;
-		else if (strcmp(argv[i], "-v") == 0 || strcmp(argv[i], "--verbose") == 0)
-			log_level_current = LOG_LEVEL_DEBUG;
-		else if (argv[i][0] != '-' && !dir)
+		if (sub_option(argc, argv, &i, &kopt))
+			continue;
+		if (argv[i][0] != '-' && !dir)
 			dir = argv[i];
 		else
 			dir = NULL, i = argc; /* anything else is a usage error */
@@ -174,13 +199,7 @@ static int cmd_compact(int argc, char *argv[])
 		return 2;
 	}
 	/* Never create a database here: only compact one that exists. */
-	struct buf cur = BUF_INIT, cur2 = BUF_INIT;
-	bool exists = buf_printf(&cur, "%s/db/CURRENT", dir) == 0 &&
-		      buf_printf(&cur2, "%s/CURRENT", dir) == 0 &&
-		      (access(cur.data, F_OK) == 0 || access(cur2.data, F_OK) == 0);
-	buf_release(&cur);
-	buf_release(&cur2);
-	if (!exists) {
+	if (!database_exists(dir)) {
 		fprintf(stderr, "kvfs compact: %s: no database there\n", dir);
 		return 1;
 	}
@@ -369,9 +388,17 @@ static void mountinfo_unescape(char *s)
 	*w = '\0';
 }
 
-/* Is something mounted at the absolute path `dir`? Fills `what` with its
- * type and source. */
-static bool is_mounted(const char *dir, char *what, size_t n)
+/* One line of /proc/self/mountinfo, its fields unescaped. */
+struct mount_line {
+	const char *point, *opts, *type, *src;
+};
+
+/*
+ * Call match on each mount of /proc/self/mountinfo until it answers true:
+ * true then, false if none did (or the file cannot be read). Each line is
+ * "ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [TAGS...] - TYPE SOURCE ...".
+ */
+static bool mountinfo_find(bool (*match)(const struct mount_line *m, void *arg), void *arg)
 {
 	FILE *f = fopen("/proc/self/mountinfo", "re");
 	char *line = NULL;
@@ -380,26 +407,50 @@ static bool is_mounted(const char *dir, char *what, size_t n)
 	if (!f)
 		return false;
 	while (!found && getline(&line, &cap, f) > 0) {
-		/* ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [TAGS...] - TYPE SOURCE ... */
-		char *save = NULL, *mp = NULL, *sep = strstr(line, " - ");
-		char *tok = strtok_r(line, " ", &save);
-		for (int i = 1; tok && i < 5; i++)
-			tok = strtok_r(NULL, " ", &save);
-		mp = tok;
-		if (!mp || !sep || sep < mp)
+		char *save = NULL, *sep = strstr(line, " - ");
+		char *fields[6] = {0};
+		if (!sep)
 			continue;
-		mountinfo_unescape(mp);
-		if (strcmp(mp, dir) != 0)
+		*sep = '\0';
+		fields[0] = strtok_r(line, " ", &save);
+		for (int i = 1; fields[i - 1] && i < 6; i++)
+			fields[i] = strtok_r(NULL, " ", &save);
+		char *type = strtok_r(sep + 3, " ", &save);
+		char *src = type ? strtok_r(NULL, " \n", &save) : NULL;
+		if (!fields[5] || !type)
 			continue;
-		found = true;
-		char type[64] = "?", src[PATH_MAX] = "?";
-		if (sscanf(sep + 3, "%63s %4095s", type, src) >= 1)
+		mountinfo_unescape(fields[4]);
+		if (src)
 			mountinfo_unescape(src);
-		snprintf(what, n, "%s %s", type, src);
+		struct mount_line m = {fields[4], fields[5], type, src ? src : "?"};
+		found = match(&m, arg);
 	}
 	free(line);
 	fclose(f);
 	return found;
+}
+
+struct mounted_at {
+	const char *dir;
+	char *what;
+	size_t n;
+};
+
+static bool match_point(const struct mount_line *m, void *arg)
+{
+	struct mounted_at *a = arg;
+	if (strcmp(m->point, a->dir) != 0)
+		return false;
+	snprintf(a->what, a->n, "%s %s", m->type, m->src);
+	return true;
+}
+
+/* Is something mounted at the absolute path `dir`? Fills `what` with its
+ * type and source. */
+static bool is_mounted(const char *dir, char *what, size_t n)
+{
+	struct mounted_at a = {dir, what, n};
+	return mountinfo_find(match_point, &a);
 }
 
 /*
@@ -491,6 +542,24 @@ static bool same_database(const char *a, const char *b)
 	return same;
 }
 
+struct kvfs_mount {
+	const char *dbdir;
+	char **mnt;
+	bool *ro;
+};
+
+static bool match_kvfs(const struct mount_line *m, void *arg)
+{
+	struct kvfs_mount *a = arg;
+	if (strcmp(m->type, "fuse.kvfs") != 0 || strncmp(m->src, "kvfs:", 5) != 0 ||
+	    !same_database(m->src + 5, a->dbdir))
+		return false;
+	*a->mnt = strdup(m->point);
+	/* The per-mount options: "ro,..." or "rw,...". */
+	*a->ro = strncmp(m->opts, "ro", 2) == 0 && (m->opts[2] == ',' || !m->opts[2]);
+	return *a->mnt != NULL;
+}
+
 /*
  * The kvfs mount of the database dbdir (an absolute, resolved path: what
  * the daemon names its mount "kvfs:DBDIR" with; DIR and DIR/db are the
@@ -499,40 +568,9 @@ static bool same_database(const char *a, const char *b)
  */
 static bool find_kvfs_mount(const char *dbdir, char **mnt, bool *ro)
 {
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-	char *line = NULL;
-	size_t cap = 0;
-	bool found = false;
+	struct kvfs_mount a = {dbdir, mnt, ro};
 	*mnt = NULL;
-	if (!f)
-		return false;
-	while (!found && getline(&line, &cap, f) > 0) {
-		/* ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [TAGS...] - TYPE SOURCE ... */
-		char *save = NULL, *sep = strstr(line, " - ");
-		char *fields[6] = {0};
-		if (!sep)
-			continue;
-		*sep = '\0';
-		fields[0] = strtok_r(line, " ", &save);
-		for (int i = 1; fields[i - 1] && i < 6; i++)
-			fields[i] = strtok_r(NULL, " ", &save);
-		char *type = strtok_r(sep + 3, " ", &save);
-		char *src = type ? strtok_r(NULL, " \n", &save) : NULL;
-		if (!fields[5] || !type || !src || strcmp(type, "fuse.kvfs") != 0 ||
-		    strncmp(src, "kvfs:", 5) != 0)
-			continue;
-		mountinfo_unescape(src);
-		if (!same_database(src + 5, dbdir))
-			continue;
-		mountinfo_unescape(fields[4]);
-		*mnt = strdup(fields[4]);
-		/* The per-mount options: "ro,..." or "rw,...". */
-		*ro = strncmp(fields[5], "ro", 2) == 0 && (fields[5][2] == ',' || !fields[5][2]);
-		found = *mnt != NULL;
-	}
-	free(line);
-	fclose(f);
-	return found;
+	return mountinfo_find(match_kvfs, &a);
 }
 
 /* Does a process hold RocksDB's lock (an fcntl lock on LOCK) of the
@@ -620,12 +658,9 @@ static int cmd_snapshot(int argc, char *argv[])
 	 * and "closed" lines are for -v (a cron job mails what it prints). */
 	log_level_current = LOG_LEVEL_WARN;
 	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "-o") == 0 && i + 1 < argc &&
-		    strcmp(argv[i + 1], "cluster") == 0)
-			kopt.cluster = true, i++;
-		else if (strcmp(argv[i], "-v") == 0 || strcmp(argv[i], "--verbose") == 0)
-			log_level_current = LOG_LEVEL_DEBUG;
-		else if (argv[i][0] != '-' && nargs < 2)
+		if (sub_option(argc, argv, &i, &kopt))
+			continue;
+		if (argv[i][0] != '-' && nargs < 2)
 			args[nargs++] = argv[i];
 		else
 			nargs = 3, i = argc; /* anything else is a usage error */
@@ -664,13 +699,7 @@ static int cmd_snapshot(int argc, char *argv[])
 		goto out;
 	}
 	/* Never create a database here: a snapshot of one that exists. */
-	struct buf cur = BUF_INIT, cur2 = BUF_INIT;
-	bool exists = buf_printf(&cur, "%s/db/CURRENT", dbdir) == 0 &&
-		      buf_printf(&cur2, "%s/CURRENT", dbdir) == 0 &&
-		      (access(cur.data, F_OK) == 0 || access(cur2.data, F_OK) == 0);
-	buf_release(&cur);
-	buf_release(&cur2);
-	if (!exists) {
+	if (!database_exists(dbdir)) {
 		fprintf(stderr, "kvfs snapshot: %s: no database there\n", dbdir);
 		ret = EXIT_NODB;
 		goto out;

@@ -287,6 +287,26 @@ static int member_cmp(const void *a, const void *b)
 	return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
+/* Object c's members, sorted by name then position, into *v (free it):
+ * their count, 0 for fewer than two (nothing to order; *v NULL), or -1
+ * out of memory. */
+static long members_sorted(cJSON *c, struct member **v)
+{
+	size_t n = 0;
+	*v = NULL;
+	if (!cJSON_IsObject(c) || !c->child || !c->child->next)
+		return 0;
+	for (cJSON *m = c->child; m; m = m->next)
+		n++;
+	if (!(*v = malloc(n * sizeof(**v))))
+		return -1;
+	n = 0;
+	for (cJSON *m = c->child; m; m = m->next, n++)
+		(*v)[n] = (struct member){m, n};
+	qsort(*v, n, sizeof(**v), member_cmp);
+	return (long)n;
+}
+
 /*
  * A member name given twice keeps its first value, as Kvrocks's parser
  * (jsoncons, sorting the members by name and then position) does; cJSON
@@ -296,24 +316,16 @@ static int member_cmp(const void *a, const void *b)
 static int dedup_members(cJSON *c)
 {
 	for (; c; c = c->next) {
+		struct member *v;
 		if (c->child) {
 			int rc = dedup_members(c->child);
 			if (rc)
 				return rc;
 		}
-		if (!cJSON_IsObject(c) || !c->child || !c->child->next)
-			continue;
-		size_t n = 0;
-		for (cJSON *m = c->child; m; m = m->next)
-			n++;
-		struct member *v = malloc(n * sizeof(*v));
-		if (!v)
+		long n = members_sorted(c, &v);
+		if (n < 0)
 			return -ENOMEM;
-		n = 0;
-		for (cJSON *m = c->child; m; m = m->next, n++)
-			v[n] = (struct member){m, n};
-		qsort(v, n, sizeof(*v), member_cmp);
-		for (size_t i = 1, keep = 0; i < n; i++) {
+		for (long i = 1, keep = 0; i < n; i++) {
 			if (strcmp(v[i].c->string, v[keep].c->string) == 0)
 				cJSON_Delete(cJSON_DetachItemViaPointer(c, v[i].c));
 			else
@@ -334,27 +346,21 @@ static int dedup_members(cJSON *c)
 static int sort_members(cJSON *c)
 {
 	for (; c; c = c->next) {
+		struct member *v;
 		if (c->child) {
 			int rc = sort_members(c->child);
 			if (rc)
 				return rc;
 		}
-		if (!cJSON_IsObject(c) || !c->child || !c->child->next)
-			continue;
-		size_t n = 0;
-		for (cJSON *m = c->child; m; m = m->next)
-			n++;
-		struct member *v = malloc(n * sizeof(*v));
-		if (!v)
+		long n = members_sorted(c, &v);
+		if (n < 0)
 			return -ENOMEM;
-		n = 0;
-		for (cJSON *m = c->child; m; m = m->next, n++)
-			v[n] = (struct member){m, n};
-		qsort(v, n, sizeof(*v), member_cmp);
+		if (n == 0)
+			continue;
 		/* Relink: cJSON's first item's prev is the last one. */
 		c->child = v[0].c;
 		v[0].c->prev = v[n - 1].c;
-		for (size_t i = 0; i + 1 < n; i++) {
+		for (long i = 0; i + 1 < n; i++) {
 			v[i].c->next = v[i + 1].c;
 			v[i + 1].c->prev = v[i].c;
 		}
