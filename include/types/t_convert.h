@@ -20,7 +20,8 @@ struct convert_item {
 	uint64_t seq;		  /* stream: ID seq */
 	double score;		  /* zset: the member's score */
 	struct bloom_state bloom; /* bloom: what the chain field says */
-	struct buf value;	  /* stream: the entry's stored value (stream_value_encode); freed
+	struct buf value;	  /* stream: the entry's stored value (stream_value_encode);
+				   * timeseries: the chunk's samples (struct ts_sample); freed
 				   * by convert_hash */
 };
 
@@ -32,7 +33,7 @@ typedef int (*convert_field_cb)(void *arg, const char *f, size_t fn, const char 
 
 /*
  * Turn hash k into type `to` (list, set, zset, sortedint, stream,
- * hyperloglog or bloom), keeping its expiry, in one batch (a fresh
+ * hyperloglog, bloom or timeseries), keeping its expiry, in one batch (a fresh
  * version; the hash's fields become garbage for compaction, as after DEL):
  *   list:      the values, in the order of it->num, which must be
  *              0 .. n-1, each once
@@ -45,6 +46,10 @@ typedef int (*convert_field_cb)(void *arg, const char *f, size_t fn, const char 
  *   bloom:     one field with it->num 0 (it->bloom: the state) and any
  *              of the filters (it->num = i + 1, each once, i below the
  *              state's n_filters; a missing filter is zeros)
+ *   timeseries: chunks named by it->num (their first timestamps), each
+ *              holding the samples in it->value, not overlapping; the
+ *              series takes the defaults (parameters, labels and rules
+ *              come as attributes)
  * The whole hash is read into memory first. 0, or -ENOENT (no key; a
  * remembered empty hash has nothing to convert), -KV_EWRONGTYPE (not a
  * hash), -EINVAL (a field that does not fit, or positions/ids that

@@ -221,6 +221,22 @@ int ts_chunk_get(struct keyspace *ks, const struct ks_key *k, uint64_t id, struc
  * written). -EINVAL (logged) otherwise. A missing key is -ENOENT. */
 int ts_chunk_put(struct keyspace *ks, const struct ks_key *k, uint64_t id,
 		 const struct ts_sample *s, size_t n);
+/* A chunk given whole: id (its first timestamp) and its samples. */
+struct ts_chunk_in {
+	uint64_t id;
+	const struct ts_sample *s;
+	size_t n;
+};
+/* In t, whose key k was just renewed as a time series (m: its new
+ * metadata; t_convert: a hash
+ * of chunk files becomes a series): a series with the defaults holding
+ * exactly these n chunks, sorted by id, each as ts_chunk_put checks it
+ * and after the one before. last_timestamp is the newest sample. Stages
+ * and commits t. -EINVAL (logged) for a chunk that does not fit. */
+struct ks_txn;
+struct enc_meta;
+int ts_txn_create(struct ks_txn *t, const struct ks_key *k, struct enc_meta *m,
+		  const struct ts_chunk_in *c, size_t n);
 /* Set the metadata's last_timestamp (Kvrocks's approximate newest
  * timestamp, which compaction uses for the retention). */
 int ts_set_last_timestamp(struct keyspace *ks, const struct ks_key *k, uint64_t ts);

@@ -535,6 +535,34 @@ static int tsf_feed(struct fs_ctx *c, const char *name, size_t n, const char *d,
 	return rc;
 }
 
+/* A hash field read as a chunk (tar and cp -a fill a directory, then set
+ * its type): the name is the chunk's, the value its CSV. */
+static int tsf_from_field(void *arg, const char *f, size_t fn, const char *v, size_t vn,
+			  struct convert_item *it)
+{
+	(void)arg;
+	struct ts_sample *s = NULL;
+	size_t ns = 0, line = 0;
+	uint64_t id;
+	if (!chunk_name(f, fn, &id)) {
+		LOG_ERR("field '%.*s': not a chunk name (00000001700000000000.csv)", (int)fn, f);
+		return -EINVAL;
+	}
+	int rc = csv_parse(v, vn, false, &s, &ns, &line);
+	if (rc == -EINVAL)
+		LOG_ERR("field '%.*s': line %zu is not \"timestamp,value\"", (int)fn, f, line);
+	else if (!rc && ns == 0) {
+		LOG_ERR("field '%.*s': a chunk holds at least one sample", (int)fn, f);
+		rc = -EINVAL;
+	}
+	if (!rc) {
+		it->num = id;
+		rc = buf_set(&it->value, s, ns * sizeof(*s));
+	}
+	free(s);
+	return rc;
+}
+
 static bool is_scratch_name(const char *name, size_t n)
 {
 	uint64_t id;
@@ -873,6 +901,7 @@ const struct fs_shape fs_timeseries_shape = {
     .xattr_set = tsx_set,
     .xattr_remove = tsx_remove,
     .help = ts_help,
+    .from_field = tsf_from_field,
 };
 
 /* ---- namespace views: .mrange, .mrevrange, .mget ----------------------- */

@@ -340,7 +340,7 @@ static int retype_dir(struct fs *fs, struct fs_node *node, const struct ks_key *
 	} else {
 		const char *why = info->type == fs_new_dir_shape->type
 				      ? " (or from a hash to a list, set, zset, "
-					"sortedint, stream, hyperloglog or bloom)"
+					"sortedint, stream, hyperloglog, bloom or time series)"
 				      : "";
 		LOG_ERR("%s: '%.*s' is not empty; its type can only change while it is empty%s",
 			FS_XATTR_TYPE, (int)k->klen, k->key, why);

@@ -1,6 +1,6 @@
 /*
  * t_convert: a hash becomes the list, set, zset, sortedint, stream,
- * hyperloglog or bloom filter its fields spell out (see
+ * hyperloglog, bloom filter or time series its fields spell out (see
  * include/types/t_convert.h). Under the key's lock the hash is
  * read whole, each field is read by the caller's callback, the result is
  * checked (list positions 0..n-1 each once, distinct sortedint ids), and
@@ -19,6 +19,7 @@
 #include "types/t_set.h"
 #include "types/t_sortedint.h"
 #include "types/t_stream.h"
+#include "types/t_timeseries.h"
 #include "types/t_zset.h"
 
 #include <errno.h>
@@ -248,6 +249,35 @@ out:
 	return rc;
 }
 
+static int num_cmp(const void *a, const void *b)
+{
+	const struct field *x = *(struct field *const *)a, *y = *(struct field *const *)b;
+	return x->it.num < y->it.num ? -1 : x->it.num > y->it.num;
+}
+
+/* A time series: chunk it->num holds the samples in it->value. */
+static int put_timeseries(struct ks_txn *t, const struct ks_key *k, struct enc_meta *m,
+			  const struct fields *fs)
+{
+	struct field **order = calloc(fs->n, sizeof(*order));
+	struct ts_chunk_in *c = calloc(fs->n, sizeof(*c));
+	int rc = order && c ? 0 : -ENOMEM;
+	for (size_t i = 0; i < fs->n && !rc; i++)
+		order[i] = &fs->d[i];
+	if (!rc)
+		qsort(order, fs->n, sizeof(*order), num_cmp);
+	for (size_t i = 0; i < fs->n && !rc; i++) {
+		const struct buf *v = &order[i]->it.value;
+		c[i] = (struct ts_chunk_in){order[i]->it.num, (const struct ts_sample *)v->data,
+					    v->len / sizeof(struct ts_sample)};
+	}
+	if (!rc)
+		rc = ts_txn_create(t, k, m, c, fs->n);
+	free(order);
+	free(c);
+	return rc;
+}
+
 int convert_hash(struct keyspace *ks, const struct ks_key *k, enum kv_type to, convert_field_cb cb,
 		 void *arg)
 {
@@ -257,7 +287,7 @@ int convert_hash(struct keyspace *ks, const struct ks_key *k, enum kv_type to, c
 
 	if (to != KV_TYPE_LIST && to != KV_TYPE_SET && to != KV_TYPE_ZSET &&
 	    to != KV_TYPE_SORTEDINT && to != KV_TYPE_STREAM && to != KV_TYPE_HLL &&
-	    to != KV_TYPE_BLOOM)
+	    to != KV_TYPE_BLOOM && to != KV_TYPE_TIMESERIES)
 		return -EOPNOTSUPP;
 	ks_txn_begin(&t, ks, k);
 	int rc = ks_txn_get(&t, k, KV_TYPE_HASH, &m);
@@ -288,6 +318,9 @@ int convert_hash(struct keyspace *ks, const struct ks_key *k, enum kv_type to, c
 		break;
 	case KV_TYPE_STREAM:
 		rc = put_stream(&t, k, m, &fs);
+		break;
+	case KV_TYPE_TIMESERIES:
+		rc = put_timeseries(&t, k, m, &fs);
 		break;
 	default:
 		rc = put_sortedint(&t, k, m, &fs);

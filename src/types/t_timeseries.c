@@ -1314,14 +1314,10 @@ int ts_chunk_get(struct keyspace *ks, const struct ks_key *k, uint64_t id, struc
 	return 0;
 }
 
-int ts_chunk_put(struct keyspace *ks, const struct ks_key *k, uint64_t id,
-		 const struct ts_sample *in, size_t n)
+/* The samples of chunk id as ts_chunk_put takes them: increasing, numbers,
+ * the first at id. 0 or -EINVAL (logged). */
+static int samples_check(uint64_t id, const struct ts_sample *in, size_t n)
 {
-	struct ts_series s;
-	struct ks_txn t;
-	struct buf key = BUF_INIT, val = BUF_INIT;
-	uint8_t idb[8];
-	int rc = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (isnan(in[i].v) || (i > 0 && in[i].ts <= in[i - 1].ts)) {
 			LOG_ERR("chunk %llu: line %zu: timestamps must increase and values be "
@@ -1337,6 +1333,19 @@ int ts_chunk_put(struct keyspace *ks, const struct ks_key *k, uint64_t id,
 			(unsigned long long)in[0].ts);
 		return -EINVAL;
 	}
+	return 0;
+}
+
+int ts_chunk_put(struct keyspace *ks, const struct ks_key *k, uint64_t id,
+		 const struct ts_sample *in, size_t n)
+{
+	struct ts_series s;
+	struct ks_txn t;
+	struct buf key = BUF_INIT, val = BUF_INIT;
+	uint8_t idb[8];
+	int rc = samples_check(id, in, n);
+	if (rc)
+		return rc;
 	ks_txn_begin(&t, ks, k);
 	rc = ts_series_open(&s, ks, &t, k, false, NULL);
 	bool exists = false;
@@ -1392,6 +1401,46 @@ int ts_chunk_put(struct keyspace *ks, const struct ks_key *k, uint64_t id,
 	buf_release(&key);
 	buf_release(&val);
 	return ks_txn_end(&t, rc);
+}
+
+int ts_txn_create(struct ks_txn *t, const struct ks_key *k, struct enc_meta *m,
+		  const struct ts_chunk_in *c, size_t n)
+{
+	/* k was renewed in t (its metadata is the new one, not yet stored):
+	 * the series is staged here, not opened (an open would read the
+	 * stored record, the hash's). */
+	struct ts_series s;
+	struct buf val = BUF_INIT;
+	uint8_t idb[8];
+	int rc = 0;
+	memset(&s, 0, sizeof(s));
+	s.t = t;
+	s.tk = k;
+	series_defaults(&s, NULL);
+	for (size_t i = 0; i < n && !rc; i++) {
+		rc = c[i].n ? samples_check(c[i].id, c[i].s, c[i].n) : -EINVAL;
+		if (!rc && i && c[i].id <= c[i - 1].s[c[i - 1].n - 1].ts) {
+			LOG_ERR("chunk %llu: its samples overlap another chunk",
+				(unsigned long long)c[i].id);
+			rc = -EINVAL;
+		}
+		if (!rc)
+			rc = chunk_encode(&val, c[i].s, c[i].n);
+		if (rc)
+			break;
+		put_be64(idb, c[i].id);
+		ts_series_sub_put(&s, TS_SUB_CHUNK, idb, 8, val.data, val.len);
+		s.tm.last_ts = c[i].s[c[i].n - 1].ts;
+	}
+	if (!rc && (rc = meta_tail(&s.tail, &s.tm)) == 0) {
+		m->size = n; /* its chunks, as every write of a series counts them */
+		ks_txn_meta_put(t, k, s.tail.data, s.tail.len);
+	}
+	if (!rc)
+		rc = ks_txn_commit(t);
+	buf_release(&s.tail);
+	buf_release(&val);
+	return rc;
 }
 
 int ts_set_last_timestamp(struct keyspace *ks, const struct ks_key *k, uint64_t ts)

@@ -126,6 +126,52 @@ C1000=00000000000000001000.csv
 	assert_eq "$output" EINVAL
 }
 
+@test "tar --xattrs and cp -a restore a time series: a hash of chunk files becomes the series" {
+	mkts "$NS/t"
+	setfattr -n user.kvfs.ts.chunk_size -v 2 "$NS/t"
+	setfattr -n user.kvfs.ts.label.room -v kitchen "$NS/t"
+	printf '1000,1\n2000,2\n3000,3\n4000,4.5\n5000,5\n' | cat >>"$NS/t/.add"
+	local chunks
+	chunks=$(ls "$NS/t" | paste -sd' ')
+	PLAIN=$BATS_TEST_TMPDIR/plain
+	mkdir "$PLAIN"
+	cp -a "$NS/t" "$PLAIN/t"
+	tar --xattrs --xattrs-include='user.*' -C "$PLAIN" -cf "$BATS_TEST_TMPDIR/t.tar" t
+	mkdir "$KVFS_MNT/r1" "$KVFS_MNT/r2"
+	cp -a "$PLAIN/t" "$KVFS_MNT/r1/t"
+	tar --xattrs --xattrs-include='user.*' -C "$KVFS_MNT/r2" -xf "$BATS_TEST_TMPDIR/t.tar"
+	for r in r1 r2; do
+		assert_eq "$(kvfs_type "$KVFS_MNT/$r/t")" timeseries "type ($r)"
+		assert_eq "$(ls "$KVFS_MNT/$r/t" | paste -sd' ')" "$chunks" "chunks ($r)"
+		assert_eq "$(cat "$KVFS_MNT/$r/t/.range:-..+")" "$(cat "$NS/t/.range:-..+")" "samples ($r)"
+		assert_eq "$(getfattr --only-values -n user.kvfs.ts.label.room "$KVFS_MNT/$r/t")" kitchen "label ($r)"
+		assert_eq "$(getfattr --only-values -n user.kvfs.ts.chunk_size "$KVFS_MNT/$r/t")" 2 "chunk size ($r)"
+		assert_eq "$(cat "$KVFS_MNT/$r/t/.last")" "$(cat "$NS/t/.last")" "last ($r)"
+	done
+	# the metadata record is the original's after its version (ldb): the
+	# size (3 chunks), the parameters, the last timestamp
+	kvfs_unmount
+	local orig copy
+	orig=$(ldb_value metadata "$(nskey_hex t)")
+	copy=$(ldb_value metadata "$(nskey_hex t r2)")
+	assert_eq "${copy:34}" "${orig:34}" "metadata after the version"
+	assert_eq "${copy:34:16}" 0000000000000003 "size"
+	kvfs_mount
+	# a directory whose files are no chunks stays a hash (EINVAL, logged)
+	mkdir "$NS/h"
+	echo 1,1 >"$NS/h/notachunk"
+	run errno_of 'os.setxattr(a[0], "user.kvfs.type", b"timeseries")' "$NS/h"
+	assert_eq "$output" EINVAL
+	assert_eq "$(kvfs_type "$NS/h")" hash "type"
+	# chunks that overlap are refused the same way
+	mkdir "$NS/o"
+	printf '1000,1\n3000,3\n' >"$NS/o/$C1000"
+	printf '2000,2\n' >"$NS/o/00000000000000002000.csv"
+	run errno_of 'os.setxattr(a[0], "user.kvfs.type", b"timeseries")' "$NS/o"
+	assert_eq "$output" EINVAL
+	assert_eq "$(kvfs_type "$NS/o")" hash "type"
+}
+
 @test "range views: raw, reverse, count, value filter, aggregation with bucket timestamps and empty" {
 	mkts "$NS/t"
 	printf '1000,1\n1500,3\n2000,5\n2500,2\n4000,10\n' >>"$NS/t/.add"

@@ -15,6 +15,7 @@
 #include "types/t_set.h"
 #include "types/t_sortedint.h"
 #include "types/t_string.h"
+#include "types/t_timeseries.h"
 #include "types/t_zset.h"
 
 #include <stdlib.h>
@@ -194,6 +195,78 @@ static void test_attrs_follow(void)
 	CHECK_INT(a.mode, 0640);
 }
 
+/* Field names are chunk ids; values "TS=V,TS=V" its samples (fs parses CSV). */
+static int chunk_cb(void *arg, const char *f, size_t fn, const char *val, size_t vn,
+		    struct convert_item *it)
+{
+	(void)arg;
+	struct ts_sample s[8];
+	size_t n = 0;
+	char text[128];
+	if (parse_u64(f, fn, &it->num) || vn >= sizeof(text))
+		return -EINVAL;
+	memcpy(text, val, vn);
+	text[vn] = '\0';
+	for (char *save = NULL, *tok = strtok_r(text, ",", &save); tok && n < 8;
+	     tok = strtok_r(NULL, ",", &save)) {
+		unsigned long long ts;
+		if (sscanf(tok, "%llu=%lf", &ts, &s[n].v) != 2)
+			return -EINVAL;
+		s[n++].ts = ts;
+	}
+	return buf_set(&it->value, s, n * sizeof(*s));
+}
+
+/* A hash of chunks becomes the series ts_create and ts_chunk_put would
+ * store: the same metadata after the version (chunk count, defaults,
+ * last timestamp) and chunk records. */
+static void test_timeseries(void)
+{
+	struct buf a = BUF_INIT, b = BUF_INIT;
+	hset("ts", "2000", "2000=2,2500=2.5");
+	hset("ts", "1000", "1000=1,1500=1.5");
+	CHECK_INT(convert_hash(ks, KEY(DEFNS, "ts"), KV_TYPE_TIMESERIES, chunk_cb, NULL), 0);
+	check_meta("ts", 0x8D, 2);
+
+	struct ts_sample c1[] = {{1000, 1}, {1500, 1.5}}, c2[] = {{2000, 2}, {2500, 2.5}};
+	CHECK_INT(ts_create(ks, KEY(DEFNS, "tsref"), NULL), 0);
+	CHECK_INT(ts_chunk_put(ks, KEY(DEFNS, "tsref"), 1000, c1, 2), 0);
+	CHECK_INT(ts_chunk_put(ks, KEY(DEFNS, "tsref"), 2000, c2, 2), 0);
+	CHECK_INT(ts_set_last_timestamp(ks, KEY(DEFNS, "tsref"), 2500), 0);
+	CHECK_INT(fixture_meta_raw(ks, KEY("ts"), &a), 0);
+	CHECK_INT(fixture_meta_raw(ks, KEY("tsref"), &b), 0);
+	CHECK(a.len > 25 && a.len == b.len);
+	if (a.len > 25 && a.len == b.len)
+		CHECK_MEM(a.data + 25, a.len - 25, b.data + 25, b.len - 25);
+	for (uint64_t id = 1000; id <= 2000; id += 1000) {
+		unsigned char sub[9] = {0};
+		sub[0] = 0; /* the chunk sub-key type */
+		for (int i = 0; i < 8; i++)
+			sub[1 + i] = (unsigned char)(id >> (8 * (7 - i)));
+		CHECK_INT(fixture_sub_raw(ks, STORE_CF_DEFAULT, KEY("ts"),
+					  fixture_version(ks, KEY("ts")), sub, 9, &a),
+			  0);
+		CHECK_INT(fixture_sub_raw(ks, STORE_CF_DEFAULT, KEY("tsref"),
+					  fixture_version(ks, KEY("tsref")), sub, 9, &b),
+			  0);
+		CHECK_MEM(a.data, a.len, b.data, b.len);
+	}
+
+	/* Overlapping chunks, a chunk not named by its first sample, an empty
+	 * one: the hash stays as it was. */
+	hset("tso", "1000", "1000=1,3000=3");
+	hset("tso", "2000", "2000=2");
+	CHECK_INT(convert_hash(ks, KEY(DEFNS, "tso"), KV_TYPE_TIMESERIES, chunk_cb, NULL), -EINVAL);
+	check_meta("tso", 0x82, 2);
+	hset("tsf", "1000", "1001=1");
+	CHECK_INT(convert_hash(ks, KEY(DEFNS, "tsf"), KV_TYPE_TIMESERIES, chunk_cb, NULL), -EINVAL);
+	hset("tse", "1000", "");
+	CHECK_INT(convert_hash(ks, KEY(DEFNS, "tse"), KV_TYPE_TIMESERIES, chunk_cb, NULL), -EINVAL);
+	check_meta("tse", 0x82, 1);
+	buf_release(&a);
+	buf_release(&b);
+}
+
 static void test_refusals(void)
 {
 	struct ks_info info;
@@ -220,6 +293,7 @@ int main(void)
 	test_list();
 	test_set_zset_sortedint();
 	test_attrs_follow();
+	test_timeseries();
 	test_refusals();
 	fixture_done(ks);
 	buf_release(&v);
