@@ -108,9 +108,12 @@ struct fs_handle {
 	const struct fs_file_shape *adds;
 	struct buf added;
 	/* Opened an action (fs_shape.is_action): what it answered, this
-	 * open's alone; reads return it. */
+	 * open's alone; reads return it. An input's open: what the feeds of
+	 * its writes answered (fs_ctx.reply), which its reads return from
+	 * answer_read on, whatever the offset (its writes moved it). */
 	bool action;
 	struct buf answer;
+	size_t answer_read;
 	/* A read-only open of a file read in place (a bitmap): the snapshot
 	 * its reads use, renewed by a read at offset 0 (fs_op_read), freed
 	 * at the close. NULL: none yet. */
@@ -214,6 +217,10 @@ struct fs_ctx {
 	/* The request an action runs for (fs_act_wait ends its wait when the
 	 * request is interrupted); NULL elsewhere. */
 	fuse_req_t req;
+	/* A feed's answer to the open that wrote the lines (TOPK.ADD's
+	 * expelled items), which a read of that open returns: the feed
+	 * replaces it. NULL: nobody can read it (a close's last line). */
+	struct buf *reply;
 };
 
 /* What an entry name resolves to. Caller-owned: fs_entry_init/_release. */

@@ -108,7 +108,7 @@ out:
  * an error nothing was stored; the caller decides what stays buffered.
  * Node lock held.
  */
-static int input_feed_locked(struct fs *fs, struct fs_node *node, size_t n)
+static int input_feed_locked(struct fs *fs, struct fs_node *node, size_t n, struct buf *reply)
 {
 	struct fs_path p;
 	struct fs_ctx c;
@@ -131,6 +131,7 @@ static int input_feed_locked(struct fs *fs, struct fs_node *node, size_t n)
 		rc = fsh->feed(fs, node->parent, &c.k, node->data.data, n);
 		c.k.attr = NULL;
 	} else if (!rc && sh && sh->feed) {
+		c.reply = reply;
 		/* The key changed; an input has no times of its own. The state
 		 * files of a sketch or a series change with it: times set on
 		 * them (touch, rsync restoring them) are dropped, so they show
@@ -176,7 +177,7 @@ static int file_commit(struct fs *fs, const struct ks_key *k, enum kv_type t, co
 static int node_commit_locked(struct fs *fs, struct fs_node *node, bool last)
 {
 	if (node->input) {
-		int rc = input_feed_locked(fs, node, node->data.len);
+		int rc = input_feed_locked(fs, node, node->data.len, NULL);
 		if (rc) /* a last line at a close is not kept for another try */
 			buf_reset(&node->data);
 		return rc;
@@ -895,6 +896,16 @@ void fs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct f
 		return;
 	}
 	pthread_mutex_lock(&node->lock);
+	if (node->input) {
+		/* What the feeds of this open's writes answered (an input
+		 * holds nothing else), each byte once. */
+		size_t n =
+		    h->answer.len - h->answer_read < size ? h->answer.len - h->answer_read : size;
+		fuse_reply_buf(req, n ? h->answer.data + h->answer_read : NULL, n);
+		h->answer_read += n;
+		pthread_mutex_unlock(&node->lock);
+		return;
+	}
 	handle_trunc_locked(h);
 	rc = node_check_expiry(fs, node);
 	if (rc) {
@@ -1030,7 +1041,8 @@ static int buffer_write_locked(struct fs *fs, struct fs_node *node, const char *
  * refused feed then drops every line collected since the last one: the
  * buffer keeps only the incomplete line that came before them.
  */
-static int input_write_locked(struct fs *fs, struct fs_node *node, const char *data, size_t size)
+static int input_write_locked(struct fs *fs, struct fs_node *node, const char *data, size_t size,
+			      struct fs_handle *h)
 {
 	const struct fs_shape *sh = node->kind == FS_ENTRY ? fs_shape_of(node->ktype) : NULL;
 	const struct fs_file_shape *fsh =
@@ -1049,7 +1061,10 @@ static int input_write_locked(struct fs *fs, struct fs_node *node, const char *d
 	size_t upto = (size_t)(nl - node->data.data) + 1;
 	if (sh && sh->feed_batch && upto < sh->feed_batch)
 		return 0;
-	rc = input_feed_locked(fs, node, upto);
+	/* The answer of this open's last fed write replaces the one before. */
+	buf_reset(&h->answer);
+	h->answer_read = 0;
+	rc = input_feed_locked(fs, node, upto, &h->answer);
 	if (rc) {
 		const char *old = before ? memrchr(node->data.data, sep, before) : NULL;
 		size_t keep_from = old ? (size_t)(old - node->data.data) + 1 : 0;
@@ -1117,7 +1132,7 @@ void fs_op_write(fuse_req_t req, fuse_ino_t ino, const char *data, size_t size, 
 			fs_seq_store_locked(fs, node);
 		fs_path_release(&p);
 	} else if (node->input) {
-		rc = input_write_locked(fs, node, data, size);
+		rc = input_write_locked(fs, node, data, size, h);
 	} else if (h->adds) {
 		rc = buf_add(&h->added, data, size); /* the offset is the file's end */
 	} else {

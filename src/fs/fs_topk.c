@@ -305,6 +305,23 @@ static int mcount_read(struct fs_ctx *c, const char *arg, size_t an, struct buf 
 
 /* ---- inputs ------------------------------------------------------------------ */
 
+/* TOPK.ADD's reply, to the open that wrote (fs_ctx.reply): a line per
+ * item added, the item it expelled from the top k or empty. */
+struct expelled {
+	struct buf *out;
+	int rc;
+};
+
+static void expelled_line(void *arg, size_t i, const char *item, size_t len)
+{
+	struct expelled *e = arg;
+	(void)i;
+	if (!e->rc)
+		e->rc = buf_add(e->out, item ? item : "", item ? len : 0);
+	if (!e->rc)
+		e->rc = buf_add(e->out, "\n", 1);
+}
+
 /* .add: each non-empty line is an item; .incrby: ITEM<TAB>N (the last tab). */
 static int add_items(struct fs_ctx *c, const struct iovec *lines, size_t n, bool incrby)
 {
@@ -332,8 +349,14 @@ static int add_items(struct fs_ctx *c, const struct iovec *lines, size_t n, bool
 		}
 		items[cnt++] = (struct topk_item){line, len, (uint32_t)incr};
 	}
+	struct expelled e = {c->reply, 0};
 	if (!rc && cnt)
-		rc = topk_add(c->fs->ks, &c->k, items, cnt, NULL, NULL);
+		rc = topk_add(c->fs->ks, &c->k, items, cnt, c->reply ? expelled_line : NULL, &e);
+	if (!rc && e.rc) { /* added; only the reply is short of memory */
+		LOG_WARN("top-k '%.*s': the expelled items of this add could not be kept: %s",
+			 (int)c->k.klen, c->k.key, strerror(-e.rc));
+		buf_reset(c->reply);
+	}
 	free(items);
 	return rc;
 }
@@ -439,7 +462,10 @@ static const struct fs_help tk_help[] = {
     {"buckets", "state: the HeavyKeeper buckets, FP:COUNT per entry", "cat k/buckets"},
     {"heap", "state: COUNT<TAB>ITEM lines of the top k", "cat k/heap"},
     {"rng", "state: the decay draw counter", "cat k/rng"},
-    {".add", "input: TOPK.ADD of each line", "cut -f1 log >> k/.add"},
+    {".add",
+     "input: TOPK.ADD of each line; read back on the same open: per item, what it expelled "
+     "(or an empty line)",
+     "exec 3<>k/.add; echo x >&3; read -r gone <&3"},
     {".incrby", "input: TOPK.INCRBY, ITEM<TAB>N lines", "printf \"a\\t5\\n\" >> k/.incrby"},
     {".list", "view: TOPK.LIST, ITEM<TAB>COUNT", "cat k/.list"},
     {".query:ITEM", "view: TOPK.QUERY, 1 or 0", "cat k/.query:a"},

@@ -80,6 +80,33 @@ sketch_state() {
 	assert_eq "$(wc -l <"$NS/t/buckets")" 7 "rows"
 }
 
+@test "TOPK.ADD's reply: a read of .add on the open that wrote gives each item's expelled item" {
+	mkdir "$NS/t"
+	setfattr -n user.kvfs.topk.k -v 3 "$NS/t"
+	setfattr -n user.kvfs.topk.width -v 1000 "$NS/t"
+	run python3 -c '
+import os, sys
+fd = os.open(sys.argv[1], os.O_RDWR)
+os.write(fd, b"a\nb\na\nc\na\nb\nd\na\n")
+first = os.read(fd, 4096)
+again = os.read(fd, 4096)  # read once: then the end
+os.write(fd, b"e\n")      # e (1) ties the minimum d (1) and expels it
+second = os.read(fd, 4096)
+os.close(fd)
+other = os.open(sys.argv[1], os.O_RDONLY)  # another open has no answer
+third = os.read(other, 4096)
+os.close(other)
+print(repr(first), repr(again), repr(second), repr(third))
+' "$NS/t/.add"
+	[ "$status" -eq 0 ]
+	# per item, in order: nothing expelled but by d, which expels c
+	assert_eq "$output" "b'\\n\\n\\n\\n\\n\\nc\\n\\n' b'' b'd\\n' b''" "replies"
+	assert_eq "$(cut -f1 "$NS/t/.list" | paste -sd' ')" "a b e" "list"
+	# a shell: read the reply on the descriptor that wrote
+	assert_eq "$(bash -c 'exec 3<>"$1"; echo f >&3; read -r gone <&3; echo "[$gone]"' sh "$NS/t/.add")" \
+		"[e]" "shell"
+}
+
 @test ".incrby takes ITEM<TAB>N lines; a bad line refuses the whole write (EINVAL)" {
 	mkdir "$NS/t"
 	setfattr -n user.kvfs.topk.width -v 1000 "$NS/t"
