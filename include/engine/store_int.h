@@ -50,6 +50,12 @@ struct store {
 	 * another one (store_follow.c). */
 	bool blob_wait;
 	char blob_gone[64];
+	/* Blob files were seen: the follower reads through read-only
+	 * instances instead (they read blob files), each opened anew when
+	 * the database's files changed since the last (ro_sig says how they
+	 * were). */
+	bool follow_ro;
+	char ro_sig[160];
 	/* A follower's current instance (owns db and handles), the column
 	 * families it opens again at a reopen, and the oldest WAL file
 	 * there was at its open or last look (store_follow.c). */

@@ -21,10 +21,14 @@
  *   instances; 7.8 computes a blob's cache key from strings its version
  *   set no longer has, and crashed the first listing after the writer
  *   flushed a 200 KB value; and a MANIFEST in which blob files were
- *   deleted made it show the column family empty. A column family that
- *   holds blob files is not read at all (-EIO, one line each time one
- *   starts or stops holding them), nor after they are gone, until the
- *   writer has written a new MANIFEST (follow_blobs).
+ *   deleted made it show the column family empty. So once blob files are
+ *   seen (in the directory at the open, or by a catch-up) the follower
+ *   follows through read-only instances instead, which read blob files:
+ *   each catch-up that finds the database's files changed (the MANIFEST,
+ *   the newest WAL file: files_sig) opens a new one, which reads what the
+ *   writer has written, its WAL included. Until that switch (and for good
+ *   only if no read-only instance opens) a column family holding blob
+ *   files is not read (-EIO).
  *
  * Instances. The current one is s->inst (s->db, s->handles and s->cf are
  * its). Point reads and iterator creations hold follow_lock for reading;
@@ -39,6 +43,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 struct store_inst {
 	rocksdb_t *db;
@@ -46,6 +51,9 @@ struct store_inst {
 	size_t nhandles;
 	_Atomic unsigned refs; /* the store's own, iterators, pinned values */
 };
+
+static bool follow_blobs_seen(const struct store *s);
+static int follow_switch_ro(struct store *s);
 
 static void inst_close(struct store_inst *in)
 {
@@ -86,9 +94,14 @@ static struct store_inst *inst_open(struct store *s, int *rc)
 		goto fail;
 	for (size_t i = 0; i < s->nnames; i++)
 		cfopts[i] = s->opts; /* a secondary installs no compaction filter */
-	in->db = rocksdb_open_as_secondary_column_families(
-	    s->opts, s->path, s->secondary, (int)s->nnames, (const char *const *)s->names, cfopts,
-	    in->handles, &err);
+	if (s->follow_ro)	     /* reads blob files; replays the WAL at its open */
+		in->db = rocksdb_open_for_read_only_column_families(
+		    s->opts, s->path, (int)s->nnames, (const char *const *)s->names, cfopts,
+		    in->handles, 0, &err);
+	else
+		in->db = rocksdb_open_as_secondary_column_families(
+		    s->opts, s->path, s->secondary, (int)s->nnames, (const char *const *)s->names,
+		    cfopts, in->handles, &err);
 	if (err) {
 		in->db = NULL;
 		*rc = store_open_err(s, err);
@@ -140,6 +153,21 @@ static uint64_t wal_oldest(const char *path)
 	return min;
 }
 
+/* Does path hold a blob file (NNNNNN.blob)? */
+static bool has_blob_files(const char *path)
+{
+	bool found = false;
+	DIR *d = opendir(path);
+	struct dirent *e;
+	while (d && !found && (e = readdir(d)) != NULL) {
+		size_t n = strlen(e->d_name);
+		found = n > 5 && strcmp(e->d_name + n - 5, ".blob") == 0;
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
 /* The MANIFEST file CURRENT names (at most n - 1 bytes; "" if unread). */
 static void read_current(const char *path, char *out, size_t n)
 {
@@ -154,6 +182,40 @@ static void read_current(const char *path, char *out, size_t n)
 }
 
 /*
+ * How the database's files are now, for a read-only follower: the
+ * MANIFEST CURRENT names and its size (a flush, a compaction), and the
+ * newest WAL file and its size (every write). Another string means the
+ * writer changed something since.
+ */
+static void files_sig(const char *path, char *out, size_t n)
+{
+	char cur[64], *p = NULL;
+	struct stat st;
+	long long msize = -1, wsize = -1;
+	uint64_t newest = 0;
+	DIR *d = opendir(path);
+	struct dirent *e;
+	read_current(path, cur, sizeof(cur));
+	while (d && (e = readdir(d)) != NULL) {
+		char *end;
+		unsigned long long num = strtoull(e->d_name, &end, 10);
+		if (end != e->d_name && strcmp(end, ".log") == 0 && num > newest)
+			newest = num;
+	}
+	if (d)
+		closedir(d);
+	if (cur[0] && asprintf(&p, "%s/%s", path, cur) >= 0 && stat(p, &st) == 0)
+		msize = (long long)st.st_size;
+	free(p);
+	p = NULL;
+	if (newest && asprintf(&p, "%s/%06llu.log", path, (unsigned long long)newest) >= 0 &&
+	    stat(p, &st) == 0)
+		wsize = (long long)st.st_size;
+	free(p);
+	snprintf(out, n, "%s %lld %llu %lld", cur, msize, (unsigned long long)newest, wsize);
+}
+
+/*
  * Which column families the follower must not read now (follow_lock
  * held for writing, or no reader yet): those holding blob files, and,
  * once they are gone, the same ones until the writer has written a new
@@ -165,6 +227,11 @@ static void read_current(const char *path, char *out, size_t n)
 static void follow_blobs(struct store *s)
 {
 	bool now[STORE_CF_COUNT], any = false;
+	if (s->follow_ro) { /* a read-only instance reads them */
+		memset(s->blob_cf, 0, sizeof(s->blob_cf));
+		s->blob_wait = false;
+		return;
+	}
 	for (int c = 0; c < STORE_CF_COUNT; c++) {
 		now[c] = s->cf[c] && store_prop(s, s->cf[c], "rocksdb.num-blob-files") > 0;
 		any |= now[c];
@@ -186,21 +253,9 @@ static void follow_blobs(struct store *s)
 			return; /* the same MANIFEST: still refused */
 		s->blob_wait = false;
 	}
-	for (int c = 0; c < STORE_CF_COUNT; c++) {
-		const char *name = store_cf_name((enum store_cf)c);
-		if (now[c] && !s->blob_cf[c])
-			LOG_ERR(
-			    "%s: column family \"%s\" holds blob files (values of 64 KiB or "
-			    "more kept apart, as kvfs and Kvrocks with rocksdb.enable_blob_files "
-			    "store them), which a follower cannot read: its reads fail with EIO "
-			    "until none is left and the writer has opened the database again; "
-			    "mount the stopped database or a copy with -o ro",
-			    s->path, name);
-		else if (!now[c] && s->blob_cf[c])
-			LOG_INFO("%s: column family \"%s\" holds no blob file any more: read again",
-				 s->path, name);
-		s->blob_cf[c] = now[c];
-	}
+	/* Refused until the switch to read-only instances (follow_switch_ro),
+	 * which logs; for good only if that fails. */
+	memcpy(s->blob_cf, now, sizeof(now));
 }
 
 int store_follow_open(struct store *s, char **names, size_t n)
@@ -214,14 +269,23 @@ int store_follow_open(struct store *s, char **names, size_t n)
 			return -ENOMEM;
 	/* Before the open: a WAL deleted after it is one it may have read. */
 	s->wal_min = wal_oldest(s->path);
+	/* Blob files there: read-only instances from the start (a secondary
+	 * one crashed reading them). */
+	s->follow_ro = has_blob_files(s->path);
+	if (s->follow_ro)
+		files_sig(s->path, s->ro_sig, sizeof(s->ro_sig));
 	struct store_inst *in = inst_open(s, &rc);
 	if (!in)
 		return rc;
 	free(s->handles); /* store_open's: the instance has its own */
 	inst_use(s, in);
 	follow_blobs(s);
-	LOG_INFO("%s: following the database's writer (secondary directory %s)", s->path,
-		 s->secondary);
+	if (follow_blobs_seen(s) && (rc = follow_switch_ro(s)) != 0)
+		return rc;
+	LOG_INFO("%s: following the database's writer (%s)", s->path,
+		 s->follow_ro
+		     ? "read-only instances, opened anew at each change: it holds blob files"
+		     : "a secondary instance");
 	return 0;
 }
 
@@ -284,6 +348,42 @@ static int follow_reopen(struct store *s, uint64_t wal_min)
 	return 0;
 }
 
+/* Did the secondary instance meet blob files (now, or gone under the
+ * MANIFEST it reads)? */
+static bool follow_blobs_seen(const struct store *s)
+{
+	if (s->follow_ro)
+		return false;
+	for (int c = 0; c < STORE_CF_COUNT; c++)
+		if (s->blob_cf[c])
+			return true;
+	return s->blob_wait;
+}
+
+/* Follow through read-only instances from now on: open one in place of
+ * the secondary instance. Failing that, the secondary stays, and its
+ * blob column families refused (follow_blobs). */
+static int follow_switch_ro(struct store *s)
+{
+	s->follow_ro = true;
+	files_sig(s->path, s->ro_sig, sizeof(s->ro_sig));
+	int rc = follow_reopen(s, wal_oldest(s->path));
+	if (rc) {
+		s->follow_ro = false;
+		LOG_ERR(
+		    "%s: the database holds blob files (values of 64 KiB or more kept apart, "
+		    "as kvfs and Kvrocks with rocksdb.enable_blob_files store them), which a "
+		    "secondary instance cannot read, and no read-only instance opened: reads of "
+		    "those column families fail with EIO; the next catch-up tries again",
+		    s->path);
+		return rc;
+	}
+	LOG_INFO("%s: the database holds blob files, which a secondary instance cannot read: "
+		 "following it through read-only instances, opened anew at each change",
+		 s->path);
+	return 0;
+}
+
 int store_catch_up(struct store *s, bool *changed)
 {
 	char *err = NULL;
@@ -291,6 +391,21 @@ int store_catch_up(struct store *s, bool *changed)
 	if (!s->follower)
 		return -EINVAL;
 	uint64_t wal_min = wal_oldest(s->path);
+	if (s->follow_ro) {
+		/* The files as they are before the open: a change made during
+		 * it shows as another string next time, and opens again. */
+		char sig[sizeof(s->ro_sig)];
+		files_sig(s->path, sig, sizeof(sig));
+		if (strcmp(sig, s->ro_sig) == 0)
+			return 0;
+		int rc = follow_reopen(s, wal_min);
+		if (rc)
+			return rc; /* the old instance stays; the next catch-up tries again */
+		memcpy(s->ro_sig, sig, sizeof(sig));
+		store_heads_clear(s->heads);
+		*changed = true;
+		return 0;
+	}
 	if (s->blob_wait && s->blob_gone[0]) {
 		/* Under the MANIFEST that saw blob files go, a catch-up of this
 		 * instance failed an assertion of RocksDB 7.8 (version_builder.cc,
@@ -329,6 +444,14 @@ int store_catch_up(struct store *s, bool *changed)
 		s->wal_min = wal_oldest(s->path);
 	if (err)
 		return store_err("catch up with the primary", err);
+	if (follow_blobs_seen(s)) {
+		int rc = follow_switch_ro(s);
+		if (rc)
+			return rc;
+		store_heads_clear(s->heads);
+		*changed = true;
+		return 0;
+	}
 	if (after != before) {
 		/* Emptied after the catch-up: a head read before it and kept
 		 * after would be stale (the epochs move, store_heads_fill

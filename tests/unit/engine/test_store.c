@@ -746,6 +746,62 @@ out:
 	tmpdir_remove(sec);
 }
 
+/*
+ * A follower of a database holding blob files (the writer flushed a
+ * value of 64 KiB or more) reads through read-only instances: the big
+ * value from the start, and each catch-up after a change opens anew and
+ * sees the writer's later writes, unflushed ones (its WAL) included.
+ */
+static void test_follower_blobs(void)
+{
+	char *dir = tmpdir_new(), *sec = tmpdir_new();
+	struct store *w = NULL, *f = NULL;
+	struct buf v = BUF_INIT;
+	bool changed = false;
+	size_t bn = 100000;
+	char *big = malloc(bn);
+
+	CHECK_INT(store_open(dir, NULL, &w), 0);
+	if (!w || !big)
+		goto out;
+	for (size_t i = 0; i < bn; i++)
+		big[i] = (char)('a' + i % 26);
+	struct store_batch *b = store_batch_new(w);
+	store_batch_put(b, STORE_CF_METADATA, "big", 3, big, bn);
+	CHECK_INT(store_write(w, b, false), 0);
+	store_batch_free(b);
+	store_close(w); /* the flush: a blob file */
+	w = NULL;
+	CHECK_INT(store_open(dir, NULL, &w), 0);
+	struct store_options fo = {.follow = true, .follow_dir = sec};
+	CHECK_INT(store_open(dir, &fo, &f), 0);
+	if (!f || !w)
+		goto out;
+	b = store_batch_new(w);
+	CHECK_INT(store_get(f, STORE_CF_METADATA, "big", 3, &v), 0);
+	CHECK(v.len == bn && memcmp(v.data, big, bn) == 0);
+	CHECK_INT(store_catch_up(f, &changed), 0);
+	CHECK(!changed);
+	put_str(b, STORE_CF_METADATA, "k", "1");
+	CHECK_INT(store_write(w, b, false), 0);
+	store_batch_free(b);
+	CHECK_INT(get_str(f, STORE_CF_METADATA, "k", &v), -ENOENT); /* not before a catch-up */
+	CHECK_INT(store_catch_up(f, &changed), 0);
+	CHECK(changed);
+	buf_reset(&v);
+	CHECK_INT(get_str(f, STORE_CF_METADATA, "k", &v), 0);
+	CHECK(v.len == 1 && v.data[0] == '1');
+	CHECK_INT(store_get(f, STORE_CF_METADATA, "big", 3, &v), 0);
+	CHECK(v.len == bn && memcmp(v.data, big, bn) == 0);
+out:
+	store_close(f);
+	store_close(w);
+	free(big);
+	buf_release(&v);
+	tmpdir_remove(dir);
+	tmpdir_remove(sec);
+}
+
 static bool have_ldb(void)
 {
 	return system("ldb --help >/dev/null 2>&1") == 0 || access("/usr/bin/ldb", X_OK) == 0;
@@ -1025,6 +1081,7 @@ int main(void)
 	test_snapshot();
 	test_read_only();
 	test_follower();
+	test_follower_blobs();
 	test_plain_rocksdb();
 	test_stats_compact();
 	test_errors();
