@@ -548,16 +548,25 @@ struct kvfs_mount {
 	bool *ro;
 };
 
+/* A read-write mount ends the walk; a read-only one (-o ro, a follower)
+ * is kept while none is found. */
 static bool match_kvfs(const struct mount_line *m, void *arg)
 {
 	struct kvfs_mount *a = arg;
 	if (strcmp(m->type, "fuse.kvfs") != 0 || strncmp(m->src, "kvfs:", 5) != 0 ||
 	    !same_database(m->src + 5, a->dbdir))
 		return false;
-	*a->mnt = strdup(m->point);
 	/* The per-mount options: "ro,..." or "rw,...". */
-	*a->ro = strncmp(m->opts, "ro", 2) == 0 && (m->opts[2] == ',' || !m->opts[2]);
-	return *a->mnt != NULL;
+	bool ro = strncmp(m->opts, "ro", 2) == 0 && (m->opts[2] == ',' || !m->opts[2]);
+	if (ro && *a->mnt)
+		return false;
+	char *p = strdup(m->point);
+	if (!p)
+		return false;
+	free(*a->mnt);
+	*a->mnt = p;
+	*a->ro = ro;
+	return !ro;
 }
 
 /*
@@ -570,7 +579,7 @@ static bool find_kvfs_mount(const char *dbdir, char **mnt, bool *ro)
 {
 	struct kvfs_mount a = {dbdir, mnt, ro};
 	*mnt = NULL;
-	return mountinfo_find(match_kvfs, &a);
+	return mountinfo_find(match_kvfs, &a) || *mnt != NULL;
 }
 
 /* Does a process hold RocksDB's lock (an fcntl lock on LOCK) of the
@@ -947,6 +956,9 @@ out_unmount:
 out_signals:
 	fuse_remove_signal_handlers(se);
 out_session:
+	/* A session that ended before INIT had no destroy: the threads that
+	 * send notifications stop before it goes. */
+	fs_set_session(fs, NULL);
 	fuse_session_destroy(se);
 out_fs:
 	fs_free(fs);

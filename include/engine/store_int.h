@@ -85,6 +85,10 @@ struct store {
 	 * released) releases them before the database goes. */
 	pthread_mutex_t snaps_lock;
 	struct store_snap *snaps;
+	/* How many: while any lives, the compaction filter drops nothing
+	 * (RocksDB runs filters on records a snapshot still sees; what it
+	 * keeps goes at a later compaction). */
+	_Atomic unsigned snaps_live;
 };
 
 /* The head of a large value (store_heads.c). */

@@ -317,7 +317,9 @@ static unsigned char gc_filter(void *state, int level, const char *k, size_t kn,
 	struct store_gc_read *rd = state;
 	struct store *s = rd->c->s;
 	*value_changed = 0;
-	if (!atomic_load(&s->gc_on))
+	/* A snapshot read (one listing pass) may still need what the
+	 * filter would drop: it goes at a compaction after the last one. */
+	if (!atomic_load(&s->gc_on) || atomic_load(&s->snaps_live) > 0)
 		return 0;
 	return s->gc.drop(s->gc.ctx, rd, rd->c->cf, k, kn, v, vn) ? 1 : 0;
 }

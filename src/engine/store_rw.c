@@ -45,6 +45,7 @@ struct store_snap *store_snap_new(struct store *s)
 		return NULL;
 	}
 	rocksdb_readoptions_set_snapshot(sn->ropts, sn->snap);
+	atomic_fetch_add(&s->snaps_live, 1);
 	pthread_mutex_lock(&s->snaps_lock);
 	sn->next = s->snaps;
 	if (sn->next)
@@ -69,6 +70,7 @@ void store_snap_free(struct store *s, struct store_snap *sn)
 	rocksdb_readoptions_destroy(sn->ropts);
 	rocksdb_release_snapshot(s->db, sn->snap);
 	free(sn);
+	atomic_fetch_sub(&s->snaps_live, 1);
 }
 
 void store_snaps_release(struct store *s)
@@ -81,6 +83,7 @@ void store_snaps_release(struct store *s)
 		rocksdb_readoptions_destroy(sn->ropts);
 		rocksdb_release_snapshot(s->db, sn->snap);
 		free(sn);
+		atomic_fetch_sub(&s->snaps_live, 1);
 		n++;
 	}
 	pthread_mutex_unlock(&s->snaps_lock);
@@ -119,14 +122,16 @@ int store_get_at(struct store *s, const struct store_snap *snap, enum store_cf c
 
 	if ((rc = store_follow_begin(s, cf)) != 0)
 		return rc;
+	/* The slice pins the instance's memory: copied before a reopen
+	 * (after store_follow_end) may close that instance. */
 	rc = get_pinned(s, snap, cf, k, kn, &v);
+	if (!rc) {
+		size_t vn;
+		const char *p = rocksdb_pinnableslice_value(v, &vn);
+		rc = buf_set(out, p, vn);
+		rocksdb_pinnableslice_destroy(v);
+	}
 	store_follow_end(s);
-	if (rc)
-		return rc;
-	size_t vn;
-	const char *p = rocksdb_pinnableslice_value(v, &vn);
-	rc = buf_set(out, p, vn);
-	rocksdb_pinnableslice_destroy(v);
 	return rc;
 }
 
@@ -149,9 +154,12 @@ int store_get_head_at(struct store *s, const struct store_snap *snap, enum store
 	if ((rc = store_follow_begin(s, cf)) != 0)
 		return rc;
 	rc = get_pinned(s, snap, cf, k, kn, &v);
-	store_follow_end(s);
-	if (rc)
+	if (rc) {
+		store_follow_end(s);
 		return rc;
+	}
+	/* Copied before store_follow_end (a reopen may then close the
+	 * instance the slice pins). */
 	size_t vn;
 	const char *p = rocksdb_pinnableslice_value(v, &vn);
 	rc = out ? buf_set(out, p, vn < max ? vn : max) : 0;
@@ -163,10 +171,12 @@ int store_get_head_at(struct store *s, const struct store_snap *snap, enum store
 		 * an instance a reopen may close. */
 		if (!s->follower) {
 			store_heads_keep(s->heads, cf, k, kn, v, epoch);
+			store_follow_end(s);
 			return rc;
 		}
 	}
 	rocksdb_pinnableslice_destroy(v);
+	store_follow_end(s);
 	return rc;
 }
 
@@ -386,8 +396,8 @@ struct store_iter *store_iter_new_at(struct store *s, const struct store_snap *s
 
 	if (!it)
 		return NULL;
-	if (!store_cf(s, cf))
-		return it; /* an absent column family iterates nothing */
+	/* An absent column family iterates nothing: looked at under
+	 * follow_lock below (a follower's reopen refills s->cf). */
 	it->ropts = rocksdb_readoptions_create();
 	if (!it->ropts)
 		goto fail;

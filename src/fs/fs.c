@@ -61,6 +61,10 @@ void fs_free(struct fs *fs)
 
 void fs_set_session(struct fs *fs, struct fuse_session *se)
 {
+	if (!se) { /* the session goes: nothing may use it after this */
+		fs_follow_stop(fs);
+		fs_notifier_stop(fs);
+	}
 	fs->se = se;
 	if (se) {
 		fs_notifier_start(fs);

@@ -53,6 +53,7 @@ struct fs_dir {
 	 * close: one version of the key per pass, however many calls it
 	 * takes and whatever is written meanwhile. NULL: none yet. */
 	struct store_snap *snap;
+	uint64_t snap_seq; /* fs_seq when snap was taken */
 };
 
 struct child_iter {
@@ -413,10 +414,14 @@ static void dir_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	}
 	fs_follow_fresh(fs);
 	pthread_mutex_lock(&d->lock);
+	/* A later call of a pass lists its snapshot's version, which the
+	 * kernel must not cache as the names' attributes now. */
+	bool old_snap = d->sh && d->snap && off != 0;
 	if (d->sh && (off == 0 || !d->snap)) {
 		/* A pass over a key's entries starts: its one version. Without
 		 * memory for it, the listing reads the latest (as before). */
 		ks_snap_free(fs->ks, d->snap);
+		d->snap_seq = fs_seq(fs);
 		d->snap = ks_snap_new(fs->ks);
 	}
 	rc = dir_resume(fs, node, d, off);
@@ -438,7 +443,8 @@ static void dir_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		used += sz;
 		off = 2;
 	}
-	uint64_t since = fs_seq(fs); /* before the iterator reads */
+	/* Before the iterator reads (at the snapshot: when it was taken). */
+	uint64_t since = d->snap ? d->snap_seq : fs_seq(fs);
 	rc = child_iter_open(fs, node, d->has_cursor ? d->cursor.data : NULL,
 			     d->has_cursor ? d->cursor.len : 0, false, d->snap, &ci);
 	if (rc)
@@ -490,8 +496,10 @@ static void dir_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 				e.attr.st_ino = cino;
 			}
 			e.attr_timeout = e.entry_timeout = timeout;
-			if (ci.sh && ci.sh->uncached)
+			if ((ci.sh && ci.sh->uncached) || old_snap)
 				e.entry_timeout = 0;
+			if (old_snap)
+				e.attr_timeout = 0;
 			if ((ci.sh && ci.sh->recomputed) || c.recomputed)
 				e.attr_timeout = 0;
 			used += fuse_add_direntry_plus(req, out + used, size - used, fname.data, &e,

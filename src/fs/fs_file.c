@@ -152,8 +152,8 @@ static int input_feed_locked(struct fs *fs, struct fs_node *node, size_t n, stru
 		/* Entries made or changed by no system call on their names:
 		 * the kernel's copies of the key's attributes (its size, times)
 		 * and of its entries' go. */
-		if (node->parent)
-			fs_key_changed(fs, node->parent);
+		if (node->kind == FS_ENTRY && node->parent)
+			fs_key_changed(fs, node->parent); /* KEY:rpush renews its list itself */
 	}
 	dir_unlock(dir);
 	fs_path_release(&p);

@@ -424,6 +424,21 @@ EOF
 	grep -q "following the database's writer" "$FOLLOW_LOG"
 }
 
+@test "kvfs snapshot beside a follower asks the writer's daemon, whichever mount comes first" {
+	kvfs_mount
+	printf one >"$NS/a"
+	follower_mount
+	kvfs_remount # the writer's mount now after the follower's in mountinfo
+	printf two >"$NS/b"
+	run "$KVFS_BIN" snapshot "$KVFS_DB" "$BATS_TEST_TMPDIR/snap"
+	[ "$status" -eq 0 ] || {
+		echo "$output" >&2
+		false
+	}
+	[[ $output == *"made by the kvfs mounted at $KVFS_MNT"* ]]
+	ldb --db="$BATS_TEST_TMPDIR/snap" --column_family=metadata --hex scan | grep -q "^0x$(nskey_hex b) "
+}
+
 @test "a follower of a directory with no database, or with its directory inside the database's, is refused" {
 	mkdir "$BATS_TEST_TMPDIR/empty"
 	run "$KVFS_BIN" -f -o "follow,follow_dir=$FOLLOW_DIR" "$BATS_TEST_TMPDIR/empty" "$FOLLOW_MNT"
