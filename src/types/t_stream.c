@@ -717,6 +717,7 @@ int stream_add_many(struct keyspace *ks, const struct ks_key *k, const struct st
 		last_deleted = ids[n - keep - 1]; /* above every old entry */
 	for (j = n - keep; j < n && !rc; j++) {
 		uint8_t sub[16];
+		buf_reset(&val); /* stream_value_encode appends */
 		rc = stream_value_encode(e[j].fv, e[j].nf, &val);
 		if (rc == -EINVAL)
 			LOG_ERR("XADD '%.*s': a field or value over 2^31-1 bytes", (int)k->klen,

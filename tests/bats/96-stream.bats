@@ -140,6 +140,10 @@ os.close(fd)' "$1" "$2"
 	# MAXLEN 4 over 3 old + 3 new (one write): the two oldest go
 	printf 'n\t1\nn\t2\nn\t3\n' | cat >>"$NS/s/.add:maxlen=4"
 	assert_eq "$(ls "$NS/s" | tr '\n' ' ')" "$F-3 $F-4 $F-5 $F-6 " "maxlen 4"
+	# each entry of the write holds its own line
+	assert_bytes "$NS/s/$F-4" $'n\t1\n'
+	assert_bytes "$NS/s/$F-5" $'n\t2\n'
+	assert_bytes "$NS/s/$F-6" $'n\t3\n'
 	grep -qx $'length\t4' "$NS/s/.info"
 	grep -qx $'entries-added\t6' "$NS/s/.info"
 	grep -qx $'max-deleted-entry-id\t'$F-2 "$NS/s/.info"

@@ -924,11 +924,23 @@ static void test_add_many(void)
 	struct stream_id last;
 	struct buf snap = BUF_INIT;
 
-	/* no trim: three entries, one batch */
+	/* no trim: three entries, one batch, each its own value */
 	many_base("m0");
 	CHECK_INT(many("m0", 3, NULL, 0, &last), 0);
 	CHECK(last.ms == F && last.seq == 6);
 	check_info("m0", 6, 1, 6, 0, 6, 6);
+	for (uint64_t q = 4; q <= 6; q++) {
+		CHECK_INT(stream_get(ks, KEY(DEFNS, "m0"), ID(F, q), &v), 0);
+		CHECK_MEM(v.data, v.len, "\001f\001v", 4);
+	}
+	/* distinct values stay distinct (a value is no sum of those before) */
+	struct stream_str a[] = {S("a"), S("1")}, b[] = {S("b"), S("22")};
+	struct stream_entry_in two[] = {{a, 2}, {b, 2}};
+	CHECK_INT(stream_add_many(ks, KEY(DEFNS, "m0"), two, 2, NULL, 0, &last), 0);
+	CHECK_INT(stream_get(ks, KEY(DEFNS, "m0"), ID(F, 7), &v), 0);
+	CHECK_MEM(v.data, v.len, "\001a\0011", 4);
+	CHECK_INT(stream_get(ks, KEY(DEFNS, "m0"), ID(F, 8), &v), 0);
+	CHECK_MEM(v.data, v.len, "\001b\00222", 5);
 
 	/* MAXLEN 2 over 3 old + 2 new: the old ones go, max_deleted the last */
 	struct stream_trim_opt o = {STREAM_TRIM_MAXLEN, 2, {0, 0}};
