@@ -225,17 +225,7 @@ n" "binary-safe form"
 		) &
 		eval "consumer$c=\$!"
 	done
-	for p in 1 2 3 4; do
-		(
-			for i in $(seq 1 1000); do
-				echo "p$p-$i" >>"$NS/q/.rpush"
-			done
-		) &
-		eval "producer$p=\$!"
-	done
-	for p in 1 2 3 4; do
-		eval "wait \$producer$p"
-	done
+	push_lines_4 "$NS/q/.rpush" 1000
 	for c in 1 2 3 4; do
 		eval "wait \$consumer$c"
 	done

@@ -178,17 +178,7 @@ os.close(fd)
 }
 
 @test "contention: 4 shells x 500 pushes racing to make the same missing list end with exactly 2,000, each once, each shell's in order" {
-	for p in 1 2 3 4; do
-		(
-			for i in $(seq 1 500); do
-				echo "p$p-$i" >>"$NS/q:rpush"
-			done
-		) &
-		eval "producer$p=\$!"
-	done
-	for p in 1 2 3 4; do
-		eval "wait \$producer$p"
-	done
+	push_lines_4 "$NS/q:rpush" 500
 	python3 -c '
 import os, sys
 d = sys.argv[1]

@@ -392,3 +392,20 @@ assert_eq() {
 		return 1
 	fi
 }
+
+# push_lines_4 FILE N: 4 shells at once each append the lines pP-1 ... pP-N
+# (P = 1..4) to FILE, one `echo >>` (one open, write and close) per line;
+# returns when all 4 are done (each waited for by its pid: a bare `wait`
+# would also wait for the daemon and the watchdog).
+push_lines_4() {
+	local p pids=()
+	for p in 1 2 3 4; do
+		(
+			for i in $(seq 1 "$2"); do
+				echo "p$p-$i" >>"$1"
+			done
+		) &
+		pids+=($!)
+	done
+	wait "${pids[@]}"
+}
