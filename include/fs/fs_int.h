@@ -957,9 +957,10 @@ int fs_entry_stat(struct fs *fs, struct fs_node *node, struct stat *st, double *
 /* ---- fs_attrs.c: stored attributes -------------------------------------- */
 
 /* Store mode, owner and times (to_set: FUSE_SET_ATTR_*, times left out
- * keep cur's) set on a key, a stored entry or a namespace, in one batch.
- * 0, an errno, or 1: the node has no record (the caller keeps them in the
- * node). */
+ * keep cur's) set on a key, a stored entry or a namespace, in one batch;
+ * a mode or owner change moves ctime, keeping cur's mtime and atime (cur
+ * NULL: no times unless set, for a node's first store). 0, an errno, or
+ * 1: the node has no record (the caller keeps them in the node). */
 int fs_attrs_store(struct fs *fs, struct fs_node *node, const struct stat *attr, int to_set,
 		   const struct stat *cur);
 /* A local entry was stored: store the attributes and user.* xattrs set
