@@ -80,6 +80,13 @@ struct tsagg_filter *tsagg_filter_new(void);
 void tsagg_filter_free(struct tsagg_filter *f);
 int tsagg_filter_parse(struct tsagg_filter *f, const char *expr, size_t n); /* -EINVAL, -ENOMEM */
 int tsagg_filter_check(const struct tsagg_filter *f);			    /* -EINVAL */
+/* Call cb for every value of every positive matcher "a=v" / "a=(v,w)"
+ * of f (the label index's look-ups), in the order given; a non-zero
+ * return stops and is returned. */
+int tsagg_filter_each_equal(const struct tsagg_filter *f,
+			    int (*cb)(void *arg, const char *label, size_t ln, const char *v,
+				      size_t vn),
+			    void *arg);
 /* Do labels l[0..n) pass every matcher of f? */
 bool tsagg_filter_match(const struct tsagg_filter *f, const struct ts_label *l, size_t n);
 

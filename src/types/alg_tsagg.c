@@ -372,6 +372,19 @@ int tsagg_filter_check(const struct tsagg_filter *f)
 	return -EINVAL;
 }
 
+int tsagg_filter_each_equal(const struct tsagg_filter *f,
+			    int (*cb)(void *arg, const char *label, size_t ln, const char *v,
+				      size_t vn),
+			    void *arg)
+{
+	int rc = 0;
+	for (size_t i = 0; f && i < f->n && !rc; i++)
+		for (size_t j = 0; !f->m[i].neg && j < f->m[i].nvals && !rc; j++)
+			rc = cb(arg, f->m[i].label.data, f->m[i].label.len, f->m[i].vals[j].data,
+				f->m[i].vals[j].len);
+	return rc;
+}
+
 bool tsagg_filter_match(const struct tsagg_filter *f, const struct ts_label *l, size_t n)
 {
 	for (size_t i = 0; i < f->n; i++) {
