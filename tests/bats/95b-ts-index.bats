@@ -116,6 +116,24 @@ MARKER=$(printf '06%s49' "$(hexof __kvfs)")
 	assert_eq "$(index_records)" "$want" "records of both namespaces"
 }
 
+@test "tar --xattrs and cp -a restores (a hash of chunks made a series, then labelled) write the records" {
+	mkts "$NS/t"
+	setfattr -n user.kvfs.ts.label.room -v k "$NS/t"
+	echo "1000,1" >>"$NS/t/.add"
+	PLAIN=$BATS_TEST_TMPDIR/plain
+	mkdir "$PLAIN"
+	cp -a "$NS/t" "$PLAIN/t"
+	tar --xattrs --xattrs-include='user.*' -C "$PLAIN" -cf "$BATS_TEST_TMPDIR/t.tar" t
+	mkdir "$KVFS_MNT/r1" "$KVFS_MNT/r2"
+	cp -a "$PLAIN/t" "$KVFS_MNT/r1/t"
+	tar --xattrs --xattrs-include='user.*' -C "$KVFS_MNT/r2" -xf "$BATS_TEST_TMPDIR/t.tar"
+	assert_bytes "$KVFS_MNT/r1/.mget?room=k" $'t,1000,1\n'
+	assert_bytes "$KVFS_MNT/r2/.mget?room=k" $'t,1000,1\n'
+	kvfs_unmount
+	want=$(printf '%s \n' "$(ixkey room k t)" "$(ixkey room k t r1)" "$(ixkey room k t r2)" | sort)
+	assert_eq "$(index_records)" "$want" "records of the three namespaces"
+}
+
 @test "the views read the index: a stale record does not fool them, a missing one is not found" {
 	mkts "$NS/a"
 	mkts "$NS/b"
