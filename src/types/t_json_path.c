@@ -313,8 +313,11 @@ static int ex_unary(struct pp *x, struct json_expr **out)
 		} else {
 			rc = ex_or(x, out);
 			pp_ws(x);
-			if (!rc && (x->i >= x->n || x->s[x->i++] != ')'))
+			if (!rc && (x->i >= x->n || x->s[x->i++] != ')')) {
 				rc = pp_fail(x, "a ( in a filter without its )");
+				expr_free(*out);
+				*out = NULL;
+			}
 		}
 		x->nest--;
 		return rc;
