@@ -125,7 +125,7 @@ int json_numincrby(struct keyspace *ks, const struct ks_key *k, const char *path
 		   const char *text, size_t n, struct buf *out);
 /* JSON.OBJKEYS key path: out = the member names in order, each followed
  * by a NUL byte; returns their count. -EINVAL if the match is not an
- * object. */
+ * object. An indefinite path answers for its first match (-ENOENT: none). */
 int json_objkeys(struct keyspace *ks, const struct ks_key *k, const char *path, size_t plen,
 		 struct buf *out);
 /* JSON.OBJKEYS of every match of a path: out = one line per match in

@@ -346,6 +346,10 @@ static const struct fs_help json_help[] = {
     {"KEY:PATH (>>)", "adds by type: ARRAPPEND, NUMINCRBY, STRAPPEND", "echo 2 >> \"j:$.a\""},
     {"KEY:PATH:type", "view: JSON.TYPE", "cat \"j:$.a:type\""},
     {"KEY:PATH:keys", "view: JSON.OBJKEYS", "cat \"j:$:keys\""},
+    {"KEY:$..a[?(@.n>1)]",
+     "wildcards, .., slices [1:3], unions [0,2], filters: cat shows the array of every match; "
+     ">, >>, rm change them all; :type and :keys a line each",
+     "rm 'j:$.l[?(@.done==true)]'"},
     {NULL, NULL, NULL},
 };
 

@@ -947,6 +947,8 @@ int json_text_len(struct keyspace *ks, const struct ks_key *k, uint64_t *len)
  * result with the header as read. edit gets c, the match of the path
  * (NULL: none), which must be of type `want` unless that is NULL
  * (match_of); it may replace *root; setting *root to NULL deletes the key.
+ * That is for a definite path; for an indefinite one, `all` says what to
+ * do at each match (edit_all) and edit is not called (doc_edit_multi).
  */
 typedef int (*edit_fn)(cJSON **root, const struct json_path *p, cJSON *c, void *arg);
 
