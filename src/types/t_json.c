@@ -287,14 +287,24 @@ static int member_cmp(const void *a, const void *b)
 	return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
+/* Are object c's member names strictly increasing (sorted, no name
+ * twice)? What kvfs and Kvrocks store always is: one pass, no sort. */
+static bool members_in_order(const cJSON *c)
+{
+	for (const cJSON *m = c->child; m && m->next; m = m->next)
+		if (strcmp(m->string, m->next->string) >= 0)
+			return false;
+	return true;
+}
+
 /* Object c's members, sorted by name then position, into *v (free it):
- * their count, 0 for fewer than two (nothing to order; *v NULL), or -1
- * out of memory. */
+ * their count, 0 for fewer than two or members already in order (nothing
+ * to order or drop; *v NULL), or -1 out of memory. */
 static long members_sorted(cJSON *c, struct member **v)
 {
 	size_t n = 0;
 	*v = NULL;
-	if (!cJSON_IsObject(c) || !c->child || !c->child->next)
+	if (!cJSON_IsObject(c) || !c->child || !c->child->next || members_in_order(c))
 		return 0;
 	for (cJSON *m = c->child; m; m = m->next)
 		n++;

@@ -659,6 +659,44 @@ static bool jx_equal(const cJSON *a, const cJSON *b, int depth)
 	return true; /* true, false, null */
 }
 
+/* step_find, each child passed counted as a step of the evaluation (a
+ * name looked up in a large object costs its size: `$['a','a',...]` or a
+ * filter's `$.x` repeated for every element must not escape the bound). */
+static cJSON *ev_find(struct jp_eval *e, cJSON *c, const struct json_step *s)
+{
+	if (s->index ? !cJSON_IsArray(c) : !cJSON_IsObject(c))
+		return NULL;
+	int64_t i = s->i, k = 0;
+	if (s->index && i < 0) {
+		for (cJSON *x = c->child; x; x = x->next)
+			k++;
+		e->work += (size_t)k;
+		i += k;
+		if (i < 0)
+			return NULL;
+	}
+	k = 0;
+	cJSON *x = c->child;
+	for (; x; x = x->next, k++) {
+		e->work++;
+		if (s->index ? k == i : strcmp(x->string, s->name) == 0)
+			break;
+	}
+	if (e->work > JSON_PATH_MAX_WORK) {
+		e->rc = -E2BIG;
+		return NULL;
+	}
+	return x;
+}
+
+/* A definite path from c, counted. */
+static cJSON *ev_path(struct jp_eval *e, cJSON *c, const struct json_path *p)
+{
+	for (size_t i = 0; c && i < p->n; i++)
+		c = ev_find(e, c, &p->v[i]);
+	return c;
+}
+
 static const cJSON *jx_eval(struct jp_eval *e, const struct json_expr *x, cJSON *cur)
 {
 	const cJSON *l, *r;
@@ -670,7 +708,7 @@ static const cJSON *jx_eval(struct jp_eval *e, const struct json_expr *x, cJSON 
 	case JX_LIT:
 		return x->lit;
 	case JX_PATH:
-		l = json_path_find(x->from_root ? e->root : cur, &x->rel, x->rel.n);
+		l = ev_path(e, x->from_root ? e->root : cur, &x->rel);
 		return l ? l : &jx_null; /* a missing value is null, as in jsoncons */
 	case JX_NOT:
 		return jx_is_false(jx_eval(e, x->a, cur)) ? &jx_true : &jx_false;
@@ -716,7 +754,7 @@ static void ev_sel(struct jp_eval *e, const struct json_path *p, size_t k, cJSON
 		one.index = true;
 		/* fall through */
 	case JSON_SEL_NAME: {
-		cJSON *c = step_find(cur, &one);
+		cJSON *c = ev_find(e, cur, &one);
 		if (c)
 			ev_step(e, p, k + 1, c);
 		return;
@@ -751,6 +789,11 @@ static void ev_sel(struct jp_eval *e, const struct json_path *p, size_t k, cJSON
 		stop = step > 0 ? len : -1;
 	if (len == 0)
 		return;
+	e->work += (size_t)len; /* the array is listed whole */
+	if (e->work > JSON_PATH_MAX_WORK) {
+		e->rc = -E2BIG;
+		return;
+	}
 	cJSON **el = malloc((size_t)len * sizeof(*el));
 	if (!el) {
 		e->rc = -ENOMEM;
@@ -816,7 +859,7 @@ static void ev_step(struct jp_eval *e, const struct json_path *p, size_t k, cJSO
 	switch (s->kind) {
 	case JSON_STEP_NAME:
 	case JSON_STEP_INDEX:
-		if ((c = step_find(cur, s)))
+		if ((c = ev_find(e, cur, s)))
 			ev_step(e, p, k + 1, c);
 		break;
 	case JSON_STEP_WILD:
