@@ -31,10 +31,11 @@
  * (the key is not a JSON document), -EINVAL (text that is not JSON, a bad
  * path, or a value of the wrong JSON type for the verb; logged once),
  * -EEXIST (NX), -EOVERFLOW (NUMINCRBY out of range), -EFBIG (over
- * JSON_MAX), -EUCLEAN (a stored document that cannot be read), -EROFS,
- * -ENOMEM, -EIO. A failing write changes nothing. Writes keep the key's
- * expiry and metadata encoding, as Kvrocks's JSON writes do, and always
- * store format 0 (compact JSON text).
+ * JSON_MAX), -E2BIG (an indefinite path over its bounds), -EUCLEAN (a
+ * stored document that cannot be read), -EROFS, -ENOMEM, -EIO. A failing
+ * write changes nothing. Writes keep the key's expiry and metadata
+ * encoding, as Kvrocks's JSON writes do, and always store format 0
+ * (compact JSON text).
  */
 #ifndef KVFS_T_JSON_H
 #define KVFS_T_JSON_H
