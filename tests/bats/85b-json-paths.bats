@@ -118,13 +118,16 @@ os.write(fd, b"1")
 os.close(fd)' "$NS/c:\$.*")" EINVAL "append to objects"
 }
 
-@test "a rename onto an indefinite path name is refused and changes nothing" {
+@test "a rename onto an indefinite path name is refused and changes nothing; cp sets every match" {
 	mkjson "$NS/r" '{"a":1,"b":2}'
 	echo 5 >"$NS/f"
 	run mv "$NS/f" "$NS/r:\$.*"
 	[ "$status" -ne 0 ]
 	assert_bytes "$NS/r" $'{"a":1,"b":2}\n'
 	assert_bytes "$NS/f" $'5\n'
+	# cp writes it: every match takes the file's value
+	cp "$NS/f" "$NS/r:\$.*"
+	assert_bytes "$NS/r" $'{"a":5,"b":5}\n'
 }
 
 @test "4 shells adding to 3 matches 200 times each lose nothing" {
