@@ -143,3 +143,13 @@ os.close(fd)' "$NS/c:\$.*")" EINVAL "append to objects"
 	run ldb_value metadata "$(nskey_hex ctr)"
 	assert_eq "$output" "8A000000000000000000$(hexof '{"n":800,"x":{"n":800},"y":[{"n":800}]}')" "record of ctr"
 }
+
+@test "a change of every match that was closed survives a kill -9" {
+	mkjson "$NS/k" '{"a":{"n":1},"b":[{"n":2},{"n":3}],"c":[1,2,3,4]}'
+	echo 9 >"$NS/k:\$..n"
+	rm "$NS/k:\$.c[?(@ > 1 && @ < 4)]"
+	echo 1 >>"$NS/k:\$.b[*].n"
+	kvfs_kill9
+	kvfs_mount
+	assert_bytes "$NS/k" $'{"a":{"n":9},"b":[{"n":10},{"n":10}],"c":[1,4]}\n'
+}
