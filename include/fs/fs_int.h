@@ -862,6 +862,9 @@ extern const struct fs_shape fs_hash_shape, fs_list_shape, fs_set_shape, fs_zset
     fs_hll_shape, fs_bloom_shape;
 extern const struct fs_file_shape fs_string_file_shape, fs_bitmap_file_shape, fs_json_file_shape,
     fs_ts_view_file_shape, fs_counter_file_shape, fs_bitops_file_shape, fs_list_push_file_shape;
+/* Is k (a name that is no key) a JSON path name whose path is indefinite
+ * (wildcards, `..`, slices, filters: several matches)? fs_json.c. */
+bool fs_json_name_indefinite(struct fs *fs, const struct ks_key *k);
 /* What user.kvfs.help prints on a namespace (its names besides keys). */
 extern const struct fs_help fs_ns_help[];
 /* What a new file and a new directory are (DESIGN.md section 5, rule 3:
