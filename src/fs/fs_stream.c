@@ -10,8 +10,11 @@
  * trim, group, readgroup, ack, claim). Unlisted views: .log (all entries
  * as lines, growing: tail -f), .range:START..END[:COUNT] and
  * .revrange:END..START[:COUNT] (XRANGE, XREVRANGE: lines as .log's),
- * .info, .groups, .consumers:G, .pending:G and .pending:G:C. See docs/mapping.md section 18. Layer:
- * fs.
+ * .info, .groups, .consumers:G, .pending:G and .pending:G:C. Listed
+ * after the entries while they hold something, the state files "groups"
+ * (consumer groups, consumers, pending entries) and "state" (the counters
+ * no entry shows; t_stream_state.h), written whole, so a copy is the same
+ * stream. See docs/mapping.md section 19. Layer: fs.
  */
 #include "fs/fs_int.h"
 
@@ -1215,6 +1218,14 @@ static int st_is_blank(struct fs_ctx *c)
 static const struct fs_help stream_help[] = {
     {"MS-SEQ", "an entry: field<TAB>value lines; a new ID above the last adds one (XADD)",
      "printf \"f\\tv\\n\" > s/1700000000000-1"},
+    {"groups",
+     "state: the consumer groups, their consumers and pending entries (listed while there "
+     "are groups); writing replaces them all, rm destroys them",
+     "cat s/groups"},
+    {"state",
+     "state: last-generated-id, max-deleted-entry-id, entries-added, recorded-first-entry-id "
+     "(listed when not those of the entries); writing sets them (XSETID)",
+     "cat s/state"},
     {".add", "input: each line is an entry (field<TAB>value...) added with ID *, one batch",
      "printf \"f\\tv\\n\" >> s/.add"},
     {".add:maxlen=N, .add:minid=ID, .add:nomkstream",
