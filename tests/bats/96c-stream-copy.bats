@@ -270,13 +270,20 @@ pending	6-0	carol	T	1" "groups (times cut)"
 		) 3>&- &
 		pids+=($!)
 	done
+	mkdir "$KVFS_MNT/r"
 	for i in $(seq 1 15); do
 		rsync -aX "$NS/s/" "$BATS_TEST_TMPDIR/copy$i/"
+		# the copy is one state: it restores (a bad line would be EINVAL)
+		rsync -aX "$BATS_TEST_TMPDIR/copy$i/" "$KVFS_MNT/r/s$i/"
 	done
 	wait "${pids[@]}"
 	for i in $(seq 1 15); do
 		f=$BATS_TEST_TMPDIR/copy$i/groups
 		[ -f "$f" ]
+		# whole lines, each of its number of fields
+		assert_eq "$(tail -c1 "$f" | od -An -c | tr -d ' ')" '\n' "copy $i ends a line"
+		awk -F'\t' '($1 == "group" && NF != 5) || ($1 == "consumer" && NF != 4) ||
+			($1 == "pending" && NF != 5) || $1 !~ /^(group|consumer|pending)$/ { exit 1 }' "$f"
 		# each pending ID once, each at or below the last delivered ID
 		assert_eq "$(awk -F'\t' '$1 == "pending"' "$f" | cut -f2 | sort | uniq -d)" "" "copy $i"
 		last=$(awk -F'\t' '$1 == "group" { print $3 }' "$f")
