@@ -51,7 +51,7 @@ int stream_counters_parse(const char *d, size_t dn, struct stream_counters *out)
 	bool seen[C_N] = {false};
 	size_t start = 0, lineno = 0;
 	memset(out, 0, sizeof(*out));
-	for (size_t j = 0; j <= dn; j++) {
+	for (size_t j = 0; d && j <= dn; j++) {
 		if (j < dn && d[j] != '\n')
 			continue;
 		const char *l = d + start;
@@ -398,6 +398,8 @@ int stream_gstate_parse(const char *d, size_t dn, struct stream_gstate *gs)
 	size_t start = 0, lineno = 0;
 	int rc = 0;
 	stream_gstate_release(gs);
+	if (dn == 0)
+		return 0; /* no group (d may be NULL) */
 	for (int j = 0; j < GS_FIELDS; j++)
 		buf_init(&f[j]);
 	for (size_t j = 0; j <= dn && !rc; j++) {
