@@ -591,11 +591,11 @@ static int st_lookup(struct fs_ctx *c, const char *name, size_t n, struct fs_ent
 }
 
 struct stit {
-	struct stream_iter *it; /* NULL: the entries are done */
+	struct stream_iter *it;
 	struct fs_ctx *c;
 	struct keyspace *ks;
 	struct ks_key k; /* the key (its bytes are the iterator's) */
-	int sf;		 /* the last state file listed (0: none yet) */
+	int sf;		 /* the last state file looked at (0: the entries first) */
 	char name[STREAM_ID_MAX];
 	uint8_t cursor[16];
 	struct buf text;
