@@ -319,9 +319,11 @@ struct fs_shape {
 	/* Contents rewritten by the commit (a zset score reformatted): the
 	 * kernel keeps neither the attributes nor the pages of an entry. */
 	bool recomputed;
-	/* Stored entries cannot be changed (stream entries): an open for
-	 * writing or a truncate of one is refused with EACCES. */
-	bool immutable;
+	/* Is stored entry `name` one that cannot be changed (a stream's
+	 * entries, not its state files)? An open of it for writing is
+	 * refused with EACCES (a truncate reaches commit, which refuses
+	 * it). NULL: every entry can be changed. */
+	bool (*is_immutable)(const char *name, size_t n);
 	/* Names are numbers whose leading zeros only pad them to sort (list
 	 * positions): attribute records take the number without them. */
 	bool padded;
