@@ -716,10 +716,9 @@ static int read_pending(struct group_txn *x, const struct stream_id *start, uint
 	struct stream_pel p;
 	struct stream_id id;
 	uint64_t n = 0;
-	/* NEEDSWORK: without cb (the .ctl file), an entry deleted from the
-	 * stream fails the read with -ENOENT when it is the last one read,
-	 * as it always has; Redis returns it as nil. */
-	int gone = 0;
+	/* A pending entry deleted from the stream is delivered again as no
+	 * value (Redis's nil; Kvrocks counts its delivery too), never a
+	 * failure of the read. */
 	int rc = pel_iter_open(&pi, x->ks, x->k, x->m->version, x->g, x->gn, start);
 	while (!rc && (rc = pel_iter_next(&pi, &id, &p)) == 1) {
 		rc = 0;
@@ -734,7 +733,6 @@ static int read_pending(struct group_txn *x, const struct stream_id *start, uint
 			rc = stream_get(x->ks, x->k, &id, &v);
 		if (rc && rc != -ENOENT)
 			break;
-		gone = cb ? 0 : rc;
 		if (cb)
 			rc = cb(arg, &id, rc ? NULL : v.data, rc ? 0 : v.len);
 		else
@@ -742,7 +740,7 @@ static int read_pending(struct group_txn *x, const struct stream_id *start, uint
 	}
 	pel_iter_close(&pi);
 	buf_release(&v);
-	return rc ? rc : gone;
+	return rc;
 }
 
 int stream_readgroup(struct keyspace *ks, const struct ks_key *k, const char *g, size_t gn,
