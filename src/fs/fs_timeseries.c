@@ -15,6 +15,7 @@
  * with its number. It runs the compaction rules.
  * Views (read-only, never listed), CSV "timestamp,value" lines:
  *   .last                        TS.GET
+ *   .log                         TS.RANGE - +, growing (tail -f)
  *   .info                        TS.INFO as "name value" lines
  *   .range:FROM..TO[:OPT]...     TS.RANGE; FROM "-" or ms, TO "+" or ms
  *   .revrange:FROM..TO[:OPT]...  TS.REVRANGE
@@ -40,6 +41,7 @@
 #define INPUT	       ".add"
 #define VIEW_LAST      ".last"
 #define VIEW_INFO      ".info"
+#define VIEW_LOG       ".log"
 #define VIEW_RANGE     ".range:"
 #define VIEW_REVRANGE  ".revrange:"
 
@@ -164,7 +166,15 @@ static int csv_parse(const char *d, size_t dn, bool star, struct ts_sample **out
 static bool tsf_is_view(const char *name, size_t n)
 {
 	return is_name(name, n, VIEW_LAST) || is_name(name, n, VIEW_INFO) ||
-	       has_prefix(name, n, VIEW_RANGE) || has_prefix(name, n, VIEW_REVRANGE);
+	       is_name(name, n, VIEW_LOG) || has_prefix(name, n, VIEW_RANGE) ||
+	       has_prefix(name, n, VIEW_REVRANGE);
+}
+
+/* .log grows as samples are added: a reader at its end loads it again
+ * (tail -f), as a stream's .log. */
+static bool tsf_is_live(const char *name, size_t n)
+{
+	return is_name(name, n, VIEW_LOG);
 }
 
 /* ".add", or ".add:on_duplicate=POLICY" (TS.ADD's ON_DUPLICATE for the
@@ -338,11 +348,15 @@ static int view_make(struct fs_ctx *c, const char *name, size_t n, struct buf *o
 			rc = ts_rules(c->fs->ks, &c->k, info_rule, out);
 		return rc;
 	}
-	bool rev = has_prefix(name, n, VIEW_REVRANGE);
-	size_t head = strlen(rev ? VIEW_REVRANGE : VIEW_RANGE);
 	struct ts_range_opt o;
 	uint64_t *fts = NULL;
-	rc = fs_ts_range_parse(name + head, n - head, &o, &fts);
+	bool rev = has_prefix(name, n, VIEW_REVRANGE);
+	size_t head = strlen(rev ? VIEW_REVRANGE : VIEW_RANGE);
+	rc = 0;
+	if (is_name(name, n, VIEW_LOG)) /* TS.RANGE - +: every sample kept */
+		ts_range_opt_init(&o);
+	else
+		rc = fs_ts_range_parse(name + head, n - head, &o, &fts);
 	if (!rc)
 		rc = ts_range(c->fs->ks, &c->k, &o, rev, &s, &ns);
 	if (!rc)
@@ -868,6 +882,8 @@ static const struct fs_help ts_help[] = {
      "echo \"*,1\" >> t/.add:on_duplicate=sum"},
     {".last", "view: the newest sample (TS.GET)", "cat t/.last"},
     {".info", "view: TS.INFO", "cat t/.info"},
+    {".log", "view: every sample (TS.RANGE - +), grows as samples are added (tail -f)",
+     "tail -f t/.log"},
     {".range:FROM..TO[:OPT]...", "view: TS.RANGE (- and + for the ends; agg=, count=, ...)",
      "cat t/.range:-..+:agg=avg:bucket=60000"},
     {".revrange:FROM..TO[:OPT]...", "view: TS.REVRANGE", "cat t/.revrange:-..+:count=10"},
@@ -887,6 +903,7 @@ const struct fs_shape fs_timeseries_shape = {
     .iter_next = tsf_next,
     .iter_free = tsf_free_iter,
     .is_view = tsf_is_view,
+    .is_live = tsf_is_live,
     .is_input = tsf_is_input,
     .feed = tsf_feed,
     .load = tsf_load,
