@@ -643,7 +643,9 @@ int fs_ts_range_parse(const char *spec, size_t n, struct ts_range_opt *o, uint64
 /* fs_ts_view_file_shape: namespace views over the time series selected
  * by label filters, ".mrange:RANGE[:OPT]...?FILTERS", ".mrevrange:...",
  * ".mget?FILTERS" (a key of that name is shadowed): read-only files of
- * "key,timestamp,value" lines. */
+ * "key,timestamp,value" lines. fs_ts_madd_file_shape: the namespace
+ * input ".madd" (".madd:on_duplicate=POLICY"), "KEY,TIMESTAMP,VALUE"
+ * lines, each write one TS.MADD across keys, all or nothing. */
 
 /* ---- Sketch keys (fs_sketch.c) ---------------------------------------
  *
@@ -844,7 +846,8 @@ extern const struct fs_shape fs_hash_shape, fs_list_shape, fs_set_shape, fs_zset
     fs_sortedint_shape, fs_stream_shape, fs_timeseries_shape, fs_tdigest_shape, fs_topk_shape,
     fs_hll_shape, fs_bloom_shape;
 extern const struct fs_file_shape fs_string_file_shape, fs_bitmap_file_shape, fs_json_file_shape,
-    fs_ts_view_file_shape, fs_counter_file_shape, fs_bitops_file_shape, fs_list_push_file_shape;
+    fs_ts_view_file_shape, fs_ts_madd_file_shape, fs_counter_file_shape, fs_bitops_file_shape,
+    fs_list_push_file_shape;
 /* What user.kvfs.help prints on a namespace (its names besides keys). */
 extern const struct fs_help fs_ns_help[];
 /* What a new file and a new directory are (DESIGN.md section 5, rule 3:

@@ -99,6 +99,46 @@ static size_t csv_len(const struct ts_sample *s, size_t n)
 	return len;
 }
 
+/* One "timestamp,value" line l (no newline, not blank); star: "*" is
+ * the clock (TS_NOW). 0 or -EINVAL. */
+static int sample_parse(const char *l, size_t len, bool star, struct ts_sample *x)
+{
+	size_t b = 0;
+	while (b < len && (l[b] == ' ' || l[b] == '\t'))
+		b++;
+	const char *comma = memchr(l, ',', len);
+	if (!comma)
+		return -EINVAL;
+	const char *t = l + b;
+	size_t tn = comma > t ? (size_t)(comma - t) : 0;
+	while (tn && (t[tn - 1] == ' ' || t[tn - 1] == '\t'))
+		tn--;
+	if (star && tn == 1 && t[0] == '*')
+		x->ts = TS_NOW;
+	else if (parse_u64(t, tn, &x->ts) || x->ts == TS_NOW)
+		return -EINVAL;
+	return parse_double(comma + 1, len - (size_t)(comma + 1 - l), &x->v) ? -EINVAL : 0;
+}
+
+/* The next line of d[*i, dn): its start and length (without "\n" and a
+ * "\r" before it); false at the end. *blank: only spaces and tabs. */
+static bool next_line(const char *d, size_t dn, size_t *i, const char **l, size_t *len, bool *blank)
+{
+	if (*i >= dn)
+		return false;
+	const char *nl = memchr(d + *i, '\n', dn - *i);
+	*l = d + *i;
+	*len = nl ? (size_t)(nl - *l) : dn - *i;
+	*i += *len + (nl ? 1 : 0);
+	if (*len && (*l)[*len - 1] == '\r')
+		(*len)--;
+	size_t b = 0;
+	while (b < *len && ((*l)[b] == ' ' || (*l)[b] == '\t'))
+		b++;
+	*blank = b == *len;
+	return true;
+}
+
 /*
  * Parse "timestamp,value" lines (a last line may lack its newline; blank
  * lines are skipped). star: "*" is the clock (TS_NOW). 0 with *out
@@ -108,36 +148,16 @@ static int csv_parse(const char *d, size_t dn, bool star, struct ts_sample **out
 		     size_t *line)
 {
 	struct ts_sample *s = NULL;
-	size_t cap = 0, cnt = 0, ln = 0, i = 0;
+	size_t cap = 0, cnt = 0, ln = 0, i = 0, len;
+	const char *l;
+	bool blank;
 	int rc = 0;
-	while (i < dn && !rc) {
-		const char *l = d + i, *nl = memchr(l, '\n', dn - i);
-		size_t len = nl ? (size_t)(nl - l) : dn - i;
-		i += len + (nl ? 1 : 0);
-		ln++;
-		if (len && l[len - 1] == '\r')
-			len--;
-		size_t b = 0;
-		while (b < len && (l[b] == ' ' || l[b] == '\t'))
-			b++;
-		if (b == len)
-			continue;
-		const char *comma = memchr(l, ',', len);
+	while (!rc && next_line(d, dn, &i, &l, &len, &blank)) {
 		struct ts_sample x;
-		if (!comma) {
-			rc = -EINVAL;
-			break;
-		}
-		const char *t = l + b;
-		size_t tn = (size_t)(comma - t);
-		while (tn && (t[tn - 1] == ' ' || t[tn - 1] == '\t'))
-			tn--;
-		if (star && tn == 1 && t[0] == '*')
-			x.ts = TS_NOW;
-		else if (parse_u64(t, tn, &x.ts) || x.ts == TS_NOW)
-			rc = -EINVAL;
-		if (!rc && parse_double(comma + 1, len - (size_t)(comma + 1 - l), &x.v))
-			rc = -EINVAL;
+		ln++;
+		if (blank)
+			continue;
+		rc = sample_parse(l, len, star, &x);
 		if (rc)
 			break;
 		if (cnt == cap) {
@@ -1032,4 +1052,249 @@ const struct fs_file_shape fs_ts_view_file_shape = {
     .stat = ns_view_stat,
     .open = ns_view_open,
     .load = ns_view_load,
+};
+
+/* ---- the namespace input .madd: TS.MADD across keys ------------------- */
+
+#define NSINPUT_MADD ".madd"
+
+/* ".madd", or ".madd:on_duplicate=POLICY": the policy into *dup. */
+static bool madd_parse_name(const char *name, size_t n, int *dup)
+{
+	static const char opt[] = NSINPUT_MADD ":on_duplicate=";
+	*dup = TS_DUP_NONE;
+	if (is_name(name, n, NSINPUT_MADD))
+		return true;
+	if (!has_prefix(name, n, opt))
+		return false;
+	*dup = ts_policy_parse(name + strlen(opt), n - strlen(opt));
+	return *dup >= 0;
+}
+
+/* Any ".madd:on_duplicate=" name is the input's: one with no policy is
+ * refused at open (EINVAL) instead of becoming a string key. */
+static bool madd_is_name(const char *name, size_t n)
+{
+	return is_name(name, n, NSINPUT_MADD) || has_prefix(name, n, NSINPUT_MADD ":on_duplicate=");
+}
+
+/* One series of a write: its key, its samples and their line numbers. */
+struct madd_key {
+	struct buf key;
+	struct ts_sample *s;
+	size_t *line;
+	size_t n, cap;
+};
+
+struct madd_write {
+	struct madd_key *k;
+	size_t n;
+};
+
+static void madd_write_release(struct madd_write *w)
+{
+	for (size_t i = 0; i < w->n; i++) {
+		buf_release(&w->k[i].key);
+		free(w->k[i].s);
+		free(w->k[i].line);
+	}
+	free(w->k);
+}
+
+/* Add sample x of line ln to key (the decoded name) in w. */
+static int madd_push(struct madd_write *w, const struct buf *key, struct ts_sample x, size_t ln)
+{
+	size_t i = 0;
+	while (i < w->n &&
+	       !(w->k[i].key.len == key->len && memcmp(w->k[i].key.data, key->data, key->len) == 0))
+		i++;
+	if (i == w->n) {
+		if (w->n == KS_LOCKV_MAX)
+			return -E2BIG;
+		void *p = realloc(w->k, (w->n + 1) * sizeof(*w->k));
+		if (!p)
+			return -ENOMEM;
+		w->k = p;
+		memset(&w->k[i], 0, sizeof(w->k[i]));
+		w->n++;
+		if (buf_set(&w->k[i].key, key->data, key->len))
+			return -ENOMEM;
+	}
+	struct madd_key *k = &w->k[i];
+	if (k->n == k->cap) {
+		size_t cap = k->cap ? k->cap * 2 : 16;
+		void *p = realloc(k->s, cap * sizeof(*k->s)), *q;
+		if (!p)
+			return -ENOMEM;
+		k->s = p;
+		if (!(q = realloc(k->line, cap * sizeof(*k->line))))
+			return -ENOMEM;
+		k->line = q;
+		k->cap = cap;
+	}
+	k->s[k->n] = x;
+	k->line[k->n++] = ln;
+	return 0;
+}
+
+/* The lines "KEY,TIMESTAMP,VALUE" of d into w (KEY a file name, which
+ * may hold commas: the last two fields are the sample). 0, or an error
+ * with *line the line's number. */
+static int madd_lines(const char *d, size_t dn, struct madd_write *w, size_t *line)
+{
+	struct buf name = BUF_INIT, key = BUF_INIT;
+	size_t i = 0, len, ln = 0;
+	const char *l;
+	bool blank;
+	int rc = 0;
+	while (!rc && next_line(d, dn, &i, &l, &len, &blank)) {
+		struct ts_sample x;
+		uint64_t hash;
+		ln++;
+		if (blank)
+			continue;
+		const char *vc = memrchr(l, ',', len);
+		const char *tc = vc ? memrchr(l, ',', (size_t)(vc - l)) : NULL;
+		rc = tc && tc > l ? sample_parse(tc + 1, len - (size_t)(tc + 1 - l), true, &x)
+				  : -EINVAL;
+		if (!rc)
+			rc = buf_set(&name, l, (size_t)(tc - l));
+		if (!rc && (memchr(name.data, 0, name.len) ||
+			    names_decode(name.data, &key, &hash) || !key.len))
+			rc = -EINVAL;
+		if (!rc)
+			rc = madd_push(w, &key, x, ln);
+	}
+	*line = ln;
+	buf_release(&name);
+	buf_release(&key);
+	return rc;
+}
+
+/* madd_changed: ts_rules callback, a destination the write changed. */
+struct madd_ns {
+	struct fs *fs;
+	struct fs_node *ns;
+};
+
+static int madd_dest_changed(void *arg, const char *dst, size_t dn, const struct ts_rule *r)
+{
+	struct madd_ns *a = arg;
+	(void)r;
+	fs_key_changed_named(a->fs, a->ns, dst, dn);
+	return 0;
+}
+
+static int madd_feed(struct fs *fs, struct fs_node *ns, const struct ks_key *k, const char *d,
+		     size_t dn)
+{
+	struct madd_write w = {0};
+	struct ts_madd_in *in = NULL;
+	size_t line = 0, bk = 0, bs = 0;
+	int dup;
+	if (!madd_parse_name(k->key, k->klen, &dup))
+		return -EACCES;
+	int rc = madd_lines(d, dn, &w, &line);
+	if (rc == -EINVAL)
+		LOG_ERR("'%.*s': line %zu of this write is not \"KEY,TIMESTAMP,VALUE\" (KEY a file "
+			"name, timestamp a number of ms or *): nothing of it is added",
+			(int)k->klen, k->key, line);
+	else if (rc == -E2BIG)
+		LOG_ERR(
+		    "'%.*s': line %zu: more than %d series in one write: nothing of it is added",
+		    (int)k->klen, k->key, line, KS_LOCKV_MAX);
+	if (rc || !w.n)
+		goto out;
+	if (!(in = calloc(w.n, sizeof(*in)))) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < w.n; i++) {
+		in[i].k = *k; /* the namespace, and the change the caller staged */
+		in[i].k.key = w.k[i].key.data;
+		in[i].k.klen = w.k[i].key.len;
+		in[i].s = w.k[i].s;
+		in[i].n = w.k[i].n;
+	}
+	rc = ts_madd_keys(fs->ks, in, w.n, dup, &bk, &bs);
+	if (rc && bk >= w.n && rc != -EINVAL && rc != -E2BIG) /* else logged */
+		LOG_ERR("'%.*s': nothing of this write is added: %s", (int)k->klen, k->key,
+			strerror(-rc));
+	if (rc && bk < w.n && bs < w.k[bk].n) {
+		const struct madd_key *b = &w.k[bk];
+		const char *why = rc == -ENOENT		 ? "no such time series (TS.MADD adds to "
+							   "existing series only)"
+				  : rc == -KV_EWRONGTYPE ? "the key is not a time series"
+				  : rc == -EEXIST	 ? "a sample at that timestamp exists "
+							   "(DUPLICATE_POLICY block)"
+				  : rc == -EINVAL	 ? "refused (older than the retention "
+							   "window, or logged above)"
+							 : strerror(-rc);
+		LOG_ERR("'%.*s': line %zu, key '%.*s': %s: nothing of this write is added",
+			(int)k->klen, k->key, b->line[bs], (int)b->key.len, b->key.data, why);
+	}
+	if (!rc) {
+		struct madd_ns a = {fs, ns};
+		for (size_t i = 0; i < w.n; i++) {
+			fs_key_changed_named(fs, ns, in[i].k.key, in[i].k.klen);
+			ts_rules(fs->ks, &in[i].k, madd_dest_changed, &a); /* nothing to undo */
+		}
+	}
+out:
+	free(in);
+	madd_write_release(&w);
+	return rc;
+}
+
+/* An input: an empty write-only file, looked up anew each time. */
+static int madd_stat(struct fs *fs, const struct ks_key *k, const struct ks_info *info,
+		     struct stat *st, double *timeout)
+{
+	int dup;
+	(void)info;
+	if (!madd_parse_name(k->key, k->klen, &dup))
+		return -ENOENT;
+	fs_stat_fill(fs, S_IFREG | 0200, 0, 0, 0, st, timeout);
+	st->st_blksize = FS_INPUT_BLKSIZE;
+	*timeout = 0;
+	return 0;
+}
+
+static int madd_open(struct fs *fs, const struct ks_key *k, bool write, bool *view)
+{
+	int dup;
+	(void)fs;
+	(void)write;
+	*view = false;
+	if (madd_parse_name(k->key, k->klen, &dup))
+		return 0;
+	LOG_ERR("'%.*s': ON_DUPLICATE is block, first, last, min, max or sum", (int)k->klen,
+		k->key);
+	return -EINVAL;
+}
+
+static int madd_load(struct fs *fs, const struct ks_key *k, struct buf *out)
+{
+	(void)fs;
+	(void)k;
+	buf_reset(out); /* an input holds nothing */
+	return 0;
+}
+
+static int madd_unlink(struct fs *fs, const struct ks_key *k)
+{
+	(void)fs;
+	LOG_ERR("rm '%.*s': an input (TS.MADD) cannot be removed", (int)k->klen, k->key);
+	return -EACCES;
+}
+
+/* .madd is a name of the namespace while no key has it (as KEY:rpush). */
+const struct fs_file_shape fs_ts_madd_file_shape = {
+    .type = KV_TYPE_STRING, /* a file: what fs_file_check asks of a name */
+    .is_name = madd_is_name,
+    .stat = madd_stat,
+    .open = madd_open,
+    .load = madd_load,
+    .unlink = madd_unlink,
+    .feed = madd_feed,
 };

@@ -937,11 +937,8 @@ int ts_alter(struct keyspace *ks, const struct ks_key *k, const struct ts_option
 
 #define MADD_INCR 0x100 /* internal: v[0] holds a delta for the newest value */
 
-/* Merge v (n samples, sorted) into s as TS.MADD does; the rules of rs
- * follow in the same transaction. */
-static int madd_series(struct ts_series *s, struct ts_ssamp *v, size_t n, unsigned flags,
-		       int on_dup, const struct ts_options *create, struct ts_rule_set *rs,
-		       size_t *bad)
+int ts_series_madd(struct ts_series *s, struct ts_ssamp *v, size_t n, unsigned flags, int on_dup,
+		   const struct ts_options *create, struct ts_rule_set *rs, size_t *bad)
 {
 	struct ts_ssamp *c = NULL;
 	size_t nc = 0;
@@ -1031,7 +1028,7 @@ static int madd(struct keyspace *ks, const struct ks_key *k, const struct ts_sam
 	if (!rc) {
 		rc = ts_series_open(&s, ks, &t, &rs.keys[0], (flags & TS_MADD_CREATE) != 0, create);
 		if (!rc)
-			rc = madd_series(&s, v, n, flags, on_dup, create, &rs, bad);
+			rc = ts_series_madd(&s, v, n, flags, on_dup, create, &rs, bad);
 		rc = ts_series_end(&t, &s, NULL, rc);
 	}
 	if (!rc && res)

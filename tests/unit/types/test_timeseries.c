@@ -903,6 +903,62 @@ static void test_gc(void)
 	buf_release(&r);
 }
 
+/* TS.MADD across keys: all or nothing, rules in the same batch. */
+static void test_madd_keys(void)
+{
+	char s[256];
+	struct ts_sample a1[] = {{1000, 1}, {1500, 2}}, b1[] = {{1000, 7}}, c1[] = {{3000, 1}};
+	CHECK_INT(ts_create(ks, KEY("mk_a"), NULL), 0);
+	CHECK_INT(ts_create(ks, KEY("mk_b"), NULL), 0);
+	CHECK_INT(ts_create(ks, KEY("mk_d"), NULL), 0);
+	CHECK_INT(ts_createrule(ks, KEY("mk_a"), KEY("mk_d"), TS_AGG_SUM, 1000, 0, NULL), 0);
+	struct ts_madd_in in[3] = {{*KEY("mk_a"), a1, 2}, {*KEY("mk_b"), b1, 1}};
+	size_t bk = 99, bs = 99;
+	CHECK_INT(ts_madd_keys(ks, in, 2, TS_DUP_NONE, &bk, &bs), 0);
+	all_str("mk_a", s, sizeof(s));
+	CHECK(strcmp(s, "1000=1 1500=2") == 0);
+	all_str("mk_b", s, sizeof(s));
+	CHECK(strcmp(s, "1000=7") == 0);
+	/* a missing third key: nothing of the call is stored */
+	struct ts_sample a2[] = {{2000, 1}};
+	in[0].s = a2;
+	in[0].n = 1;
+	in[1].s = c1;
+	in[2] = (struct ts_madd_in){*KEY("mk_none"), c1, 1};
+	CHECK_INT(ts_madd_keys(ks, in, 3, TS_DUP_NONE, &bk, &bs), -ENOENT);
+	CHECK_INT(bk, 2);
+	CHECK_INT(bs, 0);
+	/* BLOCK on the second key */
+	in[1].s = b1;
+	CHECK_INT(ts_madd_keys(ks, in, 2, TS_DUP_NONE, &bk, &bs), -EEXIST);
+	CHECK_INT(bk, 1);
+	all_str("mk_a", s, sizeof(s));
+	CHECK(strcmp(s, "1000=1 1500=2") == 0);
+	all_str("mk_d", s, sizeof(s));
+	CHECK(strcmp(s, "") == 0);
+	/* a key and its rule's destination together: refused */
+	in[1] = (struct ts_madd_in){*KEY("mk_d"), c1, 1};
+	CHECK_INT(ts_madd_keys(ks, in, 2, TS_DUP_NONE, &bk, &bs), -EINVAL);
+	CHECK_INT(bk, 2);
+	/* the same key twice: refused */
+	in[1] = in[0];
+	CHECK_INT(ts_madd_keys(ks, in, 2, TS_DUP_NONE, &bk, &bs), -EINVAL);
+	/* ON_DUPLICATE for all; the rule closes bucket 1000 into mk_d */
+	in[1] = (struct ts_madd_in){*KEY("mk_b"), b1, 1};
+	CHECK_INT(ts_madd_keys(ks, in, 2, TS_DUP_SUM, &bk, &bs), 0);
+	all_str("mk_b", s, sizeof(s));
+	CHECK(strcmp(s, "1000=14") == 0);
+	all_str("mk_d", s, sizeof(s));
+	CHECK(strcmp(s, "1000=3") == 0);
+	/* a string key */
+	CHECK_INT(string_set(ks, KEY("mk_s"), "x", 1, 0), 0);
+	in[0].s = c1;
+	in[1] = (struct ts_madd_in){*KEY("mk_s"), b1, 1};
+	CHECK_INT(ts_madd_keys(ks, in, 2, TS_DUP_NONE, &bk, &bs), -KV_EWRONGTYPE);
+	CHECK_INT(bk, 1);
+	CHECK_INT(ts_madd_keys(ks, in, 0, TS_DUP_NONE, &bk, &bs), -EINVAL);
+}
+
 int main(void)
 {
 	log_level_current = -1;
@@ -920,6 +976,7 @@ int main(void)
 	test_corrupt_rule();
 	test_stored_bounds();
 	test_gc();
+	test_madd_keys();
 	fixture_done(ks);
 	return check_done("test_timeseries");
 }
