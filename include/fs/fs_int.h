@@ -221,6 +221,10 @@ struct fs_ctx {
 	 * expelled items), which a read of that open returns: the feed
 	 * replaces it. NULL: nobody can read it (a close's last line). */
 	struct buf *reply;
+	/* The scratch name whose contents an adopt stores (rename_local;
+	 * NULL elsewhere): rsync's temp file restores, an editor's edits. */
+	const char *adopt_from;
+	size_t adopt_from_len;
 };
 
 /* What an entry name resolves to. Caller-owned: fs_entry_init/_release. */
@@ -283,6 +287,9 @@ const char *fs_scratch_tool(const char *name, size_t n);
 /* Vim's swap files only (".NAME.swp" ... ".saa", ".swpx"): the scratch
  * names of a set or zset, where every other name is a member. */
 bool fs_is_swap_name(const char *name, size_t n);
+/* rsync's temp file ".NAME.XXXXXX" (not a vim swap file): its rename
+ * onto an entry is a restore of stored state, not an edit. */
+bool fs_is_rsync_temp(const char *name, size_t n);
 
 /* ---- Directory shapes: the entries of a key, by its type (fs_TYPE.c) --- */
 

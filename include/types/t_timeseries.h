@@ -245,6 +245,15 @@ int ts_chunk_get(struct keyspace *ks, const struct ks_key *k, uint64_t id, struc
  * written). -EINVAL (logged) otherwise. A missing key is -ENOENT. */
 int ts_chunk_put(struct keyspace *ks, const struct ks_key *k, uint64_t id,
 		 const struct ts_sample *s, size_t n);
+/* ts_chunk_put as an edit (a chunk file changed through the mount): the
+ * same checks and the same chunk, and in the same batch every
+ * compaction rule of k recomputes the buckets holding a timestamp whose
+ * sample the edit added, removed or changed (as TS.DEL and late samples
+ * do; a bucket after the open one opens as an add would).
+ * last_timestamp is not changed. -ENOSPC, -EUCLEAN (a rule that does
+ * not decode) as an add. */
+int ts_chunk_edit(struct keyspace *ks, const struct ks_key *k, uint64_t id,
+		  const struct ts_sample *s, size_t n);
 /* A chunk given whole: id (its first timestamp) and its samples. */
 struct ts_chunk_in {
 	uint64_t id;

@@ -178,5 +178,9 @@ int ts_rule_set_added(struct ts_rule_set *rs, struct ts_series *s, const struct 
 		      size_t n);
 /* The same after the samples gone (time order) were deleted from s. */
 int ts_rule_set_deleted(struct ts_rule_set *rs, struct ts_series *s, const struct ts_sarr *gone);
+/* The same after a chunk edit changed the samples at the timestamps ts
+ * (sorted: added, removed or given another value): every bucket they
+ * fall in is recomputed from s as it now is. */
+int ts_rule_set_edited(struct ts_rule_set *rs, struct ts_series *s, const uint64_t *ts, size_t n);
 
 #endif

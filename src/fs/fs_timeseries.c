@@ -7,8 +7,10 @@
  * or rsync's temp file renamed onto it) stores exactly its samples as
  * that chunk: they must increase, start at the chunk's id and not
  * overlap the neighbours (EINVAL, nothing changed); an empty chunk file
- * removes the chunk; rm removes it. Chunk writes are a restore: they run
- * no compaction rule.
+ * removes the chunk; rm removes it. An edit (a write to the chunk, or
+ * any tool's temp file renamed onto it) recomputes the compaction
+ * rules' buckets it touches; rsync's temp file renamed onto it is a
+ * restore, which runs no rule (rsync sets the rules' state after).
  *
  * Input (never listed): .add takes "timestamp,value" lines (timestamp "*"
  * = now) as one TS.MADD per write, all or nothing; a bad line is logged
@@ -500,8 +502,13 @@ static int tsf_check(const char *name, size_t n, const char *d, size_t dn)
 	return rc;
 }
 
-/* Store chunk `name` with the CSV d. */
-static int put_chunk(struct fs_ctx *c, const char *name, size_t n, const char *d, size_t dn)
+static int rule_dest_changed(void *arg, const char *dst, size_t dn, const struct ts_rule *r);
+
+/* Store chunk `name` with the CSV d: an edit (the rules recompute the
+ * buckets it touches), or with edit false a restore (rsync's temp file
+ * renamed onto it: the stored state as given, rules untouched). */
+static int put_chunk(struct fs_ctx *c, const char *name, size_t n, const char *d, size_t dn,
+		     bool edit)
 {
 	struct ts_sample *s = NULL;
 	size_t ns = 0, line = 0;
@@ -512,8 +519,12 @@ static int put_chunk(struct fs_ctx *c, const char *name, size_t n, const char *d
 	rc = csv_parse(d, dn, false, &s, &ns, &line);
 	if (rc == -EINVAL)
 		LOG_ERR("'%.*s': line %zu is not \"timestamp,value\"", (int)n, name, line);
-	if (!rc)
+	if (!rc && edit)
+		rc = ts_chunk_edit(c->fs->ks, &c->k, id, s, ns);
+	else if (!rc)
 		rc = ts_chunk_put(c->fs->ks, &c->k, id, s, ns);
+	if (!rc && edit)
+		ts_rules(c->fs->ks, &c->k, rule_dest_changed, c); /* nothing to undo if it fails */
 	free(s);
 	return rc;
 }
@@ -524,7 +535,7 @@ static int tsf_commit(struct fs_ctx *c, const char *name, size_t n, const char *
 	(void)pending;
 	if (tsf_is_view(name, n) || tsf_is_input(name, n))
 		return -EACCES;
-	return put_chunk(c, name, n, d, dn);
+	return put_chunk(c, name, n, d, dn, true);
 }
 
 /* ts_rules callback: a rule's destination, which the samples just added
@@ -646,7 +657,8 @@ static int tsf_adopt(struct fs_ctx *c, const char *to, size_t tn, const char *d,
 		return -EACCES;
 	if (!chunk_name(to, tn, &id))
 		return fs_shape_refuse_name(c, "rename onto", to, tn);
-	int rc = put_chunk(c, to, tn, d, dn);
+	bool restore = c->adopt_from && fs_is_rsync_temp(c->adopt_from, c->adopt_from_len);
+	int rc = put_chunk(c, to, tn, d, dn, !restore);
 	return rc ? rc : buf_set(canon, to, tn);
 }
 
@@ -893,7 +905,9 @@ static int tsx_remove(struct fs_ctx *c, const char *param)
 }
 
 static const struct fs_help ts_help[] = {
-    {"CHUNK", "a chunk: 20-digit first timestamp and .csv, timestamp,value lines",
+    {"CHUNK",
+     "a chunk: 20-digit first timestamp and .csv, timestamp,value lines; an edit "
+     "(sed -i, vim) recomputes the rules' buckets",
      "cat t/00000001700000000000.csv"},
     {".add", "input: timestamp,value lines (timestamp * is now), TS.MADD",
      "echo \"*,22.5\" >> t/.add"},

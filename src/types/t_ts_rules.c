@@ -505,6 +505,55 @@ int ts_rule_set_deleted(struct ts_rule_set *rs, struct ts_series *s, const struc
 	return rc;
 }
 
+int ts_rule_set_edited(struct ts_rule_set *rs, struct ts_series *s, const uint64_t *ts, size_t n)
+{
+	struct dst_upd *u = NULL;
+	struct ts_sarr a = {0};
+	int rc = 0;
+	if (!rs->n || !n)
+		return 0;
+	if (!(u = calloc(rs->n, sizeof(*u))))
+		return -ENOMEM;
+	/* Each bucket the edit touched, from the source as it now is: a
+	 * closed one is recomputed, the open one refolded, a later one
+	 * opened as an add opens it (closing the open one). */
+	for (size_t i = 0; i < rs->n && !rc; i++) {
+		struct ts_rule *r = &rs->e[i].r;
+		uint64_t prev = UINT64_MAX;
+		for (size_t j = 0; j < n && !rc; j++) {
+			uint64_t bk = tsagg_bucket_left(ts[j], r->bucket, r->align);
+			if (bk == prev)
+				continue;
+			prev = bk;
+			bool open = !(r->latest == 0 && tsagg_rule_is_reset(r));
+			if (open && bk < r->latest) {
+				rc = rule_redo(s, r, bk, &u[i]);
+				continue;
+			}
+			if (open && bk == r->latest) {
+				rc = rule_refold(s, r);
+				continue;
+			}
+			rc = bucket_samples(s, r, bk, &a);
+			if (rc || !a.n)
+				continue; /* samples removed past the open bucket */
+			if (open)
+				rc = rule_close(s, r, &u[i]);
+			tsagg_rule_reset(r);
+			r->latest = bk;
+			if (!rc)
+				rc = rule_refold(s, r);
+		}
+		if (!rc)
+			rule_put(s, rs->e[i].dst.data, rs->e[i].dst.len, r);
+		if (!rc)
+			rc = dst_write(s, &rs->e[i], &rs->keys[i + 1], &u[i]);
+	}
+	free(a.s);
+	dst_upd_free(u, rs->n);
+	return rc;
+}
+
 /* ---- TS.CREATERULE, TS.DELETERULE, the rules of a key ------------------------- */
 
 struct rule_find {

@@ -209,3 +209,89 @@ os.close(fd)' "$NS/.madd" "$p" &
 	assert_eq "$(getfattr --only-values -n user.kvfs.ts.rule.c_n "$NS/c")" \
 		"count 100000 0 latest=400000 f=500"
 }
+
+# ------------------------------------------------------- editing chunks
+
+@test "sed -i, perl -pi, vim, cp and python's temp-then-rename edit a chunk; the rule recomputes its buckets" {
+	mkts "$NS/t"
+	setfattr -n user.kvfs.ts.rule.t_s -v "sum 1000 0" "$NS/t"
+	run write_once "$NS/t/.add" $'1000,1\n1500,2\n2000,4\n2500,1\n3000,1\n'
+	assert_bytes "$NS/t_s/.log" $'1000,3\n2000,5\n'
+	F=$NS/t/$C1000
+	sed -i 's/^1500,2$/1500,10/' "$F"
+	assert_bytes "$NS/t_s/.log" $'1000,11\n2000,5\n' "after sed -i"
+	perl -pi -e 's/^2500,1$/2500,5/' "$F"
+	assert_bytes "$NS/t_s/.log" $'1000,11\n2000,9\n' "after perl -pi"
+	vim -N -u NONE -i NONE --not-a-term -c '%s/^1000,1$/1000,2/' -c wq "$F" </dev/null >/dev/null 2>&1
+	assert_bytes "$NS/t_s/.log" $'1000,12\n2000,9\n' "after vim"
+	run python3 -c '
+import os, sys, tempfile
+d, f = sys.argv[1], sys.argv[2]
+text = open(f).read().replace("3000,1\n", "3000,7\n4000,1\n")
+fd, p = tempfile.mkstemp(dir=d)
+os.write(fd, text.encode())
+os.close(fd)
+print(" ".join(sorted(os.listdir(d))))
+os.replace(p, f)' "$NS/t" "$F"
+	assert_eq "$output" "$C1000" "ls while the temp file is open"
+	assert_bytes "$F" $'1000,2\n1500,10\n2000,4\n2500,5\n3000,7\n4000,1\n'
+	# 3000 was the open bucket: 4000 closes it (7) and opens 4000
+	assert_bytes "$NS/t_s/.log" $'1000,12\n2000,9\n3000,7\n' "after python"
+	assert_eq "$(getfattr --only-values -n user.kvfs.ts.rule.t_s "$NS/t")" "sum 1000 0 latest=4000 f=1"
+	printf '1000,1\n2000,1\n' >"$BATS_TEST_TMPDIR/c.csv"
+	cp "$BATS_TEST_TMPDIR/c.csv" "$F"
+	# 3000 and 4000 are gone: bucket 3000 leaves the destination
+	assert_bytes "$NS/t_s/.log" $'1000,1\n2000,1\n' "after cp"
+	assert_eq "$(getfattr --only-values -n user.kvfs.ts.rule.t_s "$NS/t")" "sum 1000 0 latest=4000 f=0"
+	assert_eq "$(ls -A "$NS/t")" "$C1000" "no temp file left"
+	assert_eq "$(kvfs_type "$NS/t")" timeseries
+}
+
+@test "a bad edit of a chunk is refused (EINVAL) and changes nothing (ldb); its temp file does not stay" {
+	mkts "$NS/t"
+	setfattr -n user.kvfs.ts.rule.t_s -v "sum 1000 0" "$NS/t"
+	run write_once "$NS/t/.add" $'1000,1\n1500,2\n2000,4\n3000,1\n'
+	printf '5000,1\n' >"$NS/t/00000000000000005000.csv"
+	kvfs_unmount
+	before=$(ldb_scan default)$(ldb_scan metadata)
+	kvfs_mount
+	F=$NS/t/$C1000
+	run sed -i 's/^1000,/1200,/' "$F"
+	[ "$status" -ne 0 ]
+	[[ $output == *"Invalid argument"* ]]
+	run sed -i 's/^1500,2$/2500,2/' "$F"
+	[ "$status" -ne 0 ]
+	run perl -pi -e 's/^2000,4$/2000,x/' "$F"
+	[ "$status" -ne 0 ]
+	run errno_of '
+f = open(a[0], "w")
+f.write("1000,1\n5000,2\n")
+f.close()' "$F"
+	assert_eq "$output" EINVAL "overlaps the next chunk"
+	assert_eq "$(ls -A "$NS/t" | paste -sd' ')" "$C1000 00000000000000005000.csv" "listing"
+	kvfs_unmount
+	assert_eq "$(ldb_scan default)$(ldb_scan metadata)" "$before" "records"
+}
+
+@test "rsync's temp file renamed onto a chunk stays a restore: a destination edited by hand is copied as it is" {
+	mkts "$NS/t"
+	# a_s sorts before t: rsync writes the destination first, then t's chunk
+	setfattr -n user.kvfs.ts.rule.a_s -v "sum 1000 0" "$NS/t"
+	run write_once "$NS/t/.add" $'1000,1\n1500,2\n2000,4\n'
+	assert_bytes "$NS/a_s/.log" $'1000,3\n'
+	printf '1000,99\n' >"$NS/a_s/$C1000" # a destination has no rules: kept as written
+	assert_bytes "$NS/a_s/.log" $'1000,99\n'
+	mkdir "$KVFS_MNT/copy"
+	rsync -aX "$NS/" "$BATS_TEST_TMPDIR/backup/"
+	rsync -aX "$BATS_TEST_TMPDIR/backup/" "$KVFS_MNT/copy/"
+	assert_bytes "$KVFS_MNT/copy/a_s/.log" $'1000,99\n'
+	assert_bytes "$KVFS_MNT/copy/t/.log" $'1000,1\n1500,2\n2000,4\n'
+	assert_eq "$(getfattr --only-values -n user.kvfs.ts.rule.a_s "$KVFS_MNT/copy/t")" \
+		"$(getfattr --only-values -n user.kvfs.ts.rule.a_s "$NS/t")" "rule state"
+	# an incremental rsync of a changed chunk is a restore too
+	printf '1000,1\n1500,5\n2000,4\n' >"$BATS_TEST_TMPDIR/backup/t/$C1000"
+	touch -d '2001-01-01' "$BATS_TEST_TMPDIR/backup/t/$C1000"
+	rsync -aX "$BATS_TEST_TMPDIR/backup/" "$KVFS_MNT/copy/"
+	assert_bytes "$KVFS_MNT/copy/t/.log" $'1000,1\n1500,5\n2000,4\n'
+	assert_bytes "$KVFS_MNT/copy/a_s/.log" $'1000,99\n' "not recomputed"
+}

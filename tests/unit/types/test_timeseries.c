@@ -959,6 +959,48 @@ static void test_madd_keys(void)
 	CHECK_INT(ts_madd_keys(ks, in, 0, TS_DUP_NONE, &bk, &bs), -EINVAL);
 }
 
+/* A chunk edit recomputes the rules' buckets; a chunk put (restore) does not. */
+static void test_chunk_edit(void)
+{
+	char s[256];
+	CHECK_INT(ts_create(ks, KEY("ce"), NULL), 0);
+	CHECK_INT(ts_create(ks, KEY("ce_s"), NULL), 0);
+	CHECK_INT(ts_createrule(ks, KEY("ce"), KEY("ce_s"), TS_AGG_SUM, 1000, 0, NULL), 0);
+	add("ce", 1000, 1);
+	add("ce", 1500, 2);
+	add("ce", 2000, 4);
+	all_str("ce_s", s, sizeof(s));
+	CHECK(strcmp(s, "1000=3") == 0);
+	struct ts_sample a[] = {{1000, 1}, {1500, 5}, {2000, 4}};
+	CHECK_INT(ts_chunk_put(ks, KEY("ce"), 1000, a, 3), 0); /* restore: no rule */
+	all_str("ce_s", s, sizeof(s));
+	CHECK(strcmp(s, "1000=3") == 0);
+	struct ts_sample b[] = {{1000, 1}, {1500, 7}, {2000, 4}, {3000, 2}};
+	CHECK_INT(ts_chunk_edit(ks, KEY("ce"), 1000, b, 4), 0);
+	all_str("ce_s", s, sizeof(s));
+	CHECK(strcmp(s, "1000=8 2000=4") == 0); /* 3000 opens, closing 2000 */
+	struct ts_sample bad[] = {{1200, 1}};
+	CHECK_INT(ts_chunk_edit(ks, KEY("ce"), 1000, bad, 1), -EINVAL);
+	CHECK_INT(ts_chunk_edit(ks, KEY("ce"), 1000, NULL, 0), 0); /* the chunk goes */
+	all_str("ce", s, sizeof(s));
+	CHECK(strcmp(s, "") == 0);
+	all_str("ce_s", s, sizeof(s));
+	CHECK(strcmp(s, "") == 0);
+	/* TS.DEL emptying two closed buckets held by one destination chunk:
+	 * both go (the second delete finds the chunk the first rewrote). */
+	add("ce", 1000, 1);
+	add("ce", 2000, 1);
+	add("ce", 3000, 1);
+	add("ce", 4000, 1);
+	all_str("ce_s", s, sizeof(s));
+	CHECK(strcmp(s, "1000=1 2000=1 3000=1") == 0);
+	uint64_t del = 0;
+	CHECK_INT(ts_del(ks, KEY("ce"), 1000, 2999, &del), 0);
+	CHECK_INT(del, 2);
+	all_str("ce_s", s, sizeof(s));
+	CHECK(strcmp(s, "3000=1") == 0);
+}
+
 int main(void)
 {
 	log_level_current = -1;
@@ -977,6 +1019,7 @@ int main(void)
 	test_stored_bounds();
 	test_gc();
 	test_madd_keys();
+	test_chunk_edit();
 	fixture_done(ks);
 	return check_done("test_timeseries");
 }
