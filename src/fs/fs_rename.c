@@ -126,7 +126,10 @@ static int rename_local(struct fs *fs, struct fs_ctx *c, const struct fs_shape *
 		struct ks_attr_change ch = {.flags = KS_ATTR_TOUCH};
 		fs_attr_entry(sh, to->data, to->len, &ch.entry, &ch.elen);
 		c->k.attr = &ch;
+		c->adopt_from = from->data;
+		c->adopt_from_len = from->len;
 		rc = sh->adopt(c, to->data, to->len, node->data.data, node->data.len, &canon);
+		c->adopt_from = NULL;
 		c->k.attr = NULL;
 	}
 	if (rc == FS_ADOPT_LOCAL) {
