@@ -97,6 +97,11 @@ int ks_attr_get_times(struct keyspace *ks, const struct ks_key *k, uint64_t vers
 #define KS_ATTR_SET_UID	  2u
 #define KS_ATTR_SET_GID	  4u
 #define KS_ATTR_SET_TIMES 8u
+/* ctime now, mtime and atime as stored, read under the key's lock (a
+ * write between the caller's stat and this change keeps its mtime);
+ * mtime and atime below are what the object shows when it has no times
+ * stored, nor (an entry) its key. chmod, chown, setxattr. */
+#define KS_ATTR_SET_CTIME 16u
 struct ks_attr_set {
 	unsigned mask;
 	uint32_t mode, uid, gid;
@@ -128,9 +133,9 @@ int ks_xattr_list(struct keyspace *ks, const struct ks_key *k, uint64_t version,
  * large), -ENOENT (no such key), -EROFS, -EIO. One batch, key locked. */
 int ks_xattr_set(struct keyspace *ks, const struct ks_key *k, const char *entry, size_t elen,
 		 const char *name, size_t nlen, const void *value, size_t vlen, int flags);
-/* The same, with the times of `times` (KS_ATTR_SET_TIMES: the mtime and
- * atime the object shows) in the same batch, ctime now: as on a disk, a
- * changed extended attribute moves ctime. */
+/* The same, moving ctime in the same batch as on a disk: `times` with
+ * KS_ATTR_SET_CTIME (its mtime and atime what the object shows, for an
+ * object without stored times). */
 int ks_xattr_change(struct keyspace *ks, const struct ks_key *k, const char *entry, size_t elen,
 		    const char *name, size_t nlen, const void *value, size_t vlen, int flags,
 		    const struct ks_attr_set *times);

@@ -87,9 +87,9 @@ int fs_attrs_store(struct fs *fs, struct fs_node *node, const struct stat *attr,
 		s.atime = set_time(&cur->st_atim, &attr->st_atim, to_set, FUSE_SET_ATTR_ATIME,
 				   FUSE_SET_ATTR_ATIME_NOW);
 	} else if (s.mask && cur) {
-		/* chmod and chown move ctime, as on a disk: the times record
-		 * keeps what the object shows, with ctime now. */
-		s.mask |= KS_ATTR_SET_TIMES;
+		/* chmod and chown move ctime, as on a disk; mtime and atime
+		 * stay as stored (cur's: what an object without times shows). */
+		s.mask |= KS_ATTR_SET_CTIME;
 		s.mtime = cur->st_mtim;
 		s.atime = cur->st_atim;
 	}
@@ -363,12 +363,13 @@ int fs_user_xattr_set(struct fs *fs, struct fs_node *node, const char *name, con
 		rc = -ENOTSUP;
 	}
 	if (!rc) {
-		/* The times the node shows, kept; ctime moves (ks_xattr_change). */
+		/* ctime moves; the times the node shows are only the fallback
+		 * for one without stored times (ks_xattr_change). */
 		struct stat st;
 		double timeout;
 		struct ks_attr_set times = {0};
 		if (fs_node_stat(fs, node, &st, &timeout) == 0) {
-			times.mask = KS_ATTR_SET_TIMES;
+			times.mask = KS_ATTR_SET_CTIME;
 			times.mtime = st.st_mtim;
 			times.atime = st.st_atim;
 		}

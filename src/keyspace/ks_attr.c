@@ -455,6 +455,34 @@ out:
 	return rc;
 }
 
+/* The mtime and atime an object shows, from its stored times (an entry
+ * without its own: its key's); mt and at are kept when none is stored.
+ * Under the key's lock, so that no write comes between. */
+static int stored_times(struct keyspace *ks, const struct ks_key *k, uint64_t version,
+			const char *entry, size_t elen, struct timespec *mt, struct timespec *at)
+{
+	struct buf key = BUF_INIT, raw = BUF_INIT;
+	const char *p;
+	size_t n;
+	int rc = obj_key(&key, k, true, version, entry, elen);
+	if (!rc)
+		rc = rec_get(ks, &key, &raw, &p, &n);
+	bool found = !rc && n >= TIMES_LEN && (entry || ver_ok(p, n, version));
+	if ((rc == -ENOENT || (!rc && !found)) && entry) {
+		rc = obj_key(&key, k, true, 0, NULL, 0);
+		if (!rc)
+			rc = rec_get(ks, &key, &raw, &p, &n);
+		found = !rc && n >= TIMES_LEN && ver_ok(p, n, version);
+	}
+	if (found) {
+		get_ts(p + 8, mt);
+		get_ts(p + 20, at);
+	}
+	buf_release(&key);
+	buf_release(&raw);
+	return rc == -ENOENT ? 0 : rc;
+}
+
 /* The attrs record of an object with one change applied: the caller's
  * `edit` rewrites the xattr list. */
 static int attrs_update(struct keyspace *ks, const struct ks_key *k, const char *entry, size_t elen,
@@ -547,12 +575,15 @@ static int attrs_update(struct keyspace *ks, const struct ks_key *k, const char 
 		rc = mark_entry_attrs(ks, b, k, version);
 	if (rc)
 		goto out;
-	if (s && (s->mask & KS_ATTR_SET_TIMES)) {
-		struct timespec now;
+	if (s && (s->mask & (KS_ATTR_SET_TIMES | KS_ATTR_SET_CTIME))) {
+		struct timespec now, mt = s->mtime, at = s->atime;
 		ts_now(&now);
-		rc = obj_key(&key, k, true, version, entry, elen);
+		if (!(s->mask & KS_ATTR_SET_TIMES))
+			rc = stored_times(ks, k, version, entry, elen, &mt, &at);
 		if (!rc)
-			rc = times_value(&val, entry ? 0 : version, &s->mtime, &s->atime, &now);
+			rc = obj_key(&key, k, true, version, entry, elen);
+		if (!rc)
+			rc = times_value(&val, entry ? 0 : version, &mt, &at, &now);
 		if (rc)
 			goto out;
 		store_batch_put(b, STORE_CF_METADATA, key.data, key.len, val.data, val.len);
@@ -584,8 +615,8 @@ int ks_xattr_change(struct keyspace *ks, const struct ks_key *k, const char *ent
 		return -ERANGE;
 	if (value && vlen > KS_XATTR_SIZE_MAX)
 		return -E2BIG;
-	if (times && (times->mask & KS_ATTR_SET_TIMES)) {
-		t.mask = KS_ATTR_SET_TIMES; /* never a mode or owner here */
+	if (times && (times->mask & KS_ATTR_SET_CTIME)) {
+		t.mask = KS_ATTR_SET_CTIME; /* never a mode or owner here */
 		t.mtime = times->mtime;
 		t.atime = times->atime;
 	}

@@ -209,28 +209,48 @@ static void test_xattr(void)
 	CHECK_INT(ks_xattr_get(ks, KEY(DEFNS, "h"), v, "f", 1, "user.x", 6, &out), 0);
 	CHECK_MEM(out.data, out.len, "y", 1);
 	CHECK_INT(ks_xattr_get(ks, KEY(DEFNS, "h"), v, NULL, 0, "user.x", 6, &out), -ENODATA);
-	/* ks_xattr_change stores the given mtime and atime with ctime now,
-	 * in the same batch; a refused change stores no times either. */
-	struct ks_attr_set t = {.mask = KS_ATTR_SET_TIMES | KS_ATTR_SET_MODE, .mode = 0777};
-	struct ks_attr a;
+	/* ks_xattr_change moves ctime in the same batch and keeps mtime and
+	 * atime as stored, read under the key's lock: an entry without times
+	 * of its own takes its key's; the caller's are only the fallback. A
+	 * refused change stores no times either. */
+	struct ks_attr_set t = {.mask = KS_ATTR_SET_CTIME | KS_ATTR_SET_MODE, .mode = 0777};
+	struct ks_attr a, ka;
 	struct timespec before;
-	t.mtime.tv_sec = 981173106;
-	t.atime.tv_sec = 981173107;
+	t.mtime.tv_sec = 5;
+	t.atime.tv_sec = 6;
 	CHECK_INT(
 	    ks_xattr_change(ks, KEY(DEFNS, "h"), "f", 1, "user.x", 6, "z", 1, KS_XATTR_CREATE, &t),
 	    -EEXIST);
 	CHECK_INT(ks_attr_get(ks, KEY(DEFNS, "h"), v, "f", 1, &a), 0);
 	CHECK(!(a.has & KS_ATTR_HAS_TIMES));
+	CHECK_INT(ks_attr_get(ks, KEY(DEFNS, "h"), v, NULL, 0, &ka), 0);
+	CHECK(ka.has & KS_ATTR_HAS_TIMES);
 	clock_gettime(CLOCK_REALTIME, &before);
 	CHECK_INT(ks_xattr_change(ks, KEY(DEFNS, "h"), "f", 1, "user.x", 6, "z", 1, 0, &t), 0);
 	CHECK_INT(ks_attr_get(ks, KEY(DEFNS, "h"), v, "f", 1, &a), 0);
 	CHECK(a.has & KS_ATTR_HAS_TIMES);
 	CHECK(!(a.has & KS_ATTR_HAS_MODE)); /* times only: never a mode */
-	CHECK_INT(a.mtime.tv_sec, 981173106);
-	CHECK_INT(a.atime.tv_sec, 981173107);
+	CHECK_INT(a.mtime.tv_sec, ka.mtime.tv_sec);
+	CHECK_INT(a.mtime.tv_nsec, ka.mtime.tv_nsec);
 	CHECK(a.ctime.tv_sec >= before.tv_sec);
 	CHECK_INT(ks_xattr_get(ks, KEY(DEFNS, "h"), v, "f", 1, "user.x", 6, &out), 0);
 	CHECK_MEM(out.data, out.len, "z", 1);
+	/* its own times, then another change: they stay */
+	struct ks_attr_set own = {.mask = KS_ATTR_SET_TIMES};
+	own.mtime.tv_sec = 981173106;
+	own.atime.tv_sec = 981173107;
+	CHECK_INT(ks_attr_set(ks, KEY(DEFNS, "h"), "f", 1, &own), 0);
+	CHECK_INT(ks_xattr_change(ks, KEY(DEFNS, "h"), "f", 1, "user.x", 6, NULL, 0, 0, &t), 0);
+	CHECK_INT(ks_attr_get(ks, KEY(DEFNS, "h"), v, "f", 1, &a), 0);
+	CHECK_INT(a.mtime.tv_sec, 981173106);
+	CHECK_INT(a.atime.tv_sec, 981173107);
+	/* chmod of the key (KS_ATTR_SET_CTIME): the key's stored mtime stays */
+	struct ks_attr_set cm = {.mask = KS_ATTR_SET_MODE | KS_ATTR_SET_CTIME, .mode = 0600};
+	cm.mtime.tv_sec = 7;
+	CHECK_INT(ks_attr_set(ks, KEY(DEFNS, "h"), NULL, 0, &cm), 0);
+	CHECK_INT(ks_attr_get(ks, KEY(DEFNS, "h"), v, NULL, 0, &a), 0);
+	CHECK_INT(a.mtime.tv_sec, ka.mtime.tv_sec);
+	CHECK_INT(a.mode, 0600);
 	buf_release(&out);
 	ks_close(ks);
 }
