@@ -1142,6 +1142,7 @@ void fs_jtree_setattr(fuse_req_t req, struct fs *fs, struct fs_node *node, struc
 		      int to_set);
 void fs_jtree_opendir(fuse_req_t req, struct fs *fs, struct fs_node *node,
 		      struct fuse_file_info *fi);
+void fs_jtree_releasedir(struct fs *fs, struct fs_node *node);
 void fs_jtree_readdir(fuse_req_t req, struct fs *fs, struct fs_node *node, size_t size, off_t off,
 		      bool plus);
 void fs_jtree_open(fuse_req_t req, struct fs *fs, struct fs_node *node, struct fuse_file_info *fi);

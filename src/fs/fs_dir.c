@@ -579,7 +579,8 @@ void fs_op_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	if (jt && jt->kind != FS_JTREE)
 		jt = NULL;
 	if (jt) {
-		fuse_reply_err(req, 0); /* fi->fh 0: nothing held */
+		fs_jtree_releasedir(fuse_req_userdata(req), jt);
+		fuse_reply_err(req, 0);
 		return;
 	}
 	(void)ino;

@@ -189,6 +189,94 @@ int fs_jtree_stat(struct fs *fs, struct fs_node *node, struct stat *st)
 	return rc;
 }
 
+/* ---- removals while an array is listed ------------------------------------ */
+
+/*
+ * rm -r lists a directory, then removes the names it read; in an array
+ * every removal moves the later elements down, so the names read would
+ * soon name other elements or none. As for a list key (fs_list.c), while
+ * an array's directory is open, and a moment after its last close, names
+ * keep the numbering of when it was opened: dir->gaps holds the removed
+ * positions (ascending, in that numbering), and a name is translated to
+ * the element's position now. Under the directory node's lock.
+ */
+#define JT_GAPS_LINGER_MS 1000
+
+static bool jt_frozen(const struct fs_node *dir)
+{
+	return dir->dir_opens > 0 || now_ms() < dir->gaps_until;
+}
+
+/* The digits of a position name, as a number. */
+static bool jt_number(const char *s, size_t n, uint64_t *v)
+{
+	if (n == 0 || n > 19)
+		return false;
+	*v = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+		*v = *v * 10 + (uint64_t)(s[i] - '0');
+	}
+	return true;
+}
+
+/*
+ * Translate `stored` (n bytes) in directory node dir (path p, dir lock
+ * held) through its gaps: 0 with out = the name now (*old: the position
+ * in the listing's numbering, *frozen: a numbering is kept), -ENOENT if
+ * that element was removed. Other names are left as they are.
+ */
+static int jt_gap_name_locked(struct fs *fs, struct fs_node *dir, const struct jt_path *p,
+			      const char *stored, size_t n, struct buf *out, uint64_t *old,
+			      bool *frozen)
+{
+	struct json_tree_node jn;
+	*frozen = false;
+	if (!jt_frozen(dir))
+		dir->gaps.n = 0; /* settled: the numbering is today's */
+	if (!jt_frozen(dir) || !jt_number(stored, n, old) ||
+	    json_tree_stat(fs->ks, &p->k, jt_steps(p), jt_nsteps(p), &jn) ||
+	    strcmp(jn.type, "array") != 0)
+		return buf_set(out, stored, n);
+	*frozen = true;
+	uint64_t below = 0;
+	for (size_t i = 0; i < dir->gaps.n; i++) {
+		if (dir->gaps.v[i] == *old)
+			return -ENOENT;
+		if (dir->gaps.v[i] < *old)
+			below++;
+	}
+	if (below == 0)
+		return buf_set(out, stored, n);
+	char name[24];
+	size_t nl = json_tree_index_name(*old - below, jn.size, name);
+	return buf_set(out, name, nl);
+}
+
+/* Position old (listing numbering) of dir was removed. Lock held. */
+static int jt_gap_add_locked(struct fs_node *dir, uint64_t old)
+{
+	if (dir->gaps.n == dir->gaps.cap) {
+		size_t cap = dir->gaps.cap ? 2 * dir->gaps.cap : 16;
+		uint64_t *v = realloc(dir->gaps.v, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		dir->gaps.v = v;
+		dir->gaps.cap = cap;
+	}
+	size_t i = dir->gaps.n;
+	while (i > 0 && dir->gaps.v[i - 1] > old) {
+		dir->gaps.v[i] = dir->gaps.v[i - 1];
+		i--;
+	}
+	dir->gaps.v[i] = old;
+	dir->gaps.n++;
+	if (dir->dir_opens == 0)
+		dir->gaps_until = now_ms() + JT_GAPS_LINGER_MS;
+	return 0;
+}
+
 /* ---- lookup ------------------------------------------------------------ */
 
 struct long_find {
@@ -275,6 +363,30 @@ bool fs_jtree_lookup_root(fuse_req_t req, struct fs *fs, struct fs_node *parent,
 	return true;
 }
 
+/* Name `stored` of directory parent as its listing's numbering means it
+ * (replaced in place). 0 or -ENOENT (removed since the listing). */
+static int jt_translate(struct fs *fs, struct fs_node *parent, struct buf *stored)
+{
+	struct jt_path pp;
+	struct buf now = BUF_INIT;
+	uint64_t old;
+	bool frozen;
+	jt_path_init(&pp);
+	pthread_mutex_lock(&parent->lock);
+	int rc = jt_frozen(parent) ? jt_path_get(fs, parent, NULL, 0, &pp) : -EAGAIN;
+	if (!rc)
+		rc = jt_gap_name_locked(fs, parent, &pp, stored->data, stored->len, &now, &old,
+					&frozen);
+	pthread_mutex_unlock(&parent->lock);
+	if (!rc)
+		rc = buf_set(stored, now.data, now.len);
+	if (rc == -EAGAIN)
+		rc = 0; /* no numbering kept: the name as it is */
+	buf_release(&now);
+	jt_path_release(&pp);
+	return rc;
+}
+
 void fs_jtree_lookup(fuse_req_t req, struct fs *fs, struct fs_node *parent, const char *name)
 {
 	struct buf stored = BUF_INIT;
@@ -290,6 +402,8 @@ void fs_jtree_lookup(fuse_req_t req, struct fs *fs, struct fs_node *parent, cons
 		fs_local_stat(fs, local, &st, &t);
 		fs_itable_unref(fs->it, local);
 	} else {
+		if (!rc)
+			rc = jt_translate(fs, parent, &stored);
 		if (!rc)
 			rc = jt_path_get(fs, parent, stored.data, stored.len, &p);
 		if (!rc)
@@ -451,10 +565,25 @@ void fs_jtree_opendir(fuse_req_t req, struct fs *fs, struct fs_node *node,
 	if (!rc && !S_ISDIR(st.st_mode))
 		rc = -ENOTDIR;
 	fi->fh = 0;
-	if (rc)
+	if (rc) {
 		fuse_reply_err(req, fs_errno(rc));
-	else
-		fuse_reply_open(req, fi);
+		return;
+	}
+	pthread_mutex_lock(&node->lock);
+	if (node->dir_opens++ == 0 && !jt_frozen(node))
+		node->gaps.n = 0; /* a new listing numbers the array afresh */
+	pthread_mutex_unlock(&node->lock);
+	if (fuse_reply_open(req, fi))
+		fs_jtree_releasedir(fs, node);
+}
+
+void fs_jtree_releasedir(struct fs *fs, struct fs_node *node)
+{
+	(void)fs;
+	pthread_mutex_lock(&node->lock);
+	if (node->dir_opens && --node->dir_opens == 0 && node->gaps.n)
+		node->gaps_until = now_ms() + JT_GAPS_LINGER_MS;
+	pthread_mutex_unlock(&node->lock);
 }
 
 /* Offsets: 1 after ".", 2 after "..", child number i: i + 3. The
@@ -807,11 +936,32 @@ void fs_jtree_remove(fuse_req_t req, struct fs *fs, struct fs_node *parent, cons
 	struct buf stored = BUF_INIT;
 	struct jt_path p;
 	jt_path_init(&p);
+	struct jt_path pp;
+	struct buf now = BUF_INIT;
+	uint64_t old = 0;
+	bool frozen = false;
+	jt_path_init(&pp);
 	int rc = jt_change_begin(fs, parent, name, &stored, &p);
 	if (!rc && !dir && jt_forget_local(fs, parent, stored.data, stored.len))
 		goto out;
+	pthread_mutex_lock(&parent->lock);
+	if (!rc && jt_frozen(parent)) {
+		/* A name from a listing: translated through the removals
+		 * made since (rm -r). */
+		rc = jt_path_get(fs, parent, NULL, 0, &pp);
+		if (!rc)
+			rc = jt_gap_name_locked(fs, parent, &pp, stored.data, stored.len, &now,
+						&old, &frozen);
+		jt_path_release(&p);
+		jt_path_init(&p);
+		if (!rc)
+			rc = jt_path_get(fs, parent, now.data, now.len, &p);
+	}
 	if (!rc)
 		rc = json_tree_remove(fs->ks, &p.k, jt_steps(&p), jt_nsteps(&p), dir);
+	if (!rc && frozen)
+		rc = jt_gap_add_locked(parent, old);
+	pthread_mutex_unlock(&parent->lock);
 	if (!rc) {
 		/* A removed element moves the later ones down: their names
 		 * resolve anew (the kernel caches none of them). */
@@ -824,6 +974,8 @@ void fs_jtree_remove(fuse_req_t req, struct fs *fs, struct fs_node *parent, cons
 out:
 	fuse_reply_err(req, rc ? fs_errno(rc) : 0);
 	jt_path_release(&p);
+	jt_path_release(&pp);
+	buf_release(&now);
 	buf_release(&stored);
 }
 
