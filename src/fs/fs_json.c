@@ -326,6 +326,10 @@ static const struct fs_help json_help[] = {
     {"KEY:PATH (>>)", "adds by type: ARRAPPEND, NUMINCRBY, STRAPPEND", "echo 2 >> \"j:$.a\""},
     {"KEY:PATH:type", "view: JSON.TYPE", "cat \"j:$.a:type\""},
     {"KEY:PATH:keys", "view: JSON.OBJKEYS", "cat \"j:$:keys\""},
+    {"KEY:tree", "the document as a tree: objects and arrays are directories, scalars files",
+     "grep -r web j:tree"},
+    {"KEY:tree/.../NAME", "a scalar's text and a newline (a string raw); a write is one JSON.SET",
+     "echo 8080 > j:tree/server/port"},
     {NULL, NULL, NULL},
 };
 

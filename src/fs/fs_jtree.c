@@ -467,7 +467,9 @@ void fs_jtree_setattr(fuse_req_t req, struct fs *fs, struct fs_node *node, struc
 {
 	struct stat st;
 	int rc = 0;
-	if (to_set & FUSE_SET_ATTR_SIZE) {
+	if ((to_set & FUSE_SET_ATTR_SIZE) && fs->opt.read_only)
+		rc = -EROFS;
+	else if (to_set & FUSE_SET_ATTR_SIZE) {
 		/* truncate: through the buffer of an open file (stored at its
 		 * close), else stored now. Mode, owner and times are the
 		 * key's: set them on KEY (nothing else is stored). */
