@@ -338,8 +338,9 @@ out:
 		memset(&e, 0, sizeof(e));
 		e.entry_timeout = r.entry_timeout;
 		if (parent && fs_child_kind(fs, parent) == FS_KEY &&
-		    fs_file_shape_named(stored.data, stored.len, false))
-			e.entry_timeout = 0;
+		    (fs_file_shape_named(stored.data, stored.len, false) ||
+		     fs_jtree_is_name(stored.data, stored.len)))
+			e.entry_timeout = 0; /* (or a JSON key's tree, KEY:tree) */
 		fuse_reply_entry(req, &e);
 	} else if (rc) {
 		fuse_reply_err(req, fs_errno(rc));

@@ -1179,5 +1179,5 @@ void fs_jtree_removexattr(fuse_req_t req, struct fs *fs, struct fs_node *node, c
 	(void)fs;
 	(void)node;
 	/* The type cannot go: every node has one. */
-	fuse_reply_err(req, strcmp(name, JT_XATTR) == 0 ? EACCES : ENODATA);
+	fuse_reply_err(req, strcmp(name, JT_XATTR) == 0 ? ENOTSUP : ENODATA);
 }
