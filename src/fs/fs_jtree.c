@@ -660,7 +660,9 @@ void fs_jtree_open(fuse_req_t req, struct fs *fs, struct fs_node *node, struct f
 		 * nothing). */
 		fs_node_set_empty(node);
 		node->trunc_want = true;
-	} else if (!node->opens && !jt_is_local(fs, node)) {
+	} else if (!jt_is_local(fs, node) && !node->dirty && !node->trunc_want) {
+		/* Read afresh unless an open file holds unstored writes: a
+		 * change made through the key or a path name shows. */
 		node->loaded = false;
 		buf_reset(&node->data);
 		rc = jt_load_locked(fs, node);
@@ -691,6 +693,8 @@ void fs_jtree_open(fuse_req_t req, struct fs *fs, struct fs_node *node, struct f
 void fs_jtree_read(fuse_req_t req, struct fs *fs, struct fs_node *node, size_t size, off_t off)
 {
 	pthread_mutex_lock(&node->lock);
+	if (off == 0 && !jt_is_local(fs, node) && !node->dirty && !node->trunc_want)
+		node->loaded = false; /* a read from the start sees the value now */
 	int rc = jt_is_local(fs, node) ? 0 : jt_load_locked(fs, node);
 	if (rc) {
 		pthread_mutex_unlock(&node->lock);
@@ -857,9 +861,8 @@ void fs_jtree_create(fuse_req_t req, struct fs *fs, struct fs_node *parent, cons
 		if (fi->flags & O_TRUNC) {
 			fs_node_set_empty(node);
 			node->trunc_want = true;
-		} else if (!node->opens) {
+		} else if (!node->dirty && !node->trunc_want) {
 			node->loaded = false;
-			buf_reset(&node->data);
 			rc = jt_load_locked(fs, node);
 		}
 	}

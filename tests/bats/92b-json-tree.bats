@@ -248,13 +248,29 @@ DOC='{"server":{"port":80,"hosts":["a","b"],"name":"web"},"debug":false,"n":null
 	sed -i 's/8080/9090/' "$T/port"
 	sed -i 's/web/www/' "$T/name"
 	assert_eq "$(cat "$NS/cfg")" '{"name":"www","port":9090}'
-	if ! command -v vim >/dev/null; then
-		skip "vim is not installed"
-	fi
-	vim -es -u NONE -c '%s/9090/7070/' -c 'wq' "$T/port"
+	local vim
+	vim=$(command -v vim.tiny || command -v vim) || skip "neither vim.tiny nor vim is installed"
+	# backupskip emptied: its default skips /tmp, where the tests run.
+	"$vim" -u NONE -N -es -c "set backupskip=" -c '%s/9090/7070/' -c wq "$T/port"
 	assert_eq "$(cat "$NS/cfg")" '{"name":"www","port":7070}'
+	# backupcopy=no: the member is renamed to port~, then port written anew.
+	"$vim" -u NONE -N -es -c "set backupskip= backupcopy=no writebackup" \
+		-c '%s/7070/6060/' -c wq "$T/port"
+	"$vim" -u NONE -N -es -c "set backupskip= backupcopy=no writebackup" \
+		-c '%s/www/w3/' -c wq "$T/name"
+	assert_eq "$(cat "$NS/cfg")" '{"name":"w3","port":6060}'
+	assert_eq "$(jtype "$T/port")" integer
 	run ls -A "$T"
 	assert_eq "$(echo $output)" "name port" # no swap, backup or temp left
+}
+
+@test "tree: a file held open shows a change made through the key when read again" {
+	mkjson "$NS/cfg" '{"a":1}'
+	exec 8<"$NS/cfg:tree/a"
+	echo '{"a":22}' >"$NS/cfg"
+	assert_eq "$(cat "$NS/cfg:tree/a")" 22
+	assert_size "$NS/cfg:tree/a" 3
+	exec 8<&-
 }
 
 @test "tree: a tree write stores the same bytes as JSON.SET through the path name (ldb)" {
