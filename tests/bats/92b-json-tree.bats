@@ -111,6 +111,19 @@ DOC='{"server":{"port":80,"hosts":["a","b"],"name":"web"},"debug":false,"n":null
 		"$(printf '1\n2\n3\n4')"
 	echo 5 >"$NS/d:tree/a%2Fb"
 	assert_eq "$(cat "$NS/d")" '{"":2,".":3,"..":4,"a/b":5}'
+	# A member name cannot hold a NUL byte: refused, logged, nothing made.
+	run bash -c "echo 1 >'$NS/d:tree/a%00b'"
+	[[ "$output" == *"Invalid argument"* ]]
+	grep -q "a member name cannot hold a NUL byte" "$KVFS_LOG"
+	assert_eq "$(cat "$NS/d")" '{"":2,".":3,"..":4,"a/b":5}'
+	# A name longer than a file name: shown as a long name, still reached.
+	local long
+	long=$(printf 'k%.0s' $(seq 300))
+	echo "{\"$long\":1}" >"$NS/d"
+	run ls "$NS/d:tree"
+	[[ "$output" == *"%~"* ]]
+	echo 7 >"$NS/d:tree/$output"
+	assert_eq "$(cat "$NS/d")" "{\"$long\":7}"
 }
 
 @test "tree: a real key named KEY:tree wins; a string key has no tree" {
