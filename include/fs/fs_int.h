@@ -1136,15 +1136,16 @@ bool fs_jtree_lookup_root(fuse_req_t req, struct fs *fs, struct fs_node *parent,
 /* Attributes of FS_JTREE node `node` (timeout 0: never cached). */
 int fs_jtree_stat(struct fs *fs, struct fs_node *node, struct stat *st);
 /* The handlers for FS_JTREE nodes (node) or directories (parent); each
- * replies. fi->fh is 0 for every open file and directory of the view. */
+ * replies. fi->fh is 0 for every open file of the view; an open
+ * directory's is fs_jtree.c's (its listing pass). */
 void fs_jtree_lookup(fuse_req_t req, struct fs *fs, struct fs_node *parent, const char *name);
 void fs_jtree_setattr(fuse_req_t req, struct fs *fs, struct fs_node *node, struct stat *attr,
 		      int to_set);
 void fs_jtree_opendir(fuse_req_t req, struct fs *fs, struct fs_node *node,
 		      struct fuse_file_info *fi);
-void fs_jtree_releasedir(struct fs *fs, struct fs_node *node);
+void fs_jtree_releasedir(struct fs *fs, struct fs_node *node, struct fuse_file_info *fi);
 void fs_jtree_readdir(fuse_req_t req, struct fs *fs, struct fs_node *node, size_t size, off_t off,
-		      bool plus);
+		      bool plus, struct fuse_file_info *fi);
 void fs_jtree_open(fuse_req_t req, struct fs *fs, struct fs_node *node, struct fuse_file_info *fi);
 void fs_jtree_read(fuse_req_t req, struct fs *fs, struct fs_node *node, size_t size, off_t off);
 void fs_jtree_write(fuse_req_t req, struct fs *fs, struct fs_node *node, const char *data,

@@ -63,6 +63,17 @@ typedef int (*json_tree_list_fn)(void *arg, uint64_t number, const char *name, s
 				 const struct json_tree_node *node);
 int json_tree_list(struct keyspace *ks, const struct ks_key *k, const struct iovec *names, size_t n,
 		   uint64_t from, json_tree_list_fn cb, void *arg);
+/*
+ * The same in parts, over one reading of the document (a listing pass):
+ * json_tree_iter_new reads it (*it: free with json_tree_iter_free), each
+ * json_tree_iter_list lists from child `from` on, resuming where the last
+ * call stopped without walking from the first child. Errors as above.
+ */
+struct json_tree_iter;
+int json_tree_iter_new(struct keyspace *ks, const struct ks_key *k, const struct iovec *names,
+		       size_t n, struct json_tree_iter **it);
+int json_tree_iter_list(struct json_tree_iter *it, uint64_t from, json_tree_list_fn cb, void *arg);
+void json_tree_iter_free(struct json_tree_iter *it);
 
 /* json_tree_write flags */
 #define JSON_TREE_NEW 0x1 /* the node must not exist (-EEXIST): a new string */

@@ -554,7 +554,7 @@ void fs_op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	if (jt && jt->kind != FS_JTREE)
 		jt = NULL;
 	if (jt) {
-		fs_jtree_readdir(req, fuse_req_userdata(req), jt, size, off, false);
+		fs_jtree_readdir(req, fuse_req_userdata(req), jt, size, off, false, fi);
 		return;
 	}
 	dir_read(req, ino, size, off, fi, false);
@@ -567,7 +567,7 @@ void fs_op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	if (jt && jt->kind != FS_JTREE)
 		jt = NULL;
 	if (jt) {
-		fs_jtree_readdir(req, fuse_req_userdata(req), jt, size, off, true);
+		fs_jtree_readdir(req, fuse_req_userdata(req), jt, size, off, true, fi);
 		return;
 	}
 	dir_read(req, ino, size, off, fi, true);
@@ -579,7 +579,7 @@ void fs_op_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	if (jt && jt->kind != FS_JTREE)
 		jt = NULL;
 	if (jt) {
-		fs_jtree_releasedir(fuse_req_userdata(req), jt);
+		fs_jtree_releasedir(fuse_req_userdata(req), jt, fi);
 		fuse_reply_err(req, 0);
 		return;
 	}

@@ -559,6 +559,14 @@ static size_t jt_dot(fuse_req_t req, char *p, size_t rem, const char *name, fuse
 	return fuse_add_direntry_plus(req, p, rem, name, &e, next);
 }
 
+/* An open directory of the view: the document as its listing pass read
+ * it (read again at offset 0), so each readdir call resumes in it. */
+struct jt_dir {
+	pthread_mutex_t lock;
+	struct json_tree_iter *it;
+	uint64_t version;
+};
+
 void fs_jtree_opendir(fuse_req_t req, struct fs *fs, struct fs_node *node,
 		      struct fuse_file_info *fi)
 {
@@ -571,17 +579,31 @@ void fs_jtree_opendir(fuse_req_t req, struct fs *fs, struct fs_node *node,
 		fuse_reply_err(req, fs_errno(rc));
 		return;
 	}
+	struct jt_dir *d = calloc(1, sizeof(*d));
+	if (!d) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	pthread_mutex_init(&d->lock, NULL);
+	fi->fh = (uintptr_t)d;
 	pthread_mutex_lock(&node->lock);
 	if (node->dir_opens++ == 0 && !jt_frozen(node))
 		node->gaps.n = 0; /* a new listing numbers the array afresh */
 	pthread_mutex_unlock(&node->lock);
 	if (fuse_reply_open(req, fi))
-		fs_jtree_releasedir(fs, node);
+		fs_jtree_releasedir(fs, node, fi);
 }
 
-void fs_jtree_releasedir(struct fs *fs, struct fs_node *node)
+void fs_jtree_releasedir(struct fs *fs, struct fs_node *node, struct fuse_file_info *fi)
 {
 	(void)fs;
+	struct jt_dir *d = (struct jt_dir *)(uintptr_t)fi->fh;
+	if (d) {
+		json_tree_iter_free(d->it);
+		pthread_mutex_destroy(&d->lock);
+		free(d);
+		fi->fh = 0;
+	}
 	pthread_mutex_lock(&node->lock);
 	if (node->dir_opens && --node->dir_opens == 0 && node->gaps.n)
 		node->gaps_until = now_ms() + JT_GAPS_LINGER_MS;
@@ -592,8 +614,9 @@ void fs_jtree_releasedir(struct fs *fs, struct fs_node *node)
  * document is read once per call and listed from the offset's child,
  * so a listing of a big array is not built whole per call. */
 void fs_jtree_readdir(fuse_req_t req, struct fs *fs, struct fs_node *node, size_t size, off_t off,
-		      bool plus)
+		      bool plus, struct fuse_file_info *fi)
 {
+	struct jt_dir *d = (struct jt_dir *)(uintptr_t)fi->fh;
 	struct jt_path p;
 	struct ks_info info;
 	struct jt_list l = {.req = req, .fs = fs, .dir = node, .plus = plus, .size = size};
@@ -606,16 +629,26 @@ void fs_jtree_readdir(fuse_req_t req, struct fs *fs, struct fs_node *node, size_
 		return;
 	}
 	rc = jt_path_get(fs, node, NULL, 0, &p);
-	if (!rc)
-		rc = ks_lookup(fs->ks, &p.k, &info);
 	if (rc)
 		goto out;
+	pthread_mutex_lock(&d->lock);
+	if (off == 0 || !d->it) {
+		/* A listing pass starts: the document as it is now. */
+		json_tree_iter_free(d->it);
+		d->it = NULL;
+		rc = ks_lookup(fs->ks, &p.k, &info);
+		if (!rc)
+			rc = json_tree_iter_new(fs->ks, &p.k, jt_steps(&p), jt_nsteps(&p), &d->it);
+		d->version = rc ? 0 : info.version;
+	}
 	l.k = &p.k;
-	l.version = info.version;
+	l.version = d->version;
+	if (rc)
+		goto unlock;
 	if (off < 1) {
 		size_t sz = jt_dot(req, l.out, size, ".", node->ino, 1, plus);
 		if (sz > size)
-			goto out;
+			goto unlock;
 		l.used += sz;
 		off = 1;
 	}
@@ -623,16 +656,17 @@ void fs_jtree_readdir(fuse_req_t req, struct fs *fs, struct fs_node *node, size_
 		uint64_t pino = node->parent ? node->parent->ino : FS_ROOT_INO;
 		size_t sz = jt_dot(req, l.out + l.used, size - l.used, "..", pino, 2, plus);
 		if (sz > size - l.used)
-			goto out;
+			goto unlock;
 		l.used += sz;
 		off = 2;
 	}
-	rc = json_tree_list(fs->ks, &p.k, jt_steps(&p), jt_nsteps(&p), (uint64_t)off - 2,
-			    jt_list_cb, &l);
+	rc = json_tree_iter_list(d->it, (uint64_t)off - 2, jt_list_cb, &l);
 	if (rc < 0 && l.used > 0) {
 		LOG_ERR("listing stopped early: %s", strerror(-rc));
 		rc = 0;
 	}
+unlock:
+	pthread_mutex_unlock(&d->lock);
 out:
 	if (rc < 0)
 		fuse_reply_err(req, fs_errno(rc));

@@ -346,38 +346,83 @@ int json_tree_read(struct keyspace *ks, const struct ks_key *k, const struct iov
 	return rc;
 }
 
-int json_tree_list(struct keyspace *ks, const struct ks_key *k, const struct iovec *names, size_t n,
-		   uint64_t from, json_tree_list_fn cb, void *arg)
+struct json_tree_iter {
+	cJSON *root, *dir;
+	cJSON *cur; /* the child numbered cur_i, where the last listing stopped (NULL: none) */
+	uint64_t cur_i, len;
+};
+
+int json_tree_iter_new(struct keyspace *ks, const struct ks_key *k, const struct iovec *names,
+		       size_t n, struct json_tree_iter **out)
 {
 	cJSON *root, *parent, *c;
+	*out = NULL;
 	int rc = json_tree_doc_load(ks, k, &root);
 	if (!rc)
 		rc = walk_found(root, names, n, &parent, &c);
 	if (!rc && !is_dir(c))
 		rc = -ENOTDIR;
-	if (rc)
-		goto out;
-	uint64_t len = count_of(c), i = 0;
-	bool array = cJSON_IsArray(c);
-	for (cJSON *x = c->child; x && !rc; x = x->next, i++) {
-		if (i < from)
-			continue;
+	struct json_tree_iter *it = rc ? NULL : calloc(1, sizeof(*it));
+	if (!rc && !it)
+		rc = -ENOMEM;
+	if (rc) {
+		cJSON_Delete(root);
+		return rc;
+	}
+	it->root = root;
+	it->dir = c;
+	it->len = count_of(c);
+	*out = it;
+	return 0;
+}
+
+void json_tree_iter_free(struct json_tree_iter *it)
+{
+	if (it) {
+		cJSON_Delete(it->root);
+		free(it);
+	}
+}
+
+int json_tree_iter_list(struct json_tree_iter *it, uint64_t from, json_tree_list_fn cb, void *arg)
+{
+	cJSON *x = it->dir->child;
+	uint64_t i = 0;
+	int rc = 0;
+	if (it->cur && it->cur_i <= from) {
+		/* Resume where the last call stopped: no walk from the start. */
+		x = it->cur;
+		i = it->cur_i;
+	}
+	for (; x && i < from; x = x->next)
+		i++;
+	bool array = cJSON_IsArray(it->dir);
+	for (; x && !rc; x = x->next, i++) {
 		struct json_tree_node node;
 		char num[24];
 		rc = node_info(x, &node);
 		if (rc)
 			break;
+		it->cur = x;
+		it->cur_i = i;
 		if (array) {
-			size_t nl = json_tree_index_name(i, len, num);
+			size_t nl = json_tree_index_name(i, it->len, num);
 			rc = cb(arg, i, num, nl, &node);
 		} else {
 			rc = cb(arg, i, x->string, strlen(x->string), &node);
 		}
 	}
-	if (rc == 1)
-		rc = 0;
-out:
-	cJSON_Delete(root);
+	return rc == 1 ? 0 : rc;
+}
+
+int json_tree_list(struct keyspace *ks, const struct ks_key *k, const struct iovec *names, size_t n,
+		   uint64_t from, json_tree_list_fn cb, void *arg)
+{
+	struct json_tree_iter *it;
+	int rc = json_tree_iter_new(ks, k, names, n, &it);
+	if (!rc)
+		rc = json_tree_iter_list(it, from, cb, arg);
+	json_tree_iter_free(it);
 	return rc;
 }
 

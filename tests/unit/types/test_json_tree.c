@@ -168,6 +168,36 @@ static void test_list(void)
 	l.stop_after = 3;
 	CHECK_INT(json_tree_list(ks, KEY("l"), s->v, s->n, 0, list_cb, &l), 0);
 	CHECK_INT(l.n, 3);
+	/* In parts, over one reading: each part resumes, or starts over. */
+	struct json_tree_iter *it;
+	s = S("arr");
+	CHECK_INT(json_tree_iter_new(ks, KEY("l"), s->v, s->n, &it), 0);
+	memset(&l, 0, sizeof(l));
+	l.stop_after = 4;
+	CHECK_INT(json_tree_iter_list(it, 0, list_cb, &l), 0);
+	CHECK_INT(l.n, 4);
+	CHECK(strcmp(l.names[3], "03") == 0);
+	set_doc("l", "{\"arr\":[]}"); /* the part after reads the same reading */
+	l.stop_after = 0;
+	CHECK_INT(json_tree_iter_list(it, 3, list_cb, &l), 0);
+	CHECK_INT(l.n, 12);
+	CHECK(strcmp(l.names[4], "03") == 0 && strcmp(l.names[11], "10") == 0);
+	memset(&l, 0, sizeof(l));
+	CHECK_INT(json_tree_iter_list(it, 1, list_cb, &l), 0);
+	CHECK_INT(l.n, 10);
+	CHECK(strcmp(l.names[0], "01") == 0);
+	CHECK_INT(l.numbers[9], 10);
+	json_tree_iter_free(it);
+	s = S("arr");
+	CHECK_INT(json_tree_iter_new(ks, KEY("l"), s->v, s->n, &it), 0);
+	memset(&l, 0, sizeof(l));
+	CHECK_INT(json_tree_iter_list(it, 0, list_cb, &l), 0);
+	CHECK_INT(l.n, 0);
+	json_tree_iter_free(it);
+	s = S("nope");
+	CHECK_INT(json_tree_iter_new(ks, KEY("l"), s->v, s->n, &it), -ENOENT);
+	CHECK(it == NULL);
+	set_doc("l", "{\"b\":1}");
 	s = S("b");
 	CHECK_INT(json_tree_list(ks, KEY("l"), s->v, s->n, 0, list_cb, &l), -ENOTDIR);
 	char name[24];
