@@ -13,6 +13,7 @@
 #include "fs/fs_int.h"
 
 #include <errno.h>
+#include <stdio.h> /* RENAME_NOREPLACE */
 #include <stdlib.h>
 #include <sys/xattr.h>
 
@@ -952,6 +953,26 @@ void fs_jtree_mkdir(fuse_req_t req, struct fs *fs, struct fs_node *parent, const
 	buf_release(&stored);
 }
 
+/* A removal or a move changed directory node dir: if it is an array,
+ * the later elements moved down, so the nodes of its positions resolve
+ * anew (the kernel caches none of them); an object's other members keep
+ * their nodes (an open file of one still stores there). */
+static void jt_renumbered(struct fs *fs, struct fs_node *dir)
+{
+	struct jt_path p;
+	struct json_tree_node jn;
+	jt_path_init(&p);
+	if (jt_path_get(fs, dir, NULL, 0, &p) == 0 &&
+	    json_tree_stat(fs->ks, &p.k, jt_steps(&p), jt_nsteps(&p), &jn) == 0 &&
+	    strcmp(jn.type, "array") == 0) {
+		struct fs_inval iv;
+		fs_inval_init(&iv);
+		fs_itable_unhash_kids(fs->it, dir, NULL, NULL, &iv);
+		fs_inval_release(&iv);
+	}
+	jt_path_release(&p);
+}
+
 /* A scratch file of parent by that name: forgotten. true if there was. */
 static bool jt_forget_local(struct fs *fs, struct fs_node *parent, const char *name, size_t n)
 {
@@ -1002,13 +1023,8 @@ void fs_jtree_remove(fuse_req_t req, struct fs *fs, struct fs_node *parent, cons
 		rc = jt_gap_add_locked(parent, old);
 	pthread_mutex_unlock(&parent->lock);
 	if (!rc) {
-		/* A removed element moves the later ones down: their names
-		 * resolve anew (the kernel caches none of them). */
 		fs_itable_unlink(fs->it, parent, stored.data, stored.len);
-		struct fs_inval iv;
-		fs_inval_init(&iv);
-		fs_itable_unhash_kids(fs->it, parent, NULL, NULL, &iv);
-		fs_inval_release(&iv);
+		jt_renumbered(fs, parent);
 	}
 out:
 	fuse_reply_err(req, rc ? fs_errno(rc) : 0);
@@ -1032,8 +1048,8 @@ void fs_jtree_rename(fuse_req_t req, struct fs *fs, struct fs_node *parent, cons
 		rc = -EXDEV; /* in or out of a document: mv copies */
 		goto out;
 	}
-	if (flags) {
-		rc = -EINVAL; /* RENAME_NOREPLACE, RENAME_EXCHANGE: not here */
+	if (flags & ~(unsigned)RENAME_NOREPLACE) {
+		rc = -EINVAL; /* RENAME_EXCHANGE: not here */
 		goto out;
 	}
 	rc = jt_change_begin(fs, parent, name, &from, &pf);
@@ -1045,6 +1061,15 @@ void fs_jtree_rename(fuse_req_t req, struct fs *fs, struct fs_node *parent, cons
 	    pf.k.klen != pt.k.klen || memcmp(pf.k.key, pt.k.key, pf.k.klen)) {
 		rc = -EXDEV; /* another document */
 		goto out;
+	}
+	if (flags & RENAME_NOREPLACE) {
+		struct json_tree_node jn;
+		rc = json_tree_stat(fs->ks, &pt.k, jt_steps(&pt), jt_nsteps(&pt), &jn);
+		if (rc != -ENOENT) {
+			rc = rc ? rc : -EEXIST;
+			goto out;
+		}
+		rc = 0;
 	}
 	struct fs_node *local = fs_itable_find_local(fs->it, parent, from.data, from.len);
 	if (local) {
@@ -1091,16 +1116,23 @@ void fs_jtree_rename(fuse_req_t req, struct fs *fs, struct fs_node *parent, cons
 		buf_release(&text);
 		goto out;
 	}
+	/* The moved node follows (its open files store at the new name);
+	 * no commit of either file comes between (fs_itable_lock_names). */
+	struct fs_locked held = {0};
+	fs_itable_lock_names(fs->it, parent, from.data, from.len, newparent, to.data, to.len,
+			     &held);
 	rc = json_tree_move(fs->ks, &pf.k, jt_steps(&pf), jt_nsteps(&pf), jt_steps(&pt),
 			    jt_nsteps(&pt));
+	bool same =
+	    parent == newparent && from.len == to.len && memcmp(from.data, to.data, from.len) == 0;
+	if (!rc && !same)
+		rc = fs_itable_rename(fs->it, parent, from.data, from.len, newparent, to.data,
+				      to.len);
+	fs_itable_unlock_names(fs->it, &held);
 	if (!rc) {
-		fs_itable_unlink(fs->it, newparent, to.data, to.len);
-		fs_itable_unlink(fs->it, parent, from.data, from.len);
-		struct fs_inval iv;
-		fs_inval_init(&iv);
-		fs_itable_unhash_kids(fs->it, parent, NULL, NULL, &iv);
-		fs_itable_unhash_kids(fs->it, newparent, NULL, NULL, &iv);
-		fs_inval_release(&iv);
+		jt_renumbered(fs, parent);
+		if (newparent != parent)
+			jt_renumbered(fs, newparent);
 	}
 out:
 	fuse_reply_err(req, rc ? fs_errno(rc) : 0);

@@ -339,3 +339,20 @@ DOC='{"server":{"port":80,"hosts":["a","b"],"name":"web"},"debug":false,"n":null
 	done
 	assert_eq "$(cat "$NS/k")" '{"c0":200,"c1":200,"c2":200,"c3":200,"other":"w200"}'
 }
+
+@test "tree: a file open for writing stores its member after a sibling is removed or it is moved" {
+	mkjson "$NS/cfg" '{"a":"x","b":"y","c":"z"}'
+	exec 8>"$NS/cfg:tree/a"
+	rm "$NS/cfg:tree/b"
+	echo new >&8
+	exec 8>&-
+	assert_eq "$(cat "$NS/cfg")" '{"a":"new","c":"z"}'
+	exec 8>"$NS/cfg:tree/c"
+	mv "$NS/cfg:tree/c" "$NS/cfg:tree/d"
+	echo moved >&8
+	exec 8>&-
+	assert_eq "$(cat "$NS/cfg")" '{"a":"new","d":"moved"}'
+	# mv -n (RENAME_NOREPLACE) onto a member: nothing moves.
+	mv -n "$NS/cfg:tree/a" "$NS/cfg:tree/d" || true
+	assert_eq "$(cat "$NS/cfg")" '{"a":"new","d":"moved"}'
+}
