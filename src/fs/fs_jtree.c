@@ -588,8 +588,10 @@ void fs_jtree_opendir(fuse_req_t req, struct fs *fs, struct fs_node *node,
 	pthread_mutex_init(&d->lock, NULL);
 	fi->fh = (uintptr_t)d;
 	pthread_mutex_lock(&node->lock);
-	if (node->dir_opens++ == 0 && !jt_frozen(node))
+	if (node->dir_opens++ == 0) {
 		node->gaps.n = 0; /* a new listing numbers the array afresh */
+		node->gaps_until = 0;
+	}
 	pthread_mutex_unlock(&node->lock);
 	if (fuse_reply_open(req, fi))
 		fs_jtree_releasedir(fs, node, fi);
@@ -606,7 +608,8 @@ void fs_jtree_releasedir(struct fs *fs, struct fs_node *node, struct fuse_file_i
 		fi->fh = 0;
 	}
 	pthread_mutex_lock(&node->lock);
-	if (node->dir_opens && --node->dir_opens == 0 && node->gaps.n)
+	/* A shell glob (rm arr/[*]) lists, closes, then removes. */
+	if (node->dir_opens && --node->dir_opens == 0)
 		node->gaps_until = now_ms() + JT_GAPS_LINGER_MS;
 	pthread_mutex_unlock(&node->lock);
 }

@@ -356,3 +356,19 @@ DOC='{"server":{"port":80,"hosts":["a","b"],"name":"web"},"debug":false,"n":null
 	mv -n "$NS/cfg:tree/a" "$NS/cfg:tree/d" || true
 	assert_eq "$(cat "$NS/cfg")" '{"a":"new","d":"moved"}'
 }
+
+@test "tree: rm -r and rm ARRAY/* remove every element they listed (names keep their numbering)" {
+	local text
+	text=$(python3 -c 'import json; print(json.dumps({"a": list(range(12)), "b": list(range(12))}))')
+	mkjson "$NS/r" "$text"
+	rm -r "$NS/r:tree/a"
+	rm "$NS/r:tree/b/"*
+	assert_eq "$(cat "$NS/r")" '{"b":[]}'
+	# A new listing numbers afresh.
+	echo '{"c":[1,2,3]}' >"$NS/r"
+	rm "$NS/r:tree/c/0"
+	run ls "$NS/r:tree/c"
+	assert_eq "$(echo $output)" "0 1"
+	rm "$NS/r:tree/c/0"
+	assert_eq "$(cat "$NS/r")" '{"c":[3]}'
+}
