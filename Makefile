@@ -138,10 +138,10 @@ test: deps
 	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS)
 	$(Q)$(MAKE) --no-print-directory check-layers
 	$(Q)$(MAKE) --no-print-directory fmt-check
-	$(Q)tests/run-all.sh $(BUILD)
+	$(Q)tests/run-all.sh $(BUILD) $(UNIT_BINS)
 
 check: all $(UNIT_BINS) check-layers
-	$(Q)tests/run-all.sh $(BUILD)
+	$(Q)tests/run-all.sh $(BUILD) $(UNIT_BINS)
 
 # The same tests under AddressSanitizer and UndefinedBehaviorSanitizer.
 asan: deps
@@ -149,7 +149,7 @@ asan: deps
 		SAN="-fsanitize=address,undefined -fno-sanitize-recover=all" all \
 		$(patsubst $(BUILD)/%,build-asan/%,$(UNIT_BINS))
 	$(Q)ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
-		tests/run-all.sh build-asan
+		tests/run-all.sh build-asan $(patsubst $(BUILD)/%,build-asan/%,$(UNIT_BINS))
 
 bench: deps
 	$(Q)$(MAKE) --no-print-directory all

@@ -1,7 +1,11 @@
 #!/bin/bash
 # Run every test: the unit binaries in BUILD_DIR/tests/test_*, then the bats
 # suites against BUILD_DIR/kvfs.
-# Usage: tests/run-all.sh BUILD_DIR     (make check / make test / make asan)
+# Usage: tests/run-all.sh BUILD_DIR [UNIT_BINARY...]
+#        (make check / make test / make asan pass the unit binaries of the
+#        current sources, so a stale binary left in BUILD_DIR/tests by a
+#        renamed or removed test never runs; without them every test_* there
+#        runs)
 #
 # The last line is always "tests: N passed, N failed" (", N skipped" is
 # added when some were skipped). Exit status 0 only if nothing failed and
@@ -13,8 +17,8 @@
 
 set -u
 
-if [ $# -ne 1 ]; then
-	echo "usage: $0 BUILD_DIR" >&2
+if [ $# -lt 1 ]; then
+	echo "usage: $0 BUILD_DIR [UNIT_BINARY...]" >&2
 	exit 2
 fi
 here=$(cd "$(dirname "$0")" && pwd)
@@ -28,13 +32,26 @@ summary=$(mktemp "${TMPDIR:-/tmp}/kvfs-summary.XXXXXX") || exit 2
 trap 'rm -f "$summary"' EXIT
 export KVFS_TEST_SUMMARY=$summary
 
+shift
 units=()
-for f in "$build"/tests/test_* "$build"/tests/*/test_*; do
-	case $f in
-	*.d | *.o) continue ;;
-	esac
-	[ -f "$f" ] && [ -x "$f" ] && units+=("$f")
-done
+if [ $# -gt 0 ]; then
+	for f in "$@"; do
+		if [ -f "$f" ] && [ -x "$f" ]; then
+			units+=("$f")
+		else
+			echo "run-all: no unit-test binary $f"
+			echo "tests: 0 passed, 1 failed"
+			exit 1
+		fi
+	done
+else
+	for f in "$build"/tests/test_* "$build"/tests/*/test_*; do
+		case $f in
+		*.d | *.o) continue ;;
+		esac
+		[ -f "$f" ] && [ -x "$f" ] && units+=("$f")
+	done
+fi
 
 echo "=== unit tests (${#units[@]} binaries in $build/tests)"
 if [ ${#units[@]} -gt 0 ]; then

@@ -129,6 +129,23 @@ int buf_add_double(struct buf *b, double d); /* appends 8 sortable bytes */
  * last_timestamp - retention. Anything that does not decode: false. */
 bool enc_ts_chunk_expired(const uint8_t *tail, size_t tn, const void *chunk, size_t cn);
 
+/*
+ * Kvrocks's time-series label reverse index (the "index" column family,
+ * 2025+; docs/encoding.md): ns_len u8 | ns | index_type u8 (0 TS_LABEL) |
+ * name_len u32 BE | name | value_len u32 BE | value | user key, value
+ * empty. No slot and no version. With key NULL (klen 0) it is the prefix
+ * of every key with that label; with name NULL too (nn 0, value NULL) the
+ * prefix of the namespace's whole label index. 0 or -EINVAL/-ENOMEM.
+ */
+#define ENC_INDEX_TS_LABEL 0
+int enc_ts_label_index_key(struct buf *out, const void *ns, size_t nslen, const void *name,
+			   size_t nn, const void *value, size_t vn, const void *key, size_t klen);
+/* Split an index key of type TS_LABEL. Pointers point into raw. 0, or
+ * -EUCLEAN (not a TS_LABEL key, or lengths past its end). */
+int enc_ts_label_index_decode(const void *raw, size_t n, const uint8_t **ns, size_t *nslen,
+			      const uint8_t **name, size_t *nn, const uint8_t **value, size_t *vn,
+			      const uint8_t **key, size_t *klen);
+
 /* Kvrocks version: (unix_us << 11) + (counter mod 2048). */
 static inline uint64_t enc_version_make(uint64_t unix_us, uint64_t counter)
 {

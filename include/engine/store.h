@@ -11,8 +11,12 @@
 
 #include "engine/util.h"
 
-/* Kvrocks's column families, in Kvrocks's open order. A database may have
- * more (a newer Kvrocks's "index"): those are opened and left alone. */
+/* Kvrocks's column families, in Kvrocks's open order. The first
+ * STORE_CF_BASE are made on a new database and added to one that lacks
+ * them; "index" (Kvrocks's time-series label index, 2025+) is opened when
+ * the database has it and made only by store_cf_create (docs/encoding.md
+ * says when). A database may have still more: those are opened and left
+ * alone. */
 enum store_cf {
 	STORE_CF_DEFAULT = 0, /* "default": sub-keys */
 	STORE_CF_METADATA,    /* "metadata": one record per key */
@@ -21,8 +25,10 @@ enum store_cf {
 	STORE_CF_PROPAGATE,   /* "propagate" */
 	STORE_CF_STREAM,      /* "stream": stream sub-keys */
 	STORE_CF_SEARCH,      /* "search" */
+	STORE_CF_INDEX,	      /* "index": the time-series label index */
 	STORE_CF_COUNT
 };
+#define STORE_CF_BASE STORE_CF_INDEX /* those made at every writable open */
 
 /* Name of a column family ("default", "metadata", ...). Static storage. */
 const char *store_cf_name(enum store_cf cf);
@@ -100,6 +106,16 @@ int store_open(const char *dir, const struct store_options *opt, struct store **
  * took. NULL is fine. */
 void store_close(struct store *s);
 bool store_is_read_only(const struct store *s);
+/* Is column family cf open (the database has it)? */
+bool store_has_cf(struct store *s, enum store_cf cf);
+/*
+ * Make column family cf (one of those after STORE_CF_BASE) in the open
+ * database, with the compaction filter the store was opened with, unless
+ * it exists: one caller makes it, the others wait and find it. 0 (made or
+ * there), -EROFS (a read-only store or a follower), -ENOSPC, -EIO
+ * (logged), -EINVAL (a base family: every writable open makes those).
+ */
+int store_cf_create(struct store *s, enum store_cf cf);
 /* Opened with opt->follow (a secondary instance)? */
 bool store_is_follower(const struct store *s);
 /*

@@ -31,7 +31,11 @@ struct store {
 	 * and Kvrocks's ones by enum; a read-only store may lack some (NULL). */
 	rocksdb_column_family_handle_t **handles;
 	size_t nhandles;
+	/* Read without a lock (atomic loads: store_cf): store_cf_create
+	 * sets a missing one, under cf_lock, in a slot handles[] kept free
+	 * for it (room for STORE_CF_COUNT - STORE_CF_BASE more). */
 	rocksdb_column_family_handle_t *cf[STORE_CF_COUNT];
+	pthread_mutex_t cf_lock;
 	bool read_only;
 	bool follower; /* a secondary instance (store_options.follow) */
 	char *path;

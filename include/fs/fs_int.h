@@ -836,6 +836,23 @@ int fs_sketch_adopt(const struct fs_sketch *s, struct fs_ctx *c, const char *to,
 	.load = sketch_load, .check = sketch_check, .commit = sketch_commit,                       \
 	.create = sketch_create, .unlink = sketch_unlink, .adopt = sketch_adopt
 
+/* ---- fs_geo.c: the geo names of a zset (GEOADD, GEOPOS, ...) ------------ */
+
+/* Is `name` a geo view of a zset (.geopos:, .geodist:, .geohash:,
+ * .geosearch:...)? Then fs_geo_view_check says whether it is well formed
+ * (0 or -EINVAL, logged) and fs_geo_view_load makes its contents (at one
+ * snapshot of c's key; -ENOENT for a search from a missing member). */
+bool fs_geo_is_view(const char *name, size_t n);
+int fs_geo_view_check(const char *name, size_t n);
+int fs_geo_view_load(struct fs_ctx *c, const char *name, size_t n, struct buf *out);
+/* Is `name` the GEOADD input (.geoadd, .geoadd:OPTIONS)? Its options are
+ * checked by fs_geo_input_check (0 or -EINVAL, logged); fs_geo_feed adds
+ * LON,LAT,MEMBER lines in one batch (-EINVAL, logged, adds nothing) and
+ * answers GEOADD's reply in c->reply. */
+bool fs_geo_is_input(const char *name, size_t n);
+int fs_geo_input_check(const char *name, size_t n);
+int fs_geo_feed(struct fs_ctx *c, const char *name, size_t n, const char *d, size_t dn);
+
 /* ---- fs_shape.c: the table of types and shapes --------------------------- */
 
 /* The shapes, each defined by its file (fs_TYPE.c; fs_string.c: string
@@ -957,9 +974,10 @@ int fs_entry_stat(struct fs *fs, struct fs_node *node, struct stat *st, double *
 /* ---- fs_attrs.c: stored attributes -------------------------------------- */
 
 /* Store mode, owner and times (to_set: FUSE_SET_ATTR_*, times left out
- * keep cur's) set on a key, a stored entry or a namespace, in one batch.
- * 0, an errno, or 1: the node has no record (the caller keeps them in the
- * node). */
+ * keep cur's) set on a key, a stored entry or a namespace, in one batch;
+ * a mode or owner change moves ctime, keeping cur's mtime and atime (cur
+ * NULL: no times unless set, for a node's first store). 0, an errno, or
+ * 1: the node has no record (the caller keeps them in the node). */
 int fs_attrs_store(struct fs *fs, struct fs_node *node, const struct stat *attr, int to_set,
 		   const struct stat *cur);
 /* A local entry was stored: store the attributes and user.* xattrs set

@@ -128,6 +128,12 @@ int ks_xattr_list(struct keyspace *ks, const struct ks_key *k, uint64_t version,
  * large), -ENOENT (no such key), -EROFS, -EIO. One batch, key locked. */
 int ks_xattr_set(struct keyspace *ks, const struct ks_key *k, const char *entry, size_t elen,
 		 const char *name, size_t nlen, const void *value, size_t vlen, int flags);
+/* The same, with the times of `times` (KS_ATTR_SET_TIMES: the mtime and
+ * atime the object shows) in the same batch, ctime now: as on a disk, a
+ * changed extended attribute moves ctime. */
+int ks_xattr_change(struct keyspace *ks, const struct ks_key *k, const char *entry, size_t elen,
+		    const char *name, size_t nlen, const void *value, size_t vlen, int flags,
+		    const struct ks_attr_set *times);
 
 /*
  * A namespace's own attributes (the namespace directory's mode, owner and

@@ -29,6 +29,7 @@
 #define RES_NSLEN     (sizeof(KS_RESERVED_NS) - 1)
 #define RES_EMPTY     'E'
 #define RES_NAMESPACE 'N'
+#define RES_TSINDEX   'I' /* "I" -> "": the label index is complete (ks_tsindex.c) */
 
 struct keyspace {
 	struct store *st;
@@ -40,6 +41,10 @@ struct keyspace {
 	uint64_t gen[KS_LOCKS];
 	unsigned waiting[KS_LOCKS];
 	pthread_cond_t changed[KS_LOCKS];
+	/* The time-series label index (ks_tsindex.c): KS_TSINDEX_* state,
+	 * and the lock its first completion holds. */
+	_Atomic int tsindex;
+	pthread_mutex_t tsindex_lock;
 };
 
 /* A key's lock stripe. */

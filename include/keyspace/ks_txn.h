@@ -180,6 +180,16 @@ void ks_txn_sub_put(struct ks_txn *t, const struct ks_key *k, enum store_cf cf, 
 		    size_t sn, const void *v, size_t vn);
 void ks_txn_sub_del(struct ks_txn *t, const struct ks_key *k, enum store_cf cf, const void *sub,
 		    size_t sn);
+/*
+ * Stage a put (put true) or delete of k's record in Kvrocks's time-series
+ * label index (the "index" column family: label name = value -> key;
+ * encoding.h), as Kvrocks's TS.CREATE/TS.ALTER do beside the label
+ * sub-key. A put makes the column family if the database lacks it
+ * (store_cf_create: a failure is sticky); a delete without it stages
+ * nothing.
+ */
+void ks_txn_ts_index(struct ks_txn *t, const struct ks_key *k, const void *name, size_t nn,
+		     const void *v, size_t vn, bool put);
 /* Stage the deletion of every sub-key record of k's current version in
  * cf (one range delete), as a verb that rebuilds a key's records does. */
 void ks_txn_sub_clear(struct ks_txn *t, const struct ks_key *k, enum store_cf cf);

@@ -71,6 +71,21 @@ uint64_t tsagg_bucket_right(uint64_t ts, uint64_t dur, uint64_t align);
  * var.p = (sum of squares - sum^2 / n) / n; var.s, std.s are 0 for n = 1). */
 double tsagg_aggregate(int agg, const struct ts_sample *s, size_t n);
 
+/* TS.MRANGE/MREVRANGE GROUPBY ... REDUCE: the reducers Kvrocks has
+ * (avg, sum, min, max, range, count, std.p, std.s, var.p, var.s: the
+ * aggregators without first and last), case-insensitive; -1 if none. */
+int tsagg_reducer_parse(const char *s, size_t n);
+/*
+ * Kvrocks's GroupSamplesAndReduce: merge the k series s[i] (n[i] samples
+ * each, in time order) by timestamp and reduce the values of each
+ * timestamp with reducer r (tsagg_aggregate's formulas; a timestamp one
+ * series has counts once for it). *out (malloc'd, free it) gets one
+ * sample per distinct timestamp, in time order, *nout of them. Samples of
+ * equal timestamps are taken in series order. 0 or -ENOMEM.
+ */
+int tsagg_group_reduce(int r, const struct ts_sample *const *s, const size_t *n, size_t k,
+		       struct ts_sample **out, size_t *nout);
+
 /* Label filters of TS.MRANGE / TS.MGET ("a=b", "a!=b", "a=", "a!=",
  * "a=(x,y)", "a!=(x,y)"). Parse with tsagg_filter_parse (one expression
  * each call); tsagg_filter_check: at least one positive matcher "a=b" or
@@ -80,6 +95,13 @@ struct tsagg_filter *tsagg_filter_new(void);
 void tsagg_filter_free(struct tsagg_filter *f);
 int tsagg_filter_parse(struct tsagg_filter *f, const char *expr, size_t n); /* -EINVAL, -ENOMEM */
 int tsagg_filter_check(const struct tsagg_filter *f);			    /* -EINVAL */
+/* Call cb for every value of every positive matcher "a=v" / "a=(v,w)"
+ * of f (the label index's look-ups), in the order given; a non-zero
+ * return stops and is returned. */
+int tsagg_filter_each_equal(const struct tsagg_filter *f,
+			    int (*cb)(void *arg, const char *label, size_t ln, const char *v,
+				      size_t vn),
+			    void *arg);
 /* Do labels l[0..n) pass every matcher of f? */
 bool tsagg_filter_match(const struct tsagg_filter *f, const struct ts_label *l, size_t n);
 

@@ -140,23 +140,57 @@ void ts_range_opt_init(struct ts_range_opt *o);
 int ts_range(struct keyspace *ks, const struct ks_key *k, const struct ts_range_opt *o,
 	     bool reverse, struct ts_sample **out, size_t *n);
 
-/* One series of TS.MRANGE / TS.MGET: borrowed during the callback. */
+/* One series of TS.MRANGE / TS.MGET (or one group of GROUPBY: key is
+ * "label=value"), with the labels asked for (struct ts_mopt): all
+ * borrowed during the callback. */
 struct ts_series_result {
 	const char *key;
 	size_t klen;
 	const struct ts_sample *s;
 	size_t n;
+	const struct ts_label *labels;
+	size_t nlabels;
 };
 typedef int (*ts_series_cb)(void *arg, const struct ts_series_result *r);
+
+/*
+ * The options of TS.MRANGE/MREVRANGE/MGET beyond the range: all zero is
+ * none. groupby (gn bytes) with reduce (tsagg_reducer_parse) groups the
+ * series by that label's value (TS.MRANGE only). withlabels: every label
+ * of a series, in name order (a group's: the label, "__reducer__" and
+ * "__source__", the group's keys joined by commas); else sel (nsel
+ * names, values ignored): those labels, in name order without repeats,
+ * "" for one a series lacks (Kvrocks's ExtractSelectedLabels).
+ */
+struct ts_mopt {
+	const char *groupby;
+	size_t gn;
+	int reduce;
+	bool withlabels;
+	const struct ts_label *sel;
+	size_t nsel;
+};
+
 /* TS.MRANGE / TS.MREVRANGE over the series of namespace ns whose labels
- * match f, in key order. The series are found by scanning the
- * namespace's metadata and the labels of each time series (kvfs writes
- * no Index CF). A non-zero cb return stops and is returned. */
+ * match f, in key order: found through Kvrocks's label index once it is
+ * complete (keyspace/ks_tsindex.h), else by a scan of the namespace.
+ * With m's GROUPBY: one result per group, in the byte order of the
+ * label's values; a series without the label is in none; each group's
+ * samples are its series' ranges (aggregation applied) reduced per
+ * timestamp (Kvrocks's TS.MRANGE GROUPBY). A non-zero cb return stops and
+ * is returned. -EINVAL (logged) for a groupby without a reducer or the
+ * other way round. */
 int ts_mrange(struct keyspace *ks, const char *ns, size_t nslen, const struct tsagg_filter *f,
-	      const struct ts_range_opt *o, bool reverse, ts_series_cb cb, void *arg);
-/* TS.MGET: the newest sample of each matching series (n = 0 if empty). */
+	      const struct ts_range_opt *o, bool reverse, const struct ts_mopt *m, ts_series_cb cb,
+	      void *arg);
+/* TS.MGET: the newest sample of each matching series (n = 0 if empty),
+ * with m's labels (m may be NULL; its groupby is refused, -EINVAL). */
 int ts_mget(struct keyspace *ks, const char *ns, size_t nslen, const struct tsagg_filter *f,
-	    ts_series_cb cb, void *arg);
+	    const struct ts_mopt *m, ts_series_cb cb, void *arg);
+/* TS.QUERYINDEX: cb(arg, key, klen) for each matching series, in key
+ * order (the key borrowed for the call). */
+int ts_queryindex(struct keyspace *ks, const char *ns, size_t nslen, const struct tsagg_filter *f,
+		  int (*cb)(void *arg, const char *key, size_t klen), void *arg);
 
 /* TS.INFO. Labels and rules come from ts_labels / ts_rules. */
 struct ts_info {

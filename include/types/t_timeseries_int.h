@@ -117,8 +117,13 @@ int ts_range_check(const struct ts_range_opt *o);
 /* ---- labels (t_ts_labels.c) ---------------------------------------- */
 
 /* Stage o's labels (TS_OPT_LABELS) for s, replacing the stored ones of a
- * series that is not new. 0 or an error of the read. */
+ * series that is not new, and their label index records. 0 or an error
+ * of the read. */
 int ts_labels_write(struct ts_series *s, const struct ts_options *o);
+/* Before the transaction of a verb that may write o's labels: make the
+ * label index complete (ks_tsindex_prepare) if o has any. 0 or its
+ * error. Never with a key lock held. */
+int ts_labels_prepare(struct keyspace *ks, const struct ts_options *o);
 
 /* ---- rules (t_ts_rules.c) ------------------------------------------ */
 

@@ -441,3 +441,61 @@ bool enc_ts_chunk_expired(const uint8_t *t, size_t tn, const void *chunk, size_t
 		ts = (ts << 8) | p[i];
 	return ts < last - retention;
 }
+
+int enc_ts_label_index_key(struct buf *out, const void *ns, size_t nslen, const void *name,
+			   size_t nn, const void *value, size_t vn, const void *key, size_t klen)
+{
+	if (!ns || nslen < 1 || nslen > ENC_MAX_NS || nn > UINT32_MAX || vn > UINT32_MAX ||
+	    (nn && !name) || (vn && !value) || (klen && !key))
+		return -EINVAL;
+	buf_reset(out);
+	int rc = buf_reserve(out, 1 + nslen + 1 + 4 + nn + 4 + vn + klen);
+	if (rc)
+		return rc;
+	buf_add_u8(out, (uint8_t)nslen);
+	buf_add(out, ns, nslen);
+	buf_add_u8(out, ENC_INDEX_TS_LABEL);
+	if (!name)
+		return 0;
+	buf_add_be32(out, (uint32_t)nn);
+	buf_add(out, name, nn);
+	if (!value)
+		return 0;
+	buf_add_be32(out, (uint32_t)vn);
+	buf_add(out, value, vn);
+	if (klen)
+		buf_add(out, key, klen);
+	return 0;
+}
+
+int enc_ts_label_index_decode(const void *raw, size_t n, const uint8_t **ns, size_t *nslen,
+			      const uint8_t **name, size_t *nn, const uint8_t **value, size_t *vn,
+			      const uint8_t **key, size_t *klen)
+{
+	const uint8_t *p = raw;
+	size_t off, l;
+	if (n < 1 || p[0] < 1 || n - 1 < (size_t)p[0] + 1u + 4u)
+		return -EUCLEAN;
+	*ns = p + 1;
+	*nslen = p[0];
+	off = 1 + (size_t)p[0];
+	if (p[off++] != ENC_INDEX_TS_LABEL)
+		return -EUCLEAN;
+	l = get_be32(p + off);
+	off += 4;
+	if (n - off < l || n - off - l < 4)
+		return -EUCLEAN;
+	*name = p + off;
+	*nn = l;
+	off += l;
+	l = get_be32(p + off);
+	off += 4;
+	if (n - off < l)
+		return -EUCLEAN;
+	*value = p + off;
+	*vn = l;
+	off += l;
+	*key = p + off;
+	*klen = n - off;
+	return 0;
+}

@@ -34,7 +34,7 @@ static const char *const cf_names[STORE_CF_COUNT] = {
     [STORE_CF_DEFAULT] = "default",	  [STORE_CF_METADATA] = "metadata",
     [STORE_CF_ZSET_SCORE] = "zset_score", [STORE_CF_PUBSUB] = "pubsub",
     [STORE_CF_PROPAGATE] = "propagate",	  [STORE_CF_STREAM] = "stream",
-    [STORE_CF_SEARCH] = "search",
+    [STORE_CF_SEARCH] = "search",	  [STORE_CF_INDEX] = "index",
 };
 
 const char *store_cf_name(enum store_cf cf)
@@ -232,7 +232,7 @@ static int store_cf_list(struct store *s, bool fresh, char ***out, size_t *nout)
 			goto out;
 		}
 	}
-	for (int c = 0; c < STORE_CF_COUNT; c++) {
+	for (int c = 0; c < STORE_CF_BASE; c++) {
 		if (name_in(names, n, cf_names[c]))
 			continue;
 		if (!fresh && (rc = buf_printf(&missing, " %s", cf_names[c])) != 0)
@@ -403,6 +403,7 @@ int store_open(const char *dir, const struct store_options *opt, struct store **
 	if (!s)
 		return -ENOMEM;
 	pthread_mutex_init(&s->snaps_lock, NULL);
+	pthread_mutex_init(&s->cf_lock, NULL);
 	if (!(s->heads = store_heads_new())) {
 		free(s);
 		return -ENOMEM;
@@ -425,7 +426,8 @@ int store_open(const char *dir, const struct store_options *opt, struct store **
 	if (rc)
 		goto out;
 	cfopts = calloc(n, sizeof(*cfopts));
-	s->handles = calloc(n, sizeof(*s->handles));
+	/* Room for the families store_cf_create may add. */
+	s->handles = calloc(n + STORE_CF_COUNT - STORE_CF_BASE, sizeof(*s->handles));
 	if (!cfopts || !s->handles) {
 		rc = -ENOMEM;
 		goto out;
@@ -575,6 +577,7 @@ void store_close(struct store *s)
 	free(s->path);
 	pthread_rwlock_destroy(&s->follow_lock);
 	pthread_mutex_destroy(&s->snaps_lock);
+	pthread_mutex_destroy(&s->cf_lock);
 	free(s);
 }
 
@@ -595,7 +598,39 @@ const char *store_path(const struct store *s)
 
 rocksdb_column_family_handle_t *store_cf(struct store *s, enum store_cf cf)
 {
-	return (unsigned)cf < STORE_CF_COUNT ? s->cf[cf] : NULL;
+	return (unsigned)cf < STORE_CF_COUNT ? __atomic_load_n(&s->cf[cf], __ATOMIC_ACQUIRE) : NULL;
+}
+
+bool store_has_cf(struct store *s, enum store_cf cf)
+{
+	return store_cf(s, cf) != NULL;
+}
+
+int store_cf_create(struct store *s, enum store_cf cf)
+{
+	char *err = NULL;
+	int rc = 0;
+	if ((unsigned)cf >= STORE_CF_COUNT || cf < STORE_CF_BASE)
+		return -EINVAL;
+	if (store_cf(s, cf))
+		return 0;
+	if (s->read_only || s->follower)
+		return -EROFS;
+	pthread_mutex_lock(&s->cf_lock);
+	if (!s->cf[cf]) {
+		const rocksdb_options_t *o = s->cf_opts[cf] ? s->cf_opts[cf] : s->opts;
+		rocksdb_column_family_handle_t *h =
+		    rocksdb_create_column_family(s->db, o, cf_names[cf], &err);
+		if (err) {
+			rc = store_write_err(s, "create column family", err);
+		} else {
+			s->handles[s->nhandles++] = h;
+			__atomic_store_n(&s->cf[cf], h, __ATOMIC_RELEASE);
+			LOG_INFO("%s: made Kvrocks's column family \"%s\"", s->path, cf_names[cf]);
+		}
+	}
+	pthread_mutex_unlock(&s->cf_lock);
+	return rc;
 }
 
 /* ---- Statistics and compaction ------------------------------------- */

@@ -86,6 +86,12 @@ int fs_attrs_store(struct fs *fs, struct fs_node *node, const struct stat *attr,
 				   FUSE_SET_ATTR_MTIME_NOW);
 		s.atime = set_time(&cur->st_atim, &attr->st_atim, to_set, FUSE_SET_ATTR_ATIME,
 				   FUSE_SET_ATTR_ATIME_NOW);
+	} else if (s.mask && cur) {
+		/* chmod and chown move ctime, as on a disk: the times record
+		 * keeps what the object shows, with ctime now. */
+		s.mask |= KS_ATTR_SET_TIMES;
+		s.mtime = cur->st_mtim;
+		s.atime = cur->st_atim;
 	}
 	rc = ks_attr_set(fs->ks, &k, e, en, &s);
 out:
@@ -147,7 +153,9 @@ void fs_node_attrs_flush(struct fs *fs, struct fs_node *node, bool locked)
 	node_xattrs_flush(fs, node, locked);
 	if (!to_set)
 		return;
-	int rc = fs_attrs_store(fs, node, &attr, to_set, &attr);
+	/* Set before its first store: its creation is its ctime. */
+	bool times = to_set & (FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_ATIME);
+	int rc = fs_attrs_store(fs, node, &attr, to_set, times ? &attr : NULL);
 	pthread_mutex_lock(&node->lock); /* its name (fs_inode.h) */
 	if (rc < 0)
 		LOG_WARN("attributes set before '%s' was stored are lost: %s", node->name,
@@ -354,8 +362,19 @@ int fs_user_xattr_set(struct fs *fs, struct fs_node *node, const char *name, con
 		LOG_ERR("%s: names under %s are kvfs's own", name, FS_XATTR_KVFS);
 		rc = -ENOTSUP;
 	}
-	if (!rc)
-		rc = ks_xattr_set(fs->ks, &k, e, en, name, strlen(name), value, size, kf);
+	if (!rc) {
+		/* The times the node shows, kept; ctime moves (ks_xattr_change). */
+		struct stat st;
+		double timeout;
+		struct ks_attr_set times = {0};
+		if (fs_node_stat(fs, node, &st, &timeout) == 0) {
+			times.mask = KS_ATTR_SET_TIMES;
+			times.mtime = st.st_mtim;
+			times.atime = st.st_atim;
+		}
+		rc =
+		    ks_xattr_change(fs->ks, &k, e, en, name, strlen(name), value, size, kf, &times);
+	}
 	if (rc == -ERANGE || rc == -E2BIG || rc == -ENOSPC)
 		LOG_ERR("%s on '%s': %s", name, node->name, strerror(-rc));
 	pthread_mutex_unlock(&node->lock);

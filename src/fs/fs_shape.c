@@ -52,10 +52,18 @@ const struct fs_help fs_ns_help[] = {
      "echo job >> 'q:lpush'"},
     {"KEY:rpush0", "input: NUL-terminated elements (KEY:lpush0: at the head)",
      "find . -print0 >> 'q:rpush0'"},
-    {".mget?FILTERS", "view: TS.MGET of the time series the label filters select",
-     "cat '.mget?sensor=temp'"},
+    {".mget[:withlabels|:labels=A,B]?FILTERS",
+     "view: TS.MGET of the series the label filters select, \"KEY,TS,VALUE\" lines; with "
+     "labels, a \"NAME=VALUE\" CSV field each",
+     "cat '.mget:withlabels?sensor=temp'"},
     {".mrange:FROM..TO[:OPT]...?FILTERS", "view: TS.MRANGE (.mrevrange:...: TS.MREVRANGE)",
      "cat '.mrange:-..+?sensor=temp'"},
+    {".mrange:...:groupby=L:reduce=R?FILTERS",
+     "view: GROUPBY L REDUCE R (avg sum min max range count std.p std.s var.p var.s): one "
+     "series \"L=VALUE\" per value; also :withlabels or :labels=A,B",
+     "cat '.mrange:-..+:groupby=room:reduce=max?sensor=temp'"},
+    {".queryindex?FILTERS", "view: TS.QUERYINDEX, the keys of the selected series, one a line",
+     "cat '.queryindex?sensor=temp'"},
     {NULL, NULL, NULL},
 };
 

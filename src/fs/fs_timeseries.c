@@ -904,16 +904,19 @@ const struct fs_shape fs_timeseries_shape = {
     .from_field = tsf_from_field,
 };
 
-/* ---- namespace views: .mrange, .mrevrange, .mget ----------------------- */
+/* ---- namespace views: .mrange, .mrevrange, .mget, .queryindex ---------- */
 
 #define NSVIEW_MRANGE	 ".mrange:"
 #define NSVIEW_MREVRANGE ".mrevrange:"
-#define NSVIEW_MGET	 ".mget?"
+#define NSVIEW_MGET	 ".mget"
+#define NSVIEW_QUERY	 ".queryindex?"
 
 static bool ns_view_is_name(const char *name, size_t n)
 {
+	bool mget = has_prefix(name, n, NSVIEW_MGET) && n > strlen(NSVIEW_MGET) &&
+		    (name[strlen(NSVIEW_MGET)] == '?' || name[strlen(NSVIEW_MGET)] == ':');
 	return (has_prefix(name, n, NSVIEW_MRANGE) || has_prefix(name, n, NSVIEW_MREVRANGE) ||
-		has_prefix(name, n, NSVIEW_MGET)) &&
+		mget || has_prefix(name, n, NSVIEW_QUERY)) &&
 	       memchr(name, '?', n) != NULL;
 }
 
@@ -938,16 +941,155 @@ static int filters_parse(const char *s, size_t n, struct tsagg_filter *f)
 	return rc ? rc : tsagg_filter_check(f);
 }
 
+/* One CSV field, quoted (RFC 4180) when it holds a comma, a quote or a
+ * line break. */
+static int csv_field(struct buf *out, const char *a, size_t an, const char *b, size_t bn)
+{
+	bool quote = false;
+	int rc = 0;
+	for (size_t i = 0; i < an + bn; i++) {
+		char c = i < an ? a[i] : b[i - an];
+		quote |= c == ',' || c == '"' || c == '\n' || c == '\r';
+	}
+	if (quote)
+		rc = buf_add(out, "\"", 1);
+	for (size_t i = 0; i < an + bn && !rc; i++) {
+		char c = i < an ? a[i] : b[i - an];
+		rc = c == '"' && quote ? buf_add(out, "\"\"", 2) : buf_add(out, &c, 1);
+	}
+	if (!rc && quote)
+		rc = buf_add(out, "\"", 1);
+	return rc;
+}
+
+/* The labels of a result as ",NAME=VALUE" fields. */
+static int label_fields(struct buf *out, const struct ts_series_result *r)
+{
+	int rc = 0;
+	for (size_t j = 0; j < r->nlabels && !rc; j++) {
+		struct buf f = BUF_INIT;
+		rc = buf_add(&f, r->labels[j].name, r->labels[j].nn);
+		if (!rc)
+			rc = buf_add(&f, "=", 1);
+		if (!rc)
+			rc = buf_add(out, ",", 1);
+		if (!rc)
+			rc = csv_field(out, f.data, f.len, r->labels[j].value, r->labels[j].vn);
+		buf_release(&f);
+	}
+	return rc;
+}
+
+/* Where the lines go; quote: label fields are asked for, so the key
+ * field is CSV-quoted too when it needs it (else it is the bare name). */
+struct ns_out {
+	struct buf *out;
+	bool quote;
+};
+
 static int ns_line(void *arg, const struct ts_series_result *r)
 {
-	struct buf *out = arg, fname = BUF_INIT;
+	struct ns_out *o = arg;
+	struct buf fname = BUF_INIT, line = BUF_INIT;
 	char v[40];
 	int rc = names_encode(r->key, r->klen, &fname);
 	for (size_t i = 0; i < r->n && !rc; i++) {
+		buf_reset(&line);
 		fmt_double_shortest(r->s[i].v, v);
-		rc = buf_printf(out, "%s,%" PRIu64 ",%s\n", fname.data, r->s[i].ts, v);
+		rc = o->quote ? csv_field(&line, fname.data, fname.len, "", 0)
+			      : buf_add(&line, fname.data, fname.len);
+		if (!rc)
+			rc = buf_printf(&line, ",%" PRIu64 ",%s", r->s[i].ts, v);
+		if (!rc)
+			rc = label_fields(&line, r);
+		if (!rc)
+			rc = buf_add(&line, "\n", 1);
+		if (!rc)
+			rc = buf_add(o->out, line.data, line.len);
 	}
 	buf_release(&fname);
+	buf_release(&line);
+	return rc;
+}
+
+static int key_line(void *arg, const char *key, size_t klen)
+{
+	struct buf *out = arg, fname = BUF_INIT;
+	int rc = names_encode(key, klen, &fname);
+	if (!rc)
+		rc = buf_printf(out, "%s\n", fname.data);
+	buf_release(&fname);
+	return rc;
+}
+
+/* The namespace options among the ':' segments of spec (groupby=L,
+ * reduce=R, withlabels, labels=A,B) go into *m and sel (the names, borrowed
+ * from spec); the other segments, joined by ':', into rest. -EINVAL
+ * (logged) for a bad one. */
+static int ns_opts_parse(const char *spec, size_t n, struct ts_mopt *m, struct ts_label **sel,
+			 struct buf *rest)
+{
+	size_t i = 0;
+	int rc = 0;
+	memset(m, 0, sizeof(*m));
+	*sel = NULL;
+	buf_reset(rest);
+	while (i <= n && !rc) {
+		const char *e = memchr(spec + i, ':', n - i);
+		size_t sn = e ? (size_t)(e - (spec + i)) : n - i;
+		const char *p = spec + i;
+		if (has_prefix(p, sn, "groupby=") && sn > 8) {
+			m->groupby = p + 8;
+			m->gn = sn - 8;
+		} else if (has_prefix(p, sn, "reduce=")) {
+			m->reduce = tsagg_reducer_parse(p + 7, sn - 7);
+			if (m->reduce < 0) {
+				LOG_ERR("'%.*s': reducers are avg, sum, min, max, range, count, "
+					"std.p, std.s, var.p, var.s",
+					(int)sn, p);
+				rc = -EINVAL;
+			}
+		} else if (is_name(p, sn, "withlabels")) {
+			m->withlabels = true;
+		} else if (has_prefix(p, sn, "labels=")) {
+			size_t st = 7;
+			for (size_t j = 7; j <= sn && !rc; j++) {
+				if (j < sn && p[j] != ',')
+					continue;
+				if (j == st) {
+					LOG_ERR("'%.*s': labels=NAME,NAME,... (no empty name)",
+						(int)sn, p);
+					rc = -EINVAL;
+					break;
+				}
+				void *q = realloc(*sel, (m->nsel + 1) * sizeof(**sel));
+				if (!q) {
+					rc = -ENOMEM;
+					break;
+				}
+				*sel = q;
+				(*sel)[m->nsel++] = (struct ts_label){p + st, j - st, NULL, 0};
+				st = j + 1;
+			}
+			m->sel = *sel;
+		} else if (sn || e) {
+			if (rest->len)
+				rc = buf_add(rest, ":", 1);
+			if (!rc)
+				rc = buf_add(rest, p, sn);
+		}
+		if (!e)
+			break;
+		i += sn + 1;
+	}
+	if (!rc && m->withlabels && m->nsel) {
+		LOG_ERR("withlabels or labels=..., not both");
+		rc = -EINVAL;
+	}
+	if (rc) {
+		free(*sel);
+		*sel = NULL;
+	}
 	return rc;
 }
 
@@ -958,6 +1100,9 @@ static int ns_view_load(struct fs *fs, const struct ks_key *k, struct buf *out)
 	size_t n = k->klen;
 	struct tsagg_filter *f = tsagg_filter_new();
 	struct ts_range_opt o;
+	struct ts_mopt m;
+	struct ts_label *sel = NULL;
+	struct buf rest = BUF_INIT;
 	uint64_t *fts = NULL;
 	int rc = f ? 0 : -ENOMEM;
 	buf_reset(out);
@@ -968,16 +1113,32 @@ static int ns_view_load(struct fs *fs, const struct ks_key *k, struct buf *out)
 			"LABEL=(V1,V2), LABEL!=(V1,V2), separated by commas, at least one "
 			"LABEL=VALUE",
 			(int)n, name);
-	if (!rc && has_prefix(name, n, NSVIEW_MGET)) {
-		rc = ts_mget(fs->ks, k->ns, k->nslen, f, ns_line, out);
+	if (!rc && has_prefix(name, n, NSVIEW_QUERY)) {
+		rc = ts_queryindex(fs->ks, k->ns, k->nslen, f, key_line, out);
+	} else if (!rc && has_prefix(name, n, NSVIEW_MGET)) {
+		size_t head = strlen(NSVIEW_MGET);
+		const char *sp = name + head + (name[head] == ':');
+		rc = ns_opts_parse(sp, (size_t)(q - sp), &m, &sel, &rest);
+		if (!rc && (rest.len || m.groupby || m.reduce)) {
+			LOG_ERR("'%.*s': .mget takes withlabels or labels=A,B", (int)n, name);
+			rc = -EINVAL;
+		}
+		struct ns_out no = {out, m.withlabels || m.nsel};
+		if (!rc)
+			rc = ts_mget(fs->ks, k->ns, k->nslen, f, &m, ns_line, &no);
 	} else if (!rc) {
 		bool rev = has_prefix(name, n, NSVIEW_MREVRANGE);
 		size_t head = strlen(rev ? NSVIEW_MREVRANGE : NSVIEW_MRANGE);
-		rc = fs_ts_range_parse(name + head, (size_t)(q - name) - head, &o, &fts);
+		rc = ns_opts_parse(name + head, (size_t)(q - name) - head, &m, &sel, &rest);
 		if (!rc)
-			rc = ts_mrange(fs->ks, k->ns, k->nslen, f, &o, rev, ns_line, out);
+			rc = fs_ts_range_parse(rest.data ? rest.data : "", rest.len, &o, &fts);
+		struct ns_out no = {out, m.withlabels || m.nsel};
+		if (!rc)
+			rc = ts_mrange(fs->ks, k->ns, k->nslen, f, &o, rev, &m, ns_line, &no);
 	}
 	free(fts);
+	free(sel);
+	buf_release(&rest);
 	tsagg_filter_free(f);
 	return rc;
 }

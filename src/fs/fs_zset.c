@@ -20,7 +20,10 @@
  *
  * Actions (read once per open, never listed): `.zpopmin[:COUNT]`,
  * `.zpopmax[:COUNT]` (ZPOPMIN, ZPOPMAX), `.bzpopmin:SECS`,
- * `.bzpopmax:SECS` (BZPOPMIN, BZPOPMAX): MEMBER TAB SCORE lines. Layer: fs.
+ * `.bzpopmax:SECS` (BZPOPMIN, BZPOPMAX): MEMBER TAB SCORE lines.
+ *
+ * Geo (fs_geo.c): the input `.geoadd[:nx|:xx][:ch]` (GEOADD) and the
+ * views `.geopos:`, `.geodist:`, `.geohash:`, `.geosearch:`. Layer: fs.
  */
 #include "fs/fs_int.h"
 
@@ -104,7 +107,7 @@ struct view {
 	struct zset_score_range r;
 };
 
-static bool zset_is_view(const char *name, size_t n)
+static bool score_is_view(const char *name, size_t n)
 {
 	return (n == strlen(VIEW) && has_prefix(name, n, VIEW)) ||
 	       (n == strlen(VIEW_REV) && has_prefix(name, n, VIEW_REV)) ||
@@ -121,7 +124,13 @@ static int parse_bound(const char *s, size_t n, double *v, bool *ex)
 	return parse_double(s, n, v);
 }
 
-/* Parse a view name (zset_is_view is true). -EINVAL for a bad spec. */
+/* The views of a zset: .by-score... and the geo views (fs_geo.c). */
+static bool zset_is_view(const char *name, size_t n)
+{
+	return score_is_view(name, n) || fs_geo_is_view(name, n);
+}
+
+/* Parse a view name (score_is_view is true). -EINVAL for a bad spec. */
 static int view_parse(const char *name, size_t n, struct view *v)
 {
 	memset(v, 0, sizeof(*v));
@@ -219,7 +228,13 @@ static int zset_load(struct fs_ctx *c, const char *name, size_t n, struct buf *o
 {
 	char text[40];
 	double score;
-	if (zset_is_view(name, n))
+	if (fs_geo_is_input(name, n)) { /* an input holds nothing */
+		buf_reset(out);
+		return 0;
+	}
+	if (fs_geo_is_view(name, n))
+		return fs_geo_view_load(c, name, n, out);
+	if (score_is_view(name, n))
 		return view_load(c, name, n, out);
 	int rc = zset_score(c->fs->ks, &c->k, name, n, &score);
 	if (!rc) {
@@ -233,10 +248,23 @@ static int zset_lookup(struct fs_ctx *c, const char *name, size_t n, struct fs_e
 {
 	char text[40];
 	double score;
+	uint64_t card;
 	int rc;
-	if (zset_is_view(name, n)) {
+	if (fs_geo_is_input(name, n)) {
+		rc = fs_geo_input_check(name, n);
+		if (!rc)
+			rc = zset_card(c->fs->ks, &c->k, &card); /* the key is a zset */
+		e->blksize = FS_INPUT_BLKSIZE;
+		return rc ? rc : fs_entry_set(e, name, n, S_IFREG | 0200, 0);
+	}
+	if (fs_geo_is_view(name, n)) {
+		rc = fs_geo_view_check(name, n); /* a bad name fails before a read */
+		if (!rc)
+			rc = zset_card(c->fs->ks, &c->k, &card);
+		return rc ? rc : fs_shape_view_entry(c, name, n, e, fs_geo_view_load);
+	}
+	if (score_is_view(name, n)) {
 		struct view v;
-		uint64_t card;
 		rc = view_parse(name, n, &v); /* a bad name fails before a read */
 		if (!rc)
 			rc = zset_card(c->fs->ks, &c->k, &card); /* the key is a zset */
@@ -334,7 +362,7 @@ static int zset_commit(struct fs_ctx *c, const char *name, size_t n, const char 
 		       bool pending)
 {
 	double score = 0;
-	if (zset_is_view(name, n))
+	if (zset_is_view(name, n) || fs_geo_is_input(name, n))
 		return -EACCES;
 	if (text_is_blank(d, dn)) {
 		/* Nothing written: a new member gets 0, an old one keeps its score. */
@@ -352,8 +380,8 @@ static int zset_create(struct fs_ctx *c, const char *name, size_t n, struct fs_e
 {
 	(void)e;
 	double score;
-	if (zset_is_view(name, n))
-		return -EEXIST;
+	if (zset_is_view(name, n) || fs_geo_is_input(name, n))
+		return -EEXIST; /* there already: read or written, never made */
 	if (fs_is_swap_name(name, n))
 		return FS_CREATE_SCRATCH;
 	int rc = zset_score(c->fs->ks, &c->k, name, n, &score);
@@ -524,6 +552,20 @@ static const struct fs_help zset_help[] = {
      "(BZPOPMIN); ETIMEDOUT when none came",
      "while x=$(cat z/.bzpopmin:0); do ...; done"},
     {".bzpopmax:SECS", "the same, the highest (BZPOPMAX)", "cat z/.bzpopmax:5"},
+    {".geoadd",
+     "input: LON,LAT,MEMBER lines (GEOADD; :nx, :xx, :ch as options); a read-write open "
+     "reads the reply",
+     "echo 13.361389,38.115556,Palermo >> z/.geoadd"},
+    {".geopos:M1,M2", "view: LON,LAT of each member (GEOPOS), an empty line for none",
+     "cat z/.geopos:Palermo,Catania"},
+    {".geodist:M1,M2[:UNIT]", "view: GEODIST in m, km, ft or mi (4 decimals)",
+     "cat z/.geodist:Palermo,Catania:km"},
+    {".geohash:M1,M2", "view: the 11-character geohash of each member (GEOHASH)",
+     "cat z/.geohash:Palermo"},
+    {".geosearch:SPEC",
+     "view: GEOSEARCH: member=M or lonlat=LON,LAT; radius=R or box=W,H; a unit; "
+     "withdist, withcoord, withhash, count=N, any, asc, desc",
+     "cat z/.geosearch:member=Palermo:radius=200:km:withdist"},
     {"MEMBER:incrby:X",
      "ZINCRBY X (also :incr, :decr, :decrby:X), print the new score; a "
      "missing member is added",
@@ -539,6 +581,8 @@ const struct fs_shape fs_zset_shape = {
     .iter_next = zset_next,
     .iter_free = zset_free_iter,
     .is_view = zset_is_view,
+    .is_input = fs_geo_is_input,
+    .feed = fs_geo_feed,
     .load = zset_load,
     .check = zset_check,
     .commit = zset_commit,

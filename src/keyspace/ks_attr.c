@@ -575,14 +575,27 @@ int ks_attr_set(struct keyspace *ks, const struct ks_key *k, const char *entry, 
 	return attrs_update(ks, k, entry, elen, s, NULL, 0, NULL, 0, 0, false);
 }
 
-int ks_xattr_set(struct keyspace *ks, const struct ks_key *k, const char *entry, size_t elen,
-		 const char *name, size_t nlen, const void *value, size_t vlen, int flags)
+int ks_xattr_change(struct keyspace *ks, const struct ks_key *k, const char *entry, size_t elen,
+		    const char *name, size_t nlen, const void *value, size_t vlen, int flags,
+		    const struct ks_attr_set *times)
 {
+	struct ks_attr_set t = {0};
 	if (nlen == 0 || nlen > KS_XATTR_NAME_MAX)
 		return -ERANGE;
 	if (value && vlen > KS_XATTR_SIZE_MAX)
 		return -E2BIG;
-	return attrs_update(ks, k, entry, elen, NULL, name, nlen, value, vlen, flags, true);
+	if (times && (times->mask & KS_ATTR_SET_TIMES)) {
+		t.mask = KS_ATTR_SET_TIMES; /* never a mode or owner here */
+		t.mtime = times->mtime;
+		t.atime = times->atime;
+	}
+	return attrs_update(ks, k, entry, elen, &t, name, nlen, value, vlen, flags, true);
+}
+
+int ks_xattr_set(struct keyspace *ks, const struct ks_key *k, const char *entry, size_t elen,
+		 const char *name, size_t nlen, const void *value, size_t vlen, int flags)
+{
+	return ks_xattr_change(ks, k, entry, elen, name, nlen, value, vlen, flags, NULL);
 }
 
 /* ---- Records in other batches (keyspace.c) ------------------------- */

@@ -12,6 +12,9 @@
  *                              fragment; a time-series chunk whose last
  *                              timestamp < last_timestamp - retention
  *                              (SubKeyFilter)
+ *   index                      a time-series label record: drop if its
+ *                              key's metadata is missing or expired, no
+ *                              grace (IndexFilter, Kvrocks 2025+)
  *   pubsub                     drop everything (PubSubFilter)
  *   propagate                  drop the key "script" (PropagateFilter)
  *   search, others             no filter
@@ -98,6 +101,29 @@ out:
 	return drop;
 }
 
+/* A record of the index column family (Kvrocks's IndexFilter): only
+ * time-series label records are judged. */
+static bool index_drop(struct keyspace *ks, struct store_gc_read *rd, const void *k, size_t kn)
+{
+	const uint8_t *ns, *name, *val, *key;
+	size_t nslen, nn, vn, klen, mvn;
+	struct buf mk = BUF_INIT;
+	const char *mv;
+	struct enc_meta m;
+	bool drop = false;
+	if (enc_ts_label_index_decode(k, kn, &ns, &nslen, &name, &nn, &val, &vn, &key, &klen) != 0)
+		return false;
+	if (enc_ns_key(&mk, ns, nslen, key, klen, ks_cluster(ks)) == 0) {
+		int rc = store_gc_meta_get(rd, mk.data, mk.len, &mv, &mvn);
+		if (rc == -ENOENT)
+			drop = true;
+		else if (rc == 0 && enc_meta_decode(mv, mvn, &m) == 0)
+			drop = enc_meta_is_expired(&m, now_ms());
+	}
+	buf_release(&mk);
+	return drop;
+}
+
 bool ks_gc_attr_dead(const struct enc_meta *m, bool is_entry, uint64_t version, uint64_t now)
 {
 	uint64_t lazy = now > KS_GC_GRACE_MS ? now - KS_GC_GRACE_MS : 0;
@@ -149,6 +175,8 @@ static bool gc_drop(void *ctx, struct store_gc_read *rd, enum store_cf cf, const
 	case STORE_CF_ZSET_SCORE:
 	case STORE_CF_STREAM:
 		return sub_drop(ctx, rd, k, kn, v, vn);
+	case STORE_CF_INDEX:
+		return index_drop(ctx, rd, k, kn);
 	case STORE_CF_PUBSUB:
 		return true;
 	case STORE_CF_PROPAGATE:
@@ -163,14 +191,15 @@ void ks_gc_hook(struct keyspace *ks, struct store_gc *out)
 	out->drop = gc_drop;
 	out->ctx = ks;
 	out->cfs = 1u << STORE_CF_METADATA | 1u << STORE_CF_DEFAULT | 1u << STORE_CF_ZSET_SCORE |
-		   1u << STORE_CF_STREAM | 1u << STORE_CF_PUBSUB | 1u << STORE_CF_PROPAGATE;
+		   1u << STORE_CF_STREAM | 1u << STORE_CF_PUBSUB | 1u << STORE_CF_PROPAGATE |
+		   1u << STORE_CF_INDEX;
 }
 
 /* Metadata first, so that the sub-key filters that follow find the
  * expired records already gone. */
 static const enum store_cf compact_order[] = {
-    STORE_CF_METADATA, STORE_CF_DEFAULT, STORE_CF_ZSET_SCORE,
-    STORE_CF_STREAM,   STORE_CF_PUBSUB,	 STORE_CF_PROPAGATE,
+    STORE_CF_METADATA, STORE_CF_DEFAULT,   STORE_CF_ZSET_SCORE, STORE_CF_STREAM,
+    STORE_CF_PUBSUB,   STORE_CF_PROPAGATE, STORE_CF_INDEX,
 };
 
 int ks_compact(struct keyspace *ks)

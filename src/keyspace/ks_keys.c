@@ -9,6 +9,7 @@
 
 #include "keyspace/ks_attr.h"
 #include "keyspace/ks_int.h"
+#include "keyspace/ks_tsindex.h"
 #include "keyspace/ks_txn.h"
 
 #include <errno.h>
@@ -138,6 +139,13 @@ int ks_rename(struct keyspace *ks, const struct ks_key *from, const struct ks_ke
 		struct ks_info info;
 		return ks_lookup(ks, from, &info);
 	}
+	/* A time series with labels moves its label index records too,
+	 * which needs a complete index (made without our locks held). */
+	if (ks_tsindex_has_labels(ks, from)) {
+		int prc = ks_tsindex_prepare(ks);
+		if (prc)
+			return prc;
+	}
 	ks_txn_begin2(&tx, ks, from, to);
 	struct store_batch *b = ks_txn_batch(&tx);
 	struct ks_track *wf = ks_txn_track(&tx, from), *wt = ks_txn_track(&tx, to);
@@ -164,6 +172,8 @@ int ks_rename(struct keyspace *ks, const struct ks_key *from, const struct ks_ke
 	if (rc)
 		goto out;
 	ncf = sub_cfs(m.type, cfs);
+	if (m.type == KV_TYPE_TIMESERIES)
+		rc = ks_tsindex_rename(ks, b, from, to, m.version);
 	for (int i = 0; i < ncf && !rc; i++)
 		rc = rename_cf(ks, b, cfs[i], from, to, m.version);
 	if (!rc)

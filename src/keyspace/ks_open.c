@@ -49,6 +49,8 @@ int ks_open(const char *dir, const struct ks_options *opt, struct keyspace **out
 		pthread_cond_init(&ks->changed[i], &ca);
 	}
 	pthread_condattr_destroy(&ca);
+	pthread_mutex_init(&ks->tsindex_lock, NULL);
+	atomic_init(&ks->tsindex, 0);
 	/* As Kvrocks: the counter starts at rand() seeded with the time, so a
 	 * restarted process with a clock that went back is unlikely to reuse
 	 * a version. */
@@ -67,6 +69,7 @@ void ks_close(struct keyspace *ks)
 		pthread_mutex_destroy(&ks->locks[i]);
 		pthread_cond_destroy(&ks->changed[i]);
 	}
+	pthread_mutex_destroy(&ks->tsindex_lock);
 	free(ks);
 }
 

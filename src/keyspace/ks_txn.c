@@ -267,6 +267,30 @@ void ks_txn_sub_del(struct ks_txn *t, const struct ks_key *k, enum store_cf cf, 
 	sub_change(t, k, cf, sub, sn, NULL, 0, false);
 }
 
+void ks_txn_ts_index(struct ks_txn *t, const struct ks_key *k, const void *name, size_t nn,
+		     const void *v, size_t vn, bool put)
+{
+	struct buf ik = BUF_INIT;
+	struct store *st = ks_store(t->ks);
+	if (t->rc || !txn_ready(t, k))
+		return;
+	int rc = 0;
+	if (put)
+		rc = store_cf_create(st, STORE_CF_INDEX);
+	else if (!store_has_cf(st, STORE_CF_INDEX))
+		return; /* no index: no record to delete */
+	if (!rc)
+		rc = enc_ts_label_index_key(&ik, k->ns, k->nslen, name, nn, v ? v : "", vn, k->key,
+					    k->klen);
+	if (rc)
+		ks_txn_fail(t, rc);
+	else if (put)
+		store_batch_put(t->b, STORE_CF_INDEX, ik.data, ik.len, "", 0);
+	else
+		store_batch_delete(t->b, STORE_CF_INDEX, ik.data, ik.len);
+	buf_release(&ik);
+}
+
 void ks_txn_sub_clear(struct ks_txn *t, const struct ks_key *k, enum store_cf cf)
 {
 	struct buf lo = BUF_INIT, hi = BUF_INIT;

@@ -154,6 +154,66 @@ double tsagg_aggregate(int agg, const struct ts_sample *s, size_t n)
 	return agg == TS_AGG_STD_P || agg == TS_AGG_STD_S ? sqrt(var) : var;
 }
 
+int tsagg_reducer_parse(const char *s, size_t n)
+{
+	int a = tsagg_parse(s, n);
+	return a == TS_AGG_FIRST || a == TS_AGG_LAST ? -1 : a;
+}
+
+struct gsamp {
+	struct ts_sample s;
+	size_t series, at;
+};
+
+static int gsamp_cmp(const void *a, const void *b)
+{
+	const struct gsamp *x = a, *y = b;
+	if (x->s.ts != y->s.ts)
+		return x->s.ts < y->s.ts ? -1 : 1;
+	if (x->series != y->series)
+		return x->series < y->series ? -1 : 1;
+	return (x->at > y->at) - (x->at < y->at);
+}
+
+int tsagg_group_reduce(int r, const struct ts_sample *const *s, const size_t *n, size_t k,
+		       struct ts_sample **out, size_t *nout)
+{
+	size_t total = 0, m = 0;
+	struct gsamp *all;
+	struct ts_sample *run, *res;
+	*out = NULL;
+	*nout = 0;
+	for (size_t i = 0; i < k; i++)
+		total += n[i];
+	if (!total)
+		return 0;
+	all = calloc(total, sizeof(*all));
+	run = calloc(total, sizeof(*run));
+	res = calloc(total, sizeof(*res));
+	if (!all || !run || !res) {
+		free(all);
+		free(run);
+		free(res);
+		return -ENOMEM;
+	}
+	for (size_t i = 0, j = 0; i < k; i++)
+		for (size_t x = 0; x < n[i]; x++, j++)
+			all[j] = (struct gsamp){s[i][x], i, x};
+	qsort(all, total, sizeof(*all), gsamp_cmp);
+	for (size_t i = 0; i < total;) {
+		size_t j = i, rn = 0;
+		while (j < total && all[j].s.ts == all[i].s.ts)
+			run[rn++] = all[j++].s;
+		res[m++] = (struct ts_sample){all[i].s.ts, tsagg_aggregate(r, run, rn)};
+		i = j;
+	}
+	free(all);
+	free(run);
+	*out = res;
+	*nout = m;
+	return 0;
+}
+
 /* Kvrocks's AggregateLatestBucket: fold samples into the open bucket. */
 void tsagg_rule_fold(struct ts_rule *r, const struct ts_sample *s, size_t n)
 {
@@ -370,6 +430,19 @@ int tsagg_filter_check(const struct tsagg_filter *f)
 			return 0;
 	LOG_ERR("a label filter needs at least one matcher LABEL=VALUE or LABEL=(V1,..)");
 	return -EINVAL;
+}
+
+int tsagg_filter_each_equal(const struct tsagg_filter *f,
+			    int (*cb)(void *arg, const char *label, size_t ln, const char *v,
+				      size_t vn),
+			    void *arg)
+{
+	int rc = 0;
+	for (size_t i = 0; f && i < f->n && !rc; i++)
+		for (size_t j = 0; !f->m[i].neg && j < f->m[i].nvals && !rc; j++)
+			rc = cb(arg, f->m[i].label.data, f->m[i].label.len, f->m[i].vals[j].data,
+				f->m[i].vals[j].len);
+	return rc;
 }
 
 bool tsagg_filter_match(const struct tsagg_filter *f, const struct ts_label *l, size_t n)

@@ -897,6 +897,8 @@ static int series_set(struct keyspace *ks, const struct ks_key *k, const struct 
 	struct ks_info info;
 	struct ks_txn t;
 	int rc = check_options(o);
+	if (!rc)
+		rc = ts_labels_prepare(ks, o);
 	if (rc)
 		return rc;
 	ks_txn_begin(&t, ks, k);
@@ -1027,7 +1029,9 @@ static int madd(struct keyspace *ks, const struct ks_key *k, const struct ts_sam
 			v[i].s.ts = now;
 		v[i].idx = i;
 	}
-	rc = ts_rule_set_begin(&t, ks, k, &rs);
+	rc = ts_labels_prepare(ks, (flags & TS_MADD_CREATE) ? create : NULL);
+	if (!rc)
+		rc = ts_rule_set_begin(&t, ks, k, &rs);
 	if (!rc) {
 		rc = ts_series_open(&s, ks, &t, &rs.keys[0], (flags & TS_MADD_CREATE) != 0, create);
 		if (!rc)

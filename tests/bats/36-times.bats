@@ -246,3 +246,39 @@ newer_than() {
 	assert_eq "$(stat -c %Y "$NS/str")" 981173106 "mtime after PERSIST"
 	[ "$(stat -c %Z "$NS/str")" -ge "$start" ]
 }
+
+# chmod, chown and a user.* attribute set or removed move ctime, as on a
+# disk, and keep mtime and atime: on a key of every type, a hash field and
+# a list element, after a remount too.
+@test "chmod, chown, setfattr and setfattr -x move ctime, not mtime, of keys and entries" {
+	make_keys "$NS"
+	local p paths="h/f l/0"
+	for p in $TYPES; do
+		paths="$paths $p"
+	done
+	for p in $paths; do
+		touch -d '2001-02-03 04:05:06' "$NS/$p"
+	done
+	local step
+	for step in chmod chown set remove; do
+		sleep 1.1
+		start=$(date +%s)
+		for p in $paths; do
+			case $step in
+			chmod) chmod 640 "$NS/$p" ;;
+			chown) chown 1234:1234 "$NS/$p" ;;
+			set) setfattr -n user.note -v "x" "$NS/$p" ;;
+			remove) setfattr -x user.note "$NS/$p" ;;
+			esac
+		done
+		kvfs_remount
+		for p in $paths; do
+			assert_eq "$(stat -c %Y "$NS/$p")" 981173106 "mtime of $p after $step"
+			[ "$(stat -c %Z "$NS/$p")" -ge "$start" ] || {
+				echo "ctime of $p after $step: $(stat -c %Z "$NS/$p")" >&2
+				return 1
+			}
+		done
+	done
+	assert_eq "$(stat -c '%a %u' "$NS/h/f")" "640 1234"
+}

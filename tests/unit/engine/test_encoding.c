@@ -666,6 +666,57 @@ static void test_meta_bounds(void)
 	CHECK(strcmp(enc_meta_why(raw, 0), "an empty record") == 0);
 }
 
+/* Kvrocks's TSRevLabelKey (src/types/redis_timeseries.cc): ns_len | ns |
+ * 00 | u32 BE name length | name | u32 BE value length | value | key. */
+static void test_ts_label_index(void)
+{
+	struct buf b = BUF_INIT;
+	const uint8_t *ns, *name, *val, *key;
+	size_t nslen, nn, vn, klen;
+
+	CHECK_INT(enc_ts_label_index_key(&b, DNS, DNS_LEN, "room", 4, "kitchen", 7, "t:1", 3), 0);
+	CHECK_HEX(&b, NS "00 00 00 00 04 72 6F 6F 6D 00 00 00 07 6B 69 74 63 68 65 6E 74 3A 31");
+	CHECK_INT(enc_ts_label_index_decode(b.data, b.len, &ns, &nslen, &name, &nn, &val, &vn, &key,
+					    &klen),
+		  0);
+	CHECK_MEM(ns, nslen, DNS, DNS_LEN);
+	CHECK_MEM(name, nn, "room", 4);
+	CHECK_MEM(val, vn, "kitchen", 7);
+	CHECK_MEM(key, klen, "t:1", 3);
+	/* The prefix of one label's keys, and of the namespace's index. */
+	CHECK_INT(enc_ts_label_index_key(&b, DNS, DNS_LEN, "a", 1, "b", 1, NULL, 0), 0);
+	CHECK_HEX(&b, NS "00 00 00 00 01 61 00 00 00 01 62");
+	CHECK_INT(enc_ts_label_index_key(&b, "n", 1, NULL, 0, NULL, 0, NULL, 0), 0);
+	CHECK_HEX(&b, "01 6E 00");
+	CHECK_INT(enc_ts_label_index_key(&b, DNS, 0, "a", 1, "b", 1, "k", 1), -EINVAL);
+
+	/* Untrusted bytes: another index type, lengths past the end. */
+	unsigned char raw[64];
+	size_t n = check_unhex("01 6E 01 00 00 00 01 61 00 00 00 01 62 6B", raw, sizeof(raw));
+	CHECK_INT(
+	    enc_ts_label_index_decode(raw, n, &ns, &nslen, &name, &nn, &val, &vn, &key, &klen),
+	    -EUCLEAN);
+	n = check_unhex("01 6E 00 00 00 00 09 61 00 00 00 01 62 6B", raw, sizeof(raw));
+	CHECK_INT(
+	    enc_ts_label_index_decode(raw, n, &ns, &nslen, &name, &nn, &val, &vn, &key, &klen),
+	    -EUCLEAN);
+	n = check_unhex("01 6E 00 00 00 00 01 61 00 00 00 09 62", raw, sizeof(raw));
+	CHECK_INT(
+	    enc_ts_label_index_decode(raw, n, &ns, &nslen, &name, &nn, &val, &vn, &key, &klen),
+	    -EUCLEAN);
+	n = check_unhex("05 6E 00", raw, sizeof(raw));
+	CHECK_INT(
+	    enc_ts_label_index_decode(raw, n, &ns, &nslen, &name, &nn, &val, &vn, &key, &klen),
+	    -EUCLEAN);
+	n = check_unhex("01 6E 00 00 00 00 00 00 00 00 00", raw, sizeof(raw));
+	CHECK_INT(
+	    enc_ts_label_index_decode(raw, n, &ns, &nslen, &name, &nn, &val, &vn, &key, &klen), 0);
+	CHECK_INT(nn, 0);
+	CHECK_INT(vn, 0);
+	CHECK_INT(klen, 0);
+	buf_release(&b);
+}
+
 int main(void)
 {
 	test_set();
@@ -684,5 +735,6 @@ int main(void)
 	test_version();
 	test_prefix_successor();
 	test_meta_bounds();
+	test_ts_label_index();
 	return check_done("test_encoding");
 }

@@ -85,6 +85,7 @@ static void test_names(void)
 	CHECK(strcmp(store_cf_name(STORE_CF_PROPAGATE), "propagate") == 0);
 	CHECK(strcmp(store_cf_name(STORE_CF_STREAM), "stream") == 0);
 	CHECK(strcmp(store_cf_name(STORE_CF_SEARCH), "search") == 0);
+	CHECK(strcmp(store_cf_name(STORE_CF_INDEX), "index") == 0);
 }
 
 /* A new database: Kvrocks layout (DIR/db), exactly Kvrocks's seven column
@@ -114,9 +115,9 @@ static void test_new_database(void)
 		fprintf(stderr, "    column families: %s\n", cfs);
 
 	struct store_batch *b = store_batch_new(s);
-	for (int c = 0; c < STORE_CF_COUNT; c++)
+	for (int c = 0; c < STORE_CF_BASE; c++)
 		put_str(b, (enum store_cf)c, "k", store_cf_name((enum store_cf)c));
-	CHECK_INT(store_batch_count(b), STORE_CF_COUNT);
+	CHECK_INT(store_batch_count(b), STORE_CF_BASE);
 	CHECK_INT(store_write(s, b, true), 0);
 	store_batch_free(b);
 	store_close(s);
@@ -127,7 +128,8 @@ static void test_new_database(void)
 	if (!s)
 		goto out;
 	CHECK(strcmp(store_path(s), want) == 0);
-	for (int c = 0; c < STORE_CF_COUNT; c++) {
+	CHECK(!store_has_cf(s, STORE_CF_INDEX)); /* made only when needed */
+	for (int c = 0; c < STORE_CF_BASE; c++) {
 		CHECK_INT(get_str(s, (enum store_cf)c, "k", &v), 0);
 		const char *name = store_cf_name((enum store_cf)c);
 		CHECK_MEM(v.data, v.len, name, strlen(name));
@@ -612,6 +614,67 @@ out:
 	tmpdir_remove(dir);
 }
 
+/* The label index's family: made in the open database when asked
+ * (once), usable at once, opened again with the others, refused on a
+ * read-only store; a base family cannot be asked for. */
+static void test_index_cf(void)
+{
+	char *dir = tmpdir_new();
+	char db[4200], cfs[1024];
+	struct store *s = NULL;
+	struct buf v = BUF_INIT;
+	struct store_options ro = {.read_only = true};
+
+	CHECK_INT(store_open(dir, NULL, &s), 0);
+	if (!s)
+		goto out;
+	CHECK(!store_has_cf(s, STORE_CF_INDEX));
+	CHECK_INT(store_cf_create(s, STORE_CF_SEARCH), -EINVAL);
+	CHECK_INT(store_cf_create(s, STORE_CF_INDEX), 0);
+	CHECK_INT(store_cf_create(s, STORE_CF_INDEX), 0);
+	CHECK(store_has_cf(s, STORE_CF_INDEX));
+	struct store_batch *b = store_batch_new(s);
+	put_str(b, STORE_CF_INDEX, "i", "x");
+	put_str(b, STORE_CF_METADATA, "k", "v");
+	CHECK_INT(store_write(s, b, false), 0);
+	store_batch_free(b);
+	CHECK_INT(get_str(s, STORE_CF_INDEX, "i", &v), 0);
+	store_close(s);
+	snprintf(db, sizeof(db), "%s/db", dir);
+	options_cfs(db, cfs, sizeof(cfs));
+	char want[256];
+	snprintf(want, sizeof(want), "%s,index", kvrocks_cfs);
+	CHECK(strcmp(cfs, want) == 0);
+	if (strcmp(cfs, want) != 0)
+		fprintf(stderr, "    column families: %s\n", cfs);
+
+	s = NULL;
+	CHECK_INT(store_open(dir, &ro, &s), 0);
+	if (!s)
+		goto out;
+	CHECK(store_has_cf(s, STORE_CF_INDEX));
+	CHECK_INT(get_str(s, STORE_CF_INDEX, "i", &v), 0);
+	CHECK_MEM(v.data, v.len, "x", 1);
+	store_close(s);
+
+	/* A read-only store without it cannot make it. */
+	char other[4200];
+	snprintf(other, sizeof(other), "%s/other", dir);
+	s = NULL;
+	CHECK_INT(store_open(other, NULL, &s), 0);
+	store_close(s);
+	s = NULL;
+	CHECK_INT(store_open(other, &ro, &s), 0);
+	if (s) {
+		CHECK_INT(store_cf_create(s, STORE_CF_INDEX), -EROFS);
+		CHECK(!store_has_cf(s, STORE_CF_INDEX));
+		store_close(s);
+	}
+out:
+	buf_release(&v);
+	tmpdir_remove(dir);
+}
+
 static void test_read_only(void)
 {
 	char *dir = tmpdir_new();
@@ -1080,6 +1143,7 @@ int main(void)
 	test_iterators();
 	test_snapshot();
 	test_read_only();
+	test_index_cf();
 	test_follower();
 	test_follower_blobs();
 	test_plain_rocksdb();

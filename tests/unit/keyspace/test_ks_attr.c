@@ -209,6 +209,28 @@ static void test_xattr(void)
 	CHECK_INT(ks_xattr_get(ks, KEY(DEFNS, "h"), v, "f", 1, "user.x", 6, &out), 0);
 	CHECK_MEM(out.data, out.len, "y", 1);
 	CHECK_INT(ks_xattr_get(ks, KEY(DEFNS, "h"), v, NULL, 0, "user.x", 6, &out), -ENODATA);
+	/* ks_xattr_change stores the given mtime and atime with ctime now,
+	 * in the same batch; a refused change stores no times either. */
+	struct ks_attr_set t = {.mask = KS_ATTR_SET_TIMES | KS_ATTR_SET_MODE, .mode = 0777};
+	struct ks_attr a;
+	struct timespec before;
+	t.mtime.tv_sec = 981173106;
+	t.atime.tv_sec = 981173107;
+	CHECK_INT(
+	    ks_xattr_change(ks, KEY(DEFNS, "h"), "f", 1, "user.x", 6, "z", 1, KS_XATTR_CREATE, &t),
+	    -EEXIST);
+	CHECK_INT(ks_attr_get(ks, KEY(DEFNS, "h"), v, "f", 1, &a), 0);
+	CHECK(!(a.has & KS_ATTR_HAS_TIMES));
+	clock_gettime(CLOCK_REALTIME, &before);
+	CHECK_INT(ks_xattr_change(ks, KEY(DEFNS, "h"), "f", 1, "user.x", 6, "z", 1, 0, &t), 0);
+	CHECK_INT(ks_attr_get(ks, KEY(DEFNS, "h"), v, "f", 1, &a), 0);
+	CHECK(a.has & KS_ATTR_HAS_TIMES);
+	CHECK(!(a.has & KS_ATTR_HAS_MODE)); /* times only: never a mode */
+	CHECK_INT(a.mtime.tv_sec, 981173106);
+	CHECK_INT(a.atime.tv_sec, 981173107);
+	CHECK(a.ctime.tv_sec >= before.tv_sec);
+	CHECK_INT(ks_xattr_get(ks, KEY(DEFNS, "h"), v, "f", 1, "user.x", 6, &out), 0);
+	CHECK_MEM(out.data, out.len, "z", 1);
 	buf_release(&out);
 	ks_close(ks);
 }

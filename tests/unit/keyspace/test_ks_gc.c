@@ -433,6 +433,43 @@ static void test_read_only(void)
 	CHECK_INT(count_sub(STORE_CF_ZSET_SCORE, DEFNS, "z_live"), 7);
 }
 
+/* Kvrocks's IndexFilter on the label index: a TS_LABEL record goes when
+ * its key is missing or expired (no grace); a live key's stays, as do
+ * another index type's and a record that does not decode. */
+static void put_index(const char *key, int type)
+{
+	struct buf ik = BUF_INIT;
+	CHECK_INT(
+	    enc_ts_label_index_key(&ik, DEFNS, strlen(DEFNS), "room", 4, "k", 1, key, strlen(key)),
+	    0);
+	ik.data[1 + strlen(DEFNS)] = (char)type;
+	CHECK_INT(fixture_write(ks, STORE_CF_INDEX, ik.data, ik.len, "", 0), 0);
+	buf_release(&ik);
+}
+
+static void test_index_rule(void)
+{
+	uint64_t now = now_ms();
+	CHECK_INT(store_cf_create(ks_store(ks), STORE_CF_INDEX), 0);
+	CHECK_INT(string_set(ks, KEYN(DEFNS, "ix_live"), "v", 1, 0), 0);
+	CHECK_INT(string_set(ks, KEYN(DEFNS, "ix_exp"), "v", 1, 0), 0);
+	set_expire_raw("ix_exp", now - 1000);
+	put_index("ix_live", ENC_INDEX_TS_LABEL);
+	put_index("ix_exp", ENC_INDEX_TS_LABEL);
+	put_index("ix_gone", ENC_INDEX_TS_LABEL);
+	put_index("ix_other_type", 7);
+	CHECK_INT(fixture_write(ks, STORE_CF_INDEX, "\x09x", 2, "", 0), 0);
+	CHECK_INT(fixture_count_hex(ks, STORE_CF_INDEX, ""), 5);
+	CHECK_INT(store_compact(ks_store(ks), STORE_CF_INDEX, NULL, 0, NULL, 0), 0);
+	CHECK_INT(fixture_count_hex(ks, STORE_CF_INDEX, ""), 3);
+	struct buf ik = BUF_INIT, v = BUF_INIT;
+	CHECK_INT(
+	    enc_ts_label_index_key(&ik, DEFNS, strlen(DEFNS), "room", 4, "k", 1, "ix_live", 7), 0);
+	CHECK_INT(store_get(ks_store(ks), STORE_CF_INDEX, ik.data, ik.len, &v), 0);
+	buf_release(&ik);
+	buf_release(&v);
+}
+
 int main(void)
 {
 	test_meta_rule();
@@ -442,6 +479,7 @@ int main(void)
 	if (!ks)
 		return check_done("test_gc");
 	test_compact();
+	test_index_rule();
 	test_concurrent();
 	test_close_busy();
 	test_read_only();

@@ -9,6 +9,9 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 static void test_buckets(void)
 {
@@ -109,11 +112,74 @@ static void test_filters(void)
 	CHECK_INT(match((const char *[]){" =x"}, 1, l, 2), -EINVAL);
 }
 
+/* GROUPBY ... REDUCE: three series merged by timestamp, every reducer
+ * by hand (at 1000: 100 and 120; at 1005: 7 alone; at 1010: 110 and 110;
+ * at 1020: 120 and 100). */
+static void test_group_reduce(void)
+{
+	static const struct ts_sample a[] = {{1000, 100}, {1010, 110}, {1020, 120}};
+	static const struct ts_sample b[] = {{1000, 120}, {1010, 110}, {1020, 100}};
+	static const struct ts_sample c[] = {{1005, 7}};
+	const struct ts_sample *s[] = {a, b, c};
+	const size_t n[] = {3, 3, 1};
+	static const struct {
+		const char *name;
+		double want[4];
+	} cases[] = {
+	    {"max", {120, 7, 110, 120}}, {"MIN", {100, 7, 110, 100}},
+	    {"sum", {220, 7, 220, 220}}, {"avg", {110, 7, 110, 110}},
+	    {"range", {20, 0, 0, 20}},	 {"count", {2, 1, 2, 2}},
+	    {"var.p", {100, 0, 0, 100}}, {"std.p", {10, 0, 0, 10}},
+	    {"var.s", {200, 0, 0, 200}}, {"std.s", {14.142135623730951, 0, 0, 14.142135623730951}},
+	};
+	static const uint64_t ts[] = {1000, 1005, 1010, 1020};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int r = tsagg_reducer_parse(cases[i].name, strlen(cases[i].name));
+		struct ts_sample *out = NULL;
+		size_t nout = 0;
+		CHECK(r > 0);
+		CHECK_INT(tsagg_group_reduce(r, s, n, 3, &out, &nout), 0);
+		CHECK_INT(nout, 4);
+		for (size_t j = 0; j < nout && j < 4; j++) {
+			CHECK_INT(out[j].ts, ts[j]);
+			if (fabs(out[j].v - cases[i].want[j]) > 1e-9) {
+				fprintf(stderr, "  %s at %llu: got %.17g, want %.17g\n",
+					cases[i].name, (unsigned long long)out[j].ts, out[j].v,
+					cases[i].want[j]);
+				CHECK(false);
+			}
+		}
+		free(out);
+	}
+	/* first and last are aggregators, not reducers; nothing in: nothing out. */
+	CHECK_INT(tsagg_reducer_parse("first", 5), -1);
+	CHECK_INT(tsagg_reducer_parse("last", 4), -1);
+	CHECK_INT(tsagg_reducer_parse("median", 6), -1);
+	struct ts_sample *out = (struct ts_sample *)1;
+	size_t nout = 9;
+	CHECK_INT(tsagg_group_reduce(TS_AGG_SUM, s, (const size_t[]){0, 0, 0}, 3, &out, &nout), 0);
+	CHECK(out == NULL);
+	CHECK_INT(nout, 0);
+	/* A NaN (an empty bucket of EMPTY) first at a timestamp stays the
+	 * min and max there, as Kvrocks's min_element/max_element keep it. */
+	static const struct ts_sample na[] = {{1, NAN}}, nb[] = {{1, 5}};
+	const struct ts_sample *ns[] = {na, nb};
+	CHECK_INT(tsagg_group_reduce(TS_AGG_MAX, ns, (const size_t[]){1, 1}, 2, &out, &nout), 0);
+	CHECK_INT(nout, 1);
+	CHECK(out && isnan(out[0].v));
+	free(out);
+	const struct ts_sample *ns2[] = {nb, na};
+	CHECK_INT(tsagg_group_reduce(TS_AGG_MAX, ns2, (const size_t[]){1, 1}, 2, &out, &nout), 0);
+	CHECK(out && out[0].v == 5);
+	free(out);
+}
+
 int main(void)
 {
 	log_level_current = -1;
 	test_buckets();
 	test_aggregators();
 	test_filters();
+	test_group_reduce();
 	return check_done("test_alg_tsagg");
 }

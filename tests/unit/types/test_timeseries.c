@@ -585,13 +585,116 @@ static const char *mq(const char *const *filters, size_t nf, bool get)
 		rc = tsagg_filter_parse(f, filters[i], strlen(filters[i]));
 	ts_range_opt_init(&o);
 	if (!rc)
-		rc = get ? ts_mget(ks, KS_DEFAULT_NS, strlen(KS_DEFAULT_NS), f, mcb, &m)
-			 : ts_mrange(ks, KS_DEFAULT_NS, strlen(KS_DEFAULT_NS), f, &o, false, mcb,
-				     &m);
+		rc = get ? ts_mget(ks, KS_DEFAULT_NS, strlen(KS_DEFAULT_NS), f, NULL, mcb, &m)
+			 : ts_mrange(ks, KS_DEFAULT_NS, strlen(KS_DEFAULT_NS), f, &o, false, NULL,
+				     mcb, &m);
 	tsagg_filter_free(f);
 	if (rc)
 		snprintf(m.out, sizeof(m.out), "err %d", rc);
 	return m.out;
+}
+
+/* A result with its labels: "KEY:v,v[k=v|k=v];" */
+static int gcb(void *arg, const struct ts_series_result *r)
+{
+	struct mres *m = arg;
+	m->off += (size_t)snprintf(m->out + m->off, sizeof(m->out) - m->off, "%.*s:", (int)r->klen,
+				   r->key);
+	for (size_t i = 0; i < r->n; i++)
+		m->off += (size_t)snprintf(m->out + m->off, sizeof(m->out) - m->off, "%s%g",
+					   i ? "," : "", r->s[i].v);
+	for (size_t i = 0; i < r->nlabels; i++)
+		m->off += (size_t)snprintf(m->out + m->off, sizeof(m->out) - m->off, "%s%.*s=%.*s",
+					   i ? "|" : "[", (int)r->labels[i].nn, r->labels[i].name,
+					   (int)r->labels[i].vn, r->labels[i].value);
+	m->off += (size_t)snprintf(m->out + m->off, sizeof(m->out) - m->off, "%s;",
+				   r->nlabels ? "]" : "");
+	return 0;
+}
+
+static const char *gq(const char *filter, const struct ts_mopt *mo, bool reverse, bool get)
+{
+	static struct mres m;
+	struct tsagg_filter *f = tsagg_filter_new();
+	struct ts_range_opt o;
+	memset(&m, 0, sizeof(m));
+	int rc = tsagg_filter_parse(f, filter, strlen(filter));
+	ts_range_opt_init(&o);
+	if (!rc)
+		rc = get ? ts_mget(ks, KS_DEFAULT_NS, strlen(KS_DEFAULT_NS), f, mo, gcb, &m)
+			 : ts_mrange(ks, KS_DEFAULT_NS, strlen(KS_DEFAULT_NS), f, &o, reverse, mo,
+				     gcb, &m);
+	tsagg_filter_free(f);
+	if (rc)
+		snprintf(m.out, sizeof(m.out), "err %d", rc);
+	return m.out;
+}
+
+/* TS.MRANGE GROUPBY/REDUCE, WITHLABELS, SELECTED_LABELS; TS.MGET with
+ * labels; TS.QUERYINDEX (Kvrocks's PR #3167 example, and a series
+ * without the label, in no group). */
+static void test_mrange_groupby(void)
+{
+	struct ts_label la[] = {{"gtype", 5, "stock", 5}, {"name", 4, "A", 1}};
+	struct ts_label lb[] = {{"gtype", 5, "stock", 5}, {"name", 4, "B", 1}};
+	struct ts_label lc[] = {{"gtype", 5, "bond", 4}, {"name", 4, "C", 1}};
+	struct ts_label ld[] = {{"name", 4, "D", 1}};
+	struct ts_options oa = {TS_OPT_LABELS, 0, 0, 0, la, 2};
+	struct ts_options ob = {TS_OPT_LABELS, 0, 0, 0, lb, 2};
+	struct ts_options oc = {TS_OPT_LABELS, 0, 0, 0, lc, 2};
+	struct ts_options od = {TS_OPT_LABELS, 0, 0, 0, ld, 1};
+	CHECK_INT(ts_create(ks, KEY("stock:A"), &oa), 0);
+	CHECK_INT(ts_create(ks, KEY("stock:B"), &ob), 0);
+	CHECK_INT(ts_create(ks, KEY("bond:C"), &oc), 0);
+	CHECK_INT(ts_create(ks, KEY("other:D"), &od), 0);
+	add("stock:A", 1000, 100);
+	add("stock:A", 1010, 110);
+	add("stock:A", 1020, 120);
+	add("stock:B", 1000, 120);
+	add("stock:B", 1010, 110);
+	add("stock:B", 1020, 100);
+	add("bond:C", 1005, 7);
+	add("other:D", 1000, 1);
+	const char *f = "name=(A,B,C,D)";
+	struct ts_mopt g = {"gtype", 5, TS_AGG_MAX, true, NULL, 0};
+	const char *got = gq(f, &g, false, false);
+	const char *want = "gtype=bond:7[gtype=bond|__reducer__=max|__source__=bond:C];"
+			   "gtype=stock:120,110,120[gtype=stock|__reducer__=max|__source__=stock:A,"
+			   "stock:B];";
+	CHECK(strcmp(got, want) == 0);
+	if (strcmp(got, want) != 0)
+		fprintf(stderr, "  got %s\n", got);
+	g.withlabels = false;
+	g.reduce = TS_AGG_SUM;
+	CHECK(strcmp(gq(f, &g, false, false), "gtype=bond:7;gtype=stock:220,220,220;") == 0);
+	CHECK(strcmp(gq(f, &g, true, false), "gtype=bond:7;gtype=stock:220,220,220;") == 0);
+	g.reduce = TS_AGG_MIN;
+	CHECK(strcmp(gq(f, &g, true, false), "gtype=bond:7;gtype=stock:100,110,100;") == 0);
+	/* Selected labels of a group: the group's own label, "" for others. */
+	struct ts_label sel[] = {{"name", 4, NULL, 0}, {"gtype", 5, NULL, 0}};
+	g.sel = sel;
+	g.nsel = 2;
+	CHECK(
+	    strcmp(gq(f, &g, false, false),
+		   "gtype=bond:7[gtype=bond|name=];gtype=stock:100,110,100[gtype=stock|name=];") ==
+	    0);
+	/* GROUPBY without REDUCE, REDUCE without GROUPBY, GROUPBY in MGET. */
+	struct ts_mopt bad = {"gtype", 5, 0, false, NULL, 0};
+	CHECK(strcmp(gq(f, &bad, false, false), "err -22") == 0);
+	bad.groupby = NULL;
+	bad.reduce = TS_AGG_MAX;
+	CHECK(strcmp(gq(f, &bad, false, false), "err -22") == 0);
+	CHECK(strcmp(gq(f, &bad, false, true), "err -22") == 0);
+	/* Without GROUPBY: every label, or the selected ones sorted, with ""
+	 * for one a series lacks; MGET likewise. */
+	struct ts_mopt wl = {NULL, 0, 0, true, NULL, 0};
+	CHECK(strcmp(gq("name=(C,D)", &wl, false, true),
+		     "bond:C:7[gtype=bond|name=C];other:D:1[name=D];") == 0);
+	struct ts_label sel2[] = {
+	    {"name", 4, NULL, 0}, {"gtype", 5, NULL, 0}, {"name", 4, NULL, 0}};
+	struct ts_mopt sl = {NULL, 0, 0, false, sel2, 3};
+	CHECK(strcmp(gq("name=(C,D)", &sl, false, false),
+		     "bond:C:7[gtype=bond|name=C];other:D:1[gtype=|name=D];") == 0);
 }
 
 static void test_filters(void)
@@ -915,6 +1018,7 @@ int main(void)
 	test_retention_del_incr();
 	test_rules();
 	test_filters();
+	test_mrange_groupby();
 	test_wrongtype_missing_bad();
 	test_chunks();
 	test_corrupt_rule();
