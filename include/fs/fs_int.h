@@ -1169,6 +1169,10 @@ void fs_jtree_read(fuse_req_t req, struct fs *fs, struct fs_node *node, size_t s
 void fs_jtree_write(fuse_req_t req, struct fs *fs, struct fs_node *node, const char *data,
 		    size_t size, off_t off, struct fuse_file_info *fi);
 void fs_jtree_flush(fuse_req_t req, struct fs *fs, struct fs_node *node, bool sync);
+/* At exit (fs_file_commit_all): store what an open file of the view
+ * still holds unstored, as its last close would, and log it by name.
+ * Node lock held. */
+void fs_jtree_commit_at_exit_locked(struct fs *fs, struct fs_node *node);
 void fs_jtree_release(fuse_req_t req, struct fs *fs, struct fs_node *node,
 		      struct fuse_file_info *fi);
 /* create (open true: with fi) and mknod (open false). */

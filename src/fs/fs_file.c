@@ -1459,7 +1459,9 @@ void fs_file_commit_all(struct fs *fs)
 	for (size_t i = 0; i < n; i++) {
 		struct fs_node *node = v[i];
 		pthread_mutex_lock(&node->lock);
-		if (node->dirty || node->bad || (node->input && node->data.len))
+		if (node->kind == FS_JTREE)
+			fs_jtree_commit_at_exit_locked(fs, node); /* a JSON tree's file */
+		else if (node->dirty || node->bad || (node->input && node->data.len))
 			node_commit_at_exit_locked(fs, node);
 		else if (fs_itable_local(fs->it, node) == FS_LOCAL_SCRATCH)
 			fs_file_scratch_discarded_locked(fs, node, "at exit");

@@ -788,6 +788,28 @@ static int jt_flush_locked(struct fs *fs, struct fs_node *node, bool last)
 	return rc;
 }
 
+void fs_jtree_commit_at_exit_locked(struct fs *fs, struct fs_node *node)
+{
+	size_t len = node->data.len;
+	if (jt_is_local(fs, node)) {
+		if (len)
+			LOG_WARN(
+			    "at exit: a scratch file '%s' of a JSON tree was never renamed: its "
+			    "%zu bytes are dropped",
+			    node->name, len);
+		return;
+	}
+	if (!node->dirty && !node->trunc_want)
+		return;
+	int rc = jt_flush_locked(fs, node, true);
+	if (rc)
+		LOG_ERR("at exit: '%s' of a JSON tree was still open: its %zu bytes are lost: %s",
+			node->name, len, strerror(-rc == KV_EWRONGTYPE ? EIO : -rc));
+	else
+		LOG_INFO("at exit: '%s' of a JSON tree was still open: its %zu bytes are stored",
+			 node->name, len);
+}
+
 void fs_jtree_flush(fuse_req_t req, struct fs *fs, struct fs_node *node, bool sync)
 {
 	pthread_mutex_lock(&node->lock);
