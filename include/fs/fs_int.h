@@ -1147,6 +1147,10 @@ enum kv_type fs_backup_type(struct fs *fs, struct fs_node *parent, const char *n
 
 /* Does `name` end as a tree's name (KEY:tree)? No lookup. */
 bool fs_jtree_is_name(const char *name, size_t n);
+/* Is file name `name` in directory node `parent` (a namespace) the tree
+ * of a JSON key? rmdir and rename of it are EBUSY: it is a view of its
+ * key (remove or rename the key). */
+bool fs_jtree_root_named(struct fs *fs, struct fs_node *parent, const char *name);
 /* Lookup of key name k in namespace directory `parent`, which no key
  * has: if it is the tree of a JSON key, reply and return true. */
 bool fs_jtree_lookup_root(fuse_req_t req, struct fs *fs, struct fs_node *parent,

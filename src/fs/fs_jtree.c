@@ -124,6 +124,27 @@ bool fs_jtree_is_name(const char *name, size_t n)
 	return n > JT_SUFFIX_LEN && memcmp(name + n - JT_SUFFIX_LEN, JT_SUFFIX, JT_SUFFIX_LEN) == 0;
 }
 
+bool fs_jtree_root_named(struct fs *fs, struct fs_node *parent, const char *name)
+{
+	struct buf stored = BUF_INIT;
+	struct fs_path p;
+	struct ks_key k;
+	uint64_t hash;
+	bool is = false;
+	if (!parent || fs_child_kind(fs, parent) != FS_KEY || parent->kind == FS_KEY ||
+	    parent->kind == FS_JTREE)
+		return false;
+	fs_path_init(&p);
+	if (names_decode(name, &stored, &hash) == 0 && fs_jtree_is_name(stored.data, stored.len) &&
+	    fs_child_path(fs, parent, stored.data, stored.len, &p) == 0) {
+		fs_path_key(fs, &p, &k);
+		is = jt_is_root(fs, &k);
+	}
+	fs_path_release(&p);
+	buf_release(&stored);
+	return is;
+}
+
 /* Attributes of a node of this view: the key's owner, mode and times. */
 static void jt_fill(struct fs *fs, const struct ks_key *k, uint64_t version, bool dir,
 		    uint64_t size, struct stat *st)

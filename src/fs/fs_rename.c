@@ -323,6 +323,13 @@ void fs_op_rename(fuse_req_t req, fuse_ino_t parent_ino, const char *name, fuse_
 			fs_jtree_rename(req, jfs, a, name, b, newname, flags);
 			return;
 		}
+		if (fs_jtree_root_named(jfs, a, name) || fs_jtree_root_named(jfs, b, newname)) {
+			LOG_ERR("rename '%s' -> '%s': a JSON document's tree is a view of its key "
+				"(rename the key)",
+				name, newname);
+			fuse_reply_err(req, EBUSY);
+			return;
+		}
 	}
 	struct fs *fs = fuse_req_userdata(req);
 	struct fs_node *parent, *newparent;

@@ -372,3 +372,17 @@ DOC='{"server":{"port":80,"hosts":["a","b"],"name":"web"},"debug":false,"n":null
 	rm "$NS/r:tree/c/0"
 	assert_eq "$(cat "$NS/r")" '{"c":[3]}'
 }
+
+@test "tree: KEY:tree itself cannot be removed or renamed (EBUSY): it is a view of its key" {
+	mkjson "$NS/cfg" '{"a":1}'
+	run errno_of 'os.rmdir(a[0])' "$NS/cfg:tree"
+	assert_eq "$output" EBUSY
+	run errno_of 'os.rename(a[0], a[1])' "$NS/cfg:tree" "$NS/other"
+	assert_eq "$output" EBUSY
+	mkdir "$NS/h"
+	run errno_of 'os.rename(a[0], a[1])' "$NS/h" "$NS/cfg:tree"
+	assert_eq "$output" EBUSY
+	assert_eq "$(cat "$NS/cfg")" '{"a":1}'
+	[ -d "$NS/h" ]
+	grep -q "a JSON document's tree is a view of its key" "$KVFS_LOG"
+}
