@@ -172,8 +172,22 @@ static int jt_stat_path(struct fs *fs, const struct jt_path *p, struct stat *st,
 	int rc = ks_lookup(fs->ks, &p->k, &info);
 	if (!rc && info.type != KV_TYPE_JSON)
 		rc = -ENOENT;
-	if (!rc)
+	if (!rc && jt_nsteps(p) == 0) {
+		/* The root, looked up on every path through the tree: its type
+		 * by a scan of the stored text, without parsing the document
+		 * (a directory's size is 0 whatever it holds). */
+		const char *type;
+		rc = json_type(fs->ks, &p->k, "$", 1, &type);
+		if (!rc) {
+			jn->type = type;
+			jn->dir = strcmp(type, "object") == 0 || strcmp(type, "array") == 0;
+			jn->size = 0;
+		}
+		if (!rc && !jn->dir)
+			rc = json_tree_stat(fs->ks, &p->k, NULL, 0, jn); /* a scalar's size */
+	} else if (!rc) {
 		rc = json_tree_stat(fs->ks, &p->k, jt_steps(p), jt_nsteps(p), jn);
+	}
 	if (rc == -ENOTDIR)
 		rc = -ENOENT;
 	if (!rc)
@@ -455,8 +469,11 @@ static int jt_commit_locked(struct fs *fs, struct fs_node *node)
 	struct jt_path p;
 	jt_path_init(&p);
 	int rc = jt_path_get(fs, node, NULL, 0, &p);
-	if (!rc && jt_nsteps(&p) == 0)
-		rc = -EISDIR;
+	if (!rc && jt_nsteps(&p) == 0) {
+		LOG_ERR("'%.*s': a document that is one scalar is written through its key",
+			(int)node->namelen, node->name);
+		rc = -EACCES;
+	}
 	if (!rc)
 		rc = json_tree_write(fs->ks, &p.k, jt_steps(&p), jt_nsteps(&p), node->data.data,
 				     node->data.len, NULL, 0);

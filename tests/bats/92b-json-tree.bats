@@ -386,3 +386,13 @@ DOC='{"server":{"port":80,"hosts":["a","b"],"name":"web"},"debug":false,"n":null
 	[ -d "$NS/h" ]
 	grep -q "a JSON document's tree is a view of its key" "$KVFS_LOG"
 }
+
+@test "tree: a document that is one scalar is a file KEY:tree, read-only" {
+	mkjson "$NS/n" '42'
+	[ -f "$NS/n:tree" ]
+	assert_eq "$(cat "$NS/n:tree")" 42
+	assert_eq "$(jtype "$NS/n:tree")" integer
+	run bash -c "echo 7 | cat >'$NS/n:tree'"
+	[ "$status" -ne 0 ]
+	assert_eq "$(cat "$NS/n")" 42
+}
