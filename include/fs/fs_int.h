@@ -221,6 +221,10 @@ struct fs_ctx {
 	 * expelled items), which a read of that open returns: the feed
 	 * replaces it. NULL: nobody can read it (a close's last line). */
 	struct buf *reply;
+	/* The scratch name whose contents an adopt stores (rename_local;
+	 * NULL elsewhere): rsync's temp file restores, an editor's edits. */
+	const char *adopt_from;
+	size_t adopt_from_len;
 };
 
 /* What an entry name resolves to. Caller-owned: fs_entry_init/_release. */
@@ -283,6 +287,9 @@ const char *fs_scratch_tool(const char *name, size_t n);
 /* Vim's swap files only (".NAME.swp" ... ".saa", ".swpx"): the scratch
  * names of a set or zset, where every other name is a member. */
 bool fs_is_swap_name(const char *name, size_t n);
+/* rsync's temp file ".NAME.XXXXXX" (not a vim swap file): its rename
+ * onto an entry is a restore of stored state, not an edit. */
+bool fs_is_rsync_temp(const char *name, size_t n);
 
 /* ---- Directory shapes: the entries of a key, by its type (fs_TYPE.c) --- */
 
@@ -319,9 +326,11 @@ struct fs_shape {
 	/* Contents rewritten by the commit (a zset score reformatted): the
 	 * kernel keeps neither the attributes nor the pages of an entry. */
 	bool recomputed;
-	/* Stored entries cannot be changed (stream entries): an open for
-	 * writing or a truncate of one is refused with EACCES. */
-	bool immutable;
+	/* Is stored entry `name` one that cannot be changed (a stream's
+	 * entries, not its state files)? An open of it for writing is
+	 * refused with EACCES (a truncate reaches commit, which refuses
+	 * it). NULL: every entry can be changed. */
+	bool (*is_immutable)(const char *name, size_t n);
 	/* Names are numbers whose leading zeros only pad them to sort (list
 	 * positions): attribute records take the number without them. */
 	bool padded;
@@ -643,7 +652,9 @@ int fs_ts_range_parse(const char *spec, size_t n, struct ts_range_opt *o, uint64
 /* fs_ts_view_file_shape: namespace views over the time series selected
  * by label filters, ".mrange:RANGE[:OPT]...?FILTERS", ".mrevrange:...",
  * ".mget?FILTERS" (a key of that name is shadowed): read-only files of
- * "key,timestamp,value" lines. */
+ * "key,timestamp,value" lines. fs_ts_madd_file_shape: the namespace
+ * input ".madd" (".madd:on_duplicate=POLICY"), "KEY,TIMESTAMP,VALUE"
+ * lines, each write one TS.MADD across keys, all or nothing. */
 
 /* ---- Sketch keys (fs_sketch.c) ---------------------------------------
  *
@@ -861,7 +872,11 @@ extern const struct fs_shape fs_hash_shape, fs_list_shape, fs_set_shape, fs_zset
     fs_sortedint_shape, fs_stream_shape, fs_timeseries_shape, fs_tdigest_shape, fs_topk_shape,
     fs_hll_shape, fs_bloom_shape;
 extern const struct fs_file_shape fs_string_file_shape, fs_bitmap_file_shape, fs_json_file_shape,
-    fs_ts_view_file_shape, fs_counter_file_shape, fs_bitops_file_shape, fs_list_push_file_shape;
+    fs_ts_view_file_shape, fs_ts_madd_file_shape, fs_counter_file_shape, fs_bitops_file_shape,
+    fs_list_push_file_shape;
+/* Is k (a name that is no key) a JSON path name whose path is indefinite
+ * (wildcards, `..`, slices, filters: several matches)? fs_json.c. */
+bool fs_json_name_indefinite(struct fs *fs, const struct ks_key *k);
 /* What user.kvfs.help prints on a namespace (its names besides keys). */
 extern const struct fs_help fs_ns_help[];
 /* What a new file and a new directory are (DESIGN.md section 5, rule 3:

@@ -25,6 +25,9 @@ struct convert_item {
 				   * by convert_hash */
 };
 
+/* The stream state files' items (it->num UINT64_MAX). */
+enum { STREAM_CONVERT_COUNTERS = 0, STREAM_CONVERT_GROUPS = 1 };
+
 /* Read field f (value v) as an item of the target type: 0 with *it
  * filled, or a negative errno (-EINVAL: this field does not fit, which
  * the callback logs) that stops the conversion and is returned. */
@@ -41,7 +44,11 @@ typedef int (*convert_field_cb)(void *arg, const char *f, size_t fn, const char 
  *   zset:      the field names with it->score
  *   sortedint: it->num, which must be distinct
  *   stream:    entries it->num-it->seq (distinct, not 0-0) holding
- *              it->value, with the counters of adding them in ID order
+ *              it->value, with the counters of adding them in ID order;
+ *              an item with it->num UINT64_MAX is a state file: it->seq
+ *              STREAM_CONVERT_COUNTERS (it->value the text of the
+ *              counters) or STREAM_CONVERT_GROUPS (the text of the
+ *              groups), at most one of each (t_stream_state.h)
  *   hyperloglog: one field, it->num 0, its value the register array
  *   bloom:     one field with it->num 0 (it->bloom: the state) and any
  *              of the filters (it->num = i + 1, each once, i below the

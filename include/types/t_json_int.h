@@ -26,27 +26,60 @@ static inline bool json_is_ws(char c)
 
 /* ---- Paths (t_json_path.c) ------------------------------------------ */
 
-/* One step: an array index (negative from the end) or a member name. */
-struct json_step {
-	bool index;
-	int64_t i;
-	char *name; /* NUL-terminated; names hold no NUL (cJSON keys cannot) */
+/* Bounds on what a path may ask of an untrusted document (docs/mapping.md
+ * section 18): an indefinite path's length (which bounds its steps, union
+ * elements and filter terms), how deep a filter nests, how many values
+ * a path may match, and how many steps an evaluation may take (`$..*..*`
+ * is quadratic). Past them: -EINVAL (parsing) or -E2BIG (evaluating). */
+#define JSON_PATH_MAX_LEN     4096
+#define JSON_PATH_MAX_NEST    32
+#define JSON_PATH_MAX_MATCHES (1u << 20)
+#define JSON_PATH_MAX_WORK    (1u << 24)
+
+enum json_step_kind {
+	JSON_STEP_NAME,	 /* .name, ['name'] */
+	JSON_STEP_INDEX, /* [N] */
+	JSON_STEP_WILD,	 /* .*, [*] */
+	JSON_STEP_DESC,	 /* .. (the step after it applies at every level) */
+	JSON_STEP_UNION, /* [a,b,...]: slices, filters, several names or indexes */
 };
 
-/* A parsed path: n steps after `$` (0: the root). */
+struct json_sel;
+
+/* One step. A definite path has only names and indexes. */
+struct json_step {
+	enum json_step_kind kind;
+	bool index; /* kind == JSON_STEP_INDEX */
+	int64_t i;
+	char *name;	      /* NUL-terminated; names hold no NUL (cJSON keys cannot) */
+	struct json_sel *sel; /* JSON_STEP_UNION: nsel elements */
+	size_t nsel;
+};
+
+/* A parsed path: n steps after `$` (0: the root). definite: only names
+ * and indexes, so at most one match. */
 struct json_path {
 	struct json_step *v;
 	size_t n;
+	bool definite;
 };
 
-/* Parse a path of the subset of t_json.h into p (free with
- * json_path_free, also after a failure). 0, -EINVAL (*why set, static),
- * -ENOMEM. Logs nothing. */
+/* Parse a path (t_json.h) into p (free with json_path_free, also after a
+ * failure). 0, -EINVAL (*why set, static), -ENOMEM. Logs nothing. */
 int json_path_parse(const char *s, size_t n, struct json_path *p, const char **why);
 void json_path_free(struct json_path *p);
-/* The value the first `upto` steps of p lead to in the tree at root, or
- * NULL. */
+/* The value the first `upto` steps of definite path p lead to in the tree
+ * at root, or NULL. */
 struct cJSON *json_path_find(struct cJSON *root, const struct json_path *p, size_t upto);
+/*
+ * Every match of path p in the tree at root, in the order Kvrocks's
+ * JSON.GET lists them (jsoncons's evaluation order: `..` visits a
+ * container, then its children in order; a union its elements in order),
+ * duplicates kept (`[0,0]` matches twice). *v = the matches (free it; the
+ * nodes are root's), *n their count (0: none, *v NULL). 0, -E2BIG (more
+ * than JSON_PATH_MAX_MATCHES matches or JSON_PATH_MAX_WORK steps), -ENOMEM.
+ */
+int json_path_select(struct cJSON *root, const struct json_path *p, struct cJSON ***v, size_t *n);
 
 /*
  * The span [*start, *start + *len) of JSON text s[0, n) holding the value

@@ -50,14 +50,18 @@ int stream_value_check(const struct ks_key *k, const struct stream_id *id, const
 int stream_value_encode(const struct stream_str *fv, size_t nf, struct buf *out);
 
 /* For t_convert: k, read in transaction t and renewed there as a stream
- * (ks_txn_renew; m its metadata), gets n >= 1 entries ids[i] -> vals[i]
+ * (ks_txn_renew; m its metadata), gets n entries ids[i] -> vals[i]
  * (stored values), ids ascending, distinct, none 0-0, the counters those
- * of adding them in order; then t commits. 0, what ks_txn_commit
- * returns, or -EINVAL (not committed). */
+ * of adding them in order, or c (t_stream_state.h; NULL: those), and the
+ * groups of gs (NULL: none); then t commits. n may be 0 with c or gs.
+ * 0, what ks_txn_commit returns, or -EINVAL (logged for counters that
+ * do not fit the entries; not committed). */
 struct ks_txn;
+struct stream_counters;
+struct stream_gstate;
 int stream_txn_create(struct ks_txn *t, const struct ks_key *k, struct enc_meta *m,
 		      const struct stream_id *ids, const char *const *vals, const size_t *lens,
-		      size_t n);
+		      size_t n, const struct stream_counters *c, const struct stream_gstate *gs);
 
 /* The metadata of a stream (XINFO STREAM), every counter as stored. */
 struct stream_info {

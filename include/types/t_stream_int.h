@@ -10,6 +10,7 @@
 
 #include "keyspace/ks_txn.h"
 #include "types/t_stream.h"
+#include "types/t_stream_state.h"
 
 /* An ID as stored: ms u64 BE | seq u64 BE (16 bytes). */
 static inline void stream_id_get(const uint8_t *p, struct stream_id *id)
@@ -50,5 +51,15 @@ int stream_meta_commit(struct ks_txn *t, const struct ks_key *k, struct enc_meta
  * after the version) into out: 0, -ENOENT, -EIO. */
 int stream_rec_get(struct keyspace *ks, const struct ks_key *k, uint64_t ver, const void *sub,
 		   size_t sn, struct buf *out);
+
+/* Check counters c against the entries of i (XSETID's rules: -EINVAL,
+ * logged, i unchanged) and set them in i. */
+int stream_counters_apply(const struct ks_key *k, struct stream_info *i,
+			  const struct stream_counters *c);
+/* Stage in t the deletion of every group record of k (i: its counters,
+ * read in t) and the records of gs, with their counts; i->group_number
+ * follows. 0, -EIO, -ENOMEM. */
+int stream_gstate_stage(struct ks_txn *t, const struct ks_key *k, const struct stream_gstate *gs,
+			struct stream_info *i);
 
 #endif

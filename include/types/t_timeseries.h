@@ -101,6 +101,30 @@ int ts_madd(struct keyspace *ks, const struct ks_key *k, const struct ts_sample 
 int ts_madd_dup(struct keyspace *ks, const struct ks_key *k, const struct ts_sample *s, size_t n,
 		unsigned flags, int on_dup, enum ts_add_result *res, size_t *bad);
 
+/* One series of a TS.MADD across keys, and its samples (ts TS_NOW: the
+ * clock). */
+struct ts_madd_in {
+	struct ks_key k;
+	const struct ts_sample *s;
+	size_t n; /* at least 1 */
+};
+/*
+ * TS.MADD across keys (t_ts_madd.c), all or nothing: the n series (each
+ * key once), and the destinations of their rules, locked together; each
+ * one's samples added as ts_madd_dup with TS_MADD_ATOMIC does (the
+ * duplicate policy: on_dup, else each key's own), its rules run, and one
+ * batch for all. On an error nothing is stored, and *bad_key, *bad (may
+ * be NULL) name the key and its sample: -ENOENT (a missing key: Redis
+ * answers that sample with an error and adds the others; a file write
+ * cannot answer per sample, so it refuses the whole), -KV_EWRONGTYPE,
+ * -EEXIST (BLOCK), -EINVAL (older than the retention window, NaN, a key
+ * given twice or without samples, a key that is also a destination of a
+ * rule of another; logged), -E2BIG (more than KS_LOCKV_MAX series and
+ * rule destinations; logged), -EUCLEAN, -ENOMEM, -EIO.
+ */
+int ts_madd_keys(struct keyspace *ks, const struct ts_madd_in *in, size_t n, int on_dup,
+		 size_t *bad_key, size_t *bad);
+
 /* TS.INCRBY (delta) / TS.DECRBY (-delta): the newest sample's value plus
  * delta at ts (TS_NOW = clock), which must not be older than the newest
  * sample (-EINVAL). *out = the new value. */
@@ -255,6 +279,15 @@ int ts_chunk_get(struct keyspace *ks, const struct ks_key *k, uint64_t id, struc
  * written). -EINVAL (logged) otherwise. A missing key is -ENOENT. */
 int ts_chunk_put(struct keyspace *ks, const struct ks_key *k, uint64_t id,
 		 const struct ts_sample *s, size_t n);
+/* ts_chunk_put as an edit (a chunk file changed through the mount): the
+ * same checks and the same chunk, and in the same batch every
+ * compaction rule of k recomputes the buckets holding a timestamp whose
+ * sample the edit added, removed or changed (as TS.DEL and late samples
+ * do; a bucket after the open one opens as an add would).
+ * last_timestamp is not changed. -ENOSPC, -EUCLEAN (a rule that does
+ * not decode) as an add. */
+int ts_chunk_edit(struct keyspace *ks, const struct ks_key *k, uint64_t id,
+		  const struct ts_sample *s, size_t n);
 /* A chunk given whole: id (its first timestamp) and its samples. */
 struct ts_chunk_in {
 	uint64_t id;

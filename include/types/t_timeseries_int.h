@@ -106,6 +106,15 @@ void ts_series_flush(struct ts_series *s);
  * t stays open until the commit: t borrows its metadata tail. */
 int ts_series_end(struct ks_txn *t, struct ts_series *s, struct ts_series *also, int rc);
 
+/* Merge v (n samples, any order: sorted here) into s as TS.MADD does,
+ * with the flags of ts_madd (TS_MADD_ATOMIC: a refused sample is
+ * -EEXIST or -EINVAL with *bad its idx) and the policy on_dup
+ * (TS_DUP_NONE: the key's); create's labels go to a new series. The
+ * rules of rs follow in the same transaction. */
+struct ts_rule_set;
+int ts_series_madd(struct ts_series *s, struct ts_ssamp *v, size_t n, unsigned flags, int on_dup,
+		   const struct ts_options *create, struct ts_rule_set *rs, size_t *bad);
+
 /* ---- ranges (t_ts_range.c) ----------------------------------------- */
 
 /* The samples or buckets of TS.RANGE o on s (see ts_range). */
@@ -156,6 +165,17 @@ struct ts_rule_set {
 int ts_rule_set_begin(struct ks_txn *t, struct keyspace *ks, const struct ks_key *k,
 		      struct ts_rule_set *rs);
 void ts_rule_set_release(struct ts_rule_set *rs);
+/*
+ * ts_rule_set_begin for the n distinct series k[] at once (TS.MADD
+ * across keys): rs[i] gets the rules of k[i], and t locks every series
+ * and every destination, in *all (allocated: free it after ending t;
+ * the series first, in k's order). -E2BIG when they are more than
+ * KS_LOCKV_MAX keys, -EINVAL (logged) when one of k[] is a destination
+ * of another's rule; otherwise as ts_rule_set_begin. Release each rs[i]
+ * after ending t.
+ */
+int ts_rule_sets_begin(struct ks_txn *t, struct keyspace *ks, const struct ks_key *k, size_t n,
+		       struct ts_rule_set *rs, struct ks_key **all);
 /* Maintain the rules after the samples c (time order, res INSERT or
  * UPDATE) were added to s: their states and destinations, staged in
  * s->t. */
@@ -163,5 +183,9 @@ int ts_rule_set_added(struct ts_rule_set *rs, struct ts_series *s, const struct 
 		      size_t n);
 /* The same after the samples gone (time order) were deleted from s. */
 int ts_rule_set_deleted(struct ts_rule_set *rs, struct ts_series *s, const struct ts_sarr *gone);
+/* The same after a chunk edit changed the samples at the timestamps ts
+ * (sorted: added, removed or given another value): every bucket they
+ * fall in is recomputed from s as it now is. */
+int ts_rule_set_edited(struct ts_rule_set *rs, struct ts_series *s, const uint64_t *ts, size_t n);
 
 #endif

@@ -56,21 +56,21 @@ static const struct {
 	bool is_inline;	  /* the value is in the metadata record */
 	bool emptyable;	  /* a live key may have size 0 */
 } types[KV_TYPE_MAX + 1] = {
-    [KV_TYPE_NONE] = {"none"},
-    [KV_TYPE_STRING] = {"string", .is_inline = true},
-    [KV_TYPE_HASH] = {"hash"},
-    [KV_TYPE_LIST] = {"list"},
-    [KV_TYPE_SET] = {"set"},
-    [KV_TYPE_ZSET] = {"zset"},
-    [KV_TYPE_BITMAP] = {"bitmap"},
-    [KV_TYPE_SORTEDINT] = {"sortedint"},
-    [KV_TYPE_STREAM] = {"stream", .emptyable = true},
-    [KV_TYPE_BLOOM] = {"bloom", .emptyable = true},
-    [KV_TYPE_JSON] = {"json", .is_inline = true},
-    [KV_TYPE_HLL] = {"hyperloglog", .emptyable = true},
-    [KV_TYPE_TDIGEST] = {"tdigest", .emptyable = true},
-    [KV_TYPE_TIMESERIES] = {"timeseries", .emptyable = true},
-    [KV_TYPE_TOPK] = {"topk", .emptyable = true},
+    [KV_TYPE_NONE] = {.name = "none"},
+    [KV_TYPE_STRING] = {.name = "string", .is_inline = true},
+    [KV_TYPE_HASH] = {.name = "hash"},
+    [KV_TYPE_LIST] = {.name = "list"},
+    [KV_TYPE_SET] = {.name = "set"},
+    [KV_TYPE_ZSET] = {.name = "zset"},
+    [KV_TYPE_BITMAP] = {.name = "bitmap"},
+    [KV_TYPE_SORTEDINT] = {.name = "sortedint"},
+    [KV_TYPE_STREAM] = {.name = "stream", .emptyable = true},
+    [KV_TYPE_BLOOM] = {.name = "bloom", .emptyable = true},
+    [KV_TYPE_JSON] = {.name = "json", .is_inline = true},
+    [KV_TYPE_HLL] = {.name = "hyperloglog", .emptyable = true},
+    [KV_TYPE_TDIGEST] = {.name = "tdigest", .emptyable = true},
+    [KV_TYPE_TIMESERIES] = {.name = "timeseries", .emptyable = true},
+    [KV_TYPE_TOPK] = {.name = "topk", .emptyable = true},
 };
 
 #define ENC_FLAG_RESERVED 0x70 /* flags bits 4-6: must be zero */

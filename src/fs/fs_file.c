@@ -502,7 +502,8 @@ int fs_file_check(struct fs *fs, struct fs_node *node, bool write, bool *view)
 				rc = -EACCES;
 			}
 			live = sh->is_live && sh->is_live(p.entry.data, p.entry.len);
-		} else if (!rc && !input && stored && write && sh->immutable) {
+		} else if (!rc && !input && stored && write && sh->is_immutable &&
+			   sh->is_immutable(p.entry.data, p.entry.len)) {
 			LOG_ERR("'%s/%s': the entries of a %s cannot be changed", p.key.data,
 				p.entry.data, enc_type_name(info.type));
 			rc = -EACCES;

@@ -4,8 +4,9 @@
  *
  * A JSON key is a regular file holding its document as compact text and
  * a newline; a remembered empty JSON key is an empty file. Next to it, a
- * name KEY:PATH, where KEY is a JSON key and PATH a JSONPath of t_json's
- * subset, is the value at PATH ("path name"), and KEY:PATH:type and
+ * name KEY:PATH, where KEY is a JSON key and PATH a JSONPath of t_json.h,
+ * is the value at PATH ("path name"; for a path of several matches, the
+ * JSON array of them, and writes change every match), and KEY:PATH:type and
  * KEY:PATH:keys are read-only views (JSON.TYPE, JSON.OBJKEYS). Such names
  * are never listed, never cached by the kernel, and only mean this while
  * no key has that exact name. Writing a path name is JSON.SET, removing
@@ -90,6 +91,15 @@ static int jalias_find(struct fs *fs, const struct ks_key *k, struct jalias *a)
 	return -ENOENT;
 }
 
+bool fs_json_name_indefinite(struct fs *fs, const struct ks_key *k)
+{
+	struct jalias a;
+	jalias_init(&a);
+	bool yes = jalias_find(fs, k, &a) == 0 && !json_path_is_definite(a.path, a.plen);
+	jalias_release(&a);
+	return yes;
+}
+
 /* Could `name` be a path name (it holds ":$")? A cheap test, no lookup. */
 static bool jalias_maybe(const char *name, size_t n)
 {
@@ -123,11 +133,21 @@ static int alias_text(struct fs *fs, const struct jalias *a, struct buf *out)
 	buf_reset(out);
 	switch (a->view) {
 	case JVIEW_TYPE:
+		if (!json_path_is_definite(a->path, a->plen)) {
+			rc = json_types(fs->ks, &a->k, a->path, a->plen, out); /* a line each */
+			rc = rc > 0 ? 0 : rc;
+			break;
+		}
 		rc = json_type(fs->ks, &a->k, a->path, a->plen, &type);
 		if (!rc)
 			rc = buf_printf(out, "%s\n", type);
 		break;
 	case JVIEW_KEYS:
+		if (!json_path_is_definite(a->path, a->plen)) {
+			rc = json_objkeys_each(fs->ks, &a->k, a->path, a->plen, out);
+			rc = rc > 0 ? 0 : rc;
+			break;
+		}
 		rc = json_objkeys(fs->ks, &a->k, a->path, a->plen, &tmp);
 		if (rc >= 0)
 			rc = keys_text(&tmp, out);
@@ -326,6 +346,10 @@ static const struct fs_help json_help[] = {
     {"KEY:PATH (>>)", "adds by type: ARRAPPEND, NUMINCRBY, STRAPPEND", "echo 2 >> \"j:$.a\""},
     {"KEY:PATH:type", "view: JSON.TYPE", "cat \"j:$.a:type\""},
     {"KEY:PATH:keys", "view: JSON.OBJKEYS", "cat \"j:$:keys\""},
+    {"KEY:$..a[?(@.n>1)]",
+     "wildcards, .., slices [1:3], unions [0,2], filters: cat shows the array of every match; "
+     ">, >>, rm change them all; :type and :keys a line each",
+     "rm 'j:$.l[?(@.done==true)]'"},
     {"KEY:tree", "the document as a tree: objects and arrays are directories, scalars files",
      "grep -r web j:tree"},
     {"KEY:tree/.../NAME", "a scalar's text and a newline (a string raw); a write is one JSON.SET",

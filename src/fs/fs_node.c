@@ -402,6 +402,19 @@ static bool is_prefixed_temp(const char *name, size_t n)
 		all_alnum(name + 2, 6));
 }
 
+/* Python's tempfile (mkstemp, NamedTemporaryFile, the usual
+ * write-then-os.replace): "tmp" and eight of [a-z0-9_]. */
+static bool is_python_temp(const char *name, size_t n)
+{
+	if (n != 11 || !has_prefix(name, n, "tmp"))
+		return false;
+	for (size_t i = 3; i < n; i++)
+		if (!((name[i] >= 'a' && name[i] <= 'z') || (name[i] >= '0' && name[i] <= '9') ||
+		      name[i] == '_'))
+			return false;
+	return true;
+}
+
 /* patch: its output "NAME.oXXXXXX" and rejects "NAME.rXXXXXX" (renamed
  * onto NAME and NAME.rej), its backup "NAME.orig", its rejects
  * "NAME.rej". */
@@ -458,6 +471,7 @@ static const struct {
     {"vim's swap file", is_vim_swap}, /* first: ".f.swp" before rsync's */
     {"rsync's temp file", is_rsync_temp},
     {"a temp file of sed -i, perl -i or ln -f", is_prefixed_temp},
+    {"python's temp file", is_python_temp},
     {"patch's file", is_patch_name},
     {"vim's probe", is_vim_probe},
     {"a backup", is_backup},
@@ -475,6 +489,11 @@ const char *fs_scratch_tool(const char *name, size_t n)
 bool fs_is_scratch_name(const char *name, size_t n)
 {
 	return fs_scratch_tool(name, n) != NULL;
+}
+
+bool fs_is_rsync_temp(const char *name, size_t n)
+{
+	return !is_vim_swap(name, n) && is_rsync_temp(name, n);
 }
 
 bool fs_is_swap_name(const char *name, size_t n)

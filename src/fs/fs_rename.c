@@ -77,6 +77,13 @@ static int rename_keys(struct fs *fs, struct fs_node *parent, const struct buf *
 		return rc;
 	if (rc == 0 && ks_key_eq(&a, &b))
 		return 0; /* rename(x, x) does nothing */
+	if (rc == -ENOENT && is_name_file(fs, &b) && fs_json_name_indefinite(fs, &b)) {
+		/* mv would remove every match, then find none to set. */
+		LOG_ERR("rename '%s' -> '%s': a JSON path of several matches cannot be a rename's "
+			"target (write it: cp, cat >)",
+			from->key.data, to->key.data);
+		return -EINVAL;
+	}
 	if (rc == -ENOENT && is_name_file(fs, &b)) {
 		/* mv copies into the path name: a JSON.SET. */
 		LOG_INFO("rename '%s' -> '%s': a JSON path name: EXDEV", from->key.data,
@@ -119,7 +126,10 @@ static int rename_local(struct fs *fs, struct fs_ctx *c, const struct fs_shape *
 		struct ks_attr_change ch = {.flags = KS_ATTR_TOUCH};
 		fs_attr_entry(sh, to->data, to->len, &ch.entry, &ch.elen);
 		c->k.attr = &ch;
+		c->adopt_from = from->data;
+		c->adopt_from_len = from->len;
 		rc = sh->adopt(c, to->data, to->len, node->data.data, node->data.len, &canon);
+		c->adopt_from = NULL;
 		c->k.attr = NULL;
 	}
 	if (rc == FS_ADOPT_LOCAL) {

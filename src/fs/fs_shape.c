@@ -36,8 +36,8 @@ static const struct {
 
 /* File shapes that answer names of a namespace besides keys. */
 static const struct fs_file_shape *const named[] = {
-    &fs_ts_view_file_shape, &fs_json_file_shape,      &fs_counter_file_shape,
-    &fs_bitops_file_shape,  &fs_list_push_file_shape,
+    &fs_ts_view_file_shape, &fs_ts_madd_file_shape, &fs_json_file_shape,
+    &fs_counter_file_shape, &fs_bitops_file_shape,  &fs_list_push_file_shape,
 };
 
 /* What user.kvfs.help prints on a namespace: its keys and the names of
@@ -52,6 +52,10 @@ const struct fs_help fs_ns_help[] = {
      "echo job >> 'q:lpush'"},
     {"KEY:rpush0", "input: NUL-terminated elements (KEY:lpush0: at the head)",
      "find . -print0 >> 'q:rpush0'"},
+    {".madd", "input: KEY,TIMESTAMP,VALUE lines, each write one TS.MADD across series",
+     "echo 'temp,*,21.5' >> .madd"},
+    {".madd:on_duplicate=POLICY", "input: as .madd, with ON_DUPLICATE for that write",
+     "echo 'hits,*,1' >> .madd:on_duplicate=sum"},
     {".mget[:withlabels|:labels=A,B]?FILTERS",
      "view: TS.MGET of the series the label filters select, \"KEY,TS,VALUE\" lines; with "
      "labels, a \"NAME=VALUE\" CSV field each",

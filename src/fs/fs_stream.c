@@ -10,8 +10,11 @@
  * trim, group, readgroup, ack, claim). Unlisted views: .log (all entries
  * as lines, growing: tail -f), .range:START..END[:COUNT] and
  * .revrange:END..START[:COUNT] (XRANGE, XREVRANGE: lines as .log's),
- * .info, .groups, .consumers:G, .pending:G and .pending:G:C. See docs/mapping.md section 18. Layer:
- * fs.
+ * .info, .groups, .consumers:G, .pending:G and .pending:G:C. Listed
+ * after the entries while they hold something, the state files "groups"
+ * (consumer groups, consumers, pending entries) and "state" (the counters
+ * no entry shows; t_stream_state.h), written whole, so a copy is the same
+ * stream. See docs/mapping.md section 19. Layer: fs.
  */
 #include "fs/fs_int.h"
 
@@ -21,6 +24,7 @@
 #include <stdlib.h>
 
 #include "types/t_stream.h"
+#include "types/t_stream_state.h"
 
 #define V_LOG	    ".log"
 #define V_INFO	    ".info"
@@ -32,6 +36,11 @@
 #define IN_ADD	    ".add"
 #define IN_CTL	    ".ctl"
 #define CTL_WORDS   64 /* words in one .ctl line */
+/* The state files: listed after the entries while they hold something
+ * (docs/mapping.md section 19), in this order (their listing cursors). */
+#define F_GROUPS "groups"
+#define F_STATE	 "state"
+enum { SF_GROUPS = 1, SF_STATE = 2 };
 
 static bool is_name(const char *s, size_t n, const char *lit)
 {
@@ -50,6 +59,17 @@ static bool st_is_view(const char *name, size_t n)
 	return is_name(name, n, V_LOG) || is_name(name, n, V_INFO) || is_name(name, n, V_GROUPS) ||
 	       is_arg_view(name, n, V_CONSUMERS) || is_arg_view(name, n, V_PENDING) ||
 	       is_arg_view(name, n, V_RANGE) || is_arg_view(name, n, V_REVRANGE);
+}
+
+/* SF_GROUPS, SF_STATE, or 0: no state file. */
+static int state_file(const char *name, size_t n)
+{
+	return is_name(name, n, F_GROUPS) ? SF_GROUPS : is_name(name, n, F_STATE) ? SF_STATE : 0;
+}
+
+static bool st_is_immutable(const char *name, size_t n)
+{
+	return !state_file(name, n);
 }
 
 static bool st_is_live(const char *name, size_t n)
@@ -113,7 +133,7 @@ static bool is_scratch_name(const char *name, size_t n)
 {
 	struct stream_id id;
 	return fs_is_scratch_name(name, n) && !st_is_view(name, n) && !st_is_input(name, n) &&
-	       stream_id_parse(name, n, false, &id) != 0;
+	       !state_file(name, n) && stream_id_parse(name, n, false, &id) != 0;
 }
 
 /* ---- The text format ------------------------------------------------- */
@@ -469,6 +489,60 @@ static int view_make(struct fs_ctx *c, const char *name, size_t n, struct buf *o
 	return pending_view(c, name + pn, n - pn, out);
 }
 
+/* ---- The state files ------------------------------------------------- */
+
+/* The text of state file f of k: 0, FS_SKETCH_ABSENT (it holds nothing:
+ * not listed), -ENOENT (no stream), ... */
+static int state_text(struct keyspace *ks, const struct ks_key *k, int f, struct buf *out)
+{
+	buf_reset(out);
+	if (f == SF_STATE) {
+		struct stream_info i;
+		int rc = stream_info(ks, k, &i);
+		if (!rc && stream_counters_derived(&i))
+			return FS_SKETCH_ABSENT;
+		return rc ? rc : stream_counters_format(&i, out);
+	}
+	struct stream_gstate gs = STREAM_GSTATE_INIT;
+	int rc = stream_gstate_read(ks, k, &gs);
+	if (!rc && gs.ng == 0)
+		rc = FS_SKETCH_ABSENT;
+	else if (!rc)
+		rc = stream_gstate_format(&gs, out);
+	stream_gstate_release(&gs);
+	return rc;
+}
+
+/* Replace what state file f holds with its text d (one batch): -EINVAL
+ * (logged) for text that does not read or fit, nothing changed. A file
+ * closed with nothing written changes nothing. */
+static int state_store(struct fs_ctx *c, int f, const char *d, size_t dn)
+{
+	if (dn == 0)
+		return 0;
+	if (f == SF_STATE) {
+		struct stream_counters sc;
+		int rc = stream_counters_parse(d, dn, &sc);
+		return rc ? rc : stream_set_counters(c->fs->ks, &c->k, &sc);
+	}
+	struct stream_gstate gs = STREAM_GSTATE_INIT;
+	int rc = stream_gstate_parse(d, dn, &gs);
+	if (!rc)
+		rc = stream_gstate_replace(c->fs->ks, &c->k, &gs);
+	stream_gstate_release(&gs);
+	return rc;
+}
+
+/* rm of a state file: the groups go (XGROUP DESTROY of each); the
+ * counters become those of adding the entries in ID order. */
+static int state_clear(struct fs_ctx *c, int f)
+{
+	if (f == SF_STATE)
+		return stream_set_counters(c->fs->ks, &c->k, NULL);
+	struct stream_gstate none = STREAM_GSTATE_INIT;
+	return stream_gstate_replace(c->fs->ks, &c->k, &none);
+}
+
 /* ---- Entries --------------------------------------------------------- */
 
 static int parse_id(const char *name, size_t n, struct stream_id *id, const char *why)
@@ -493,6 +567,13 @@ static int st_lookup(struct fs_ctx *c, const char *name, size_t n, struct fs_ent
 		rc = stream_len(c->fs->ks, &c->k, &len); /* the key is a stream */
 		return rc ? rc : fs_shape_view_entry(c, name, n, e, view_make);
 	}
+	if (state_file(name, n)) {
+		rc = state_text(c->fs->ks, &c->k, state_file(name, n), &text);
+		if (!rc)
+			rc = fs_entry_set(e, name, n, S_IFREG | 0644, text.len);
+		buf_release(&text);
+		return rc == FS_SKETCH_ABSENT || rc == -KV_EWRONGTYPE ? -ENOENT : rc;
+	}
 	if (parse_id(name, n, &id, NULL))
 		return -ENOENT;
 	rc = stream_get(c->fs->ks, &c->k, &id, &val);
@@ -512,6 +593,9 @@ static int st_lookup(struct fs_ctx *c, const char *name, size_t n, struct fs_ent
 struct stit {
 	struct stream_iter *it;
 	struct fs_ctx *c;
+	struct keyspace *ks;
+	struct ks_key k; /* the key (its bytes are the iterator's) */
+	int sf;		 /* the last state file looked at (0: the entries first) */
 	char name[STREAM_ID_MAX];
 	uint8_t cursor[16];
 	struct buf text;
@@ -531,9 +615,38 @@ static int st_open_iter(struct fs_ctx *c, const void *after, size_t alen, bool b
 		cur.seq = get_be64((const char *)after + 8);
 	}
 	it->c = c;
+	it->ks = c->fs->ks;
 	it->it =
 	    stream_iter_new(c->fs->ks, &c->k, false, from ? &cur : NULL, true, NULL, false, &rc);
+	if (it->it)
+		it->k = *stream_iter_key(it->it);
+	if (it->it && after && alen == 1) {
+		/* past the entries: resume after that state file */
+		it->sf = *(const uint8_t *)after;
+	}
 	return fs_shape_iter_opened(it, it->it != NULL, rc, out);
+}
+
+/* After the entries, the state files that hold something. */
+static int st_next_state(struct stit *it, struct fs_child *ch)
+{
+	while (it->sf < SF_STATE) {
+		int f = ++it->sf;
+		int rc = state_text(it->ks, &it->k, f, &it->text);
+		if (rc == FS_SKETCH_ABSENT)
+			continue;
+		if (rc)
+			return rc == -ENOENT || rc == -KV_EWRONGTYPE ? 0 : rc;
+		ch->name = f == SF_GROUPS ? F_GROUPS : F_STATE;
+		ch->n = strlen(ch->name);
+		it->cursor[0] = (uint8_t)f;
+		ch->cursor = (const char *)it->cursor;
+		ch->clen = 1;
+		ch->mode = S_IFREG | 0644;
+		ch->size = it->text.len;
+		return 1;
+	}
+	return 0;
 }
 
 static int st_next(void *arg, struct fs_child *ch)
@@ -542,7 +655,11 @@ static int st_next(void *arg, struct fs_child *ch)
 	struct stream_id id;
 	const char *val;
 	size_t vn;
+	if (it->sf)
+		return st_next_state(it, ch);
 	int rc = stream_iter_next(it->it, &id, &val, &vn);
+	if (rc == 0)
+		return st_next_state(it, ch);
 	if (rc > 0) {
 		buf_reset(&it->text);
 		/* it->c is the opener's, gone by now: log by the iterator's key */
@@ -583,6 +700,10 @@ static int st_load(struct fs_ctx *c, const char *name, size_t n, struct buf *out
 		return 0;
 	if (st_is_view(name, n))
 		return view_make(c, name, n, out);
+	if (state_file(name, n)) {
+		rc = state_text(c->fs->ks, &c->k, state_file(name, n), out);
+		return rc == FS_SKETCH_ABSENT ? 0 : rc;
+	}
 	if (parse_id(name, n, &id, "read of"))
 		return -ENOENT;
 	rc = stream_get(c->fs->ks, &c->k, &id, &val);
@@ -598,6 +719,16 @@ static int st_check(const char *name, size_t n, const char *d, size_t dn)
 {
 	struct pairs p = {0};
 	char what[64 + STREAM_ID_MAX];
+	if (state_file(name, n) == SF_GROUPS) {
+		/* the complete lines read, so a bad one fails its write */
+		struct stream_gstate gs = STREAM_GSTATE_INIT;
+		const char *nl = dn ? memrchr(d, '\n', dn) : NULL;
+		int rc = nl ? stream_gstate_parse(d, (size_t)(nl - d) + 1, &gs) : 0;
+		stream_gstate_release(&gs);
+		return rc;
+	}
+	if (state_file(name, n))
+		return 0; /* read whole when it is stored */
 	snprintf(what, sizeof(what), "entry '%.*s'", (int)(n < 64 ? n : 64), name);
 	int rc = parse_text(what, d, dn, false, &p);
 	pairs_release(&p);
@@ -625,6 +756,8 @@ static int st_commit(struct fs_ctx *c, const char *name, size_t n, const char *d
 {
 	struct stream_id id;
 	char what[64 + STREAM_ID_MAX];
+	if (state_file(name, n))
+		return state_store(c, state_file(name, n), d, dn);
 	if (!pending) {
 		LOG_ERR("'%.*s': stream entries cannot be changed (Redis has no XSET); "
 			"rm it and add a new one",
@@ -646,6 +779,8 @@ static int st_create(struct fs_ctx *c, const char *name, size_t n, struct fs_ent
 	struct buf val = BUF_INIT;
 	if (is_scratch_name(name, n))
 		return FS_CREATE_SCRATCH;
+	if (state_file(name, n))
+		return FS_CREATE_PENDING; /* stored at the close */
 	if (parse_id(name, n, &id, NULL))
 		return fs_shape_refuse_name(c, "create", name, n);
 	int rc;
@@ -678,6 +813,13 @@ static int st_unlink(struct fs_ctx *c, const char *name, size_t n)
 {
 	struct stream_id id;
 	uint64_t deleted;
+	struct fs_entry e;
+	if (state_file(name, n)) {
+		fs_entry_init(&e);
+		int rc = st_lookup(c, name, n, &e); /* -ENOENT while it is not listed */
+		fs_entry_release(&e);
+		return rc ? rc : state_clear(c, state_file(name, n));
+	}
 	if (parse_id(name, n, &id, NULL))
 		return -ENOENT;
 	int rc = stream_del(c->fs->ks, &c->k, &id, 1, &deleted);
@@ -691,6 +833,10 @@ static int st_adopt(struct fs_ctx *c, const char *to, size_t tn, const char *d, 
 	char what[64 + STREAM_ID_MAX];
 	if (is_scratch_name(to, tn))
 		return FS_ADOPT_LOCAL;
+	if (state_file(to, tn)) {
+		int rc = state_store(c, state_file(to, tn), d, dn);
+		return rc ? rc : buf_set(canon, to, tn);
+	}
 	if (parse_id(to, tn, &id, NULL))
 		return fs_shape_refuse_name(c, "rename onto", to, tn);
 	int rc;
@@ -1024,6 +1170,19 @@ static int st_from_field(void *arg, const char *f, size_t fn, const char *v, siz
 	struct stream_id id;
 	struct pairs p = {0};
 	char what[64 + STREAM_ID_MAX];
+	if (state_file(f, fn)) {
+		/* read now (a bad one is refused here, logged), applied with
+		 * the entries (t_convert) */
+		struct stream_counters sc;
+		struct stream_gstate gs = STREAM_GSTATE_INIT;
+		int rc = state_file(f, fn) == SF_STATE ? stream_counters_parse(v, vn, &sc)
+						       : stream_gstate_parse(v, vn, &gs);
+		stream_gstate_release(&gs);
+		it->num = UINT64_MAX;
+		it->seq =
+		    state_file(f, fn) == SF_STATE ? STREAM_CONVERT_COUNTERS : STREAM_CONVERT_GROUPS;
+		return rc ? rc : buf_set(&it->value, v, vn);
+	}
 	int rc = parse_id(f, fn, &id, "field");
 	if (!rc && (id.ms == UINT64_MAX || (id.ms == 0 && id.seq == 0))) {
 		LOG_ERR("field '%.*s': not a valid entry ID", (int)fn, f);
@@ -1051,14 +1210,22 @@ static int st_from_field(void *arg, const char *f, size_t fn, const char *v, siz
  * decode (-EUCLEAN, logged). */
 static int st_is_blank(struct fs_ctx *c)
 {
-	uint64_t n;
-	int rc = stream_len(c->fs->ks, &c->k, &n);
-	return rc < 0 ? rc : n == 0;
+	struct stream_info i;
+	int rc = stream_info(c->fs->ks, &c->k, &i);
+	return rc < 0 ? rc : i.size == 0 && i.group_number == 0;
 }
 
 static const struct fs_help stream_help[] = {
     {"MS-SEQ", "an entry: field<TAB>value lines; a new ID above the last adds one (XADD)",
      "printf \"f\\tv\\n\" > s/1700000000000-1"},
+    {"groups",
+     "state: the consumer groups, their consumers and pending entries (listed while there "
+     "are groups); writing replaces them all, rm destroys them",
+     "cat s/groups"},
+    {"state",
+     "state: last-generated-id, max-deleted-entry-id, entries-added, recorded-first-entry-id "
+     "(listed when not those of the entries); writing sets them (XSETID)",
+     "cat s/state"},
     {".add", "input: each line is an entry (field<TAB>value...) added with ID *, one batch",
      "printf \"f\\tv\\n\" >> s/.add"},
     {".add:maxlen=N, .add:minid=ID, .add:nomkstream",
@@ -1079,7 +1246,7 @@ static const struct fs_help stream_help[] = {
 
 const struct fs_shape fs_stream_shape = {
     .type = KV_TYPE_STREAM,
-    .immutable = true,
+    .is_immutable = st_is_immutable,
     .lookup = st_lookup,
     .iter_open = st_open_iter,
     .iter_next = st_next,

@@ -7,14 +7,17 @@
  * or rsync's temp file renamed onto it) stores exactly its samples as
  * that chunk: they must increase, start at the chunk's id and not
  * overlap the neighbours (EINVAL, nothing changed); an empty chunk file
- * removes the chunk; rm removes it. Chunk writes are a restore: they run
- * no compaction rule.
+ * removes the chunk; rm removes it. An edit (a write to the chunk, or
+ * any tool's temp file renamed onto it) recomputes the compaction
+ * rules' buckets it touches; rsync's temp file renamed onto it is a
+ * restore, which runs no rule (rsync sets the rules' state after).
  *
  * Input (never listed): .add takes "timestamp,value" lines (timestamp "*"
  * = now) as one TS.MADD per write, all or nothing; a bad line is logged
  * with its number. It runs the compaction rules.
  * Views (read-only, never listed), CSV "timestamp,value" lines:
  *   .last                        TS.GET
+ *   .log                         TS.RANGE - +, growing (tail -f)
  *   .info                        TS.INFO as "name value" lines
  *   .range:FROM..TO[:OPT]...     TS.RANGE; FROM "-" or ms, TO "+" or ms
  *   .revrange:FROM..TO[:OPT]...  TS.REVRANGE
@@ -40,6 +43,7 @@
 #define INPUT	       ".add"
 #define VIEW_LAST      ".last"
 #define VIEW_INFO      ".info"
+#define VIEW_LOG       ".log"
 #define VIEW_RANGE     ".range:"
 #define VIEW_REVRANGE  ".revrange:"
 
@@ -97,6 +101,46 @@ static size_t csv_len(const struct ts_sample *s, size_t n)
 	return len;
 }
 
+/* One "timestamp,value" line l (no newline, not blank); star: "*" is
+ * the clock (TS_NOW). 0 or -EINVAL. */
+static int sample_parse(const char *l, size_t len, bool star, struct ts_sample *x)
+{
+	size_t b = 0;
+	while (b < len && (l[b] == ' ' || l[b] == '\t'))
+		b++;
+	const char *comma = memchr(l, ',', len);
+	if (!comma)
+		return -EINVAL;
+	const char *t = l + b;
+	size_t tn = comma > t ? (size_t)(comma - t) : 0;
+	while (tn && (t[tn - 1] == ' ' || t[tn - 1] == '\t'))
+		tn--;
+	if (star && tn == 1 && t[0] == '*')
+		x->ts = TS_NOW;
+	else if (parse_u64(t, tn, &x->ts) || x->ts == TS_NOW)
+		return -EINVAL;
+	return parse_double(comma + 1, len - (size_t)(comma + 1 - l), &x->v) ? -EINVAL : 0;
+}
+
+/* The next line of d[*i, dn): its start and length (without "\n" and a
+ * "\r" before it); false at the end. *blank: only spaces and tabs. */
+static bool next_line(const char *d, size_t dn, size_t *i, const char **l, size_t *len, bool *blank)
+{
+	if (*i >= dn)
+		return false;
+	const char *nl = memchr(d + *i, '\n', dn - *i);
+	*l = d + *i;
+	*len = nl ? (size_t)(nl - *l) : dn - *i;
+	*i += *len + (nl ? 1 : 0);
+	if (*len && (*l)[*len - 1] == '\r')
+		(*len)--;
+	size_t b = 0;
+	while (b < *len && ((*l)[b] == ' ' || (*l)[b] == '\t'))
+		b++;
+	*blank = b == *len;
+	return true;
+}
+
 /*
  * Parse "timestamp,value" lines (a last line may lack its newline; blank
  * lines are skipped). star: "*" is the clock (TS_NOW). 0 with *out
@@ -106,36 +150,16 @@ static int csv_parse(const char *d, size_t dn, bool star, struct ts_sample **out
 		     size_t *line)
 {
 	struct ts_sample *s = NULL;
-	size_t cap = 0, cnt = 0, ln = 0, i = 0;
+	size_t cap = 0, cnt = 0, ln = 0, i = 0, len;
+	const char *l;
+	bool blank;
 	int rc = 0;
-	while (i < dn && !rc) {
-		const char *l = d + i, *nl = memchr(l, '\n', dn - i);
-		size_t len = nl ? (size_t)(nl - l) : dn - i;
-		i += len + (nl ? 1 : 0);
-		ln++;
-		if (len && l[len - 1] == '\r')
-			len--;
-		size_t b = 0;
-		while (b < len && (l[b] == ' ' || l[b] == '\t'))
-			b++;
-		if (b == len)
-			continue;
-		const char *comma = memchr(l, ',', len);
+	while (!rc && next_line(d, dn, &i, &l, &len, &blank)) {
 		struct ts_sample x;
-		if (!comma) {
-			rc = -EINVAL;
-			break;
-		}
-		const char *t = l + b;
-		size_t tn = (size_t)(comma - t);
-		while (tn && (t[tn - 1] == ' ' || t[tn - 1] == '\t'))
-			tn--;
-		if (star && tn == 1 && t[0] == '*')
-			x.ts = TS_NOW;
-		else if (parse_u64(t, tn, &x.ts) || x.ts == TS_NOW)
-			rc = -EINVAL;
-		if (!rc && parse_double(comma + 1, len - (size_t)(comma + 1 - l), &x.v))
-			rc = -EINVAL;
+		ln++;
+		if (blank)
+			continue;
+		rc = sample_parse(l, len, star, &x);
 		if (rc)
 			break;
 		if (cnt == cap) {
@@ -164,7 +188,15 @@ static int csv_parse(const char *d, size_t dn, bool star, struct ts_sample **out
 static bool tsf_is_view(const char *name, size_t n)
 {
 	return is_name(name, n, VIEW_LAST) || is_name(name, n, VIEW_INFO) ||
-	       has_prefix(name, n, VIEW_RANGE) || has_prefix(name, n, VIEW_REVRANGE);
+	       is_name(name, n, VIEW_LOG) || has_prefix(name, n, VIEW_RANGE) ||
+	       has_prefix(name, n, VIEW_REVRANGE);
+}
+
+/* .log grows as samples are added: a reader at its end loads it again
+ * (tail -f), as a stream's .log. */
+static bool tsf_is_live(const char *name, size_t n)
+{
+	return is_name(name, n, VIEW_LOG);
 }
 
 /* ".add", or ".add:on_duplicate=POLICY" (TS.ADD's ON_DUPLICATE for the
@@ -338,11 +370,15 @@ static int view_make(struct fs_ctx *c, const char *name, size_t n, struct buf *o
 			rc = ts_rules(c->fs->ks, &c->k, info_rule, out);
 		return rc;
 	}
-	bool rev = has_prefix(name, n, VIEW_REVRANGE);
-	size_t head = strlen(rev ? VIEW_REVRANGE : VIEW_RANGE);
 	struct ts_range_opt o;
 	uint64_t *fts = NULL;
-	rc = fs_ts_range_parse(name + head, n - head, &o, &fts);
+	bool rev = has_prefix(name, n, VIEW_REVRANGE);
+	size_t head = strlen(rev ? VIEW_REVRANGE : VIEW_RANGE);
+	rc = 0;
+	if (is_name(name, n, VIEW_LOG)) /* TS.RANGE - +: every sample kept */
+		ts_range_opt_init(&o);
+	else
+		rc = fs_ts_range_parse(name + head, n - head, &o, &fts);
 	if (!rc)
 		rc = ts_range(c->fs->ks, &c->k, &o, rev, &s, &ns);
 	if (!rc)
@@ -466,8 +502,13 @@ static int tsf_check(const char *name, size_t n, const char *d, size_t dn)
 	return rc;
 }
 
-/* Store chunk `name` with the CSV d. */
-static int put_chunk(struct fs_ctx *c, const char *name, size_t n, const char *d, size_t dn)
+static int rule_dest_changed(void *arg, const char *dst, size_t dn, const struct ts_rule *r);
+
+/* Store chunk `name` with the CSV d: an edit (the rules recompute the
+ * buckets it touches), or with edit false a restore (rsync's temp file
+ * renamed onto it: the stored state as given, rules untouched). */
+static int put_chunk(struct fs_ctx *c, const char *name, size_t n, const char *d, size_t dn,
+		     bool edit)
 {
 	struct ts_sample *s = NULL;
 	size_t ns = 0, line = 0;
@@ -478,8 +519,12 @@ static int put_chunk(struct fs_ctx *c, const char *name, size_t n, const char *d
 	rc = csv_parse(d, dn, false, &s, &ns, &line);
 	if (rc == -EINVAL)
 		LOG_ERR("'%.*s': line %zu is not \"timestamp,value\"", (int)n, name, line);
-	if (!rc)
+	if (!rc && edit)
+		rc = ts_chunk_edit(c->fs->ks, &c->k, id, s, ns);
+	else if (!rc)
 		rc = ts_chunk_put(c->fs->ks, &c->k, id, s, ns);
+	if (!rc && edit)
+		ts_rules(c->fs->ks, &c->k, rule_dest_changed, c); /* nothing to undo if it fails */
 	free(s);
 	return rc;
 }
@@ -490,7 +535,7 @@ static int tsf_commit(struct fs_ctx *c, const char *name, size_t n, const char *
 	(void)pending;
 	if (tsf_is_view(name, n) || tsf_is_input(name, n))
 		return -EACCES;
-	return put_chunk(c, name, n, d, dn);
+	return put_chunk(c, name, n, d, dn, true);
 }
 
 /* ts_rules callback: a rule's destination, which the samples just added
@@ -612,7 +657,8 @@ static int tsf_adopt(struct fs_ctx *c, const char *to, size_t tn, const char *d,
 		return -EACCES;
 	if (!chunk_name(to, tn, &id))
 		return fs_shape_refuse_name(c, "rename onto", to, tn);
-	int rc = put_chunk(c, to, tn, d, dn);
+	bool restore = c->adopt_from && fs_is_rsync_temp(c->adopt_from, c->adopt_from_len);
+	int rc = put_chunk(c, to, tn, d, dn, !restore);
 	return rc ? rc : buf_set(canon, to, tn);
 }
 
@@ -859,7 +905,9 @@ static int tsx_remove(struct fs_ctx *c, const char *param)
 }
 
 static const struct fs_help ts_help[] = {
-    {"CHUNK", "a chunk: 20-digit first timestamp and .csv, timestamp,value lines",
+    {"CHUNK",
+     "a chunk: 20-digit first timestamp and .csv, timestamp,value lines; an edit "
+     "(sed -i, vim) recomputes the rules' buckets",
      "cat t/00000001700000000000.csv"},
     {".add", "input: timestamp,value lines (timestamp * is now), TS.MADD",
      "echo \"*,22.5\" >> t/.add"},
@@ -868,6 +916,8 @@ static const struct fs_help ts_help[] = {
      "echo \"*,1\" >> t/.add:on_duplicate=sum"},
     {".last", "view: the newest sample (TS.GET)", "cat t/.last"},
     {".info", "view: TS.INFO", "cat t/.info"},
+    {".log", "view: every sample (TS.RANGE - +), grows as samples are added (tail -f)",
+     "tail -f t/.log"},
     {".range:FROM..TO[:OPT]...", "view: TS.RANGE (- and + for the ends; agg=, count=, ...)",
      "cat t/.range:-..+:agg=avg:bucket=60000"},
     {".revrange:FROM..TO[:OPT]...", "view: TS.REVRANGE", "cat t/.revrange:-..+:count=10"},
@@ -887,6 +937,7 @@ const struct fs_shape fs_timeseries_shape = {
     .iter_next = tsf_next,
     .iter_free = tsf_free_iter,
     .is_view = tsf_is_view,
+    .is_live = tsf_is_live,
     .is_input = tsf_is_input,
     .feed = tsf_feed,
     .load = tsf_load,
@@ -1176,4 +1227,249 @@ const struct fs_file_shape fs_ts_view_file_shape = {
     .stat = ns_view_stat,
     .open = ns_view_open,
     .load = ns_view_load,
+};
+
+/* ---- the namespace input .madd: TS.MADD across keys ------------------- */
+
+#define NSINPUT_MADD ".madd"
+
+/* ".madd", or ".madd:on_duplicate=POLICY": the policy into *dup. */
+static bool madd_parse_name(const char *name, size_t n, int *dup)
+{
+	static const char opt[] = NSINPUT_MADD ":on_duplicate=";
+	*dup = TS_DUP_NONE;
+	if (is_name(name, n, NSINPUT_MADD))
+		return true;
+	if (!has_prefix(name, n, opt))
+		return false;
+	*dup = ts_policy_parse(name + strlen(opt), n - strlen(opt));
+	return *dup >= 0;
+}
+
+/* Any ".madd:on_duplicate=" name is the input's: one with no policy is
+ * refused at open (EINVAL) instead of becoming a string key. */
+static bool madd_is_name(const char *name, size_t n)
+{
+	return is_name(name, n, NSINPUT_MADD) || has_prefix(name, n, NSINPUT_MADD ":on_duplicate=");
+}
+
+/* One series of a write: its key, its samples and their line numbers. */
+struct madd_key {
+	struct buf key;
+	struct ts_sample *s;
+	size_t *line;
+	size_t n, cap;
+};
+
+struct madd_write {
+	struct madd_key *k;
+	size_t n;
+};
+
+static void madd_write_release(struct madd_write *w)
+{
+	for (size_t i = 0; i < w->n; i++) {
+		buf_release(&w->k[i].key);
+		free(w->k[i].s);
+		free(w->k[i].line);
+	}
+	free(w->k);
+}
+
+/* Add sample x of line ln to key (the decoded name) in w. */
+static int madd_push(struct madd_write *w, const struct buf *key, struct ts_sample x, size_t ln)
+{
+	size_t i = 0;
+	while (i < w->n &&
+	       !(w->k[i].key.len == key->len && memcmp(w->k[i].key.data, key->data, key->len) == 0))
+		i++;
+	if (i == w->n) {
+		if (w->n == KS_LOCKV_MAX)
+			return -E2BIG;
+		void *p = realloc(w->k, (w->n + 1) * sizeof(*w->k));
+		if (!p)
+			return -ENOMEM;
+		w->k = p;
+		memset(&w->k[i], 0, sizeof(w->k[i]));
+		w->n++;
+		if (buf_set(&w->k[i].key, key->data, key->len))
+			return -ENOMEM;
+	}
+	struct madd_key *k = &w->k[i];
+	if (k->n == k->cap) {
+		size_t cap = k->cap ? k->cap * 2 : 16;
+		void *p = realloc(k->s, cap * sizeof(*k->s)), *q;
+		if (!p)
+			return -ENOMEM;
+		k->s = p;
+		if (!(q = realloc(k->line, cap * sizeof(*k->line))))
+			return -ENOMEM;
+		k->line = q;
+		k->cap = cap;
+	}
+	k->s[k->n] = x;
+	k->line[k->n++] = ln;
+	return 0;
+}
+
+/* The lines "KEY,TIMESTAMP,VALUE" of d into w (KEY a file name, which
+ * may hold commas: the last two fields are the sample). 0, or an error
+ * with *line the line's number. */
+static int madd_lines(const char *d, size_t dn, struct madd_write *w, size_t *line)
+{
+	struct buf name = BUF_INIT, key = BUF_INIT;
+	size_t i = 0, len, ln = 0;
+	const char *l;
+	bool blank;
+	int rc = 0;
+	while (!rc && next_line(d, dn, &i, &l, &len, &blank)) {
+		struct ts_sample x;
+		uint64_t hash;
+		ln++;
+		if (blank)
+			continue;
+		const char *vc = memrchr(l, ',', len);
+		const char *tc = vc ? memrchr(l, ',', (size_t)(vc - l)) : NULL;
+		rc = tc && tc > l ? sample_parse(tc + 1, len - (size_t)(tc + 1 - l), true, &x)
+				  : -EINVAL;
+		if (!rc)
+			rc = buf_set(&name, l, (size_t)(tc - l));
+		if (!rc && (memchr(name.data, 0, name.len) ||
+			    names_decode(name.data, &key, &hash) || !key.len))
+			rc = -EINVAL;
+		if (!rc)
+			rc = madd_push(w, &key, x, ln);
+	}
+	*line = ln;
+	buf_release(&name);
+	buf_release(&key);
+	return rc;
+}
+
+/* madd_changed: ts_rules callback, a destination the write changed. */
+struct madd_ns {
+	struct fs *fs;
+	struct fs_node *ns;
+};
+
+static int madd_dest_changed(void *arg, const char *dst, size_t dn, const struct ts_rule *r)
+{
+	struct madd_ns *a = arg;
+	(void)r;
+	fs_key_changed_named(a->fs, a->ns, dst, dn);
+	return 0;
+}
+
+static int madd_feed(struct fs *fs, struct fs_node *ns, const struct ks_key *k, const char *d,
+		     size_t dn)
+{
+	struct madd_write w = {0};
+	struct ts_madd_in *in = NULL;
+	size_t line = 0, bk = 0, bs = 0;
+	int dup;
+	if (!madd_parse_name(k->key, k->klen, &dup))
+		return -EACCES;
+	int rc = madd_lines(d, dn, &w, &line);
+	if (rc == -EINVAL)
+		LOG_ERR("'%.*s': line %zu of this write is not \"KEY,TIMESTAMP,VALUE\" (KEY a file "
+			"name, timestamp a number of ms or *): nothing of it is added",
+			(int)k->klen, k->key, line);
+	else if (rc == -E2BIG)
+		LOG_ERR(
+		    "'%.*s': line %zu: more than %d series in one write: nothing of it is added",
+		    (int)k->klen, k->key, line, KS_LOCKV_MAX);
+	if (rc || !w.n)
+		goto out;
+	if (!(in = calloc(w.n, sizeof(*in)))) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < w.n; i++) {
+		in[i].k = *k; /* the namespace, and the change the caller staged */
+		in[i].k.key = w.k[i].key.data;
+		in[i].k.klen = w.k[i].key.len;
+		in[i].s = w.k[i].s;
+		in[i].n = w.k[i].n;
+	}
+	rc = ts_madd_keys(fs->ks, in, w.n, dup, &bk, &bs);
+	if (rc && bk >= w.n && rc != -EINVAL && rc != -E2BIG) /* else logged */
+		LOG_ERR("'%.*s': nothing of this write is added: %s", (int)k->klen, k->key,
+			strerror(-rc));
+	if (rc && bk < w.n && bs < w.k[bk].n) {
+		const struct madd_key *b = &w.k[bk];
+		const char *why = rc == -ENOENT		 ? "no such time series (TS.MADD adds to "
+							   "existing series only)"
+				  : rc == -KV_EWRONGTYPE ? "the key is not a time series"
+				  : rc == -EEXIST	 ? "a sample at that timestamp exists "
+							   "(DUPLICATE_POLICY block)"
+				  : rc == -EINVAL	 ? "refused (older than the retention "
+							   "window, or logged above)"
+							 : strerror(-rc);
+		LOG_ERR("'%.*s': line %zu, key '%.*s': %s: nothing of this write is added",
+			(int)k->klen, k->key, b->line[bs], (int)b->key.len, b->key.data, why);
+	}
+	if (!rc) {
+		struct madd_ns a = {fs, ns};
+		for (size_t i = 0; i < w.n; i++) {
+			fs_key_changed_named(fs, ns, in[i].k.key, in[i].k.klen);
+			ts_rules(fs->ks, &in[i].k, madd_dest_changed, &a); /* nothing to undo */
+		}
+	}
+out:
+	free(in);
+	madd_write_release(&w);
+	return rc;
+}
+
+/* An input: an empty write-only file, looked up anew each time. */
+static int madd_stat(struct fs *fs, const struct ks_key *k, const struct ks_info *info,
+		     struct stat *st, double *timeout)
+{
+	int dup;
+	(void)info;
+	if (!madd_parse_name(k->key, k->klen, &dup))
+		return -ENOENT;
+	fs_stat_fill(fs, S_IFREG | 0200, 0, 0, 0, st, timeout);
+	st->st_blksize = FS_INPUT_BLKSIZE;
+	*timeout = 0;
+	return 0;
+}
+
+static int madd_open(struct fs *fs, const struct ks_key *k, bool write, bool *view)
+{
+	int dup;
+	(void)fs;
+	(void)write;
+	*view = false;
+	if (madd_parse_name(k->key, k->klen, &dup))
+		return 0;
+	LOG_ERR("'%.*s': ON_DUPLICATE is block, first, last, min, max or sum", (int)k->klen,
+		k->key);
+	return -EINVAL;
+}
+
+static int madd_load(struct fs *fs, const struct ks_key *k, struct buf *out)
+{
+	(void)fs;
+	(void)k;
+	buf_reset(out); /* an input holds nothing */
+	return 0;
+}
+
+static int madd_unlink(struct fs *fs, const struct ks_key *k)
+{
+	(void)fs;
+	LOG_ERR("rm '%.*s': an input (TS.MADD) cannot be removed", (int)k->klen, k->key);
+	return -EACCES;
+}
+
+/* .madd is a name of the namespace while no key has it (as KEY:rpush). */
+const struct fs_file_shape fs_ts_madd_file_shape = {
+    .type = KV_TYPE_STRING, /* a file: what fs_file_check asks of a name */
+    .is_name = madd_is_name,
+    .stat = madd_stat,
+    .open = madd_open,
+    .load = madd_load,
+    .unlink = madd_unlink,
+    .feed = madd_feed,
 };

@@ -19,6 +19,7 @@
 #include "types/t_set.h"
 #include "types/t_sortedint.h"
 #include "types/t_stream.h"
+#include "types/t_stream_state.h"
 #include "types/t_timeseries.h"
 #include "types/t_zset.h"
 
@@ -221,15 +222,33 @@ static int put_stream(struct ks_txn *t, const struct ks_key *k, struct enc_meta 
 	struct stream_id *ids = calloc(fs->n, sizeof(*ids));
 	const char **vals = calloc(fs->n, sizeof(*vals));
 	size_t *lens = calloc(fs->n, sizeof(*lens));
+	struct stream_gstate gs = STREAM_GSTATE_INIT;
+	struct stream_counters c;
+	bool has_c = false, has_g = false;
 	int rc = 0;
 	if (!order || !ids || !vals || !lens) {
 		rc = -ENOMEM;
 		goto out;
 	}
+	/* the state files sort last (ms 2^64 - 1: STREAM_CONVERT_STATE) */
+	size_t n = 0;
 	for (size_t i = 0; i < fs->n; i++)
 		order[i] = &fs->d[i];
 	qsort(order, fs->n, sizeof(*order), id_cmp);
-	for (size_t i = 0; i < fs->n && !rc; i++) {
+	while (n < fs->n && order[n]->it.num != UINT64_MAX)
+		n++;
+	for (size_t i = n; i < fs->n && !rc; i++) {
+		const struct buf *v = &order[i]->it.value;
+		if (order[i]->it.seq == STREAM_CONVERT_COUNTERS && !has_c)
+			rc = stream_counters_parse(v->data, v->len, &c);
+		else if (order[i]->it.seq == STREAM_CONVERT_GROUPS && !has_g)
+			rc = stream_gstate_parse(v->data, v->len, &gs);
+		else
+			rc = -EINVAL;
+		has_c |= order[i]->it.seq == STREAM_CONVERT_COUNTERS;
+		has_g |= order[i]->it.seq == STREAM_CONVERT_GROUPS;
+	}
+	for (size_t i = 0; i < n && !rc; i++) {
 		ids[i] = (struct stream_id){order[i]->it.num, order[i]->it.seq};
 		vals[i] = order[i]->it.value.data;
 		lens[i] = order[i]->it.value.len;
@@ -240,8 +259,10 @@ static int put_stream(struct ks_txn *t, const struct ks_key *k, struct enc_meta 
 		}
 	}
 	if (!rc)
-		rc = stream_txn_create(t, k, m, ids, vals, lens, fs->n);
+		rc = stream_txn_create(t, k, m, ids, vals, lens, n, has_c ? &c : NULL,
+				       has_g ? &gs : NULL);
 out:
+	stream_gstate_release(&gs);
 	free(order);
 	free(ids);
 	free(vals);

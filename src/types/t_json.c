@@ -287,14 +287,24 @@ static int member_cmp(const void *a, const void *b)
 	return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
+/* Are object c's member names strictly increasing (sorted, no name
+ * twice)? What kvfs and Kvrocks store always is: one pass, no sort. */
+static bool members_in_order(const cJSON *c)
+{
+	for (const cJSON *m = c->child; m && m->next; m = m->next)
+		if (strcmp(m->string, m->next->string) >= 0)
+			return false;
+	return true;
+}
+
 /* Object c's members, sorted by name then position, into *v (free it):
- * their count, 0 for fewer than two (nothing to order; *v NULL), or -1
- * out of memory. */
+ * their count, 0 for fewer than two or members already in order (nothing
+ * to order or drop; *v NULL), or -1 out of memory. */
 static long members_sorted(cJSON *c, struct member **v)
 {
 	size_t n = 0;
 	*v = NULL;
-	if (!cJSON_IsObject(c) || !c->child || !c->child->next)
+	if (!cJSON_IsObject(c) || !c->child || !c->child->next || members_in_order(c))
 		return 0;
 	for (cJSON *m = c->child; m; m = m->next)
 		n++;
@@ -678,6 +688,37 @@ static int doc_payload(const struct ks_key *k, cJSON *root, struct buf *payload)
 /* ---- Verbs ----------------------------------------------------------- */
 
 /*
+ * Load k's document and find every match of indefinite path p, in
+ * JSON.GET's order, duplicates kept. Members are put in name order first,
+ * as Kvrocks holds them (a document stored in written order by an older
+ * kvfs matches as Kvrocks would match it). *doc: free with cJSON_Delete;
+ * *m: free.
+ */
+static int doc_matches(struct keyspace *ks, const struct ks_key *k, const char *verb,
+		       const struct json_path *p, cJSON **doc, cJSON ***m, size_t *n)
+{
+	struct buf raw = BUF_INIT;
+	struct enc_meta meta;
+	*m = NULL;
+	*n = 0;
+	int rc = doc_load(ks, k, &raw, &meta, doc);
+	if (!rc)
+		rc = sort_members(*doc);
+	if (!rc)
+		rc = json_path_select(*doc, p, m, n);
+	if (rc == -E2BIG)
+		LOG_ERR("%s '%.*s': the path matches more than %u values or takes more than %u "
+			"steps",
+			verb, (int)k->klen, k->key, JSON_PATH_MAX_MATCHES, JSON_PATH_MAX_WORK);
+	if (rc) {
+		cJSON_Delete(*doc);
+		*doc = NULL;
+	}
+	buf_release(&raw);
+	return rc;
+}
+
+/*
  * Read-only verbs: the value `path` matches in k's document, as a tree of
  * that value alone (*root, free with cJSON_Delete; NULL with type_only,
  * which only sets *type). A match of another type than `want` (non-NULL)
@@ -695,6 +736,19 @@ static int find_ro(struct keyspace *ks, const struct ks_key *k, const char *verb
 	int rc = path_get(verb, path, plen, &p);
 	if (rc)
 		return rc;
+	if (!p.definite) {
+		/* The first match answers. */
+		cJSON *doc, **mv;
+		size_t nm;
+		rc = doc_matches(ks, k, verb, &p, &doc, &mv, &nm);
+		if (!rc && nm == 0)
+			rc = -ENOENT;
+		if (!rc && !(*root = cJSON_Duplicate(mv[0], true)))
+			rc = -ENOMEM;
+		free(mv);
+		cJSON_Delete(doc);
+		goto found;
+	}
 	rc = ks_meta_get(ks, k, KV_TYPE_JSON, &raw, &m);
 	if (!rc && m.tail_len && ((const unsigned char *)m.tail)[0] == JSON_FORMAT_TEXT) {
 		text = (const char *)m.tail + 1;
@@ -736,6 +790,7 @@ static int find_ro(struct keyspace *ks, const struct ks_key *k, const char *verb
 			free(v);
 		}
 	}
+found:
 	if (!rc && type)
 		*type = value_type(*root);
 	if (!rc && want) {
@@ -751,6 +806,106 @@ out:
 	json_path_free(&p);
 	buf_release(&raw);
 	buf_release(&conv);
+	return rc;
+}
+
+/*
+ * The matches of an indefinite path (or any path) of k, each shown by
+ * `show` into out after `open`, separated by `sep`, before `close`
+ * (JSON.GET's array; JSON.TYPE's and JSON.OBJKEYS's lines). Returns the
+ * count of matches.
+ */
+typedef int (*show_fn)(cJSON *c, struct buf *out);
+
+static size_t count_lines(const struct buf *b)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < b->len; i++)
+		n += b->data[i] == '\n';
+	return n;
+}
+
+static int matches_show(struct keyspace *ks, const struct ks_key *k, const char *verb,
+			const char *path, size_t plen, const char *open, const char *sep,
+			const char *close, show_fn show, struct buf *out)
+{
+	struct json_path p;
+	cJSON *doc = NULL, **mv = NULL;
+	size_t nm = 0;
+	buf_reset(out);
+	int rc = path_get(verb, path, plen, &p);
+	if (!rc)
+		rc = doc_matches(ks, k, verb, &p, &doc, &mv, &nm);
+	if (!rc)
+		rc = buf_add(out, open, strlen(open));
+	for (size_t i = 0; i < nm && !rc; i++) {
+		if (i)
+			rc = buf_add(out, sep, strlen(sep));
+		if (!rc)
+			rc = show(mv[i], out);
+		if (!rc && out->len > JSON_MAX) {
+			LOG_ERR("%s '%.*s': the answer passes %llu bytes", verb, (int)k->klen,
+				k->key, (unsigned long long)JSON_MAX);
+			rc = -EFBIG;
+		}
+	}
+	if (!rc)
+		rc = buf_add(out, close, strlen(close));
+	free(mv);
+	cJSON_Delete(doc);
+	json_path_free(&p);
+	if (rc)
+		buf_reset(out);
+	return rc ? rc : (int)(nm > INT32_MAX ? INT32_MAX : nm);
+}
+
+static int get_all(struct keyspace *ks, const struct ks_key *k, const char *path, size_t plen,
+		   struct buf *out)
+{
+	int rc = matches_show(ks, k, "JSON.GET", path, plen, "[", ",", "]", print_value, out);
+	return rc < 0 ? rc : 0;
+}
+
+static int show_type(cJSON *c, struct buf *out)
+{
+	const char *t = value_type(c);
+	return buf_add(out, t, strlen(t));
+}
+
+int json_types(struct keyspace *ks, const struct ks_key *k, const char *path, size_t plen,
+	       struct buf *out)
+{
+	int rc = matches_show(ks, k, "JSON.TYPE", path, plen, "", "\n", "", show_type, out);
+	if (rc > 0 && !(rc = buf_add(out, "\n", 1)))
+		rc = (int)count_lines(out);
+	return rc;
+}
+
+static int show_keys(cJSON *c, struct buf *out)
+{
+	if (!cJSON_IsObject(c))
+		return buf_add(out, "null", 4);
+	cJSON *names = cJSON_CreateArray();
+	int rc = names ? 0 : -ENOMEM;
+	for (cJSON *m = c->child; m && !rc; m = m->next) {
+		cJSON *n = cJSON_CreateString(m->string);
+		if (!n || !cJSON_AddItemToArray(names, n)) {
+			cJSON_Delete(n);
+			rc = -ENOMEM;
+		}
+	}
+	if (!rc)
+		rc = print_value(names, out);
+	cJSON_Delete(names);
+	return rc;
+}
+
+int json_objkeys_each(struct keyspace *ks, const struct ks_key *k, const char *path, size_t plen,
+		      struct buf *out)
+{
+	int rc = matches_show(ks, k, "JSON.OBJKEYS", path, plen, "", "\n", "", show_keys, out);
+	if (rc > 0 && !(rc = buf_add(out, "\n", 1)))
+		rc = (int)count_lines(out);
 	return rc;
 }
 
@@ -770,6 +925,8 @@ int json_get(struct keyspace *ks, const struct ks_key *k, const char *path, size
 		}
 		return rc;
 	}
+	if (!json_path_is_definite(path, plen))
+		return get_all(ks, k, path, plen, out);
 	int rc = find_ro(ks, k, "JSON.GET", path, plen, &root, NULL, NULL);
 	if (!rc)
 		rc = print_value(root, out);
@@ -800,11 +957,149 @@ int json_text_len(struct keyspace *ks, const struct ks_key *k, uint64_t *len)
  * result with the header as read. edit gets c, the match of the path
  * (NULL: none), which must be of type `want` unless that is NULL
  * (match_of); it may replace *root; setting *root to NULL deletes the key.
+ * That is for a definite path; for an indefinite one, `all` says what to
+ * do at each match (edit_all) and edit is not called (doc_edit_multi).
  */
 typedef int (*edit_fn)(cJSON **root, const struct json_path *p, cJSON *c, void *arg);
 
-static int doc_edit(struct keyspace *ks, const struct ks_key *k, const char *verb, const char *path,
-		    size_t plen, bool create, const char *want, edit_fn edit, void *arg)
+/* An indefinite path's change of one match c, a value under parent (a
+ * match is never the root). It may replace or remove c. */
+typedef int (*apply_fn)(cJSON *parent, cJSON *c, void *arg);
+
+/* Is value c of type `want` ("number" takes integers too)? */
+static bool type_is(const cJSON *c, const char *want)
+{
+	const char *t = value_type(c);
+	return strcmp(t, want) == 0 || (strcmp(want, "number") == 0 && strcmp(t, "integer") == 0);
+}
+
+/* A walk of the document applying a change to every match of an
+ * indefinite path. The matches are found first (m, sorted by address for
+ * lookups); the walk then goes in document order and holds pointers, not
+ * indexes, so removing several elements of one array removes the right
+ * ones. `whole`: a match is replaced or removed whole (SET, DEL), so
+ * matches inside it are not visited (DEL counts them, as Kvrocks does). */
+struct walk {
+	cJSON **m;
+	size_t nm;
+	const char *want;
+	bool whole, del;
+	apply_fn apply;
+	void *arg;
+	uint64_t done, skipped;
+	int rc;
+};
+
+static int ptr_cmp(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t) * (cJSON *const *)a, y = (uintptr_t) * (cJSON *const *)b;
+	return x < y ? -1 : x > y;
+}
+
+static bool walk_is_match(const struct walk *w, cJSON *c)
+{
+	return bsearch(&c, w->m, w->nm, sizeof(*w->m), ptr_cmp) != NULL;
+}
+
+/* How many matches lie inside c. */
+static uint64_t walk_inside(const struct walk *w, cJSON *c)
+{
+	uint64_t n = 0;
+	for (cJSON *x = c->child; x; x = x->next)
+		n += walk_is_match(w, x) + walk_inside(w, x);
+	return n;
+}
+
+static void walk_apply(struct walk *w, cJSON *parent)
+{
+	cJSON *next;
+	for (cJSON *c = parent->child; c && !w->rc; c = next) {
+		next = c->next; /* c may be replaced or removed */
+		bool hit = walk_is_match(w, c);
+		if (hit && w->whole) {
+			w->done += 1 + (w->del ? walk_inside(w, c) : 0);
+			w->rc = w->apply(parent, c, w->arg);
+			continue;
+		}
+		if (c->child)
+			walk_apply(w, c);
+		if (!hit || w->rc)
+			continue;
+		if (w->want && !type_is(c, w->want)) {
+			w->skipped++;
+			continue;
+		}
+		w->done++;
+		w->rc = w->apply(parent, c, w->arg);
+	}
+}
+
+/* The matches of indefinite path p in root, each once. */
+static int select_unique(const char *verb, const struct ks_key *k, cJSON *root,
+			 const struct json_path *p, cJSON ***m, size_t *n)
+{
+	int rc = json_path_select(root, p, m, n);
+	if (rc == -E2BIG)
+		LOG_ERR("%s '%.*s': the path matches more than %u values or takes more than %u "
+			"steps",
+			verb, (int)k->klen, k->key, JSON_PATH_MAX_MATCHES, JSON_PATH_MAX_WORK);
+	if (rc || *n < 2)
+		return rc;
+	qsort(*m, *n, sizeof(**m), ptr_cmp);
+	size_t u = 1;
+	for (size_t i = 1; i < *n; i++)
+		if ((*m)[i] != (*m)[u - 1])
+			(*m)[u++] = (*m)[i];
+	*n = u;
+	return 0;
+}
+
+/* What a verb does to the matches of an indefinite path; each: how many
+ * bytes of text it may add at each (the copies are bounded before they
+ * are made). */
+struct multi {
+	apply_fn apply;
+	bool whole, del;
+	uint64_t *done;
+	size_t each;
+};
+
+/* doc_edit's body for an indefinite path: apply to every match. */
+static int edit_all(const char *verb, const struct ks_key *k, cJSON *root,
+		    const struct json_path *p, const char *want, const struct multi *all, void *arg)
+{
+	struct walk w = {
+	    .want = want, .whole = all->whole, .del = all->del, .apply = all->apply, .arg = arg};
+	int rc = select_unique(verb, k, root, p, &w.m, &w.nm);
+	if (!rc && w.nm == 0)
+		rc = -ENOENT; /* an indefinite path creates nothing */
+	if (!rc && all->each && w.nm > JSON_MAX / all->each) {
+		LOG_ERR("%s '%.*s': %zu copies of %zu bytes would pass %llu bytes", verb,
+			(int)k->klen, k->key, w.nm, all->each, (unsigned long long)JSON_MAX);
+		rc = -EFBIG;
+	}
+	if (!rc) {
+		walk_apply(&w, root);
+		rc = w.rc;
+	}
+	if (!rc && w.done == 0 && want) {
+		LOG_ERR("%s '%.*s': no match of the path is %s %s", verb, (int)k->klen, k->key,
+			want[0] == 'a' || want[0] == 'o' ? "an" : "a", want);
+		rc = -EINVAL;
+	}
+	if (all->done)
+		*all->done = w.done;
+	free(w.m);
+	return rc;
+}
+
+static int doc_edit_multi(struct keyspace *ks, const struct ks_key *k, const char *verb,
+			  const char *path, size_t plen, bool create, const char *want,
+			  edit_fn edit, const struct multi *all, void *arg);
+
+static int doc_edit_multi(struct keyspace *ks, const struct ks_key *k, const char *verb,
+			  const char *path, size_t plen, bool create, const char *want,
+			  edit_fn edit, const struct multi *all, void *arg)
 {
 	struct buf payload = BUF_INIT;
 	struct ks_txn t;
@@ -821,11 +1116,17 @@ static int doc_edit(struct keyspace *ks, const struct ks_key *k, const char *ver
 		rc = ks_txn_get(&t, k, KV_TYPE_JSON, &m);
 	if (!rc && !ks_txn_is_new(&t, k))
 		rc = doc_parse(k, m, &root);
-	if (!rc && want)
+	if (!rc && !p.definite) {
+		/* Matched in the stored order, which is name order. */
+		rc = all ? sort_members(root) : -EINVAL;
+		if (!rc)
+			rc = edit_all(verb, k, root, &p, want, all, arg);
+	} else if (!rc && want) {
 		rc = match_of(verb, k, root, &p, want, &c);
-	else if (!rc && root)
+	} else if (!rc && root) {
 		c = json_path_find(root, &p, p.n);
-	if (!rc)
+	}
+	if (!rc && p.definite)
 		rc = edit(&root, &p, c, arg);
 	if (!rc && root)
 		rc = doc_payload(k, root, &payload);
@@ -873,17 +1174,33 @@ static int edit_set(cJSON **root, const struct json_path *p, cJSON *old, void *a
 	return 0;
 }
 
+/* SET at one match of an indefinite path: a copy of the value each. */
+static int apply_set(cJSON *parent, cJSON *c, void *arg)
+{
+	struct set_arg *a = arg;
+	if (a->flags & JSON_SET_NX)
+		return -EEXIST;
+	cJSON *nw = cJSON_Duplicate(a->value, true);
+	if (!nw)
+		return -ENOMEM;
+	int rc = replace_item(parent, c, nw);
+	if (rc)
+		cJSON_Delete(nw);
+	return rc;
+}
+
 int json_set(struct keyspace *ks, const struct ks_key *k, const char *path, size_t plen,
 	     const char *text, size_t n, unsigned flags)
 {
 	struct set_arg a = {.flags = flags};
+	const struct multi all = {apply_set, true, false, NULL, n};
 	if (n > JSON_MAX)
 		return -EFBIG;
 	int rc = path_check("JSON.SET", path, plen);
 	if (!rc)
 		rc = parse_one("JSON.SET", k, text, n, &a.value);
 	if (!rc)
-		rc = doc_edit(ks, k, "JSON.SET", path, plen, true, NULL, edit_set, &a);
+		rc = doc_edit_multi(ks, k, "JSON.SET", path, plen, true, NULL, edit_set, &all, &a);
 	cJSON_Delete(a.value);
 	return rc;
 }
@@ -902,9 +1219,28 @@ static int edit_del(cJSON **root, const struct json_path *p, cJSON *c, void *arg
 	return 0;
 }
 
+static int apply_del(cJSON *parent, cJSON *c, void *arg)
+{
+	(void)arg;
+	cJSON_Delete(cJSON_DetachItemViaPointer(parent, c));
+	return 0;
+}
+
+int json_del_count(struct keyspace *ks, const struct ks_key *k, const char *path, size_t plen,
+		   uint64_t *count)
+{
+	const struct multi all = {apply_del, true, true, count, 0};
+	*count = 0;
+	int rc = doc_edit_multi(ks, k, "JSON.DEL", path, plen, false, NULL, edit_del, &all, NULL);
+	if (!rc && json_path_is_definite(path, plen))
+		*count = 1;
+	return rc;
+}
+
 int json_del(struct keyspace *ks, const struct ks_key *k, const char *path, size_t plen)
 {
-	return doc_edit(ks, k, "JSON.DEL", path, plen, false, NULL, edit_del, NULL);
+	uint64_t count;
+	return json_del_count(ks, k, path, plen, &count);
 }
 
 int json_type(struct keyspace *ks, const struct ks_key *k, const char *path, size_t plen,
@@ -936,10 +1272,27 @@ static int edit_arrappend(cJSON **root, const struct json_path *p, cJSON *c, voi
 	return 0;
 }
 
+/* ARRAPPEND at one match of an indefinite path: copies of the values. */
+static int apply_arrappend(cJSON *parent, cJSON *c, void *arg)
+{
+	(void)parent;
+	struct append_arg *a = arg;
+	for (size_t i = 0; i < a->n; i++) {
+		cJSON *v = cJSON_Duplicate(a->vals[i], true);
+		if (!v || !cJSON_AddItemToArray(c, v)) {
+			cJSON_Delete(v);
+			return -ENOMEM;
+		}
+	}
+	a->len = (uint64_t)cJSON_GetArraySize(c);
+	return 0;
+}
+
 int json_arrappend(struct keyspace *ks, const struct ks_key *k, const char *path, size_t plen,
 		   const char *text, size_t n, uint64_t *newlen)
 {
 	struct append_arg a = {0};
+	const struct multi all = {apply_arrappend, false, false, NULL, n};
 	size_t at = 0;
 	const char *why = "";
 	int rc = path_check("JSON.ARRAPPEND", path, plen);
@@ -950,8 +1303,8 @@ int json_arrappend(struct keyspace *ks, const struct ks_key *k, const char *path
 		LOG_ERR("JSON.ARRAPPEND '%.*s': not JSON values: %s at byte %zu", (int)k->klen,
 			k->key, why, at);
 	if (!rc)
-		rc = doc_edit(ks, k, "JSON.ARRAPPEND", path, plen, false, "array", edit_arrappend,
-			      &a);
+		rc = doc_edit_multi(ks, k, "JSON.ARRAPPEND", path, plen, false, "array",
+				    edit_arrappend, &all, &a);
 	if (!rc)
 		*newlen = a.len;
 	for (size_t i = 0; i < a.n; i++)
@@ -988,10 +1341,28 @@ static int edit_strappend(cJSON **root, const struct json_path *p, cJSON *c, voi
 	return 0;
 }
 
+/* STRAPPEND at one match of an indefinite path, in place. */
+static int apply_strappend(cJSON *parent, cJSON *c, void *arg)
+{
+	(void)parent;
+	struct str_arg *a = arg;
+	size_t n1 = strlen(c->valuestring), n2 = strlen(a->value->valuestring);
+	char *s = malloc(n1 + n2 + 1);
+	if (!s)
+		return -ENOMEM;
+	memcpy(s, c->valuestring, n1);
+	memcpy(s + n1, a->value->valuestring, n2 + 1);
+	cJSON_free(c->valuestring);
+	c->valuestring = s;
+	a->len = n1 + n2;
+	return 0;
+}
+
 int json_strappend(struct keyspace *ks, const struct ks_key *k, const char *path, size_t plen,
 		   const char *text, size_t n, uint64_t *newlen)
 {
 	struct str_arg a = {0};
+	const struct multi all = {apply_strappend, false, false, NULL, n};
 	int rc = path_check("JSON.STRAPPEND", path, plen);
 	if (!rc)
 		rc = parse_one("JSON.STRAPPEND", k, text, n, &a.value);
@@ -1001,8 +1372,8 @@ int json_strappend(struct keyspace *ks, const struct ks_key *k, const char *path
 		rc = -EINVAL;
 	}
 	if (!rc)
-		rc = doc_edit(ks, k, "JSON.STRAPPEND", path, plen, false, "string", edit_strappend,
-			      &a);
+		rc = doc_edit_multi(ks, k, "JSON.STRAPPEND", path, plen, false, "string",
+				    edit_strappend, &all, &a);
 	if (!rc)
 		*newlen = a.len;
 	cJSON_Delete(a.value);
@@ -1015,11 +1386,9 @@ struct incr_arg {
 	struct buf *out;
 };
 
-static int edit_numincrby(cJSON **root, const struct json_path *p, cJSON *c, void *arg)
+/* The literal of number c plus the increment. */
+static int incr_lit(const struct incr_arg *a, const cJSON *c, char lit[40])
 {
-	struct incr_arg *a = arg;
-	char lit[40];
-	int rc;
 	int64_t x, y, z;
 	const char *cur = c->valuestring;
 	if (lit_is_integer(cur) && lit_is_integer(a->by) && !parse_i64(cur, strlen(cur), &x) &&
@@ -1029,7 +1398,7 @@ static int edit_numincrby(cJSON **root, const struct json_path *p, cJSON *c, voi
 				(int)a->k->klen, a->k->key, cur, a->by);
 			return -EOVERFLOW;
 		}
-		snprintf(lit, sizeof(lit), "%lld", (long long)z);
+		snprintf(lit, 40, "%lld", (long long)z);
 	} else {
 		double d = strtod(cur, NULL) + strtod(a->by, NULL);
 		if (!isfinite(d)) {
@@ -1039,6 +1408,16 @@ static int edit_numincrby(cJSON **root, const struct json_path *p, cJSON *c, voi
 		}
 		json_fmt_double(d, lit);
 	}
+	return 0;
+}
+
+static int edit_numincrby(cJSON **root, const struct json_path *p, cJSON *c, void *arg)
+{
+	struct incr_arg *a = arg;
+	char lit[40];
+	int rc = incr_lit(a, c, lit);
+	if (rc)
+		return rc;
 	cJSON *nn = num_new(lit);
 	if (!nn)
 		return -ENOMEM;
@@ -1047,9 +1426,28 @@ static int edit_numincrby(cJSON **root, const struct json_path *p, cJSON *c, voi
 	return a->out ? buf_set(a->out, lit, strlen(lit)) : 0;
 }
 
+/* NUMINCRBY at one match of an indefinite path, in place. */
+static int apply_numincrby(cJSON *parent, cJSON *c, void *arg)
+{
+	(void)parent;
+	struct incr_arg *a = arg;
+	char lit[40];
+	int rc = incr_lit(a, c, lit);
+	if (rc)
+		return rc;
+	char *dup = strdup(lit);
+	if (!dup)
+		return -ENOMEM;
+	free(c->valuestring);
+	c->valuestring = dup;
+	c->valuedouble = strtod(lit, NULL);
+	return a->out ? buf_set(a->out, lit, strlen(lit)) : 0;
+}
+
 int json_numincrby(struct keyspace *ks, const struct ks_key *k, const char *path, size_t plen,
 		   const char *text, size_t n, struct buf *out)
 {
+	const struct multi all = {apply_numincrby, false, false, NULL, 0};
 	cJSON *v = NULL;
 	int rc = path_check("JSON.NUMINCRBY", path, plen);
 	if (!rc)
@@ -1061,8 +1459,8 @@ int json_numincrby(struct keyspace *ks, const struct ks_key *k, const char *path
 	}
 	if (!rc) {
 		struct incr_arg a = {k, v->valuestring, out};
-		rc = doc_edit(ks, k, "JSON.NUMINCRBY", path, plen, false, "number", edit_numincrby,
-			      &a);
+		rc = doc_edit_multi(ks, k, "JSON.NUMINCRBY", path, plen, false, "number",
+				    edit_numincrby, &all, &a);
 	}
 	cJSON_Delete(v);
 	return rc;

@@ -226,11 +226,11 @@ int stream_value_encode(const struct stream_str *fv, size_t nf, struct buf *out)
 
 int stream_txn_create(struct ks_txn *t, const struct ks_key *k, struct enc_meta *m,
 		      const struct stream_id *ids, const char *const *vals, const size_t *lens,
-		      size_t n)
+		      size_t n, const struct stream_counters *c, const struct stream_gstate *gs)
 {
 	struct stream_info i = {0};
 	uint8_t sub[16];
-	if (n == 0)
+	if (n == 0 && !c && !gs)
 		return -EINVAL;
 	for (size_t j = 0; j < n; j++) {
 		if (stream_id_is_zero(&ids[j]) || ids[j].ms == UINT64_MAX ||
@@ -240,9 +240,63 @@ int stream_txn_create(struct ks_txn *t, const struct ks_key *k, struct enc_meta 
 		ks_txn_sub_put(t, k, STORE_CF_STREAM, sub, sizeof(sub), vals[j], lens[j]);
 	}
 	i.size = i.entries_added = n;
-	i.first = i.recorded_first = ids[0];
-	i.last = i.last_generated = ids[n - 1];
-	return stream_meta_commit(t, k, m, &i);
+	i.version = m->version;
+	if (n) {
+		i.first = i.recorded_first = ids[0];
+		i.last = i.last_generated = ids[n - 1];
+	}
+	int rc = c ? stream_counters_apply(k, &i, c) : 0;
+	if (!rc && gs)
+		rc = stream_gstate_stage(t, k, gs, &i);
+	return rc ? rc : stream_meta_commit(t, k, m, &i);
+}
+
+int stream_counters_apply(const struct ks_key *k, struct stream_info *i,
+			  const struct stream_counters *c)
+{
+	char a[STREAM_ID_MAX], b[STREAM_ID_MAX];
+	const char *why = NULL;
+	if (c->entries_added < i->size)
+		why = "entries-added is below the number of entries";
+	else if (i->size && stream_id_cmp(&c->last_generated, &i->last) < 0)
+		why = "last-generated-id is below the last entry's ID";
+	else if (stream_id_cmp(&c->max_deleted, &c->last_generated) > 0)
+		why = "max-deleted-entry-id is above last-generated-id";
+	if (why) {
+		stream_id_format(&c->last_generated, a);
+		stream_id_format(&i->last, b);
+		LOG_ERR("stream '%.*s': %s (XSETID's rules; last-generated-id %s, last entry %s, "
+			"%" PRIu64 " entries): the state is not set",
+			(int)k->klen, k->key, why, a, b, i->size);
+		return -EINVAL;
+	}
+	i->last_generated = c->last_generated;
+	i->max_deleted = c->max_deleted;
+	i->recorded_first = c->recorded_first;
+	i->entries_added = c->entries_added;
+	return 0;
+}
+
+int stream_set_counters(struct keyspace *ks, const struct ks_key *k,
+			const struct stream_counters *c)
+{
+	struct ks_txn t;
+	struct enc_meta *m;
+	struct stream_info i;
+	ks_txn_begin(&t, ks, k);
+	int rc = stream_meta_txn(&t, k, c != NULL, &m, &i);
+	if (!rc && c) {
+		rc = stream_counters_apply(k, &i, c);
+	} else if (!rc) {
+		/* those of adding the entries in ID order */
+		i.entries_added = i.size;
+		i.max_deleted = id_zero;
+		i.last_generated = i.last;
+		i.recorded_first = i.first;
+	}
+	if (!rc)
+		rc = stream_meta_commit(&t, k, m, &i);
+	return ks_txn_end(&t, rc);
 }
 
 /* ---- XADD ---------------------------------------------------------- */

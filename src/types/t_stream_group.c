@@ -716,10 +716,9 @@ static int read_pending(struct group_txn *x, const struct stream_id *start, uint
 	struct stream_pel p;
 	struct stream_id id;
 	uint64_t n = 0;
-	/* NEEDSWORK: without cb (the .ctl file), an entry deleted from the
-	 * stream fails the read with -ENOENT when it is the last one read,
-	 * as it always has; Redis returns it as nil. */
-	int gone = 0;
+	/* A pending entry deleted from the stream is delivered again as no
+	 * value (Redis's nil; Kvrocks counts its delivery too), never a
+	 * failure of the read. */
 	int rc = pel_iter_open(&pi, x->ks, x->k, x->m->version, x->g, x->gn, start);
 	while (!rc && (rc = pel_iter_next(&pi, &id, &p)) == 1) {
 		rc = 0;
@@ -734,7 +733,6 @@ static int read_pending(struct group_txn *x, const struct stream_id *start, uint
 			rc = stream_get(x->ks, x->k, &id, &v);
 		if (rc && rc != -ENOENT)
 			break;
-		gone = cb ? 0 : rc;
 		if (cb)
 			rc = cb(arg, &id, rc ? NULL : v.data, rc ? 0 : v.len);
 		else
@@ -742,7 +740,7 @@ static int read_pending(struct group_txn *x, const struct stream_id *start, uint
 	}
 	pel_iter_close(&pi);
 	buf_release(&v);
-	return rc ? rc : gone;
+	return rc;
 }
 
 int stream_readgroup(struct keyspace *ks, const struct ks_key *k, const char *g, size_t gn,
@@ -1142,4 +1140,222 @@ int stream_consumers(struct keyspace *ks, const struct ks_key *k, const char *g,
 		rc = named_walk(ks, k, i.version, &px, consumer_visit, &w);
 	buf_release(&px);
 	return rc;
+}
+
+/* ---- The whole group state (a copy's `groups` file) ------------------ */
+
+struct gs_walk {
+	const struct ks_key *k;
+	struct stream_gstate *gs;
+	const char *g; /* the group whose consumers are walked */
+	size_t gn;
+};
+
+static int gs_consumer_visit(void *arg, const char *name, size_t nn, const char *v, size_t vn)
+{
+	struct gs_walk *w = arg;
+	struct stream_consumer con;
+	if (consumer_decode(w->k, w->g, w->gn, v, vn, &con))
+		return 0; /* logged: left out */
+	return stream_gstate_add_consumer(w->gs, name, nn, con.seen_ms, con.active_ms);
+}
+
+/* Group `name`'s record, its consumers and its pending entries into gs. */
+static int gs_group_visit(void *arg, const char *name, size_t nn, const char *v, size_t vn,
+			  struct keyspace *ks, uint64_t ver)
+{
+	struct gs_walk *w = arg;
+	struct stream_group grp;
+	struct buf px = BUF_INIT;
+	struct pel_iter pi;
+	struct stream_id id;
+	struct stream_pel p;
+	if (group_decode(w->k, name, nn, v, vn, &grp))
+		return 0; /* logged: left out */
+	int rc = stream_gstate_add_group(w->gs, name, nn, &grp.last_delivered, grp.entries_read,
+					 grp.lag);
+	struct gs_walk cw = {w->k, w->gs, name, nn};
+	if (!rc)
+		rc = group_sub(SUB_CONSUMER, name, nn, NULL, 0, &px);
+	if (!rc)
+		rc = named_walk(ks, w->k, ver, &px, gs_consumer_visit, &cw);
+	buf_release(&px);
+	if (rc)
+		return rc;
+	rc = pel_iter_open(&pi, ks, w->k, ver, name, nn, NULL);
+	while (!rc && (rc = pel_iter_next(&pi, &id, &p)) == 1)
+		rc = stream_gstate_add_pel(w->gs, &id, p.consumer.p, p.consumer.n, p.delivery_ms,
+					   p.deliveries);
+	pel_iter_close(&pi);
+	return rc;
+}
+
+/* The group records, collected first (the walk of a group's consumers
+ * and entries needs its own iterators): each name as a group of raw, its
+ * value as that group's one consumer. */
+static int gs_collect(void *arg, const char *name, size_t nn, const char *v, size_t vn)
+{
+	struct stream_gstate *raw = arg;
+	/* name and value kept as a "group" and a "consumer" string */
+	struct stream_id z = {0, 0};
+	int rc = stream_gstate_add_group(raw, name, nn, &z, 0, 0);
+	if (!rc)
+		rc = stream_gstate_add_consumer(raw, v, vn, 0, 0);
+	return rc;
+}
+
+int stream_gstate_read(struct keyspace *ks, const struct ks_key *k, struct stream_gstate *gs)
+{
+	struct stream_gstate raw = STREAM_GSTATE_INIT;
+	struct buf px = BUF_INIT;
+	struct ks_txn t;
+	struct enc_meta *m;
+	struct stream_info i;
+	stream_gstate_release(gs);
+	ks_txn_begin_read(&t, ks, k);
+	int rc = stream_meta_txn(&t, k, false, &m, &i);
+	if (!rc)
+		rc = group_sub(SUB_GROUP, NULL, 0, NULL, 0, &px);
+	if (!rc)
+		rc = named_walk(ks, k, m->version, &px, gs_collect, &raw);
+	struct gs_walk w = {k, gs, NULL, 0};
+	for (size_t j = 0; j < raw.ng && !rc; j++) {
+		struct stream_gs_str name = raw.g[j].name, val = raw.c[j].name;
+		rc = gs_group_visit(&w, stream_gs_bytes(&raw, name), name.n,
+				    stream_gs_bytes(&raw, val), val.n, ks, m->version);
+	}
+	buf_release(&px);
+	stream_gstate_release(&raw);
+	if (rc)
+		stream_gstate_release(gs);
+	return ks_txn_end(&t, rc);
+}
+
+static int gs_name_cmp(const struct stream_gstate *gs, struct stream_gs_str a, const char *b,
+		       size_t bn)
+{
+	size_t n = a.n < bn ? a.n : bn;
+	int c = n ? memcmp(stream_gs_bytes(gs, a), b, n) : 0;
+	return c ? c : (a.n > bn) - (a.n < bn);
+}
+
+static int gs_ix_cmp(const void *x, const void *y, void *arg)
+{
+	const struct stream_gstate *gs = arg;
+	struct stream_gs_str b = gs->c[*(const size_t *)y].name;
+	return gs_name_cmp(gs, gs->c[*(const size_t *)x].name, stream_gs_bytes(gs, b), b.n);
+}
+
+/* Stage group g of gs: its record, its consumers' (with the pending
+ * entries each has) and its pending entries'. */
+static int gs_stage_group(struct ks_txn *t, const struct ks_key *k, const struct stream_gstate *gs,
+			  const struct stream_gs_group *g)
+{
+	struct buf sub = BUF_INIT, val = BUF_INIT;
+	const char *gname = stream_gs_bytes(gs, g->name);
+	uint64_t *pending = calloc(g->nc ? g->nc : 1, sizeof(*pending));
+	size_t *ix = malloc((g->nc ? g->nc : 1) * sizeof(*ix));
+	int rc = pending && ix ? 0 : -ENOMEM;
+	for (size_t j = 0; j < g->nc; j++)
+		ix[j] = g->c0 + j;
+	if (!rc)
+		qsort_r(ix, g->nc, sizeof(*ix), gs_ix_cmp, (void *)gs);
+	for (size_t j = g->p0; j < g->p0 + g->np && !rc; j++) {
+		const struct stream_gs_pel *p = &gs->p[j];
+		const char *cn = stream_gs_bytes(gs, p->consumer);
+		size_t lo = 0, hi = g->nc;
+		while (lo < hi) { /* the consumer, if it has a line */
+			size_t mid = lo + (hi - lo) / 2;
+			int c = gs_name_cmp(gs, gs->c[ix[mid]].name, cn, p->consumer.n);
+			if (c == 0) {
+				pending[ix[mid] - g->c0]++;
+				break;
+			}
+			if (c < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		buf_reset(&val);
+		rc = pel_sub(gname, g->name.n, &p->id, &sub);
+		if (!rc)
+			rc = buf_add_be64(&val, p->delivery_ms);
+		if (!rc)
+			rc = buf_add_be64(&val, p->deliveries);
+		if (!rc)
+			rc = buf_add_be64(&val, p->consumer.n);
+		if (!rc)
+			rc = buf_add(&val, cn, p->consumer.n);
+		if (!rc)
+			ks_txn_sub_put(t, k, STORE_CF_STREAM, sub.data, sub.len, val.data, val.len);
+	}
+	for (size_t j = 0; j < g->nc && !rc; j++) {
+		const struct stream_gs_consumer *c = &gs->c[g->c0 + j];
+		uint8_t v[CONSUMER_LEN];
+		rc = consumer_sub(gname, g->name.n, stream_gs_bytes(gs, c->name), c->name.n, &sub);
+		put_be64(v, pending[j]);
+		put_be64(v + 8, c->seen_ms);
+		put_be64(v + 16, c->active_ms);
+		if (!rc)
+			ks_txn_sub_put(t, k, STORE_CF_STREAM, sub.data, sub.len, v, sizeof(v));
+	}
+	if (!rc) {
+		uint8_t v[GROUP_LEN];
+		put_be64(v, g->nc);
+		put_be64(v + 8, g->np);
+		stream_id_put(v + 16, &g->last_delivered);
+		put_be64(v + 32, (uint64_t)g->entries_read);
+		put_be64(v + 40, g->lag);
+		rc = group_sub(SUB_GROUP, gname, g->name.n, NULL, 0, &sub);
+		if (!rc)
+			ks_txn_sub_put(t, k, STORE_CF_STREAM, sub.data, sub.len, v, sizeof(v));
+	}
+	free(pending);
+	free(ix);
+	buf_release(&sub);
+	buf_release(&val);
+	return rc;
+}
+
+int stream_gstate_stage(struct ks_txn *t, const struct ks_key *k, const struct stream_gstate *gs,
+			struct stream_info *i)
+{
+	static const uint8_t ff[8] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+	struct buf px = BUF_INIT;
+	struct store_iter *it = NULL;
+	size_t base = 0;
+	int rc = buf_set(&px, ff, sizeof(ff));
+	/* every record of every group goes: the batch puts the new ones after */
+	if (!rc && !(it = prefix_iter(t->ks, k, i->version, &px, &base)))
+		rc = -ENOMEM;
+	if (!rc) {
+		for (store_iter_seek_first(it); store_iter_valid(it); store_iter_next(it)) {
+			size_t kn;
+			const char *key = store_iter_key(it, &kn);
+			ks_txn_sub_del(t, k, STORE_CF_STREAM, key + base, kn - base);
+		}
+		rc = store_iter_status(it);
+	}
+	store_iter_free(it);
+	buf_release(&px);
+	for (size_t j = 0; j < gs->ng && !rc; j++)
+		rc = gs_stage_group(t, k, gs, &gs->g[j]);
+	if (!rc)
+		i->group_number = gs->ng;
+	return rc;
+}
+
+int stream_gstate_replace(struct keyspace *ks, const struct ks_key *k,
+			  const struct stream_gstate *gs)
+{
+	struct ks_txn t;
+	struct enc_meta *m;
+	struct stream_info i;
+	ks_txn_begin(&t, ks, k);
+	int rc = stream_meta_txn(&t, k, true, &m, &i);
+	if (!rc)
+		rc = stream_gstate_stage(&t, k, gs, &i);
+	if (!rc)
+		rc = stream_meta_commit(&t, k, m, &i);
+	return ks_txn_end(&t, rc);
 }

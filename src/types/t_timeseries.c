@@ -788,11 +788,15 @@ int ts_series_delete(struct ts_series *s, uint64_t from, uint64_t to, uint64_t *
 	size_t nids = 0;
 	int rc = chunk_seek(s, from);
 	*deleted = 0;
-	/* The chunks that may hold samples in range (stored; nothing pending). */
+	/* The chunks that may hold samples in range: stored ones not pending
+	 * deletion, and pending ones (a rule's destination losing two
+	 * buckets of one chunk in one write: the first delete rewrote it). */
 	for (; !rc && chunk_valid(s, true); store_iter_next(s->it)) {
 		uint64_t id = iter_id(s);
 		if (id > to)
 			break;
+		if (is_dead(s, id))
+			continue;
 		void *p = realloc(ids, (nids + 1) * sizeof(*ids));
 		if (!p) {
 			rc = -ENOMEM;
@@ -803,6 +807,17 @@ int ts_series_delete(struct ts_series *s, uint64_t from, uint64_t to, uint64_t *
 	}
 	if (!rc && store_iter_status(s->it))
 		rc = -EIO;
+	for (size_t i = 0; i < s->nnc && !rc; i++) {
+		if (s->nc[i].id > to)
+			continue;
+		void *p = realloc(ids, (nids + 1) * sizeof(*ids));
+		if (!p) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		ids = p;
+		ids[nids++] = s->nc[i].id;
+	}
 	for (size_t c = 0; c < nids && !rc; c++) {
 		rc = chunk_read(s, ids[c], &a);
 		keep.n = 0;
@@ -939,11 +954,8 @@ int ts_alter(struct keyspace *ks, const struct ks_key *k, const struct ts_option
 
 #define MADD_INCR 0x100 /* internal: v[0] holds a delta for the newest value */
 
-/* Merge v (n samples, sorted) into s as TS.MADD does; the rules of rs
- * follow in the same transaction. */
-static int madd_series(struct ts_series *s, struct ts_ssamp *v, size_t n, unsigned flags,
-		       int on_dup, const struct ts_options *create, struct ts_rule_set *rs,
-		       size_t *bad)
+int ts_series_madd(struct ts_series *s, struct ts_ssamp *v, size_t n, unsigned flags, int on_dup,
+		   const struct ts_options *create, struct ts_rule_set *rs, size_t *bad)
 {
 	struct ts_ssamp *c = NULL;
 	size_t nc = 0;
@@ -1035,7 +1047,7 @@ static int madd(struct keyspace *ks, const struct ks_key *k, const struct ts_sam
 	if (!rc) {
 		rc = ts_series_open(&s, ks, &t, &rs.keys[0], (flags & TS_MADD_CREATE) != 0, create);
 		if (!rc)
-			rc = madd_series(&s, v, n, flags, on_dup, create, &rs, bad);
+			rc = ts_series_madd(&s, v, n, flags, on_dup, create, &rs, bad);
 		rc = ts_series_end(&t, &s, NULL, rc);
 	}
 	if (!rc && res)
@@ -1340,20 +1352,67 @@ static int samples_check(uint64_t id, const struct ts_sample *in, size_t n)
 	return 0;
 }
 
-int ts_chunk_put(struct keyspace *ks, const struct ks_key *k, uint64_t id,
-		 const struct ts_sample *in, size_t n)
+/* The timestamps (sorted) whose sample differs between a and b, both
+ * in time order: in one only, or with another value. */
+static int samples_diff(const struct ts_sample *a, size_t na, const struct ts_sample *b, size_t nb,
+			uint64_t **out, size_t *n)
 {
+	uint64_t *v = calloc(na + nb ? na + nb : 1, sizeof(*v));
+	size_t i = 0, j = 0, m = 0;
+	if (!v)
+		return -ENOMEM;
+	while (i < na || j < nb) {
+		if (j == nb || (i < na && a[i].ts < b[j].ts)) {
+			v[m++] = a[i++].ts;
+		} else if (i == na || b[j].ts < a[i].ts) {
+			v[m++] = b[j++].ts;
+		} else {
+			if (dbits(a[i].v) != dbits(b[j].v))
+				v[m++] = a[i].ts;
+			i++;
+			j++;
+		}
+	}
+	*out = v;
+	*n = m;
+	return 0;
+}
+
+/* ts_chunk_put (edit false: a restore, the stored state as given) and
+ * ts_chunk_edit (edit: the rules' buckets the change touches are
+ * recomputed, in the same batch). */
+static int chunk_store(struct keyspace *ks, const struct ks_key *k, uint64_t id,
+		       const struct ts_sample *in, size_t n, bool edit)
+{
+	struct ts_rule_set rs = {0};
 	struct ts_series s;
+	struct ts_sarr old = {0};
 	struct ks_txn t;
 	struct buf key = BUF_INIT, val = BUF_INIT;
+	uint64_t *ch = NULL;
+	size_t nch = 0;
 	uint8_t idb[8];
 	int rc = samples_check(id, in, n);
 	if (rc)
 		return rc;
-	ks_txn_begin(&t, ks, k);
-	rc = ts_series_open(&s, ks, &t, k, false, NULL);
+	if (edit) {
+		rc = ts_rule_set_begin(&t, ks, k, &rs);
+		if (rc)
+			return rc;
+	} else {
+		ks_txn_begin(&t, ks, k);
+	}
+	rc = ts_series_open(&s, ks, &t, edit ? &rs.keys[0] : k, false, NULL);
 	bool exists = false;
-	if (!rc) {
+	if (!rc && edit) {
+		/* A chunk that does not decode (logged) is replaced; its
+		 * samples are unknown, so only the new ones count as changed. */
+		rc = chunk_read(&s, id, &old);
+		exists = rc == 0 || rc == -EUCLEAN;
+		rc = rc == -ENOENT || rc == -EUCLEAN ? 0 : rc;
+		if (!exists || rc)
+			old.n = 0;
+	} else if (!rc) {
 		struct buf v = BUF_INIT;
 		rc = chunk_get(&s, id, &v);
 		exists = rc == 0;
@@ -1384,7 +1443,20 @@ int ts_chunk_put(struct keyspace *ks, const struct ks_key *k, uint64_t id,
 				(unsigned long long)id);
 		free(prev.s);
 	}
-	if (!rc && (n || exists)) {
+	if (!rc && (n || exists) && edit) {
+		/* Pending in s, so the rules read the source as it will be. */
+		struct ts_sarr a = {(struct ts_sample *)in, n, n};
+		size_t one = n;
+		rc = chunk_replace(&s, exists, id, &a, &one, n ? 1 : 0);
+		if (!rc)
+			rc = samples_diff(old.s, old.n, in, n, &ch, &nch);
+		if (!rc)
+			rc = ts_rule_set_edited(&rs, &s, ch, nch);
+		if (!rc)
+			ts_series_flush(&s);
+		if (!rc)
+			rc = ks_txn_commit(&t);
+	} else if (!rc && (n || exists)) {
 		put_be64(idb, id);
 		if (n) {
 			rc = chunk_encode(&val, in, n);
@@ -1404,7 +1476,23 @@ int ts_chunk_put(struct keyspace *ks, const struct ks_key *k, uint64_t id,
 	ts_series_release(&s);
 	buf_release(&key);
 	buf_release(&val);
-	return ks_txn_end(&t, rc);
+	free(old.s);
+	free(ch);
+	rc = ks_txn_end(&t, rc);
+	ts_rule_set_release(&rs);
+	return rc;
+}
+
+int ts_chunk_put(struct keyspace *ks, const struct ks_key *k, uint64_t id,
+		 const struct ts_sample *in, size_t n)
+{
+	return chunk_store(ks, k, id, in, n, false);
+}
+
+int ts_chunk_edit(struct keyspace *ks, const struct ks_key *k, uint64_t id,
+		  const struct ts_sample *in, size_t n)
+{
+	return chunk_store(ks, k, id, in, n, true);
 }
 
 int ts_txn_create(struct ks_txn *t, const struct ks_key *k, struct enc_meta *m,

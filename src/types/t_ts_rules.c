@@ -198,6 +198,100 @@ int ts_rule_set_begin(struct ks_txn *t, struct keyspace *ks, const struct ks_key
 	return rc ? rc : -EAGAIN;
 }
 
+/* all[] for the series k[0..n) and the destinations of rs[]: -E2BIG
+ * past what one transaction locks, -EINVAL (logged) when a series is a
+ * destination of another of them (two series objects in one batch would
+ * not see each other's chunks). */
+static int sets_keys(const struct ks_key *k, size_t n, struct ts_rule_set *rs, struct ks_key **all,
+		     size_t *nall)
+{
+	size_t total = n, m = n;
+	for (size_t i = 0; i < n; i++)
+		total += rs[i].n;
+	if (total > KS_LOCKV_MAX) {
+		LOG_ERR("TS.MADD: %zu series and rule destinations, more than the %d keys one "
+			"batch locks",
+			total, KS_LOCKV_MAX);
+		return -E2BIG;
+	}
+	struct ks_key *v = calloc(total, sizeof(*v));
+	int rc = v ? 0 : -ENOMEM;
+	for (size_t i = 0; i < n && !rc; i++) {
+		v[i] = k[i];
+		rc = rules_keys(&rs[i], &k[i]);
+	}
+	for (size_t i = 0; i < n && !rc; i++)
+		for (size_t j = 0; j < rs[i].n && !rc; j++) {
+			v[m] = rs[i].keys[j + 1];
+			for (size_t x = 0; x < n && !rc; x++)
+				if (ks_key_eq(&v[m], &k[x])) {
+					LOG_ERR("TS.MADD: '%.*s' is written and is also the "
+						"destination "
+						"of a rule of '%.*s': write them apart",
+						(int)k[x].klen, k[x].key, (int)k[i].klen, k[i].key);
+					rc = -EINVAL;
+				}
+			m++;
+		}
+	if (rc) {
+		free(v);
+		return rc;
+	}
+	free(*all);
+	*all = v;
+	*nall = total;
+	return 0;
+}
+
+int ts_rule_sets_begin(struct ks_txn *t, struct keyspace *ks, const struct ks_key *k, size_t n,
+		       struct ts_rule_set *rs, struct ks_key **all)
+{
+	struct ts_rule_set *now = calloc(n ? n : 1, sizeof(*now));
+	size_t nall = 0;
+	int rc = now ? 0 : -ENOMEM;
+	*all = NULL;
+	memset(rs, 0, n * sizeof(*rs));
+	/* As ts_rule_set_begin: the series alone first, then with every
+	 * destination read, until what is read under the locks was locked. */
+	for (int tries = 0; tries < 8 && !rc; tries++) {
+		bool same = true;
+		rc = sets_keys(k, n, rs, all, &nall);
+		if (rc)
+			break;
+		ks_txn_beginv(t, ks, *all, nall);
+		for (size_t i = 0; i < n && !rc; i++) {
+			/* A key of another type has no rules: the caller's open
+			 * of it answers, naming it. */
+			rc = rules_read(ks, &k[i], &now[i]);
+			rc = rc == -KV_EWRONGTYPE ? 0 : rc;
+			same = same && !rc && rules_same(&now[i], &rs[i]);
+		}
+		if (!rc && same) {
+			for (size_t i = 0; i < n; i++) {
+				for (size_t j = 0; j < now[i].n; j++)
+					rs[i].e[j].r = now[i].e[j].r;
+				ts_rule_set_release(&now[i]);
+			}
+			free(now);
+			return 0;
+		}
+		ks_txn_end(t, 0);
+		for (size_t i = 0; i < n; i++) {
+			ts_rule_set_release(&rs[i]);
+			rs[i] = now[i];
+			memset(&now[i], 0, sizeof(now[i]));
+		}
+	}
+	for (size_t i = 0; now && i < n; i++) {
+		ts_rule_set_release(&rs[i]);
+		ts_rule_set_release(&now[i]);
+	}
+	free(now);
+	free(*all);
+	*all = NULL;
+	return rc ? rc : -EAGAIN;
+}
+
 /* ---- upkeep: what an add or a delete does to each rule ------------------------ */
 
 /* Destination updates of one rule. */
@@ -407,6 +501,55 @@ int ts_rule_set_deleted(struct ts_rule_set *rs, struct ts_series *s, const struc
 		if (!rc)
 			rc = dst_write(s, &rs->e[i], &rs->keys[i + 1], &u[i]);
 	}
+	dst_upd_free(u, rs->n);
+	return rc;
+}
+
+int ts_rule_set_edited(struct ts_rule_set *rs, struct ts_series *s, const uint64_t *ts, size_t n)
+{
+	struct dst_upd *u = NULL;
+	struct ts_sarr a = {0};
+	int rc = 0;
+	if (!rs->n || !n)
+		return 0;
+	if (!(u = calloc(rs->n, sizeof(*u))))
+		return -ENOMEM;
+	/* Each bucket the edit touched, from the source as it now is: a
+	 * closed one is recomputed, the open one refolded, a later one
+	 * opened as an add opens it (closing the open one). */
+	for (size_t i = 0; i < rs->n && !rc; i++) {
+		struct ts_rule *r = &rs->e[i].r;
+		uint64_t prev = UINT64_MAX;
+		for (size_t j = 0; j < n && !rc; j++) {
+			uint64_t bk = tsagg_bucket_left(ts[j], r->bucket, r->align);
+			if (bk == prev)
+				continue;
+			prev = bk;
+			bool open = !(r->latest == 0 && tsagg_rule_is_reset(r));
+			if (open && bk < r->latest) {
+				rc = rule_redo(s, r, bk, &u[i]);
+				continue;
+			}
+			if (open && bk == r->latest) {
+				rc = rule_refold(s, r);
+				continue;
+			}
+			rc = bucket_samples(s, r, bk, &a);
+			if (rc || !a.n)
+				continue; /* samples removed past the open bucket */
+			if (open)
+				rc = rule_close(s, r, &u[i]);
+			tsagg_rule_reset(r);
+			r->latest = bk;
+			if (!rc)
+				rc = rule_refold(s, r);
+		}
+		if (!rc)
+			rule_put(s, rs->e[i].dst.data, rs->e[i].dst.len, r);
+		if (!rc)
+			rc = dst_write(s, &rs->e[i], &rs->keys[i + 1], &u[i]);
+	}
+	free(a.s);
 	dst_upd_free(u, rs->n);
 	return rc;
 }

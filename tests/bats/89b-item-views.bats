@@ -149,16 +149,16 @@ mkstream() {
 @test ".ctl trim maxlen ~ N and minid ~ ID trim exactly, as trim maxlen N does" {
 	mkstream
 	echo 'trim maxlen ~ 4' >>"$NS/s/.ctl"
-	assert_eq "$(ls -U "$NS/s" | paste -sd' ')" "3-0 4-0 5-0 5-1" "after maxlen ~ 4"
+	assert_eq "$(ls -U "$NS/s" | paste -sd' ')" "3-0 4-0 5-0 5-1 state" "after maxlen ~ 4"
 	echo 'trim maxlen = 3' >>"$NS/s/.ctl"
-	assert_eq "$(ls -U "$NS/s" | paste -sd' ')" "4-0 5-0 5-1" "after maxlen = 3"
+	assert_eq "$(ls -U "$NS/s" | paste -sd' ')" "4-0 5-0 5-1 state" "after maxlen = 3"
 	echo 'trim minid ~ 5-1' >>"$NS/s/.ctl"
-	assert_eq "$(ls -U "$NS/s" | paste -sd' ')" "5-1" "after minid ~"
+	assert_eq "$(ls -U "$NS/s" | paste -sd' ')" "5-1 state" "after minid ~"
 	for bad in 'trim maxlen ~' 'trim maxlen ~ x' 'trim maxlen ! 3' 'trim maxlen ~ 1 limit 5'; do
 		run errno_of 'f = os.open(a[0], os.O_WRONLY|os.O_APPEND); os.write(f, a[1].encode() + b"\n")' \
 			"$NS/s/.ctl" "$bad"
 		assert_eq "$output" EINVAL "$bad"
 	done
 	grep -q "not a command: trim maxlen \[~|=\] N" "$KVFS_LOG"
-	assert_eq "$(ls -U "$NS/s")" "5-1" "unchanged"
+	assert_eq "$(ls -U "$NS/s" | paste -sd' ')" "5-1 state" "unchanged"
 }

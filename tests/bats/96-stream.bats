@@ -139,7 +139,7 @@ os.close(fd)' "$1" "$2"
 	for q in 1 2 3; do printf 'o\t%s\n' $q >"$NS/s/$F-$q"; done
 	# MAXLEN 4 over 3 old + 3 new (one write): the two oldest go
 	printf 'n\t1\nn\t2\nn\t3\n' | cat >>"$NS/s/.add:maxlen=4"
-	assert_eq "$(ls "$NS/s" | tr '\n' ' ')" "$F-3 $F-4 $F-5 $F-6 " "maxlen 4"
+	assert_eq "$(ls "$NS/s" | tr '\n' ' ')" "$F-3 $F-4 $F-5 $F-6 state " "maxlen 4"
 	# each entry of the write holds its own line
 	assert_bytes "$NS/s/$F-4" $'n\t1\n'
 	assert_bytes "$NS/s/$F-5" $'n\t2\n'
@@ -149,16 +149,16 @@ os.close(fd)' "$1" "$2"
 	grep -qx $'max-deleted-entry-id\t'$F-2 "$NS/s/.info"
 	# ~ trims exactly too (as Kvrocks); MAXLEN 0 stores nothing, counts the add
 	printf 'n\t4\n' >>"$NS/s/.add:maxlen~2"
-	assert_eq "$(ls "$NS/s" | tr '\n' ' ')" "$F-6 $F-7 " "maxlen ~2"
+	assert_eq "$(ls "$NS/s" | tr '\n' ' ')" "$F-6 $F-7 state " "maxlen ~2"
 	printf 'n\t5\n' >>"$NS/s/.add:maxlen=0"
-	assert_eq "$(ls -A "$NS/s")" "" "maxlen 0"
+	assert_eq "$(ls -A "$NS/s")" state "maxlen 0: only the counters"
 	grep -qx $'entries-added\t8' "$NS/s/.info"
 	grep -qx $'max-deleted-entry-id\t'$F-8 "$NS/s/.info"
 	# MINID: entries below it never stay
 	printf 'n\t6\nn\t7\n' | cat >>"$NS/s/.add:minid=$F-10"
-	assert_eq "$(ls "$NS/s" | tr '\n' ' ')" "$F-10 " "minid"
+	assert_eq "$(ls "$NS/s" | tr '\n' ' ')" "$F-10 state " "minid"
 	printf 'n\t8\n' >>"$NS/s/.add:nomkstream:minid~$F"
-	assert_eq "$(ls "$NS/s" | tr '\n' ' ')" "$F-10 $F-11 " "nomkstream on a stream with a record"
+	assert_eq "$(ls "$NS/s" | tr '\n' ' ')" "$F-10 $F-11 state " "nomkstream on a stream with a record"
 	# NOMKSTREAM on a stream without a record (an empty remembered one)
 	mkst "$NS/e"
 	assert_eq "$(append_errno "$NS/e/.add:nomkstream" $'f\tv\n')" ENOENT "nomkstream"
@@ -167,7 +167,7 @@ os.close(fd)' "$1" "$2"
 	for bad in .add:maxln=3 .add:maxlen=x .add:maxlen=1:minid=1 .add:limit=5 .add: .add:minid=1-x; do
 		assert_eq "$(append_errno "$NS/s/$bad" $'f\tv\n')" EINVAL "$bad"
 	done
-	assert_eq "$(ls "$NS/s" | wc -l)" 2 "nothing added by refused names"
+	assert_eq "$(ls "$NS/s" | wc -l)" 3 "nothing added by refused names"
 }
 
 @test "4 shells add to .add:maxlen=50 at once: exactly 50 stay, every add counted" {
@@ -178,7 +178,7 @@ os.close(fd)' "$1" "$2"
 		pids+=($!)
 	done
 	wait "${pids[@]}"
-	assert_eq "$(ls -A "$NS/s" | wc -l)" 50 "entries"
+	assert_eq "$(ls -A "$NS/s" | grep -vcx state)" 50 "entries"
 	grep -qx $'length\t50' "$NS/s/.info"
 	grep -qx $'entries-added\t400' "$NS/s/.info"
 	# the 50 that stay are the 50 newest: each shell's stay in its order
@@ -194,7 +194,7 @@ os.close(fd)' "$1" "$2"
 	printf 'a\t1\n' >"$NS/s/1-0"
 	printf 'a\t2\n' >"$NS/s/2-0"
 	rm "$NS/s/1-0"
-	assert_eq "$(ls -A "$NS/s")" 2-0 "entries"
+	assert_eq "$(ls -A "$NS/s" | paste -sd' ')" "2-0 state" "entries, and the counters"
 	rm "$NS/s/2-0"
 	assert_eq "$(kvfs_type "$NS/s")" stream "type"
 	grep -qx $'max-deleted-entry-id\t2-0' "$NS/s/.info"
@@ -222,7 +222,7 @@ os.close(fd)' "$1" "$2"
 	echo 'group create g 0' >"$NS/s/.ctl"
 	mv "$NS/s" "$NS/s2"
 	[ ! -e "$NS/s" ]
-	assert_eq "$(ls -U "$NS/s2" | paste -sd' ')" "1-0 2-0" "entries"
+	assert_eq "$(ls -U "$NS/s2" | paste -sd' ')" "1-0 2-0 groups" "entries and groups"
 	assert_bytes "$NS/s2/2-0" $'b\t2\n'
 	assert_eq "$(cut -f1 "$NS/s2/.groups")" g "groups"
 }
@@ -264,12 +264,12 @@ os.close(fd)' "$1" "$2"
 	mkst "$NS/s"
 	for i in 1 2 3 4 5; do printf 'a\t%s\n' $i >"$NS/s/$i-0"; done
 	echo 'trim maxlen 3' >"$NS/s/.ctl"
-	assert_eq "$(ls -U "$NS/s" | paste -sd' ')" "3-0 4-0 5-0" "after maxlen"
+	assert_eq "$(ls -U "$NS/s" | paste -sd' ')" "3-0 4-0 5-0 state" "after maxlen"
 	echo 'trim minid 5' >"$NS/s/.ctl"
-	assert_eq "$(ls -U "$NS/s" | paste -sd' ')" "5-0" "after minid"
+	assert_eq "$(ls -U "$NS/s" | paste -sd' ')" "5-0 state" "after minid"
 	run errno_of 'f = os.open(a[0], os.O_WRONLY); os.write(f, b"trim maxlen x\n")' "$NS/s/.ctl"
 	assert_eq "$output" EINVAL
-	assert_eq "$(ls -U "$NS/s" | paste -sd' ')" "5-0" "unchanged"
+	assert_eq "$(ls -U "$NS/s" | paste -sd' ')" "5-0 state" "unchanged"
 }
 
 @test "consumer groups: create, readgroup records pending entries, ack, claim, views" {

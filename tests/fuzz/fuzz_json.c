@@ -8,7 +8,8 @@
  *   1  the rest is a document: JSON.SET $, and what JSON.GET $ prints
  *      must read back to the same text;
  *   2  [path: u16 length, bytes] then a value: the path verbs on a small
- *      document;
+ *      document (wildcards, .., slices and filters too: the verbs'
+ *      answers agree on the number of matches);
  *   3  the rest is a JSON file's text written through the tree
  *      (the JSON file shape's commit) or appended to (its add).
  */
@@ -67,9 +68,24 @@ static void document(struct keyspace *ks, const struct ks_key *k, const char *d,
 	FUZZ_ASSERT(json_text_len(ks, k, &len) == 0 && len == out.len);
 }
 
+/* An indefinite path: JSON.GET's array, JSON.TYPE's and JSON.OBJKEYS's
+ * lines agree on the number of matches. */
+static void matches(struct keyspace *ks, const struct ks_key *k, const char *p, size_t pn)
+{
+	if (json_path_check(p, pn) || json_path_is_definite(p, pn))
+		return;
+	int nt = json_types(ks, k, p, pn, &out);
+	int no = json_objkeys_each(ks, k, p, pn, &again);
+	FUZZ_ASSERT(nt == no);
+	if (json_get(ks, k, p, pn, &out) == 0)
+		FUZZ_ASSERT(out.len >= 2 && out.data[0] == '[' && out.data[out.len - 1] == ']' &&
+			    (nt > 0) == (out.len > 2));
+}
+
 static void paths(struct keyspace *ks, const struct ks_key *k, struct fuzz_in *in)
 {
-	static const char doc[] = "{\"a\":[1,2,{\"b\":\"x\"}],\"n\":1.5,\"s\":\"str\",\"o\":{}}";
+	static const char doc[] = "{\"a\":[1,2,{\"b\":\"x\",\"a\":[0,{\"n\":2}]}],\"n\":1.5,"
+				  "\"s\":\"str\",\"o\":{\"n\":-1,\"t\":true,\"z\":null}}";
 	size_t pn;
 	const char *p = (const char *)fuzz_field(in, &pn);
 	const char *v = (const char *)in->p;
@@ -79,13 +95,15 @@ static void paths(struct keyspace *ks, const struct ks_key *k, struct fuzz_in *i
 		abort();
 	(void)json_path_check(p, pn);
 	read_all(ks, k, p, pn);
+	matches(ks, k, p, pn);
 	(void)json_set(ks, k, p, pn, v, vn, 0);
 	(void)json_set(ks, k, p, pn, v, vn, JSON_SET_NX);
 	(void)json_arrappend(ks, k, p, pn, v, vn, &len);
 	(void)json_strappend(ks, k, p, pn, v, vn, &len);
 	(void)json_numincrby(ks, k, p, pn, v, vn, &out);
 	read_all(ks, k, "$", 1);
-	(void)json_del(ks, k, p, pn);
+	uint64_t count;
+	(void)json_del_count(ks, k, p, pn, &count);
 	read_all(ks, k, "$", 1);
 }
 

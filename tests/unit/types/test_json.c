@@ -278,9 +278,17 @@ static void test_paths(void)
 		CHECK_INT(json_get(ks, KEY("p"), P(none[i]), &v), -ENOENT);
 
 	/* Not a path of the subset: EINVAL, from every verb, nothing changed. */
-	static const char *bad[] = {"",	     "a.b",    ".a",	    "$.",    "$..a",  "$.*",
-				    "$[*]",  "$[1:2]", "$[?(@.a)]", "$[",    "$['a'", "$[x]",
-				    "$[+1]", "$a",     "$['a']x",   "$[1]]", "$.a[]"};
+	static const char *bad[] = {"",		 "a.b",
+				    ".a",	 "$.",
+				    "$..",	 "$...a",
+				    "$[",	 "$['a'",
+				    "$[x]",	 "$[+1]",
+				    "$a",	 "$['a']x",
+				    "$[1]]",	 "$.a[]",
+				    "$[::0]",	 "$[1,]",
+				    "$[?(@.a",	 "$[?(@.a ==)]",
+				    "$[?@.x-1]", "$[?(@.a) x]",
+				    "$[1:2:+1]", "$[?(@.a == 01)]"};
 	snapshot("p");
 	uint64_t n;
 	const char *t;
@@ -700,6 +708,378 @@ static void test_clear_convert(void)
 	CHECK_INT(json_to_string(ks, KEY("h"), 0), -KV_EWRONGTYPE);
 }
 
+/* Every match of a path, as JSON.GET answers it: checked against answers
+ * worked by hand from jsoncons's rules (Kvrocks's JSONPath) and against
+ * the examples of Goessner's article and RedisJSON's path page. */
+static void check_all(const char *key, const char *path, const char *want)
+{
+	CHECK_INT(json_get(ks, KEY(key), P(path), &v), 0);
+	if (v.len != strlen(want) || memcmp(v.data, want, v.len) != 0)
+		fprintf(stderr, "  path %s: got %.*s\n", path, (int)v.len, v.data);
+	CHECK_STR(v, want);
+}
+
+static const char goessner[] =
+    "{\"store\":{\"book\":[{\"category\":\"reference\",\"author\":\"Nigel Rees\",\"title\":"
+    "\"Sayings of the Century\",\"price\":8.95},{\"category\":\"fiction\",\"author\":"
+    "\"Evelyn Waugh\",\"title\":\"Sword of Honour\",\"price\":12.99},{\"category\":\"fiction\","
+    "\"author\":\"Herman Melville\",\"title\":\"Moby Dick\",\"isbn\":\"0-553-21311-3\","
+    "\"price\":8.99},{\"category\":\"fiction\",\"author\":\"J. R. R. Tolkien\",\"title\":"
+    "\"The Lord of the Rings\",\"isbn\":\"0-395-19395-8\",\"price\":22.99}],\"bicycle\":"
+    "{\"color\":\"red\",\"price\":19.95}}}";
+
+static const char inventory[] =
+    "{\"inventory\":{\"headphones\":[{\"id\":12345,\"name\":\"Noise-cancelling Bluetooth "
+    "headphones\",\"description\":\"Wireless Bluetooth headphones with noise-cancelling "
+    "technology\",\"wireless\":true,\"connection\":\"Bluetooth\",\"price\":99.98,\"stock\":25,"
+    "\"free-shipping\":false,\"colors\":[\"black\",\"silver\"]},{\"id\":12346,\"name\":"
+    "\"Wireless earbuds\",\"description\":\"Wireless Bluetooth in-ear headphones\","
+    "\"wireless\":true,\"connection\":\"Bluetooth\",\"price\":64.99,\"stock\":17,"
+    "\"free-shipping\":false,\"colors\":[\"black\",\"white\"]},{\"id\":12347,\"name\":\"Mic "
+    "headset\",\"description\":\"Headset with built-in microphone\",\"wireless\":false,"
+    "\"connection\":\"USB\",\"price\":35.01,\"stock\":28,\"free-shipping\":false}],"
+    "\"keyboards\":[{\"id\":22345,\"name\":\"Wireless keyboard\",\"description\":\"Wireless "
+    "Bluetooth keyboard\",\"wireless\":true,\"connection\":\"Bluetooth\",\"price\":44.99,"
+    "\"stock\":23,\"free-shipping\":false,\"colors\":[\"black\",\"silver\"]},{\"id\":22346,"
+    "\"name\":\"USB-C keyboard\",\"description\":\"Wired USB-C keyboard\",\"wireless\":false,"
+    "\"connection\":\"USB-C\",\"price\":29.99,\"stock\":30,\"free-shipping\":false}]}}";
+
+static void test_jsonpath_read(void)
+{
+	CHECK_INT(json_set(ks, KEY("bk"), P("$"), P(goessner), 0), 0);
+	check_all("bk", "$.store.book[*].author",
+		  "[\"Nigel Rees\",\"Evelyn Waugh\",\"Herman Melville\",\"J. R. R. Tolkien\"]");
+	check_all("bk", "$..author",
+		  "[\"Nigel Rees\",\"Evelyn Waugh\",\"Herman Melville\",\"J. R. R. Tolkien\"]");
+	/* Members are held in name order, as Kvrocks holds them. */
+	check_all("bk", "$.store[?(@.color)].color", "[\"red\"]");
+	check_all("bk", "$.store.*[?(@.color)].color", "[]"); /* red is no object */
+	check_all("bk", "$.store..price", "[19.95,8.95,12.99,8.99,22.99]");
+	check_all("bk", "$..book[2].title", "[\"Moby Dick\"]");
+	check_all("bk", "$..book[-1:].title", "[\"The Lord of the Rings\"]");
+	check_all("bk", "$..book[0,1].title", "[\"Sayings of the Century\",\"Sword of Honour\"]");
+	check_all("bk", "$..book[:2].title", "[\"Sayings of the Century\",\"Sword of Honour\"]");
+	check_all("bk", "$..book[?(@.isbn)].title", "[\"Moby Dick\",\"The Lord of the Rings\"]");
+	check_all("bk", "$..book[?(@.price<10)].title",
+		  "[\"Sayings of the Century\",\"Moby Dick\"]");
+	check_all("bk", "$..book[?(@.price < 10 && @.category == 'fiction')].title",
+		  "[\"Moby Dick\"]");
+	check_all("bk", "$.store.*.color", "[\"red\"]");
+	check_all("bk", "$.store.book[?(@.author == \"Nigel Rees\" || @.price > 20)].price",
+		  "[8.95,22.99]");
+
+	/* RedisJSON's path page (its answers, in Kvrocks's member order). */
+	CHECK_INT(json_set(ks, KEY("inv"), P("$"), P(inventory), 0), 0);
+	check_all(
+	    "inv", "$.inventory.headphones[*].name",
+	    "[\"Noise-cancelling Bluetooth headphones\",\"Wireless earbuds\",\"Mic headset\"]");
+	check_all(
+	    "inv", "$.inventory[\"headphones\"][*].name",
+	    "[\"Noise-cancelling Bluetooth headphones\",\"Wireless earbuds\",\"Mic headset\"]");
+	check_all(
+	    "inv", "$..headphones[*].name",
+	    "[\"Noise-cancelling Bluetooth headphones\",\"Wireless earbuds\",\"Mic headset\"]");
+	check_all("inv", "$..name",
+		  "[\"Noise-cancelling Bluetooth headphones\",\"Wireless earbuds\",\"Mic headset\","
+		  "\"Wireless keyboard\",\"USB-C keyboard\"]");
+	check_all("inv", "$..headphones[0:2].name",
+		  "[\"Noise-cancelling Bluetooth headphones\",\"Wireless earbuds\"]");
+	check_all("inv", "$..headphones[?(@.price<70&&@.wireless==true)]",
+		  "[{\"colors\":[\"black\",\"white\"],\"connection\":\"Bluetooth\",\"description\":"
+		  "\"Wireless Bluetooth in-ear headphones\",\"free-shipping\":false,\"id\":12346,"
+		  "\"name\":\"Wireless earbuds\",\"price\":64.99,\"stock\":17,\"wireless\":true}]");
+	check_all("inv", "$.inventory.*[?(@.connection==\"Bluetooth\")].name",
+		  "[\"Noise-cancelling Bluetooth headphones\",\"Wireless earbuds\",\"Wireless "
+		  "keyboard\"]");
+	check_all("inv", "$..price", "[99.98,64.99,35.01,44.99,29.99]");
+	check_all("inv", "$..headphones[0].price", "[99.98]");
+	/* JSON.SET through a filter, then read back (their update example). */
+	CHECK_INT(json_set(ks, KEY("inv"), P("$.inventory.*[?(@.price>49)]['free-shipping']"),
+			   P("true"), 0),
+		  0);
+	check_all("inv", "$.inventory.*[?(@['free-shipping']==true)].name",
+		  "[\"Noise-cancelling Bluetooth headphones\",\"Wireless earbuds\"]");
+	uint64_t n;
+	CHECK_INT(json_arrappend(ks, KEY("inv"), P("$..headphones[0].colors"), P("\"pink\""), &n),
+		  0);
+	CHECK_INT(n, 3);
+	check_all("inv", "$..headphones[0].colors", "[[\"black\",\"silver\",\"pink\"]]");
+
+	/* `..` visits a container, then its children: jsoncons's order. */
+	CHECK_INT(json_set(ks, KEY("w"), P("$"), P("{\"a\":{\"b\":1},\"c\":[2,{\"d\":3}]}"), 0), 0);
+	check_all("w", "$..*", "[{\"b\":1},[2,{\"d\":3}],1,2,{\"d\":3},3]");
+	check_all("w", "$.*", "[{\"b\":1},[2,{\"d\":3}]]");
+	check_all("w", "$[*]", "[{\"b\":1},[2,{\"d\":3}]]");
+	check_all("w", "$..[0]", "[2]");
+	check_all("w", "$..d", "[3]");
+	check_all("w", "$['a','c','a'].b", "[1,1]"); /* duplicates are kept */
+	check_all("w", "$..nothing", "[]");
+	check_all("w", "$.a.b.*", "[]");
+	/* A definite path still answers the value, not an array. */
+	check_get("w", "$.c[1].d", "3");
+
+	/* Slices, as jsoncons computes them (bounds clamped, never an
+	 * overflow with 64-bit extremes). */
+	CHECK_INT(json_set(ks, KEY("sl"), P("$"), P("[0,1,2,3,4,5]"), 0), 0);
+	static const char *const sl[][2] = {
+	    {"$[1:3]", "[1,2]"},
+	    {"$[::2]", "[0,2,4]"},
+	    {"$[-2:]", "[4,5]"},
+	    {"$[:-4]", "[0,1]"},
+	    {"$[::-1]", "[5,4,3,2,1,0]"},
+	    {"$[4:1:-2]", "[4,2]"},
+	    {"$[-1:-3:-1]", "[5,4]"},
+	    {"$[3:1]", "[]"},
+	    {"$[10:]", "[]"},
+	    {"$[0:9223372036854775807:1]", "[0,1,2,3,4,5]"},
+	    {"$[-9223372036854775808:]", "[0,1,2,3,4,5]"},
+	    {"$[9223372036854775807:]", "[]"},
+	    {"$[1:6:9223372036854775807]", "[1]"},
+	    {"$[5::-9223372036854775808]", "[5]"},
+	    {"$[::-9223372036854775807]", "[5]"},
+	    {"$[1:3,0,-1]", "[1,2,0,5]"},
+	    {"$[0,0]", "[0,0]"},
+	    {"$[ 1 : 3 ]", "[1,2]"},
+	};
+	for (size_t i = 0; i < sizeof(sl) / sizeof(sl[0]); i++)
+		check_all("sl", sl[i][0], sl[i][1]);
+
+	/* Filters: jsoncons's comparisons and truth (0 is true; null, false,
+	 * "", [] and {} are false; < between other types is false). */
+	CHECK_INT(
+	    json_set(ks, KEY("f"), P("$"), P("[1,\"1\",2.5,true,null,\"b\",[],{},0,\"a\",1.0]"), 0),
+	    0);
+	static const char *const fl[][2] = {
+	    {"$[?(@ == 1)]", "[1,1.0]"},
+	    {"$[?(@ > 1)]", "[2.5]"},
+	    {"$[?(@ < 'b')]", "[\"1\",\"a\"]"},
+	    {"$[?(@ == null)]", "[null]"},
+	    {"$[?(@ == true)]", "[true]"},
+	    {"$[?(@ != true && @ != 1)]", "[\"1\",2.5,null,\"b\",[],{},0,\"a\"]"},
+	    {"$[?(@)]", "[1,\"1\",2.5,true,\"b\",0,\"a\",1.0]"},
+	    {"$[?(!@)]", "[null,[],{}]"},
+	    {"$[?@ >= 1 && @ <= 2.5]", "[1,2.5,1.0]"},
+	    {"$[?(@ == 'a' || @ == 2.5)]", "[2.5,\"a\"]"},
+	    {"$[?(@ == [])]", "[]"}, /* [] is no literal: an error, nothing matches */
+	    {"$[?(!(@ == 1 || @ == 'b') && (@ > 0 || @ < 'z'))]", "[\"1\",2.5,\"a\"]"},
+	    {"$[?(@ < true)]", "[]"},
+	    {"$[?(@ == 1e0)]", "[1,1.0]"},
+	    {"$[?(@ == -0.0)]", "[0]"},
+	};
+	for (size_t i = 0; i < sizeof(fl) / sizeof(fl[0]); i++) {
+		if (strstr(fl[i][0], "[]")) {
+			CHECK_INT(json_path_check(P(fl[i][0])), -EINVAL);
+			continue;
+		}
+		check_all("f", fl[i][0], fl[i][1]);
+	}
+	/* A missing member is null (jsoncons); $ is the document. */
+	CHECK_INT(json_set(ks, KEY("f2"), P("$"),
+			   P("{\"lim\":2,\"v\":[{\"a\":1},{\"b\":2},{\"a\":3},{\"a\":\"x y\"}]}"),
+			   0),
+		  0);
+	check_all("f2", "$.v[?(@.a == null)]", "[{\"b\":2}]");
+	check_all("f2", "$.v[?(@.a >= $.lim)].a", "[3]");
+	check_all("f2", "$.v[?(@['a'] == 'x y')]", "[{\"a\":\"x y\"}]");
+	check_all("f2", "$[?(@ == 2)]", "[2]"); /* an object's values */
+	check_all("f2", "$.v[?(@.a)].a", "[1,3,\"x y\"]");
+	check_all("f2", "$..[?(@.b)]", "[{\"b\":2}]");
+
+	/* TYPE and OBJKEYS of every match; the first match for one answer. */
+	CHECK_INT(
+	    json_set(ks, KEY("t"), P("$"), P("{\"a\":{\"y\":1,\"x\":2},\"b\":\"s\",\"c\":1.5}"), 0),
+	    0);
+	CHECK_INT(json_types(ks, KEY("t"), P("$.*"), &v), 3);
+	CHECK_STR(v, "object\nstring\nnumber\n");
+	CHECK_INT(json_types(ks, KEY("t"), P("$.a.*"), &v), 2);
+	CHECK_STR(v, "integer\ninteger\n");
+	CHECK_INT(json_types(ks, KEY("t"), P("$..z"), &v), 0);
+	CHECK_INT(v.len, 0);
+	CHECK_INT(json_objkeys_each(ks, KEY("t"), P("$.*"), &v), 3);
+	CHECK_STR(v, "[\"x\",\"y\"]\nnull\nnull\n");
+	const char *ty;
+	CHECK_INT(json_type(ks, KEY("t"), P("$.*"), &ty), 0);
+	CHECK_MEM(ty, strlen(ty), "object", 6);
+	CHECK_INT(json_type(ks, KEY("t"), P("$..nope"), &ty), -ENOENT);
+	CHECK_INT(json_objkeys(ks, KEY("t"), P("$[?(@.x)]"), &v), 2);
+	CHECK_INT(json_get(ks, KEY("nokey"), P("$..a"), &v), -ENOENT);
+	CHECK_INT(json_get(ks, KEY("s"), P("$..a"), &v), -KV_EWRONGTYPE);
+}
+
+static void test_jsonpath_write(void)
+{
+	uint64_t n;
+	struct buf o = BUF_INIT;
+	/* SET: every match, in one batch; nothing is created. */
+	CHECK_INT(json_set(ks, KEY("m"), P("$"),
+			   P("{\"a\":{\"n\":1},\"b\":[{\"n\":2},{\"m\":3}],\"n\":4}"), 0),
+		  0);
+	CHECK_INT(json_set(ks, KEY("m"), P("$..n"), P("0"), 0), 0);
+	check_doc("m", "{\"a\":{\"n\":0},\"b\":[{\"n\":0},{\"m\":3}],\"n\":0}");
+	snapshot("m");
+	CHECK_INT(json_set(ks, KEY("m"), P("$..zz"), P("1"), 0), -ENOENT);
+	CHECK_INT(json_set(ks, KEY("m"), P("$.b[*].new"), P("1"), 0), -ENOENT);
+	CHECK_INT(json_set(ks, KEY("m"), P("$..n"), P("1"), JSON_SET_NX), -EEXIST);
+	CHECK_INT(json_set(ks, KEY("m"), P("$..n"), P("{"), 0), -EINVAL);
+	CHECK_INT(json_set(ks, KEY("absent"), P("$..n"), P("1"), 0), -ENOENT);
+	unchanged("m");
+	/* A match inside another: the outer takes the value whole. */
+	CHECK_INT(json_set(ks, KEY("m2"), P("$"), P("{\"a\":{\"a\":1}}"), 0), 0);
+	CHECK_INT(json_set(ks, KEY("m2"), P("$..a"), P("[5]"), 0), 0);
+	check_doc("m2", "{\"a\":[5]}");
+
+	/* DEL: every match, counted as Kvrocks counts; several elements of
+	 * one array go by identity, not by shifting indexes. */
+	CHECK_INT(json_set(ks, KEY("d"), P("$"), P("[0,1,2,3,4,5]"), 0), 0);
+	CHECK_INT(json_del_count(ks, KEY("d"), P("$[?(@ > 1 && @ < 5)]"), &n), 0);
+	CHECK_INT(n, 3);
+	check_doc("d", "[0,1,5]");
+	CHECK_INT(json_del_count(ks, KEY("d"), P("$[0,0,2,-1]"), &n), 0);
+	CHECK_INT(n, 2);
+	check_doc("d", "[1]");
+	snapshot("d");
+	CHECK_INT(json_del_count(ks, KEY("d"), P("$[?(@ > 7)]"), &n), -ENOENT);
+	CHECK_INT(n, 0);
+	unchanged("d");
+	CHECK_INT(
+	    json_set(ks, KEY("d2"), P("$"), P("{\"a\":{\"a\":{\"a\":1}},\"b\":[{\"a\":2},3]}"), 0),
+	    0);
+	CHECK_INT(json_del_count(ks, KEY("d2"), P("$..a"), &n), 0);
+	CHECK_INT(n, 4); /* the outer a, the two inside it, and b[0].a */
+	check_doc("d2", "{\"b\":[{},3]}");
+	CHECK_INT(json_set(ks, KEY("d3"), P("$"),
+			   P("{\"items\":[{\"done\":true},{\"done\":false},"
+			     "{\"done\":true},{\"done\":true}]}"),
+			   0),
+		  0);
+	CHECK_INT(json_del(ks, KEY("d3"), P("$.items[?(@.done==true)]")), 0);
+	check_doc("d3", "{\"items\":[{\"done\":false}]}");
+
+	/* NUMINCRBY, STRAPPEND, ARRAPPEND: the matches of their type. */
+	CHECK_INT(
+	    json_set(ks, KEY("i"), P("$"), P("{\"n\":1,\"x\":{\"n\":\"s\"},\"y\":{\"n\":1.5}}"), 0),
+	    0);
+	CHECK_INT(json_numincrby(ks, KEY("i"), P("$..n"), P("2"), &o), 0);
+	check_doc("i", "{\"n\":3,\"x\":{\"n\":\"s\"},\"y\":{\"n\":3.5}}");
+	CHECK_INT(json_strappend(ks, KEY("i"), P("$..n"), P("\"t\""), &n), 0);
+	CHECK_INT(n, 2);
+	check_doc("i", "{\"n\":3,\"x\":{\"n\":\"st\"},\"y\":{\"n\":3.5}}");
+	snapshot("i");
+	CHECK_INT(json_arrappend(ks, KEY("i"), P("$..n"), P("1"), &n), -EINVAL);
+	CHECK_INT(json_numincrby(ks, KEY("i"), P("$..zz"), P("1"), &o), -ENOENT);
+	CHECK_INT(json_numincrby(ks, KEY("i"), P("$..n"), P("9223372036854775807"), &o),
+		  -EOVERFLOW);
+	unchanged("i");
+	CHECK_INT(json_set(ks, KEY("ar"), P("$"), P("{\"a\":[1,{\"a\":[]}]}"), 0), 0);
+	CHECK_INT(json_arrappend(ks, KEY("ar"), P("$..a"), P("9 [0]"), &n), 0);
+	CHECK_INT(n, 4); /* the outer array comes last */
+	check_doc("ar", "{\"a\":[1,{\"a\":[9,[0]]},9,[0]]}");
+	/* Counters through a filter. */
+	CHECK_INT(
+	    json_set(ks, KEY("c"), P("$"), P("[{\"k\":\"x\",\"v\":1},{\"k\":\"y\",\"v\":1}]"), 0),
+	    0);
+	for (int r = 0; r < 10; r++)
+		CHECK_INT(json_numincrby(ks, KEY("c"), P("$[?(@.k=='y')].v"), P("1"), NULL), 0);
+	check_doc("c", "[{\"k\":\"x\",\"v\":1},{\"k\":\"y\",\"v\":11}]");
+	buf_release(&o);
+}
+
+/* Hostile paths and documents: bounded, with a precise errno. */
+static void test_jsonpath_bounds(void)
+{
+	struct buf t = BUF_INIT, path = BUF_INIT;
+	/* 900 nested arrays: `..` recurses through them all. */
+	for (int i = 0; i < 900; i++)
+		CHECK_INT(buf_add(&t, "[", 1), 0);
+	for (int i = 0; i < 900; i++)
+		CHECK_INT(buf_add(&t, "]", 1), 0);
+	CHECK_INT(json_set(ks, KEY("deep2"), P("$"), t.data, t.len, 0), 0);
+	CHECK_INT(json_types(ks, KEY("deep2"), P("$..*"), &v), 899);
+	/* `$..*..*..*..*..*` on them is ~900^5/120 steps: refused. */
+	snapshot("deep2");
+	CHECK_INT(json_get(ks, KEY("deep2"), P("$..*..*..*..*..*"), &v), -E2BIG);
+	CHECK_INT(json_set(ks, KEY("deep2"), P("$..*..*..*..*..*"), P("1"), 0), -E2BIG);
+	CHECK_INT(json_del(ks, KEY("deep2"), P("$..*..*..*..*..*")), -E2BIG);
+	unchanged("deep2");
+	/* More matches than JSON_PATH_MAX_MATCHES: [*,*,...] over 2000
+	 * elements. */
+	buf_reset(&t);
+	CHECK_INT(buf_add(&t, "[0", 2), 0);
+	for (int i = 1; i < 2000; i++)
+		CHECK_INT(buf_add(&t, ",0", 2), 0);
+	CHECK_INT(buf_add(&t, "]", 1), 0);
+	CHECK_INT(json_set(ks, KEY("wide"), P("$"), t.data, t.len, 0), 0);
+	CHECK_INT(buf_add(&path, "$[*", 3), 0);
+	for (int i = 1; i < 600; i++)
+		CHECK_INT(buf_add(&path, ",*", 2), 0);
+	CHECK_INT(buf_add(&path, "]", 1), 0);
+	CHECK_INT(json_get(ks, KEY("wide"), path.data, path.len, &v), -E2BIG);
+	CHECK_INT(json_del(ks, KEY("wide"), path.data, path.len), -E2BIG);
+	/* Under the bound, it works. */
+	CHECK_INT(json_get(ks, KEY("wide"), P("$[*,*]"), &v), 0);
+	CHECK_INT(v.len, 2 + 4000 * 2 - 1);
+	/* Lookups cost what they scan: a name sought 800 times in an object
+	 * of 30,000 members, a filter reading $.zz for each of 1,000
+	 * elements. */
+	buf_reset(&t);
+	CHECK_INT(buf_add(&t, "{\"v\":[0", 7), 0);
+	for (int i = 1; i < 1000; i++)
+		CHECK_INT(buf_add(&t, ",0", 2), 0);
+	CHECK_INT(buf_add(&t, "]", 1), 0);
+	for (int i = 0; i < 30000; i++)
+		CHECK_INT(buf_printf(&t, ",\"k%d\":%d", i, i), 0);
+	CHECK_INT(buf_add(&t, "}", 1), 0);
+	CHECK_INT(json_set(ks, KEY("big"), P("$"), t.data, t.len, 0), 0);
+	CHECK_INT(json_get(ks, KEY("big"), P("$.v[?($.zz == 1)]"), &v), -E2BIG);
+	CHECK_INT(json_get(ks, KEY("big"), P("$.v[?($.k0 == 0)]"), &v), 0); /* k0 comes first */
+	CHECK_INT(v.len, 2 + 1000 * 2 - 1);
+	buf_reset(&path);
+	CHECK_INT(buf_add(&path, "$['zz'", 6), 0);
+	for (int i = 1; i < 800; i++)
+		CHECK_INT(buf_add(&path, ",'zz'", 5), 0);
+	CHECK_INT(buf_add(&path, "]", 1), 0);
+	CHECK_INT(json_get(ks, KEY("big"), path.data, path.len, &v), -E2BIG);
+	CHECK_INT(json_get(ks, KEY("big"), P("$['zz','k7','v'][0]"), &v), 0);
+	CHECK_STR(v, "[0]");
+	/* A filter nests at most 32 deep; an indefinite path is at most 4096
+	 * bytes; a step of 0 is no slice. */
+	buf_reset(&path);
+	CHECK_INT(buf_add(&path, "$[?", 3), 0);
+	for (int i = 0; i < 32; i++)
+		CHECK_INT(buf_add(&path, "(", 1), 0);
+	CHECK_INT(buf_add(&path, "@", 1), 0);
+	for (int i = 0; i < 32; i++)
+		CHECK_INT(buf_add(&path, ")", 1), 0);
+	CHECK_INT(buf_add(&path, "]", 1), 0);
+	CHECK_INT(json_path_check(path.data, path.len), 0);
+	buf_reset(&path);
+	CHECK_INT(buf_add(&path, "$[?", 3), 0);
+	for (int i = 0; i < 33; i++)
+		CHECK_INT(buf_add(&path, "!", 1), 0);
+	CHECK_INT(buf_add(&path, "@]", 2), 0);
+	CHECK_INT(json_path_check(path.data, path.len), -EINVAL);
+	buf_reset(&path);
+	CHECK_INT(buf_add(&path, "$..a", 4), 0);
+	for (int i = 0; i < 1100; i++)
+		CHECK_INT(buf_add(&path, "[*]", 3), 0);
+	CHECK_INT(json_path_check(path.data, path.len), 0);
+	for (int i = 0; i < 300; i++)
+		CHECK_INT(buf_add(&path, "[*]", 3), 0);
+	CHECK_INT(json_path_check(path.data, path.len), -EINVAL); /* 4204 bytes */
+	CHECK_INT(json_path_check(P("$[1:2:0]")), -EINVAL);
+	CHECK_INT(json_path_check(P("$[0:9223372036854775808]")), -EINVAL);
+	CHECK_INT(json_path_is_definite(P("$.a[0]['b']")), true);
+	CHECK_INT(json_path_is_definite(P("$.a[0,1]")), false);
+	CHECK_INT(json_path_is_definite(P("$[0:1]")), false);
+	CHECK_INT(json_path_is_definite(P("$..a")), false);
+	CHECK_INT(json_path_is_definite(P("$[*]")), false);
+	CHECK_INT(json_path_is_definite(P("$.*")), false);
+	CHECK_INT(json_path_is_definite(P("$[?(@)]")), false);
+	CHECK_INT(json_path_is_definite(P("$[")), false);
+	buf_release(&t);
+	buf_release(&path);
+}
+
 int main(void)
 {
 	log_level_current = -1;
@@ -721,6 +1101,9 @@ int main(void)
 	test_expiry_kept();
 	test_clear_convert();
 	test_bounds();
+	test_jsonpath_read();
+	test_jsonpath_write();
+	test_jsonpath_bounds();
 	fixture_done(ks);
 	buf_release(&v);
 	buf_release(&snap);

@@ -1029,6 +1029,37 @@ static void test_wrongtype_missing(void)
 	CHECK_MEM(v.data, v.len, "x", 1);
 }
 
+/* XREADGROUP with an ID over pending entries deleted from the stream:
+ * they come as no value (Redis's nil), their delivery counts (as
+ * Kvrocks counts it), and the read succeeds with or without a callback
+ * (the .ctl file has none). */
+static void test_readgroup_deleted(void)
+{
+	struct collect c = {0};
+	uint64_t n;
+	for (uint64_t j = 1; j <= 2; j++)
+		CHECK_INT(add("rd", STREAM_ADD_ID, j, 0, NULL), 0);
+	CHECK_INT(stream_group_create(ks, KEY(DEFNS, "rd"), "g", 1, ID(0, 0),
+				      STREAM_ENTRIES_READ_UNSET, 0),
+		  0);
+	CHECK_INT(stream_readgroup(ks, KEY(DEFNS, "rd"), "g", 1, "a", 1, NULL, 0, 0, NULL, NULL),
+		  0);
+	CHECK_INT(stream_del(ks, KEY(DEFNS, "rd"), ID(2, 0), 1, &n), 0);
+	CHECK_INT(n, 1);
+	/* the last one read is the deleted one */
+	CHECK_INT(
+	    stream_readgroup(ks, KEY(DEFNS, "rd"), "g", 1, "a", 1, ID(0, 0), 0, 0, NULL, NULL), 0);
+	CHECK_INT(stream_readgroup(ks, KEY(DEFNS, "rd"), "g", 1, "a", 1, ID(0, 0), 0, 0,
+				   collect_entry, &c),
+		  0);
+	CHECK(strcmp(c.s, "1-0,2-0(nil)") == 0);
+	memset(&c, 0, sizeof(c));
+	CHECK_INT(stream_pending(ks, KEY(DEFNS, "rd"), "g", 1, NULL, NULL, 0, NULL, 0, 0,
+				 collect_pel, &c),
+		  0);
+	CHECK(strcmp(c.s, "1-0:a:3,2-0:a:3") == 0);
+}
+
 int main(void)
 {
 	log_level_current = -1;
@@ -1042,6 +1073,7 @@ int main(void)
 	test_trim();
 	test_add_many();
 	test_groups();
+	test_readgroup_deleted();
 	test_info_rename();
 	test_wrongtype_missing();
 	test_convert();

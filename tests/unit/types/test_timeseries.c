@@ -1006,6 +1006,104 @@ static void test_gc(void)
 	buf_release(&r);
 }
 
+/* TS.MADD across keys: all or nothing, rules in the same batch. */
+static void test_madd_keys(void)
+{
+	char s[256];
+	struct ts_sample a1[] = {{1000, 1}, {1500, 2}}, b1[] = {{1000, 7}}, c1[] = {{3000, 1}};
+	CHECK_INT(ts_create(ks, KEY("mk_a"), NULL), 0);
+	CHECK_INT(ts_create(ks, KEY("mk_b"), NULL), 0);
+	CHECK_INT(ts_create(ks, KEY("mk_d"), NULL), 0);
+	CHECK_INT(ts_createrule(ks, KEY("mk_a"), KEY("mk_d"), TS_AGG_SUM, 1000, 0, NULL), 0);
+	struct ts_madd_in in[3] = {{*KEY("mk_a"), a1, 2}, {*KEY("mk_b"), b1, 1}};
+	size_t bk = 99, bs = 99;
+	CHECK_INT(ts_madd_keys(ks, in, 2, TS_DUP_NONE, &bk, &bs), 0);
+	all_str("mk_a", s, sizeof(s));
+	CHECK(strcmp(s, "1000=1 1500=2") == 0);
+	all_str("mk_b", s, sizeof(s));
+	CHECK(strcmp(s, "1000=7") == 0);
+	/* a missing third key: nothing of the call is stored */
+	struct ts_sample a2[] = {{2000, 1}};
+	in[0].s = a2;
+	in[0].n = 1;
+	in[1].s = c1;
+	in[2] = (struct ts_madd_in){*KEY("mk_none"), c1, 1};
+	CHECK_INT(ts_madd_keys(ks, in, 3, TS_DUP_NONE, &bk, &bs), -ENOENT);
+	CHECK_INT(bk, 2);
+	CHECK_INT(bs, 0);
+	/* BLOCK on the second key */
+	in[1].s = b1;
+	CHECK_INT(ts_madd_keys(ks, in, 2, TS_DUP_NONE, &bk, &bs), -EEXIST);
+	CHECK_INT(bk, 1);
+	all_str("mk_a", s, sizeof(s));
+	CHECK(strcmp(s, "1000=1 1500=2") == 0);
+	all_str("mk_d", s, sizeof(s));
+	CHECK(strcmp(s, "") == 0);
+	/* a key and its rule's destination together: refused */
+	in[1] = (struct ts_madd_in){*KEY("mk_d"), c1, 1};
+	CHECK_INT(ts_madd_keys(ks, in, 2, TS_DUP_NONE, &bk, &bs), -EINVAL);
+	CHECK_INT(bk, 2);
+	/* the same key twice: refused */
+	in[1] = in[0];
+	CHECK_INT(ts_madd_keys(ks, in, 2, TS_DUP_NONE, &bk, &bs), -EINVAL);
+	/* ON_DUPLICATE for all; the rule closes bucket 1000 into mk_d */
+	in[1] = (struct ts_madd_in){*KEY("mk_b"), b1, 1};
+	CHECK_INT(ts_madd_keys(ks, in, 2, TS_DUP_SUM, &bk, &bs), 0);
+	all_str("mk_b", s, sizeof(s));
+	CHECK(strcmp(s, "1000=14") == 0);
+	all_str("mk_d", s, sizeof(s));
+	CHECK(strcmp(s, "1000=3") == 0);
+	/* a string key */
+	CHECK_INT(string_set(ks, KEY("mk_s"), "x", 1, 0), 0);
+	in[0].s = c1;
+	in[1] = (struct ts_madd_in){*KEY("mk_s"), b1, 1};
+	CHECK_INT(ts_madd_keys(ks, in, 2, TS_DUP_NONE, &bk, &bs), -KV_EWRONGTYPE);
+	CHECK_INT(bk, 1);
+	CHECK_INT(ts_madd_keys(ks, in, 0, TS_DUP_NONE, &bk, &bs), -EINVAL);
+}
+
+/* A chunk edit recomputes the rules' buckets; a chunk put (restore) does not. */
+static void test_chunk_edit(void)
+{
+	char s[256];
+	CHECK_INT(ts_create(ks, KEY("ce"), NULL), 0);
+	CHECK_INT(ts_create(ks, KEY("ce_s"), NULL), 0);
+	CHECK_INT(ts_createrule(ks, KEY("ce"), KEY("ce_s"), TS_AGG_SUM, 1000, 0, NULL), 0);
+	add("ce", 1000, 1);
+	add("ce", 1500, 2);
+	add("ce", 2000, 4);
+	all_str("ce_s", s, sizeof(s));
+	CHECK(strcmp(s, "1000=3") == 0);
+	struct ts_sample a[] = {{1000, 1}, {1500, 5}, {2000, 4}};
+	CHECK_INT(ts_chunk_put(ks, KEY("ce"), 1000, a, 3), 0); /* restore: no rule */
+	all_str("ce_s", s, sizeof(s));
+	CHECK(strcmp(s, "1000=3") == 0);
+	struct ts_sample b[] = {{1000, 1}, {1500, 7}, {2000, 4}, {3000, 2}};
+	CHECK_INT(ts_chunk_edit(ks, KEY("ce"), 1000, b, 4), 0);
+	all_str("ce_s", s, sizeof(s));
+	CHECK(strcmp(s, "1000=8 2000=4") == 0); /* 3000 opens, closing 2000 */
+	struct ts_sample bad[] = {{1200, 1}};
+	CHECK_INT(ts_chunk_edit(ks, KEY("ce"), 1000, bad, 1), -EINVAL);
+	CHECK_INT(ts_chunk_edit(ks, KEY("ce"), 1000, NULL, 0), 0); /* the chunk goes */
+	all_str("ce", s, sizeof(s));
+	CHECK(strcmp(s, "") == 0);
+	all_str("ce_s", s, sizeof(s));
+	CHECK(strcmp(s, "") == 0);
+	/* TS.DEL emptying two closed buckets held by one destination chunk:
+	 * both go (the second delete finds the chunk the first rewrote). */
+	add("ce", 1000, 1);
+	add("ce", 2000, 1);
+	add("ce", 3000, 1);
+	add("ce", 4000, 1);
+	all_str("ce_s", s, sizeof(s));
+	CHECK(strcmp(s, "1000=1 2000=1 3000=1") == 0);
+	uint64_t del = 0;
+	CHECK_INT(ts_del(ks, KEY("ce"), 1000, 2999, &del), 0);
+	CHECK_INT(del, 2);
+	all_str("ce_s", s, sizeof(s));
+	CHECK(strcmp(s, "3000=1") == 0);
+}
+
 int main(void)
 {
 	log_level_current = -1;
@@ -1024,6 +1122,8 @@ int main(void)
 	test_corrupt_rule();
 	test_stored_bounds();
 	test_gc();
+	test_madd_keys();
+	test_chunk_edit();
 	fixture_done(ks);
 	return check_done("test_timeseries");
 }
