@@ -44,6 +44,7 @@ enum fs_kind {
 	FS_NS,	  /* a namespace directory */
 	FS_KEY,	  /* a key: a file or a directory, by its type */
 	FS_ENTRY, /* an entry inside a key's directory (a hash field, a list element, ...) */
+	FS_JTREE, /* a JSON document's tree view KEY:tree and every node below it (fs_jtree.c) */
 };
 
 /* An entry that exists only in the daemon (see above). */
@@ -292,5 +293,12 @@ bool fs_itable_gone(struct fs_itable *t, struct fs_node *node);
 void fs_path_init(struct fs_path *p);
 void fs_path_release(struct fs_path *p);
 int fs_itable_path(struct fs_itable *t, struct fs_node *node, struct fs_path *out);
+/* The path of FS_JTREE node `node`: ns = its namespace's name (empty with
+ * -o ns=), names = the names from the tree's root node (KEY:tree) down to
+ * node, each as a u32 (host order) length and its bytes, *count of them;
+ * *unhashed: the node or one above it was unlinked or replaced. Copied
+ * under the table lock. 0 or -ENOMEM. */
+int fs_itable_jtree_path(struct fs_itable *t, struct fs_node *node, struct buf *ns,
+			 struct buf *names, size_t *count, bool *unhashed);
 
 #endif

@@ -1158,6 +1158,60 @@ void fs_backup_note(struct fs *fs, struct fs_node *parent, const char *name, siz
 		    enum kv_type t);
 enum kv_type fs_backup_type(struct fs *fs, struct fs_node *parent, const char *name, size_t n);
 
+/* ---- fs_jtree.c: a JSON document as a tree (KEY:tree; FS_JTREE nodes) ---- */
+
+/* Does `name` end as a tree's name (KEY:tree)? No lookup. */
+bool fs_jtree_is_name(const char *name, size_t n);
+/* Is file name `name` in directory node `parent` (a namespace) the tree
+ * of a JSON key? rmdir and rename of it are EBUSY: it is a view of its
+ * key (remove or rename the key). */
+bool fs_jtree_root_named(struct fs *fs, struct fs_node *parent, const char *name);
+/* Lookup of key name k in namespace directory `parent`, which no key
+ * has: if it is the tree of a JSON key, reply and return true. */
+bool fs_jtree_lookup_root(fuse_req_t req, struct fs *fs, struct fs_node *parent,
+			  const struct ks_key *k);
+/* Attributes of FS_JTREE node `node` (timeout 0: never cached). */
+int fs_jtree_stat(struct fs *fs, struct fs_node *node, struct stat *st);
+/* The handlers for FS_JTREE nodes (node) or directories (parent); each
+ * replies. fi->fh is 0 for every open file of the view; an open
+ * directory's is fs_jtree.c's (its listing pass). */
+void fs_jtree_lookup(fuse_req_t req, struct fs *fs, struct fs_node *parent, const char *name);
+void fs_jtree_setattr(fuse_req_t req, struct fs *fs, struct fs_node *node, struct stat *attr,
+		      int to_set);
+void fs_jtree_opendir(fuse_req_t req, struct fs *fs, struct fs_node *node,
+		      struct fuse_file_info *fi);
+void fs_jtree_releasedir(struct fs *fs, struct fs_node *node, struct fuse_file_info *fi);
+void fs_jtree_readdir(fuse_req_t req, struct fs *fs, struct fs_node *node, size_t size, off_t off,
+		      bool plus, struct fuse_file_info *fi);
+void fs_jtree_open(fuse_req_t req, struct fs *fs, struct fs_node *node, struct fuse_file_info *fi);
+void fs_jtree_read(fuse_req_t req, struct fs *fs, struct fs_node *node, size_t size, off_t off);
+void fs_jtree_write(fuse_req_t req, struct fs *fs, struct fs_node *node, const char *data,
+		    size_t size, off_t off, struct fuse_file_info *fi);
+void fs_jtree_flush(fuse_req_t req, struct fs *fs, struct fs_node *node, bool sync);
+/* At exit (fs_file_commit_all): store what an open file of the view
+ * still holds unstored, as its last close would, and log it by name.
+ * Node lock held. */
+void fs_jtree_commit_at_exit_locked(struct fs *fs, struct fs_node *node);
+void fs_jtree_release(fuse_req_t req, struct fs *fs, struct fs_node *node,
+		      struct fuse_file_info *fi);
+/* create (open true: with fi) and mknod (open false). */
+void fs_jtree_create(fuse_req_t req, struct fs *fs, struct fs_node *parent, const char *name,
+		     struct fuse_file_info *fi, bool open);
+void fs_jtree_mkdir(fuse_req_t req, struct fs *fs, struct fs_node *parent, const char *name);
+/* unlink (dir false) and rmdir (dir true). */
+void fs_jtree_remove(fuse_req_t req, struct fs *fs, struct fs_node *parent, const char *name,
+		     bool dir);
+/* A rename where either directory is a tree's: EXDEV unless both are
+ * in the same document. */
+void fs_jtree_rename(fuse_req_t req, struct fs *fs, struct fs_node *parent, const char *name,
+		     struct fs_node *newparent, const char *newname, unsigned int flags);
+void fs_jtree_getxattr(fuse_req_t req, struct fs *fs, struct fs_node *node, const char *name,
+		       size_t size);
+void fs_jtree_listxattr(fuse_req_t req, struct fs *fs, struct fs_node *node, size_t size);
+void fs_jtree_setxattr(fuse_req_t req, struct fs *fs, struct fs_node *node, const char *name,
+		       const char *value, size_t size, int flags);
+void fs_jtree_removexattr(fuse_req_t req, struct fs *fs, struct fs_node *node, const char *name);
+
 /* ---- fs_rename.c ------------------------------------------------------------ */
 
 void fs_op_rename(fuse_req_t req, fuse_ino_t parent_ino, const char *name, fuse_ino_t newparent_ino,

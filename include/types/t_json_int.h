@@ -91,4 +91,26 @@ int json_scan_path(const char *s, size_t n, const struct json_path *p, size_t *s
 /* The type name (as json_type's) of the valid value s[0, n). */
 const char *json_span_type(const char *s, size_t n);
 
+/* ---- For the document tree (t_json_tree.c; defined in t_json.c) ------ */
+
+struct keyspace;
+struct ks_key;
+
+/* One write of k's document in one transaction under the key's lock:
+ * load and parse it, edit(root, arg) changes the tree in place (it must
+ * not replace the root), store it with the header as read (expiry kept).
+ * 0 or the edit's or the store's errno; nothing changes on an error. */
+int json_tree_doc_edit(struct keyspace *ks, const struct ks_key *k,
+		       int (*edit)(struct cJSON *root, void *arg), void *arg);
+/* k's document parsed (*root: free with cJSON_Delete). */
+int json_tree_doc_load(struct keyspace *ks, const struct ks_key *k, struct cJSON **root);
+/* One JSON value from text a user gave (numbers keep their literal);
+ * logs a refusal once, as verb. */
+int json_tree_parse(const char *verb, const struct ks_key *k, const char *s, size_t n,
+		    struct cJSON **out);
+/* Append the compact text of c (c alone, not its siblings). */
+int json_tree_print(struct cJSON *c, struct buf *out);
+/* JSON.TYPE's name of c (static). */
+const char *json_tree_type(const struct cJSON *c);
+
 #endif

@@ -185,6 +185,15 @@ static void reply_entry(fuse_req_t req, struct fs *fs, struct fs_node *parent, c
 		fs_node_watch_expiry(fs, parent, node, r->key, r->expire_ms);
 }
 
+/* The node of ino if it is one of a JSON tree view (fs_jtree.c), whose
+ * handlers then answer; NULL otherwise. */
+static struct fs_node *jtree_node(fuse_req_t req, fuse_ino_t ino)
+{
+	struct fs *fs = fuse_req_userdata(req);
+	struct fs_node *node = fs_itable_get(fs->it, ino);
+	return node && node->kind == FS_JTREE ? node : NULL;
+}
+
 /* ---- lookup, attributes ---------------------------------------------- */
 
 /* Resolve an entry name in a key's directory: a local entry, or what the
@@ -252,6 +261,11 @@ static int lookup_entry(struct fs *fs, struct fs_node *parent, const struct fs_p
 
 static void op_lookup(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 {
+	struct fs_node *jt = jtree_node(req, parent_ino);
+	if (jt) {
+		fs_jtree_lookup(req, fuse_req_userdata(req), jt, name);
+		return;
+	}
 	struct fs *fs = fuse_req_userdata(req);
 	struct fs_node *parent = fs_itable_get(fs->it, parent_ino);
 	struct buf stored = BUF_INIT, nodename = BUF_INIT;
@@ -299,6 +313,13 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 		r.entry_timeout = r.attr_timeout;
 		if (!rc)
 			rc = buf_set(&nodename, stored.data, stored.len);
+		struct ks_key tk;
+		fs_path_key(fs, &p, &tk);
+		if (rc == -ENOENT && kind == FS_KEY && fs_jtree_is_name(stored.data, stored.len) &&
+		    fs_jtree_lookup_root(req, fs, parent, &tk)) {
+			rc = 0;
+			goto done; /* a JSON document's tree: answered */
+		}
 	}
 	if (rc)
 		goto out;
@@ -317,12 +338,14 @@ out:
 		memset(&e, 0, sizeof(e));
 		e.entry_timeout = r.entry_timeout;
 		if (parent && fs_child_kind(fs, parent) == FS_KEY &&
-		    fs_file_shape_named(stored.data, stored.len, false))
-			e.entry_timeout = 0;
+		    (fs_file_shape_named(stored.data, stored.len, false) ||
+		     fs_jtree_is_name(stored.data, stored.len)))
+			e.entry_timeout = 0; /* (or a JSON key's tree, KEY:tree) */
 		fuse_reply_entry(req, &e);
 	} else if (rc) {
 		fuse_reply_err(req, fs_errno(rc));
 	}
+done:
 	buf_release(&stored);
 	buf_release(&nodename);
 	fs_path_release(&p);
@@ -374,6 +397,11 @@ static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
 		       struct fuse_file_info *fi)
 {
+	struct fs_node *jt = jtree_node(req, ino);
+	if (jt) {
+		fs_jtree_setattr(req, fuse_req_userdata(req), jt, attr, to_set);
+		return;
+	}
 	struct fs *fs = fuse_req_userdata(req);
 	struct fs_node *node;
 	struct stat st;
@@ -673,6 +701,11 @@ again:
 static void op_create(fuse_req_t req, fuse_ino_t parent_ino, const char *name, mode_t mode,
 		      struct fuse_file_info *fi)
 {
+	struct fs_node *jt = jtree_node(req, parent_ino);
+	if (jt) {
+		fs_jtree_create(req, fuse_req_userdata(req), jt, name, fi, true);
+		return;
+	}
 	struct fs *fs = fuse_req_userdata(req);
 	struct ks_attr_change init;
 	struct fs_node *parent;
@@ -730,6 +763,11 @@ out:
 static void op_mknod(fuse_req_t req, fuse_ino_t parent_ino, const char *name, mode_t mode,
 		     dev_t rdev)
 {
+	struct fs_node *jt = jtree_node(req, parent_ino);
+	if (jt && S_ISREG(mode)) {
+		fs_jtree_create(req, fuse_req_userdata(req), jt, name, NULL, false);
+		return;
+	}
 	(void)rdev;
 	if (!S_ISREG(mode)) {
 		LOG_ERR("mknod '%s': only regular files can be stored", name);
@@ -790,6 +828,11 @@ static void op_mknod(fuse_req_t req, fuse_ino_t parent_ino, const char *name, mo
 
 static void op_mkdir(fuse_req_t req, fuse_ino_t parent_ino, const char *name, mode_t mode)
 {
+	struct fs_node *jt = jtree_node(req, parent_ino);
+	if (jt) {
+		fs_jtree_mkdir(req, fuse_req_userdata(req), jt, name);
+		return;
+	}
 	struct fs *fs = fuse_req_userdata(req);
 	struct ks_attr_change init;
 	struct fs_node *parent;
@@ -996,6 +1039,11 @@ static int unlink_child(struct fs *fs, struct removal *r)
 
 static void op_unlink(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 {
+	struct fs_node *jt = jtree_node(req, parent_ino);
+	if (jt) {
+		fs_jtree_remove(req, fuse_req_userdata(req), jt, name, false);
+		return;
+	}
 	removal_run(req, parent_ino, name, unlink_child);
 }
 
@@ -1064,6 +1112,18 @@ static int rmdir_child(struct fs *fs, struct removal *r)
 
 static void op_rmdir(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 {
+	struct fs_node *jt = jtree_node(req, parent_ino);
+	if (jt) {
+		fs_jtree_remove(req, fuse_req_userdata(req), jt, name, true);
+		return;
+	}
+	struct fs *jfs = fuse_req_userdata(req);
+	if (fs_jtree_root_named(jfs, fs_itable_get(jfs->it, parent_ino), name)) {
+		LOG_ERR("rmdir '%s': a JSON document's tree is a view of its key (rm the key)",
+			name);
+		fuse_reply_err(req, EBUSY);
+		return;
+	}
 	removal_run(req, parent_ino, name, rmdir_child);
 }
 

@@ -215,6 +215,13 @@ static void dir_close(struct fs *fs, struct fs_dir *d)
 
 void fs_op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
+	struct fs_node *jt = fs_itable_get(((struct fs *)fuse_req_userdata(req))->it, ino);
+	if (jt && jt->kind != FS_JTREE)
+		jt = NULL;
+	if (jt) {
+		fs_jtree_opendir(req, fuse_req_userdata(req), jt, fi);
+		return;
+	}
 	struct fs *fs = fuse_req_userdata(req);
 	struct fs_node *node = fs_itable_get(fs->it, ino);
 	const struct fs_shape *sh = NULL;
@@ -543,17 +550,39 @@ out:
 void fs_op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		   struct fuse_file_info *fi)
 {
+	struct fs_node *jt = fs_itable_get(((struct fs *)fuse_req_userdata(req))->it, ino);
+	if (jt && jt->kind != FS_JTREE)
+		jt = NULL;
+	if (jt) {
+		fs_jtree_readdir(req, fuse_req_userdata(req), jt, size, off, false, fi);
+		return;
+	}
 	dir_read(req, ino, size, off, fi, false);
 }
 
 void fs_op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		       struct fuse_file_info *fi)
 {
+	struct fs_node *jt = fs_itable_get(((struct fs *)fuse_req_userdata(req))->it, ino);
+	if (jt && jt->kind != FS_JTREE)
+		jt = NULL;
+	if (jt) {
+		fs_jtree_readdir(req, fuse_req_userdata(req), jt, size, off, true, fi);
+		return;
+	}
 	dir_read(req, ino, size, off, fi, true);
 }
 
 void fs_op_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
+	struct fs_node *jt = fs_itable_get(((struct fs *)fuse_req_userdata(req))->it, ino);
+	if (jt && jt->kind != FS_JTREE)
+		jt = NULL;
+	if (jt) {
+		fs_jtree_releasedir(fuse_req_userdata(req), jt, fi);
+		fuse_reply_err(req, 0);
+		return;
+	}
 	(void)ino;
 	struct fs *fs = fuse_req_userdata(req);
 	dir_close(fs, (struct fs_dir *)(uintptr_t)fi->fh);

@@ -726,6 +726,13 @@ static void follow_open_locked(struct fs *fs, struct fs_node *node)
 
 void fs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
+	struct fs_node *jt = fs_itable_get(((struct fs *)fuse_req_userdata(req))->it, ino);
+	if (jt && jt->kind != FS_JTREE)
+		jt = NULL;
+	if (jt) {
+		fs_jtree_open(req, fuse_req_userdata(req), jt, fi);
+		return;
+	}
 	struct fs *fs = fuse_req_userdata(req);
 	struct fs_node *node = fs_itable_get(fs->it, ino);
 	bool view;
@@ -879,6 +886,13 @@ static int node_check_expiry(struct fs *fs, struct fs_node *node)
 
 void fs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse_file_info *fi)
 {
+	struct fs_node *jt = fs_itable_get(((struct fs *)fuse_req_userdata(req))->it, ino);
+	if (jt && jt->kind != FS_JTREE)
+		jt = NULL;
+	if (jt) {
+		fs_jtree_read(req, fuse_req_userdata(req), jt, size, off);
+		return;
+	}
 	(void)ino;
 	struct fs *fs = fuse_req_userdata(req);
 	struct fs_handle *h = (struct fs_handle *)(uintptr_t)fi->fh;
@@ -1108,6 +1122,13 @@ static int node_refuse_big_locked(struct fs *fs, struct fs_node *node)
 void fs_op_write(fuse_req_t req, fuse_ino_t ino, const char *data, size_t size, off_t off,
 		 struct fuse_file_info *fi)
 {
+	struct fs_node *jt = fs_itable_get(((struct fs *)fuse_req_userdata(req))->it, ino);
+	if (jt && jt->kind != FS_JTREE)
+		jt = NULL;
+	if (jt) {
+		fs_jtree_write(req, fuse_req_userdata(req), jt, data, size, off, fi);
+		return;
+	}
 	struct fs *fs = fuse_req_userdata(req);
 	struct fs_handle *h = (struct fs_handle *)(uintptr_t)fi->fh;
 	struct fs_node *node = h->node;
@@ -1179,12 +1200,26 @@ static int handle_flush(struct fs *fs, struct fuse_file_info *fi)
 
 void fs_op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
+	struct fs_node *jt = fs_itable_get(((struct fs *)fuse_req_userdata(req))->it, ino);
+	if (jt && jt->kind != FS_JTREE)
+		jt = NULL;
+	if (jt) {
+		fs_jtree_flush(req, fuse_req_userdata(req), jt, false);
+		return;
+	}
 	(void)ino;
 	fuse_reply_err(req, fs_errno(handle_flush(fuse_req_userdata(req), fi)));
 }
 
 void fs_op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
 {
+	struct fs_node *jt = fs_itable_get(((struct fs *)fuse_req_userdata(req))->it, ino);
+	if (jt && jt->kind != FS_JTREE)
+		jt = NULL;
+	if (jt) {
+		fs_jtree_flush(req, fuse_req_userdata(req), jt, true);
+		return;
+	}
 	(void)ino;
 	(void)datasync;
 	struct fs *fs = fuse_req_userdata(req);
@@ -1196,6 +1231,13 @@ void fs_op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_
 
 void fs_op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
+	struct fs_node *jt = fs_itable_get(((struct fs *)fuse_req_userdata(req))->it, ino);
+	if (jt && jt->kind != FS_JTREE)
+		jt = NULL;
+	if (jt) {
+		fs_jtree_release(req, fuse_req_userdata(req), jt, fi);
+		return;
+	}
 	(void)ino;
 	struct fs *fs = fuse_req_userdata(req);
 	fs_file_close(fs, (struct fs_handle *)(uintptr_t)fi->fh);
@@ -1418,7 +1460,9 @@ void fs_file_commit_all(struct fs *fs)
 	for (size_t i = 0; i < n; i++) {
 		struct fs_node *node = v[i];
 		pthread_mutex_lock(&node->lock);
-		if (node->dirty || node->bad || (node->input && node->data.len))
+		if (node->kind == FS_JTREE)
+			fs_jtree_commit_at_exit_locked(fs, node); /* a JSON tree's file */
+		else if (node->dirty || node->bad || (node->input && node->data.len))
 			node_commit_at_exit_locked(fs, node);
 		else if (fs_itable_local(fs->it, node) == FS_LOCAL_SCRATCH)
 			fs_file_scratch_discarded_locked(fs, node, "at exit");

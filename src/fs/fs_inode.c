@@ -681,3 +681,39 @@ int fs_itable_path(struct fs_itable *t, struct fs_node *node, struct fs_path *ou
 	pthread_mutex_unlock(&t->lock);
 	return rc;
 }
+
+int fs_itable_jtree_path(struct fs_itable *t, struct fs_node *node, struct buf *ns,
+			 struct buf *names, size_t *count, bool *unhashed)
+{
+	int rc = 0;
+	size_t n = 0;
+	buf_reset(ns);
+	buf_reset(names);
+	pthread_mutex_lock(&t->lock);
+	*unhashed = false;
+	struct fs_node *top = node;
+	for (struct fs_node *x = node; x && x->kind == FS_JTREE; x = x->parent) {
+		n++;
+		top = x;
+		if (x->unhashed)
+			*unhashed = true;
+	}
+	if (top->parent && top->parent->kind == FS_NS) {
+		rc = buf_set(ns, top->parent->name, top->parent->namelen);
+		if (top->parent->unhashed)
+			*unhashed = true;
+	}
+	/* Top down: the i-th name from the top is n - 1 - i steps up. */
+	for (size_t i = 0; i < n && !rc; i++) {
+		struct fs_node *x = node;
+		for (size_t up = n - 1 - i; up; up--)
+			x = x->parent;
+		uint32_t len = (uint32_t)x->namelen;
+		rc = buf_add(names, &len, sizeof(len));
+		if (!rc)
+			rc = buf_add(names, x->name, x->namelen);
+	}
+	pthread_mutex_unlock(&t->lock);
+	*count = n;
+	return rc;
+}

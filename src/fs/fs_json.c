@@ -350,6 +350,10 @@ static const struct fs_help json_help[] = {
      "wildcards, .., slices [1:3], unions [0,2], filters: cat shows the array of every match; "
      ">, >>, rm change them all; :type and :keys a line each",
      "rm 'j:$.l[?(@.done==true)]'"},
+    {"KEY:tree", "the document as a tree: objects and arrays are directories, scalars files",
+     "grep -r web j:tree"},
+    {"KEY:tree/.../NAME", "a scalar's text and a newline (a string raw); a write is one JSON.SET",
+     "echo 8080 > j:tree/server/port"},
     {NULL, NULL, NULL},
 };
 

@@ -324,6 +324,23 @@ static int cross_kind_errno(struct fs *fs, struct fs_node *newparent, const stru
 void fs_op_rename(fuse_req_t req, fuse_ino_t parent_ino, const char *name, fuse_ino_t newparent_ino,
 		  const char *newname, unsigned int flags)
 {
+	{
+		struct fs *jfs = fuse_req_userdata(req);
+		struct fs_node *a = fs_itable_get(jfs->it, parent_ino);
+		struct fs_node *b = fs_itable_get(jfs->it, newparent_ino);
+		if (a && b && (a->kind == FS_JTREE || b->kind == FS_JTREE)) {
+			/* A JSON document's tree (fs_jtree.c). */
+			fs_jtree_rename(req, jfs, a, name, b, newname, flags);
+			return;
+		}
+		if (fs_jtree_root_named(jfs, a, name) || fs_jtree_root_named(jfs, b, newname)) {
+			LOG_ERR("rename '%s' -> '%s': a JSON document's tree is a view of its key "
+				"(rename the key)",
+				name, newname);
+			fuse_reply_err(req, EBUSY);
+			return;
+		}
+	}
 	struct fs *fs = fuse_req_userdata(req);
 	struct fs_node *parent, *newparent;
 	struct buf stored = BUF_INIT, newstored = BUF_INIT;

@@ -171,6 +171,11 @@ static int node_stat_since(struct fs *fs, struct fs_node *node, uint64_t since, 
 			   double *timeout, bool *stale)
 {
 	int rc;
+	if (node->kind == FS_JTREE) {
+		*timeout = 0; /* never cached: any write may change it */
+		*stale = false;
+		return fs_jtree_stat(fs, node, st);
+	}
 	if ((node->kind == FS_KEY || node->kind == FS_ENTRY) &&
 	    fs_itable_local(fs->it, node) == FS_LOCAL_NONE && node_orphan(fs, node)) {
 		fs_local_stat(fs, node, st, timeout);

@@ -172,6 +172,13 @@ static int help_text(struct fs *fs, struct fs_node *node, struct buf *out)
 
 void fs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
 {
+	struct fs_node *jt = fs_itable_get(((struct fs *)fuse_req_userdata(req))->it, ino);
+	if (jt && jt->kind != FS_JTREE)
+		jt = NULL;
+	if (jt) {
+		fs_jtree_getxattr(req, fuse_req_userdata(req), jt, name, size);
+		return;
+	}
 	struct fs *fs = fuse_req_userdata(req);
 	struct fs_node *node = fs_itable_get(fs->it, ino);
 	int src = has_prefix(name, strlen(name), FS_XATTR_USER) ? key_stored(fs, node) : 0;
@@ -235,6 +242,13 @@ void fs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t siz
 
 void fs_op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 {
+	struct fs_node *jt = fs_itable_get(((struct fs *)fuse_req_userdata(req))->it, ino);
+	if (jt && jt->kind != FS_JTREE)
+		jt = NULL;
+	if (jt) {
+		fs_jtree_listxattr(req, fuse_req_userdata(req), jt, size);
+		return;
+	}
 	struct fs *fs = fuse_req_userdata(req);
 	struct fs_node *node = fs_itable_get(fs->it, ino);
 	struct buf list = BUF_INIT;
@@ -554,6 +568,13 @@ static int take_snapshot(fuse_req_t req, struct fs *fs, const char *value, size_
 void fs_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *value,
 		    size_t size, int flags)
 {
+	struct fs_node *jt = fs_itable_get(((struct fs *)fuse_req_userdata(req))->it, ino);
+	if (jt && jt->kind != FS_JTREE)
+		jt = NULL;
+	if (jt) {
+		fs_jtree_setxattr(req, fuse_req_userdata(req), jt, name, value, size, flags);
+		return;
+	}
 	struct fs *fs = fuse_req_userdata(req);
 	struct fs_node *node = fs_itable_get(fs->it, ino);
 	struct fs_inval iv;
@@ -591,6 +612,13 @@ void fs_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char
 
 void fs_op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 {
+	struct fs_node *jt = fs_itable_get(((struct fs *)fuse_req_userdata(req))->it, ino);
+	if (jt && jt->kind != FS_JTREE)
+		jt = NULL;
+	if (jt) {
+		fs_jtree_removexattr(req, fuse_req_userdata(req), jt, name);
+		return;
+	}
 	struct fs *fs = fuse_req_userdata(req);
 	struct fs_node *node = fs_itable_get(fs->it, ino);
 	bool gone = false;

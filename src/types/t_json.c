@@ -1585,3 +1585,53 @@ int json_to_string(struct keyspace *ks, const struct ks_key *k, unsigned flags)
 	buf_release(&text);
 	return ks_txn_end(&t, rc);
 }
+
+/* ---- For t_json_tree.c (t_json_int.h) -------------------------------- */
+
+int json_tree_doc_edit(struct keyspace *ks, const struct ks_key *k,
+		       int (*edit)(cJSON *root, void *arg), void *arg)
+{
+	struct buf payload = BUF_INIT;
+	struct ks_txn t;
+	struct enc_meta *m;
+	cJSON *root = NULL;
+	ks_txn_begin(&t, ks, k);
+	int rc = ks_txn_get(&t, k, KV_TYPE_JSON, &m);
+	if (!rc)
+		rc = doc_parse(k, m, &root);
+	if (!rc)
+		rc = edit(root, arg);
+	if (!rc)
+		rc = doc_payload(k, root, &payload);
+	if (!rc) {
+		ks_txn_meta_put(&t, k, payload.data, payload.len);
+		rc = ks_txn_commit(&t);
+	}
+	cJSON_Delete(root);
+	buf_release(&payload);
+	return ks_txn_end(&t, rc);
+}
+
+int json_tree_doc_load(struct keyspace *ks, const struct ks_key *k, cJSON **root)
+{
+	struct buf raw = BUF_INIT;
+	struct enc_meta m;
+	int rc = doc_load(ks, k, &raw, &m, root);
+	buf_release(&raw);
+	return rc;
+}
+
+int json_tree_parse(const char *verb, const struct ks_key *k, const char *s, size_t n, cJSON **out)
+{
+	return parse_one(verb, k, s, n, out);
+}
+
+int json_tree_print(cJSON *c, struct buf *out)
+{
+	return print_value(c, out);
+}
+
+const char *json_tree_type(const cJSON *c)
+{
+	return value_type(c);
+}

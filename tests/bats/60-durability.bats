@@ -208,6 +208,17 @@ os.write(a, b"2\n")'
 	grep -q "at exit: '__namespace/j' was still open: its 2 appended bytes are added" "$KVFS_LOG"
 }
 
+@test "SIGTERM with a file of a JSON tree open for writing stores what it holds" {
+	touch "$NS/j"
+	setfattr -n user.kvfs.type -v json "$NS/j"
+	printf '{"a":1,"s":"x"}' >"$NS/j"
+	kvfs_term_while_open TERM '
+a = os.open(d + "/j:tree/s", os.O_WRONLY | os.O_TRUNC)
+os.write(a, b"held\n")'
+	assert_eq "$(cat "$NS/j")" '{"a":1,"s":"held"}'
+	grep -q "at exit: 's' of a JSON tree was still open: its 5 bytes are stored" "$KVFS_LOG"
+}
+
 teardown() {
 	local rc=0
 	kvfs_teardown || rc=$?
