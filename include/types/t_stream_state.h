@@ -114,8 +114,9 @@ int stream_gstate_format(const struct stream_gstate *gs, struct buf *out);
  * wrong count of fields, a bad escape, number or ID, a group or consumer
  * name that is empty or starts with a digit (Kvrocks's rule), a group
  * named twice, a consumer or a pending ID twice in one group, a line
- * before the first group. A pending entry may name a consumer without a
- * line and an ID the stream does not hold (Kvrocks allows both). -ENOMEM.
+ * before the first group, a pending entry naming a consumer without a
+ * line in its group (Kvrocks never stores one: its XCLAIM fails on it).
+ * A pending entry may name an ID the stream does not hold. -ENOMEM.
  */
 int stream_gstate_parse(const char *d, size_t dn, struct stream_gstate *gs);
 

@@ -278,7 +278,26 @@ static size_t find_repeat(struct stream_gstate *gs, size_t first, size_t n, size
 	return SIZE_MAX;
 }
 
-/* Names and IDs that repeat: -EINVAL, logged. */
+/* Is name among the n consumers ix lists in name order? */
+static bool has_consumer(const struct stream_gstate *gs, const size_t *ix, size_t n,
+			 struct stream_gs_str name)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = cmp_str(gs, gs->c[ix[mid]].name, name);
+		if (c == 0)
+			return true;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+/* Names and IDs that repeat, a pending entry of a consumer without a
+ * line: -EINVAL, logged. */
 static int check_repeats(struct stream_gstate *gs)
 {
 	size_t most = gs->ng;
@@ -308,6 +327,22 @@ static int check_repeats(struct stream_gstate *gs)
 			rc = -EINVAL;
 			break;
 		}
+		/* ix: the group's consumers in name order. A pending entry of a
+		 * consumer without a line is a state Kvrocks never makes (its
+		 * DELCONSUMER drops the entries too) and its XCLAIM fails on. */
+		for (size_t q = g->p0; q < g->p0 + g->np && !rc; q++) {
+			if (has_consumer(gs, ix, g->nc, gs->p[q].consumer))
+				continue;
+			LOG_ERR(
+			    "stream groups: pending entry %" PRIu64 "-%" PRIu64
+			    " of group '%.*s' names consumer '%.*s', which has no consumer line",
+			    gs->p[q].id.ms, gs->p[q].id.seq, (int)g->name.n,
+			    stream_gs_bytes(gs, g->name), (int)gs->p[q].consumer.n,
+			    stream_gs_bytes(gs, gs->p[q].consumer));
+			rc = -EINVAL;
+		}
+		if (rc)
+			break;
 		r = find_repeat(gs, g->p0, g->np, ix, cmp_pel);
 		if (r != SIZE_MAX) {
 			LOG_ERR("stream groups: pending entry %" PRIu64 "-%" PRIu64

@@ -177,7 +177,8 @@ pending	6-0	carol	T	1" "groups (times cut)"
 	for bad in $'group\tg1\tx\t1\t0\n' $'consumer\tc\t1\t1\n' \
 		$'group\tg\t1-0\t-1\t0\ngroup\tg\t2-0\t-1\t0\n' \
 		$'group\tg\t1-0\t-1\t0\nconsumer\tc\t1\t1\nconsumer\tc\t2\t2\n' \
-		$'group\tg\t1-0\t-1\t0\npending\t1-0\tc\t1\t1\npending\t1-0\td\t1\t1\n' \
+		$'group\tg\t1-0\t-1\t0\nconsumer\tc\t1\t1\nconsumer\td\t1\t1\npending\t1-0\tc\t1\t1\npending\t1-0\td\t1\t1\n' \
+		$'group\tg\t1-0\t1\t0\npending\t1-0\tghost\t1000\t1\n' \
 		$'group\t1g\t1-0\t-1\t0\n' $'group\tg\t1-0\t-1\t0\tx\n' $'group\tg\t1-0\t-1\n' \
 		$'group\tg\t1-0\t-1\t99999999999999999999\n' $'group\tg\t1-0\t-1\t0\npending\t1-0\tc\t1\n' \
 		$'group\tg\\q\t1-0\t-1\t0\n' $'bogus\n'; do
@@ -199,6 +200,8 @@ pending	6-0	carol	T	1" "groups (times cut)"
 	assert_eq "$(cat "$NS/s/state")" "$s0" "state unchanged"
 	grep -q "stream groups, line 1 ('group	g1	x	1	0')" "$KVFS_LOG"
 	grep -q "stream 's': max-deleted-entry-id is above last-generated-id" "$KVFS_LOG"
+	grep -q "pending entry 1-0 of group 'g' names consumer 'ghost', which has no consumer line" "$KVFS_LOG"
+	grep -q "pending entry 1-0 of group 'g' is written twice" "$KVFS_LOG"
 	# a hash with such a file does not convert: it stays a hash
 	mkdir "$NS/h"
 	printf 'a\t1\n' >"$NS/h/1-0"

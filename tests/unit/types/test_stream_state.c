@@ -31,7 +31,7 @@ static void build(struct stream_gstate *gs)
 	CHECK_INT(stream_gstate_add_pel(gs, &(struct stream_id){UINT64_MAX - 1, UINT64_MAX},
 					binname, sizeof(binname) - 1, UINT64_MAX, UINT64_MAX),
 		  0);
-	CHECK_INT(stream_gstate_add_pel(gs, &(struct stream_id){2, 0}, "ghost", 5, 7, 3), 0);
+	CHECK_INT(stream_gstate_add_pel(gs, &(struct stream_id){2, 0}, "alice", 5, 7, 3), 0);
 	CHECK_INT(stream_gstate_add_group(gs, binname, sizeof(binname) - 1,
 					  &(struct stream_id){0, 0}, INT64_MIN, 0),
 		  0);
@@ -124,6 +124,12 @@ static void test_groups_text(void)
 	CHECK(same_gstate(&a, &b));
 	CHECK_INT(stream_gstate_format(&b, &t2), 0);
 	CHECK_MEM(t.data, t.len, t2.data, t2.len);
+	/* a pending entry of a consumer without a line in its group (one
+	 * of another group's is no help) is refused */
+	static const char ghost[] = "group\tg\t1-0\t1\t0\nconsumer\tc\t1\t1\n"
+				    "group\th\t1-0\t1\t0\npending\t1-0\tc\t1000\t1\n";
+	CHECK_INT(stream_gstate_parse(ghost, sizeof(ghost) - 1, &b), -EINVAL);
+	CHECK(b.ng == 0);
 	/* an empty text is no group */
 	CHECK_INT(stream_gstate_parse("\n\n", 2, &b), 0);
 	CHECK(b.ng == 0);
