@@ -778,6 +778,21 @@ int ts_series_upsert(struct ts_series *s, struct ts_ssamp *v, size_t n, int poli
 	return rc < 0 ? rc : 0;
 }
 
+/* Append id to the array *ids of *n (capacity *cap). 0, -ENOMEM. */
+static int ids_push(uint64_t **ids, size_t *n, size_t *cap, uint64_t id)
+{
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 16;
+		void *p = realloc(*ids, nc * sizeof(**ids));
+		if (!p)
+			return -ENOMEM;
+		*ids = p;
+		*cap = nc;
+	}
+	(*ids)[(*n)++] = id;
+	return 0;
+}
+
 /* Delete from <= ts <= to. *deleted counts; `gone` (may be NULL) gets the
  * deleted samples. */
 int ts_series_delete(struct ts_series *s, uint64_t from, uint64_t to, uint64_t *deleted,
@@ -785,7 +800,7 @@ int ts_series_delete(struct ts_series *s, uint64_t from, uint64_t to, uint64_t *
 {
 	struct ts_sarr a = {0}, keep = {0};
 	uint64_t *ids = NULL;
-	size_t nids = 0;
+	size_t nids = 0, cap = 0;
 	int rc = chunk_seek(s, from);
 	*deleted = 0;
 	/* The chunks that may hold samples in range: stored ones not pending
@@ -797,26 +812,13 @@ int ts_series_delete(struct ts_series *s, uint64_t from, uint64_t to, uint64_t *
 			break;
 		if (is_dead(s, id))
 			continue;
-		void *p = realloc(ids, (nids + 1) * sizeof(*ids));
-		if (!p) {
-			rc = -ENOMEM;
-			goto out;
-		}
-		ids = p;
-		ids[nids++] = id;
+		rc = ids_push(&ids, &nids, &cap, id);
 	}
 	if (!rc && store_iter_status(s->it))
 		rc = -EIO;
 	for (size_t i = 0; i < s->nnc && !rc; i++) {
-		if (s->nc[i].id > to)
-			continue;
-		void *p = realloc(ids, (nids + 1) * sizeof(*ids));
-		if (!p) {
-			rc = -ENOMEM;
-			goto out;
-		}
-		ids = p;
-		ids[nids++] = s->nc[i].id;
+		if (s->nc[i].id <= to)
+			rc = ids_push(&ids, &nids, &cap, s->nc[i].id);
 	}
 	for (size_t c = 0; c < nids && !rc; c++) {
 		rc = chunk_read(s, ids[c], &a);
@@ -833,7 +835,6 @@ int ts_series_delete(struct ts_series *s, uint64_t from, uint64_t to, uint64_t *
 		size_t one = keep.n;
 		rc = chunk_replace(s, true, ids[c], &keep, &one, keep.n ? 1 : 0);
 	}
-out:
 	free(ids);
 	free(a.s);
 	free(keep.s);
