@@ -145,6 +145,11 @@ struct fs_node {
 	 * handle): while it is dirty, stat shows this as mtime and ctime,
 	 * as a local disk would, until the commit stores the change's. */
 	struct timespec changed;
+	/* A node of a JSON tree (fs_jtree.c): the file text its open files
+	 * read (at the first open, O_TRUNC too, then as last stored); a
+	 * commit stores only over that text. Guarded by `lock`. */
+	struct buf jt_was;
+	bool jt_has_was;
 	/* user.* xattrs set on a local entry, stored with it (same layout as
 	 * the records: name_len u8 | name | value_len u32 | value). */
 	struct buf xattrs;

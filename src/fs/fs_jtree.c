@@ -24,6 +24,16 @@
 #define JT_SUFFIX_LEN 5
 #define JT_XATTR      "user.kvfs.json.type"
 
+/*
+ * Held from a node's name to its store: by a commit (jt_commit_locked),
+ * from the path it resolves to its write, and by a removal or a move,
+ * from its change to the unhashing of the array positions it moved, so
+ * no commit stores by a position number that a removal has just given
+ * to another element. Taken after node locks, before the key's lock and
+ * the inode table's; nothing else is locked under it.
+ */
+static pthread_mutex_t jt_renumber_lock = PTHREAD_MUTEX_INITIALIZER;
+
 /* Where a tree node is: caller-owned, jt_path_init/_release. */
 struct jt_path {
 	struct buf ns, raw;
@@ -162,6 +172,26 @@ static void jt_fill(struct fs *fs, const struct ks_key *k, uint64_t version, boo
 static bool jt_is_local(struct fs *fs, struct fs_node *node)
 {
 	return fs_itable_local(fs->it, node) != FS_LOCAL_NONE;
+}
+
+/*
+ * Is a new name of a tree directory a tool's scratch file, kept in
+ * the daemon until a rename stores it? The scratch names of every shape
+ * but those that may well be a document's own: digits (an array's new
+ * element, vim's probe 4913 in an object is made and removed) and
+ * patch's NAME.orig and NAME.rej (left behind: stored).
+ */
+static bool jt_scratch_name(const char *name, size_t n)
+{
+	bool digits = n > 0;
+	for (size_t i = 0; i < n && digits; i++)
+		digits = name[i] >= '0' && name[i] <= '9';
+	if (digits)
+		return false;
+	if ((n > 5 && memcmp(name + n - 5, ".orig", 5) == 0) ||
+	    (n > 4 && memcmp(name + n - 4, ".rej", 4) == 0))
+		return false;
+	return fs_is_scratch_name(name, n);
 }
 
 /* Attributes of tree node p. */
@@ -467,18 +497,55 @@ void fs_jtree_lookup(fuse_req_t req, struct fs *fs, struct fs_node *parent, cons
 static int jt_commit_locked(struct fs *fs, struct fs_node *node)
 {
 	struct jt_path p;
+	struct buf now = BUF_INIT;
 	jt_path_init(&p);
+	pthread_mutex_lock(&jt_renumber_lock);
 	int rc = jt_path_get(fs, node, NULL, 0, &p);
+	if (rc == -ENOENT && p.unhashed) {
+		/* Removed, or an array position a removal or a move gave to
+		 * another element: the written bytes have no node. */
+		LOG_ERR("'%.*s' of a JSON tree was removed or renumbered while open: its write "
+			"is not stored",
+			(int)node->namelen, node->name);
+		rc = -ESTALE;
+	}
 	if (!rc && jt_nsteps(&p) == 0) {
 		LOG_ERR("'%.*s': a document that is one scalar is written through its key",
 			(int)node->namelen, node->name);
 		rc = -EACCES;
 	}
-	if (!rc)
+	if (!rc && node->jt_has_was)
+		rc = json_tree_write_if(fs->ks, &p.k, jt_steps(&p), jt_nsteps(&p), node->data.data,
+					node->data.len, node->jt_was.data, node->jt_was.len, &now);
+	else if (!rc)
 		rc = json_tree_write(fs->ks, &p.k, jt_steps(&p), jt_nsteps(&p), node->data.data,
 				     node->data.len, NULL, 0);
+	pthread_mutex_unlock(&jt_renumber_lock);
+	if (!rc && node->jt_has_was) {
+		/* The next commit of these open files stores over this. */
+		buf_release(&node->jt_was);
+		node->jt_was = now;
+		buf_init(&now);
+	}
 	if (!rc)
 		fs_seq_store_locked(fs, node);
+	if (rc == -ESTALE)
+		rc = -EIO; /* logged: close and fsync say EIO */
+	buf_release(&now);
+	jt_path_release(&p);
+	return rc;
+}
+
+/* The file text of node now, as the base of its open files' commits.
+ * Lock held. */
+static int jt_was_load_locked(struct fs *fs, struct fs_node *node)
+{
+	struct jt_path p;
+	jt_path_init(&p);
+	int rc = jt_path_get(fs, node, NULL, 0, &p);
+	if (!rc)
+		rc = json_tree_read(fs->ks, &p.k, jt_steps(&p), jt_nsteps(&p), &node->jt_was);
+	node->jt_has_was = rc == 0;
 	jt_path_release(&p);
 	return rc;
 }
@@ -496,6 +563,9 @@ static int jt_load_locked(struct fs *fs, struct fs_node *node)
 	if (!rc) {
 		node->loaded = true;
 		node->dirty = false;
+		node->jt_has_was = buf_set(&node->jt_was, node->data.data, node->data.len) == 0;
+		if (!node->jt_has_was)
+			rc = -ENOMEM;
 	}
 	jt_path_release(&p);
 	return rc;
@@ -730,7 +800,11 @@ void fs_jtree_open(fuse_req_t req, struct fs *fs, struct fs_node *node, struct f
 		return;
 	}
 	pthread_mutex_lock(&node->lock);
-	if (fi->flags & O_TRUNC) {
+	if ((fi->flags & O_TRUNC) && !jt_is_local(fs, node) && !node->dirty && !node->trunc_want)
+		rc = jt_was_load_locked(fs, node); /* what the stores replace */
+	if (rc) {
+		/* not opened */
+	} else if (fi->flags & O_TRUNC) {
 		/* Emptied now; stored at a flush after a write or at the
 		 * last close (a shell's early flush of its duplicate stores
 		 * nothing). */
@@ -872,6 +946,13 @@ void fs_jtree_release(fuse_req_t req, struct fs *fs, struct fs_node *node,
 		if (!jt_is_local(fs, node)) {
 			buf_reset(&node->data);
 			node->loaded = false;
+			buf_reset(&node->jt_was);
+			node->jt_has_was = false;
+		} else if (write && node->data.len) {
+			const char *tool = fs_scratch_tool(node->name, node->namelen);
+			LOG_WARN("'%s' of a JSON tree is a scratch name (%s): its %zu bytes stay "
+				 "in memory until a rename stores them, and are dropped at unmount",
+				 node->name, tool ? tool : "a temp file", node->data.len);
 		}
 	}
 	pthread_mutex_unlock(&node->lock);
@@ -914,7 +995,7 @@ void fs_jtree_create(fuse_req_t req, struct fs *fs, struct fs_node *parent, cons
 			rc = -EISDIR;
 		else if (!rc && open && (fi->flags & O_EXCL))
 			rc = -EEXIST;
-		else if (rc == -ENOENT && fs_is_scratch_name(stored.data, stored.len))
+		else if (rc == -ENOENT && jt_scratch_name(stored.data, stored.len))
 			scratch = true, rc = 0; /* kept in the daemon until a rename */
 		else if (rc == -ENOENT)
 			/* A new member: an empty string, stored now. */
@@ -956,7 +1037,11 @@ void fs_jtree_create(fuse_req_t req, struct fs *fs, struct fs_node *parent, cons
 	pthread_mutex_lock(&node->lock);
 	if (!jt_is_local(fs, node)) {
 		/* Existing or just made: its value, or empty for O_TRUNC. */
-		if (fi->flags & O_TRUNC) {
+		if ((fi->flags & O_TRUNC) && !node->dirty && !node->trunc_want)
+			rc = jt_was_load_locked(fs, node);
+		if (rc) {
+			/* not opened */
+		} else if (fi->flags & O_TRUNC) {
 			fs_node_set_empty(node);
 			node->trunc_want = true;
 		} else if (!node->dirty && !node->trunc_want) {
@@ -1080,15 +1165,18 @@ void fs_jtree_remove(fuse_req_t req, struct fs *fs, struct fs_node *parent, cons
 		if (!rc)
 			rc = jt_path_get(fs, parent, now.data, now.len, &p);
 	}
+	pthread_mutex_lock(&jt_renumber_lock);
 	if (!rc)
 		rc = json_tree_remove(fs->ks, &p.k, jt_steps(&p), jt_nsteps(&p), dir);
-	if (!rc && frozen)
-		rc = jt_gap_add_locked(parent, old);
-	pthread_mutex_unlock(&parent->lock);
 	if (!rc) {
+		/* Before any commit resolves a name again. */
 		fs_itable_unlink(fs->it, parent, stored.data, stored.len);
 		jt_renumbered(fs, parent);
 	}
+	pthread_mutex_unlock(&jt_renumber_lock);
+	if (!rc && frozen)
+		rc = jt_gap_add_locked(parent, old);
+	pthread_mutex_unlock(&parent->lock);
 out:
 	fuse_reply_err(req, rc ? fs_errno(rc) : 0);
 	jt_path_release(&p);
@@ -1112,7 +1200,9 @@ void fs_jtree_rename(fuse_req_t req, struct fs *fs, struct fs_node *parent, cons
 		goto out;
 	}
 	if (flags & ~(unsigned)RENAME_NOREPLACE) {
-		rc = -EINVAL; /* RENAME_EXCHANGE: not here */
+		LOG_ERR("rename '%s': a JSON tree cannot exchange two nodes (RENAME_EXCHANGE)",
+			name);
+		rc = -EINVAL;
 		goto out;
 	}
 	rc = jt_change_begin(fs, parent, name, &from, &pf);
@@ -1125,22 +1215,16 @@ void fs_jtree_rename(fuse_req_t req, struct fs *fs, struct fs_node *parent, cons
 		rc = -EXDEV; /* another document */
 		goto out;
 	}
-	if (flags & RENAME_NOREPLACE) {
-		struct json_tree_node jn;
-		rc = json_tree_stat(fs->ks, &pt.k, jt_steps(&pt), jt_nsteps(&pt), &jn);
-		if (rc != -ENOENT) {
-			rc = rc ? rc : -EEXIST;
-			goto out;
-		}
-		rc = 0;
-	}
+	/* mv -n: the target's absence is checked in the change, under the
+	 * key's lock. */
+	unsigned noreplace = (flags & RENAME_NOREPLACE) ? JSON_TREE_NEW : 0;
 	struct fs_node *local = fs_itable_find_local(fs->it, parent, from.data, from.len);
 	if (local) {
 		/* A scratch file (sed -i's, rsync's temp) onto a member: one
 		 * JSON.SET of the member, by the member's type. */
 		pthread_mutex_lock(&local->lock);
 		rc = json_tree_write(fs->ks, &pt.k, jt_steps(&pt), jt_nsteps(&pt), local->data.data,
-				     local->data.len, NULL, 0);
+				     local->data.len, NULL, noreplace);
 		if (!rc) {
 			fs_itable_unlink(fs->it, newparent, to.data, to.len);
 			rc = fs_itable_rename(fs->it, parent, from.data, from.len, newparent,
@@ -1155,7 +1239,7 @@ void fs_jtree_rename(fuse_req_t req, struct fs *fs, struct fs_node *parent, cons
 	}
 	struct buf probe = BUF_INIT;
 	bool backup =
-	    fs_is_scratch_name(to.data, to.len) &&
+	    jt_scratch_name(to.data, to.len) &&
 	    json_tree_read(fs->ks, &pt.k, jt_steps(&pt), jt_nsteps(&pt), &probe) == -ENOENT;
 	buf_release(&probe);
 	if (backup) {
@@ -1184,19 +1268,22 @@ void fs_jtree_rename(fuse_req_t req, struct fs *fs, struct fs_node *parent, cons
 	struct fs_locked held = {0};
 	fs_itable_lock_names(fs->it, parent, from.data, from.len, newparent, to.data, to.len,
 			     &held);
+	pthread_mutex_lock(&jt_renumber_lock);
 	rc = json_tree_move(fs->ks, &pf.k, jt_steps(&pf), jt_nsteps(&pf), jt_steps(&pt),
-			    jt_nsteps(&pt));
+			    jt_nsteps(&pt), noreplace);
 	bool same =
 	    parent == newparent && from.len == to.len && memcmp(from.data, to.data, from.len) == 0;
 	if (!rc && !same)
 		rc = fs_itable_rename(fs->it, parent, from.data, from.len, newparent, to.data,
 				      to.len);
-	fs_itable_unlock_names(fs->it, &held);
 	if (!rc) {
+		/* Before any commit resolves a name again. */
 		jt_renumbered(fs, parent);
 		if (newparent != parent)
 			jt_renumbered(fs, newparent);
 	}
+	pthread_mutex_unlock(&jt_renumber_lock);
+	fs_itable_unlock_names(fs->it, &held);
 out:
 	fuse_reply_err(req, rc ? fs_errno(rc) : 0);
 	jt_path_release(&pf);
