@@ -430,19 +430,21 @@ bool fs_jtree_lookup_root(fuse_req_t req, struct fs *fs, struct fs_node *parent,
 }
 
 /* Name `stored` of directory parent as its listing's numbering means it
- * (replaced in place). 0 or -ENOENT (removed since the listing). */
-static int jt_translate(struct fs *fs, struct fs_node *parent, struct buf *stored)
+ * (replaced in place; *old its number in that numbering, *frozen: one is
+ * kept). 0 or -ENOENT (removed since the listing). */
+static int jt_translate(struct fs *fs, struct fs_node *parent, struct buf *stored, uint64_t *old,
+			bool *frozen)
 {
 	struct jt_path pp;
 	struct buf now = BUF_INIT;
-	uint64_t old;
-	bool frozen;
+	*old = 0;
+	*frozen = false;
 	jt_path_init(&pp);
 	pthread_mutex_lock(&parent->lock);
 	int rc = jt_frozen(parent) ? jt_path_get(fs, parent, NULL, 0, &pp) : -EAGAIN;
 	if (!rc)
-		rc = jt_gap_name_locked(fs, parent, &pp, stored->data, stored->len, &now, &old,
-					&frozen);
+		rc = jt_gap_name_locked(fs, parent, &pp, stored->data, stored->len, &now, old,
+					frozen);
 	pthread_mutex_unlock(&parent->lock);
 	if (!rc)
 		rc = buf_set(stored, now.data, now.len);
@@ -468,8 +470,10 @@ void fs_jtree_lookup(fuse_req_t req, struct fs *fs, struct fs_node *parent, cons
 		fs_local_stat(fs, local, &st, &t);
 		fs_itable_unref(fs->it, local);
 	} else {
+		uint64_t old;
+		bool frozen;
 		if (!rc)
-			rc = jt_translate(fs, parent, &stored);
+			rc = jt_translate(fs, parent, &stored, &old, &frozen);
 		if (!rc)
 			rc = jt_path_get(fs, parent, stored.data, stored.len, &p);
 		if (!rc)
@@ -979,6 +983,32 @@ static int jt_change_begin(struct fs *fs, struct fs_node *parent, const char *na
 	return rc;
 }
 
+/*
+ * A change's name `stored` (path p) in directory parent, as the kept
+ * numbering of a listing means it (lookup and rm apply it too): p is
+ * made again if the name changed. A name removed since the listing stays
+ * as it is if `keep_removed` (a new name), else -ENOENT.
+ */
+static int jt_change_translate(struct fs *fs, struct fs_node *parent, struct buf *stored,
+			       struct jt_path *p, bool keep_removed, uint64_t *old, bool *frozen)
+{
+	struct buf was = BUF_INIT;
+	int rc = buf_set(&was, stored->data, stored->len);
+	if (!rc)
+		rc = jt_translate(fs, parent, stored, old, frozen);
+	if (rc == -ENOENT && keep_removed) {
+		rc = buf_set(stored, was.data, was.len);
+		*frozen = false;
+	}
+	if (!rc && (stored->len != was.len || memcmp(stored->data, was.data, was.len) != 0)) {
+		jt_path_release(p);
+		jt_path_init(p);
+		rc = jt_path_get(fs, parent, stored->data, stored->len, p);
+	}
+	buf_release(&was);
+	return rc;
+}
+
 void fs_jtree_create(fuse_req_t req, struct fs *fs, struct fs_node *parent, const char *name,
 		     struct fuse_file_info *fi, bool open)
 {
@@ -986,9 +1016,12 @@ void fs_jtree_create(fuse_req_t req, struct fs *fs, struct fs_node *parent, cons
 	struct jt_path p;
 	struct json_tree_node jn;
 	struct stat st;
-	bool scratch = false;
+	bool scratch = false, frozen;
+	uint64_t old;
 	jt_path_init(&p);
 	int rc = jt_change_begin(fs, parent, name, &stored, &p);
+	if (!rc)
+		rc = jt_change_translate(fs, parent, &stored, &p, true, &old, &frozen);
 	if (!rc) {
 		rc = json_tree_stat(fs->ks, &p.k, jt_steps(&p), jt_nsteps(&p), &jn);
 		if (!rc && jn.dir)
@@ -1205,9 +1238,16 @@ void fs_jtree_rename(fuse_req_t req, struct fs *fs, struct fs_node *parent, cons
 		rc = -EINVAL;
 		goto out;
 	}
+	uint64_t from_old = 0, to_old;
+	bool from_frozen = false, to_frozen;
 	rc = jt_change_begin(fs, parent, name, &from, &pf);
 	if (!rc)
 		rc = jt_change_begin(fs, newparent, newname, &to, &pt);
+	/* Names from a listing: as its kept numbering means them. */
+	if (!rc)
+		rc = jt_change_translate(fs, parent, &from, &pf, false, &from_old, &from_frozen);
+	if (!rc)
+		rc = jt_change_translate(fs, newparent, &to, &pt, true, &to_old, &to_frozen);
 	if (rc)
 		goto out;
 	if (pf.k.nslen != pt.k.nslen || memcmp(pf.k.ns, pt.k.ns, pf.k.nslen) ||
@@ -1284,6 +1324,12 @@ void fs_jtree_rename(fuse_req_t req, struct fs *fs, struct fs_node *parent, cons
 	}
 	pthread_mutex_unlock(&jt_renumber_lock);
 	fs_itable_unlock_names(fs->it, &held);
+	if (!rc && from_frozen && !same) {
+		/* The source left its array: the kept numbering skips it. */
+		pthread_mutex_lock(&parent->lock);
+		rc = jt_frozen(parent) ? jt_gap_add_locked(parent, from_old) : 0;
+		pthread_mutex_unlock(&parent->lock);
+	}
 out:
 	fuse_reply_err(req, rc ? fs_errno(rc) : 0);
 	jt_path_release(&pf);

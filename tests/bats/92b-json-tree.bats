@@ -519,3 +519,19 @@ if libc.renameat2(-100, a[0].encode(), -100, a[1].encode(), 2) != 0:
 	grep -q "a JSON tree cannot exchange two nodes" "$KVFS_LOG"
 	assert_eq "$(cat "$NS/x")" '{"a":1,"b":2}'
 }
+
+@test "tree: while an array's listing is kept, mv and cat mean the same element by one name" {
+	mkjson "$NS/k" '{"arr":["a","b","c","d","e"],"o":{}}'
+	T="$NS/k:tree"
+	exec 9<"$T/arr" # the directory held open: its numbering is kept
+	ls "$T/arr" >/dev/null
+	rm "$T/arr/1"
+	assert_eq "$(cat "$T/arr/3")" d
+	mv "$T/arr/3" "$T/o/x"
+	assert_eq "$(cat "$NS/k")" '{"arr":["a","c","e"],"o":{"x":"d"}}'
+	assert_eq "$(cat "$T/arr/4")" e
+	echo E >"$T/arr/4"
+	rm "$T/arr/2"
+	exec 9<&-
+	assert_eq "$(cat "$NS/k")" '{"arr":["a","E"],"o":{"x":"d"}}'
+}
