@@ -502,6 +502,8 @@ static int jt_commit_locked(struct fs *fs, struct fs_node *node)
 {
 	struct jt_path p;
 	struct buf now = BUF_INIT;
+	if (node->bad)
+		return node->bad; /* refused as stale: so are its later writes */
 	jt_path_init(&p);
 	pthread_mutex_lock(&jt_renumber_lock);
 	int rc = jt_path_get(fs, node, NULL, 0, &p);
@@ -533,8 +535,13 @@ static int jt_commit_locked(struct fs *fs, struct fs_node *node)
 	}
 	if (!rc)
 		fs_seq_store_locked(fs, node);
-	if (rc == -ESTALE)
-		rc = -EIO; /* logged: close and fsync say EIO */
+	if (rc == -ESTALE) {
+		/* Logged. Until the last close, this file stores nothing
+		 * more: a reload would read whatever node the name means
+		 * now. close and fsync say EIO. */
+		rc = -EIO;
+		node->bad = rc;
+	}
 	buf_release(&now);
 	jt_path_release(&p);
 	return rc;
@@ -890,6 +897,10 @@ static int jt_flush_locked(struct fs *fs, struct fs_node *node, bool last)
 {
 	if (jt_is_local(fs, node))
 		return 0; /* a scratch file: a rename stores it */
+	if (node->bad) {
+		node->dirty = node->trunc_want = false;
+		return node->bad; /* refused as stale: every flush says so */
+	}
 	if (!node->dirty && !(last && node->trunc_want))
 		return 0;
 	int rc = jt_commit_locked(fs, node);
@@ -947,6 +958,7 @@ void fs_jtree_release(fuse_req_t req, struct fs *fs, struct fs_node *node,
 		node->writers--;
 	if (!node->opens) {
 		jt_flush_locked(fs, node, true);
+		node->bad = 0;
 		if (!jt_is_local(fs, node)) {
 			buf_reset(&node->data);
 			node->loaded = false;

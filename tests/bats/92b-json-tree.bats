@@ -408,13 +408,18 @@ ns = sys.argv[1]
 fd = os.open(ns + "/w:tree/arr/1", os.O_WRONLY | os.O_TRUNC)
 os.write(fd, b"X\n")
 os.unlink(ns + "/w:$.arr[0]")
-try:
-    os.close(fd)
-    print("OK")
-except OSError as e:
-    print(errno.errorcode[e.errno])
+out = []
+for step in (lambda: os.fsync(fd), lambda: os.write(fd, b"Y\n"), lambda: os.fsync(fd),
+             lambda: os.close(fd)):
+    try:
+        step()
+        out.append("OK")
+    except OSError as e:
+        out.append(errno.errorcode[e.errno])
+print(" ".join(out))
 PY
-	assert_eq "$output" EIO
+	# refused at the first store, and so is all it writes until closed
+	assert_eq "$output" "EIO OK EIO EIO"
 	assert_eq "$(cat "$NS/w")" '{"arr":["b","c","d"]}'
 	grep -q "changed or moved since it was opened" "$KVFS_LOG"
 	# The array shrank to the open file's position: no append either.
