@@ -133,6 +133,11 @@ struct fs_node {
 	/* ... and after the last close, until this time (Unix ms): a shell
 	 * glob (`rm l/[*]`) lists, closes, then removes (fs_list.c). */
 	uint64_t gaps_until;
+	/* A JSON tree's array with gaps (fs_jtree.c): json_tree_array_digest
+	 * after the tree's last change of it; another digest means a change
+	 * from outside the tree (the key, a path name), which ends the kept
+	 * numbering. */
+	uint64_t gaps_digest;
 	/* Attributes set through setattr on a node without stored records
 	 * (the root, a namespace, a local entry until it is stored); 0 =
 	 * not set. */

@@ -132,6 +132,14 @@ int json_tree_move(struct keyspace *ks, const struct ks_key *k, const struct iov
 int json_tree_retype(struct keyspace *ks, const struct ks_key *k, const struct iovec *names,
 		     size_t n, const char *type);
 
+/*
+ * A digest of array `names` as positions see it: its length, each
+ * element's type and a scalar's file text (not what a container holds),
+ * and *len its length. -ENOTDIR if the node is no array.
+ */
+int json_tree_array_digest(struct keyspace *ks, const struct ks_key *k, const struct iovec *names,
+			   size_t n, uint64_t *len, uint64_t *digest);
+
 /* The padded name of position i in an array of len elements, in out
  * (at least 21 bytes); its length. Pure. */
 size_t json_tree_index_name(uint64_t i, uint64_t len, char *out);

@@ -297,14 +297,19 @@ static int jt_gap_name_locked(struct fs *fs, struct fs_node *dir, const struct j
 			      const char *stored, size_t n, struct buf *out, uint64_t *old,
 			      bool *frozen)
 {
-	struct json_tree_node jn;
+	uint64_t len, digest;
 	*frozen = false;
 	if (!jt_frozen(dir))
 		dir->gaps.n = 0; /* settled: the numbering is today's */
 	if (!jt_frozen(dir) || !jt_number(stored, n, old) ||
-	    json_tree_stat(fs->ks, &p->k, jt_steps(p), jt_nsteps(p), &jn) ||
-	    strcmp(jn.type, "array") != 0)
+	    json_tree_array_digest(fs->ks, &p->k, jt_steps(p), jt_nsteps(p), &len, &digest))
 		return buf_set(out, stored, n);
+	if (dir->gaps.n && digest != dir->gaps_digest) {
+		LOG_INFO("'%s' of a JSON tree changed from outside the tree: names number its "
+			 "elements as they are now",
+			 dir->name);
+		dir->gaps.n = 0;
+	}
 	*frozen = true;
 	uint64_t below = 0;
 	for (size_t i = 0; i < dir->gaps.n; i++) {
@@ -316,8 +321,33 @@ static int jt_gap_name_locked(struct fs *fs, struct fs_node *dir, const struct j
 	if (below == 0)
 		return buf_set(out, stored, n);
 	char name[24];
-	size_t nl = json_tree_index_name(*old - below, jn.size, name);
+	size_t nl = json_tree_index_name(*old - below, len, name);
 	return buf_set(out, name, nl);
+}
+
+/* The tree changed array dir (its lock held): with gaps, its digest now
+ * (a change by the tree keeps its numbering). */
+static void jt_gaps_rebase_locked(struct fs *fs, struct fs_node *dir)
+{
+	struct jt_path p;
+	uint64_t len;
+	if (!dir->gaps.n)
+		return;
+	jt_path_init(&p);
+	if (jt_path_get(fs, dir, NULL, 0, &p) == 0)
+		json_tree_array_digest(fs->ks, &p.k, jt_steps(&p), jt_nsteps(&p), &len,
+				       &dir->gaps_digest);
+	jt_path_release(&p);
+}
+
+/* The same, taking dir's lock (after a child's: children first). */
+static void jt_dir_changed(struct fs *fs, struct fs_node *dir)
+{
+	if (!dir || dir->kind != FS_JTREE)
+		return;
+	pthread_mutex_lock(&dir->lock);
+	jt_gaps_rebase_locked(fs, dir);
+	pthread_mutex_unlock(&dir->lock);
 }
 
 /* Position old (listing numbering) of dir was removed. Lock held. */
@@ -534,6 +564,8 @@ static int jt_commit_locked(struct fs *fs, struct fs_node *node)
 		buf_init(&now);
 	}
 	if (!rc)
+		jt_dir_changed(fs, node->parent);
+	if (!rc)
 		fs_seq_store_locked(fs, node);
 	if (rc == -ESTALE) {
 		/* Logged. Until the last close, this file stores nothing
@@ -630,13 +662,30 @@ struct jt_list {
 	char *out;
 	size_t size, used;
 	struct buf fname;
+	/* An array whose listing's numbering is kept: the removed positions
+	 * (ascending) and its length in that numbering. */
+	const uint64_t *gaps;
+	size_t ngaps;
+	uint64_t oldlen;
 };
 
 static int jt_list_cb(void *arg, uint64_t number, const char *name, size_t nlen,
 		      const struct json_tree_node *jn)
 {
 	struct jt_list *l = arg;
-	int rc = names_encode(name, nlen, &l->fname);
+	char oname[24];
+	const char *shown = name;
+	size_t shown_len = nlen;
+	if (l->ngaps) {
+		/* Named in the kept numbering, as lookups read names. */
+		uint64_t old = number;
+		for (size_t i = 0; i < l->ngaps; i++)
+			if (l->gaps[i] <= old)
+				old++;
+		shown_len = json_tree_index_name(old, l->oldlen, oname);
+		shown = oname;
+	}
+	int rc = names_encode(shown, shown_len, &l->fname);
 	if (rc)
 		return rc;
 	off_t next = (off_t)number + 3;
@@ -685,7 +734,39 @@ struct jt_dir {
 	pthread_mutex_t lock;
 	struct json_tree_iter *it;
 	uint64_t version;
+	uint64_t *gaps; /* the kept numbering's gaps at the pass's start */
+	size_t ngaps;
+	uint64_t oldlen;
 };
+
+/* The gaps of array node (path p) for a listing pass, into d. */
+static int jt_dir_gaps(struct fs *fs, struct fs_node *node, const struct jt_path *p,
+		       struct jt_dir *d)
+{
+	uint64_t len, digest;
+	int rc = 0;
+	free(d->gaps);
+	d->gaps = NULL;
+	d->ngaps = 0;
+	pthread_mutex_lock(&node->lock);
+	if (jt_frozen(node) && node->gaps.n &&
+	    json_tree_array_digest(fs->ks, &p->k, jt_steps(p), jt_nsteps(p), &len, &digest) == 0) {
+		if (digest != node->gaps_digest) {
+			node->gaps.n = 0; /* changed from outside the tree */
+		} else {
+			d->gaps = malloc(node->gaps.n * sizeof(*d->gaps));
+			if (d->gaps) {
+				memcpy(d->gaps, node->gaps.v, node->gaps.n * sizeof(*d->gaps));
+				d->ngaps = node->gaps.n;
+				d->oldlen = len + node->gaps.n;
+			} else {
+				rc = -ENOMEM;
+			}
+		}
+	}
+	pthread_mutex_unlock(&node->lock);
+	return rc;
+}
 
 void fs_jtree_opendir(fuse_req_t req, struct fs *fs, struct fs_node *node,
 		      struct fuse_file_info *fi)
@@ -707,8 +788,11 @@ void fs_jtree_opendir(fuse_req_t req, struct fs *fs, struct fs_node *node,
 	pthread_mutex_init(&d->lock, NULL);
 	fi->fh = (uintptr_t)d;
 	pthread_mutex_lock(&node->lock);
-	if (node->dir_opens++ == 0) {
-		node->gaps.n = 0; /* a new listing numbers the array afresh */
+	if (node->dir_opens++ == 0 && now_ms() >= node->gaps_until) {
+		/* A new listing numbers the array afresh, but not one that
+		 * comes while another's numbering is still in use (a glob
+		 * rm): it lists that numbering. */
+		node->gaps.n = 0;
 		node->gaps_until = 0;
 	}
 	pthread_mutex_unlock(&node->lock);
@@ -722,6 +806,7 @@ void fs_jtree_releasedir(struct fs *fs, struct fs_node *node, struct fuse_file_i
 	struct jt_dir *d = (struct jt_dir *)(uintptr_t)fi->fh;
 	if (d) {
 		json_tree_iter_free(d->it);
+		free(d->gaps);
 		pthread_mutex_destroy(&d->lock);
 		free(d);
 		fi->fh = 0;
@@ -762,9 +847,14 @@ void fs_jtree_readdir(fuse_req_t req, struct fs *fs, struct fs_node *node, size_
 		rc = ks_lookup(fs->ks, &p.k, &info);
 		if (!rc)
 			rc = json_tree_iter_new(fs->ks, &p.k, jt_steps(&p), jt_nsteps(&p), &d->it);
+		if (!rc)
+			rc = jt_dir_gaps(fs, node, &p, d);
 		d->version = rc ? 0 : info.version;
 	}
 	l.k = &p.k;
+	l.gaps = d->gaps;
+	l.ngaps = d->ngaps;
+	l.oldlen = d->oldlen;
 	l.version = d->version;
 	if (rc)
 		goto unlock;
@@ -1043,9 +1133,13 @@ void fs_jtree_create(fuse_req_t req, struct fs *fs, struct fs_node *parent, cons
 		else if (rc == -ENOENT && jt_scratch_name(stored.data, stored.len))
 			scratch = true, rc = 0; /* kept in the daemon until a rename */
 		else if (rc == -ENOENT)
-			/* A new member: an empty string, stored now. */
+		/* A new member: an empty string, stored now. */
+		{
 			rc = json_tree_write(fs->ks, &p.k, jt_steps(&p), jt_nsteps(&p), "", 0, NULL,
 					     JSON_TREE_NEW);
+			if (!rc)
+				jt_dir_changed(fs, parent);
+		}
 	}
 	struct fs_node *node = NULL;
 	if (!rc) {
@@ -1130,6 +1224,8 @@ void fs_jtree_mkdir(fuse_req_t req, struct fs *fs, struct fs_node *parent, const
 	int rc = jt_change_begin(fs, parent, name, &stored, &p);
 	if (!rc)
 		rc = json_tree_mkdir(fs->ks, &p.k, jt_steps(&p), jt_nsteps(&p), false);
+	if (!rc)
+		jt_dir_changed(fs, parent);
 	struct fs_node *node = NULL;
 	if (!rc) {
 		node = fs_itable_lookup(fs->it, parent, FS_JTREE, stored.data, stored.len);
@@ -1221,6 +1317,8 @@ void fs_jtree_remove(fuse_req_t req, struct fs *fs, struct fs_node *parent, cons
 	pthread_mutex_unlock(&jt_renumber_lock);
 	if (!rc && frozen)
 		rc = jt_gap_add_locked(parent, old);
+	if (!rc)
+		jt_gaps_rebase_locked(fs, parent);
 	pthread_mutex_unlock(&parent->lock);
 out:
 	fuse_reply_err(req, rc ? fs_errno(rc) : 0);
@@ -1287,6 +1385,8 @@ void fs_jtree_rename(fuse_req_t req, struct fs *fs, struct fs_node *parent, cons
 		}
 		pthread_mutex_unlock(&local->lock);
 		fs_itable_unref(fs->it, local);
+		if (!rc)
+			jt_dir_changed(fs, newparent);
 		goto out;
 	}
 	struct buf probe = BUF_INIT;
@@ -1341,6 +1441,11 @@ void fs_jtree_rename(fuse_req_t req, struct fs *fs, struct fs_node *parent, cons
 		pthread_mutex_lock(&parent->lock);
 		rc = jt_frozen(parent) ? jt_gap_add_locked(parent, from_old) : 0;
 		pthread_mutex_unlock(&parent->lock);
+	}
+	if (!rc) {
+		jt_dir_changed(fs, parent);
+		if (newparent != parent)
+			jt_dir_changed(fs, newparent);
 	}
 out:
 	fuse_reply_err(req, rc ? fs_errno(rc) : 0);
@@ -1438,6 +1543,8 @@ void fs_jtree_setxattr(fuse_req_t req, struct fs *fs, struct fs_node *node, cons
 			rc = jt_flush_locked(fs, node, false);
 		if (!rc)
 			rc = json_tree_retype(fs->ks, &p.k, jt_steps(&p), jt_nsteps(&p), type);
+		if (!rc)
+			jt_dir_changed(fs, node->parent);
 		if (!rc && node->loaded) {
 			buf_reset(&node->data);
 			node->loaded = false;

@@ -346,6 +346,43 @@ int json_tree_read(struct keyspace *ks, const struct ks_key *k, const struct iov
 	return rc;
 }
 
+static uint64_t fnv_add(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	for (size_t i = 0; i < n; i++) {
+		h ^= b[i];
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+int json_tree_array_digest(struct keyspace *ks, const struct ks_key *k, const struct iovec *names,
+			   size_t n, uint64_t *len, uint64_t *digest)
+{
+	cJSON *root, *parent, *c;
+	struct buf t = BUF_INIT;
+	int rc = json_tree_doc_load(ks, k, &root);
+	if (!rc)
+		rc = walk_found(root, names, n, &parent, &c);
+	if (!rc && !cJSON_IsArray(c))
+		rc = -ENOTDIR;
+	if (!rc) {
+		uint64_t h = 14695981039346656037ULL, count = count_of(c);
+		h = fnv_add(h, &count, sizeof(count));
+		for (cJSON *x = c->child; x && !rc; x = x->next) {
+			const char *type = json_tree_type(x);
+			h = fnv_add(h, type, strlen(type) + 1);
+			if (!is_dir(x) && (rc = file_text(x, &t)) == 0)
+				h = fnv_add(fnv_add(h, &t.len, sizeof(t.len)), t.data, t.len);
+		}
+		*len = count;
+		*digest = h;
+	}
+	buf_release(&t);
+	cJSON_Delete(root);
+	return rc;
+}
+
 struct json_tree_iter {
 	cJSON *root, *dir;
 	cJSON *cur; /* the child numbered cur_i, where the last listing stopped (NULL: none) */

@@ -540,3 +540,28 @@ if libc.renameat2(-100, a[0].encode(), -100, a[1].encode(), 2) != 0:
 	exec 9<&-
 	assert_eq "$(cat "$NS/k")" '{"arr":["a","E"],"o":{"x":"d"}}'
 }
+
+@test "tree: the kept numbering ends at a change from outside the tree, and a listing in the middle of a glob rm shows it" {
+	mkjson "$NS/q" '{"a":["a","b","c","d","e"]}'
+	T="$NS/q:tree"
+	ls "$T/a" >/dev/null
+	rm "$T/a/0"
+	printf '{"a":["A","B","C","D"]}' >"$NS/q"
+	rm "$T/a/0" # the names number the rewritten array
+	rm "$T/a/3"
+	assert_eq "$(cat "$NS/q")" '{"a":["B","C"]}'
+	grep -q "changed from outside the tree" "$KVFS_LOG"
+	# Another ls between a glob's removals lists the numbering in use.
+	printf '{"a":["a","b","c","d","e"]}' >"$NS/q"
+	ls "$T/a" >/dev/null
+	rm "$T/a/0"
+	run ls "$T/a"
+	assert_eq "$(echo $output)" "1 2 3 4"
+	rm "$T/a/1" "$T/a/3"
+	assert_eq "$(cat "$NS/q")" '{"a":["c","e"]}'
+	# find -delete removes every element it found.
+	text=$(python3 -c 'import json; print(json.dumps({"f": [{"x": i} for i in range(12)]}))')
+	mkjson "$NS/f" "$text"
+	find "$NS/f:tree/f" -mindepth 1 -delete
+	assert_eq "$(cat "$NS/f")" '{"f":[]}'
+}

@@ -333,6 +333,28 @@ static void test_write_if(void)
 	buf_release(&now);
 }
 
+/* The array digest: positions, types and scalar texts, not what a
+ * container element holds. */
+static void test_array_digest(void)
+{
+	uint64_t len, d1, d2;
+	set_doc("ad", "{\"a\":[1,\"x\",{\"k\":1}],\"o\":{}}");
+	struct steps *s = S("a");
+	CHECK_INT(json_tree_array_digest(ks, KEY("ad"), s->v, s->n, &len, &d1), 0);
+	CHECK(len == 3);
+	set_doc("ad", "{\"a\":[1,\"x\",{\"k\":2,\"m\":[]}],\"o\":{}}");
+	CHECK_INT(json_tree_array_digest(ks, KEY("ad"), s->v, s->n, &len, &d2), 0);
+	CHECK(d1 == d2);
+	set_doc("ad", "{\"a\":[1,\"y\",{}],\"o\":{}}");
+	CHECK_INT(json_tree_array_digest(ks, KEY("ad"), s->v, s->n, &len, &d2), 0);
+	CHECK(d1 != d2);
+	set_doc("ad", "{\"a\":[\"1\",\"x\",{}],\"o\":{}}");
+	CHECK_INT(json_tree_array_digest(ks, KEY("ad"), s->v, s->n, &len, &d2), 0);
+	CHECK(d1 != d2); /* a string "1" is not the integer 1 */
+	s = S("o");
+	CHECK_INT(json_tree_array_digest(ks, KEY("ad"), s->v, s->n, &len, &d2), -ENOTDIR);
+}
+
 static void test_retype(void)
 {
 	set_doc("t", "{\"s\":\"8080\",\"i\":5,\"o\":{},\"f\":{\"x\":1},\"b\":\"yes\"}");
@@ -385,6 +407,7 @@ int main(void)
 	test_mkdir_remove();
 	test_move();
 	test_write_if();
+	test_array_digest();
 	test_retype();
 	test_expiry_kept();
 	fixture_done(ks);
