@@ -340,12 +340,19 @@ static void jt_gaps_rebase_locked(struct fs *fs, struct fs_node *dir)
 	jt_path_release(&p);
 }
 
-/* The same, taking dir's lock (after a child's: children first). */
-static void jt_dir_changed(struct fs *fs, struct fs_node *dir)
+/* The same, taking dir's lock. A caller holding a child's lock (a
+ * commit) only tries it: a rename holding both the child and dir (mv
+ * X/c X) must not wait on it; then a later check drops the numbering. */
+static void jt_dir_changed(struct fs *fs, struct fs_node *dir, bool child_held)
 {
 	if (!dir || dir->kind != FS_JTREE)
 		return;
-	pthread_mutex_lock(&dir->lock);
+	if (child_held) {
+		if (pthread_mutex_trylock(&dir->lock) != 0)
+			return;
+	} else {
+		pthread_mutex_lock(&dir->lock);
+	}
 	jt_gaps_rebase_locked(fs, dir);
 	pthread_mutex_unlock(&dir->lock);
 }
@@ -564,7 +571,7 @@ static int jt_commit_locked(struct fs *fs, struct fs_node *node)
 		buf_init(&now);
 	}
 	if (!rc)
-		jt_dir_changed(fs, node->parent);
+		jt_dir_changed(fs, node->parent, true);
 	if (!rc)
 		fs_seq_store_locked(fs, node);
 	if (rc == -ESTALE) {
@@ -1138,7 +1145,7 @@ void fs_jtree_create(fuse_req_t req, struct fs *fs, struct fs_node *parent, cons
 			rc = json_tree_write(fs->ks, &p.k, jt_steps(&p), jt_nsteps(&p), "", 0, NULL,
 					     JSON_TREE_NEW);
 			if (!rc)
-				jt_dir_changed(fs, parent);
+				jt_dir_changed(fs, parent, false);
 		}
 	}
 	struct fs_node *node = NULL;
@@ -1225,7 +1232,7 @@ void fs_jtree_mkdir(fuse_req_t req, struct fs *fs, struct fs_node *parent, const
 	if (!rc)
 		rc = json_tree_mkdir(fs->ks, &p.k, jt_steps(&p), jt_nsteps(&p), false);
 	if (!rc)
-		jt_dir_changed(fs, parent);
+		jt_dir_changed(fs, parent, false);
 	struct fs_node *node = NULL;
 	if (!rc) {
 		node = fs_itable_lookup(fs->it, parent, FS_JTREE, stored.data, stored.len);
@@ -1386,7 +1393,7 @@ void fs_jtree_rename(fuse_req_t req, struct fs *fs, struct fs_node *parent, cons
 		pthread_mutex_unlock(&local->lock);
 		fs_itable_unref(fs->it, local);
 		if (!rc)
-			jt_dir_changed(fs, newparent);
+			jt_dir_changed(fs, newparent, false);
 		goto out;
 	}
 	struct buf probe = BUF_INIT;
@@ -1443,9 +1450,9 @@ void fs_jtree_rename(fuse_req_t req, struct fs *fs, struct fs_node *parent, cons
 		pthread_mutex_unlock(&parent->lock);
 	}
 	if (!rc) {
-		jt_dir_changed(fs, parent);
+		jt_dir_changed(fs, parent, false);
 		if (newparent != parent)
-			jt_dir_changed(fs, newparent);
+			jt_dir_changed(fs, newparent, false);
 	}
 out:
 	fuse_reply_err(req, rc ? fs_errno(rc) : 0);
@@ -1544,7 +1551,7 @@ void fs_jtree_setxattr(fuse_req_t req, struct fs *fs, struct fs_node *node, cons
 		if (!rc)
 			rc = json_tree_retype(fs->ks, &p.k, jt_steps(&p), jt_nsteps(&p), type);
 		if (!rc)
-			jt_dir_changed(fs, node->parent);
+			jt_dir_changed(fs, node->parent, true);
 		if (!rc && node->loaded) {
 			buf_reset(&node->data);
 			node->loaded = false;
