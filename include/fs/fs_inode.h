@@ -133,6 +133,11 @@ struct fs_node {
 	/* ... and after the last close, until this time (Unix ms): a shell
 	 * glob (`rm l/[*]`) lists, closes, then removes (fs_list.c). */
 	uint64_t gaps_until;
+	/* A JSON tree's array with gaps (fs_jtree.c): json_tree_array_digest
+	 * after the tree's last change of it; another digest means a change
+	 * from outside the tree (the key, a path name), which ends the kept
+	 * numbering. */
+	uint64_t gaps_digest;
 	/* Attributes set through setattr on a node without stored records
 	 * (the root, a namespace, a local entry until it is stored); 0 =
 	 * not set. */
@@ -145,6 +150,11 @@ struct fs_node {
 	 * handle): while it is dirty, stat shows this as mtime and ctime,
 	 * as a local disk would, until the commit stores the change's. */
 	struct timespec changed;
+	/* A node of a JSON tree (fs_jtree.c): the file text its open files
+	 * read (at the first open, O_TRUNC too, then as last stored); a
+	 * commit stores only over that text. Guarded by `lock`. */
+	struct buf jt_was;
+	bool jt_has_was;
 	/* user.* xattrs set on a local entry, stored with it (same layout as
 	 * the records: name_len u8 | name | value_len u32 | value). */
 	struct buf xattrs;

@@ -89,6 +89,17 @@ void json_tree_iter_free(struct json_tree_iter *it);
  */
 int json_tree_write(struct keyspace *ks, const struct ks_key *k, const struct iovec *names,
 		    size_t n, const char *d, size_t dn, const char *type, unsigned flags);
+/*
+ * json_tree_write of an open file (type by the node): stored only if the
+ * node still holds file text `was` (wasn bytes), the text its writer
+ * read, else -ESTALE (logged; nothing is stored): the name now means
+ * another node, or a change through the key, a path name or another
+ * name came first. A missing node is -ESTALE too. *now (if not NULL):
+ * the file text of the node as stored.
+ */
+int json_tree_write_if(struct keyspace *ks, const struct ks_key *k, const struct iovec *names,
+		       size_t n, const char *d, size_t dn, const char *was, size_t wasn,
+		       struct buf *now);
 /* A new empty container `names`: an array if `array`, else an object.
  * -EEXIST if the node exists. */
 int json_tree_mkdir(struct keyspace *ks, const struct ks_key *k, const struct iovec *names,
@@ -100,14 +111,16 @@ int json_tree_remove(struct keyspace *ks, const struct ks_key *k, const struct i
 		     size_t n, bool dir);
 /*
  * rename(2) of node `from` to `to` inside one document, in one batch:
- * the source is detached, then put at `to`, replacing a node there (a
- * scalar over a scalar, a container over an empty container; else
- * -EISDIR, -ENOTDIR, -ENOTEMPTY) or made in its parent. Positions of
- * `to` are read after the source left (an element moved within its
- * array shifts the later ones first). -EINVAL: `to` inside `from`.
+ * an existing `to` (as named before the move) is replaced (a scalar over
+ * a scalar, a container over an empty container; else -EISDIR, -ENOTDIR,
+ * -ENOTEMPTY; -EEXIST with JSON_TREE_NEW in flags: rename's NOREPLACE),
+ * else the source is made in `to`'s parent: a member, or the last
+ * element of an array (`to` then is the array's length before the move;
+ * an element moved within its array goes to its end). -EINVAL: `to`
+ * inside `from`.
  */
 int json_tree_move(struct keyspace *ks, const struct ks_key *k, const struct iovec *from, size_t fn,
-		   const struct iovec *to, size_t tn);
+		   const struct iovec *to, size_t tn, unsigned flags);
 /*
  * Change the type of node `names` (user.kvfs.json.type): a scalar to
  * another scalar type, reading its file text as json_tree_write does
@@ -118,6 +131,14 @@ int json_tree_move(struct keyspace *ks, const struct ks_key *k, const struct iov
  */
 int json_tree_retype(struct keyspace *ks, const struct ks_key *k, const struct iovec *names,
 		     size_t n, const char *type);
+
+/*
+ * A digest of array `names` as positions see it: its length, each
+ * element's type and a scalar's file text (not what a container holds),
+ * and *len its length. -ENOTDIR if the node is no array.
+ */
+int json_tree_array_digest(struct keyspace *ks, const struct ks_key *k, const struct iovec *names,
+			   size_t n, uint64_t *len, uint64_t *digest);
 
 /* The padded name of position i in an array of len elements, in out
  * (at least 21 bytes); its length. Pure. */

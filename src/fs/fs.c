@@ -1044,6 +1044,13 @@ static void op_unlink(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 		fs_jtree_remove(req, fuse_req_userdata(req), jt, name, false);
 		return;
 	}
+	struct fs *jfs = fuse_req_userdata(req);
+	if (fs_jtree_root_named(jfs, fs_itable_get(jfs->it, parent_ino), name)) {
+		LOG_ERR("unlink '%s': a JSON document's tree is a view of its key (rm the key)",
+			name);
+		fuse_reply_err(req, EBUSY);
+		return;
+	}
 	removal_run(req, parent_ino, name, unlink_child);
 }
 

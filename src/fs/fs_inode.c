@@ -174,6 +174,7 @@ static void node_free(struct fs_node *n)
 	pthread_mutex_destroy(&n->lock);
 	buf_release(&n->data);
 	buf_release(&n->xattrs);
+	buf_release(&n->jt_was);
 	fs_node_unpin_locked(n);
 	free(n->gaps.v);
 	free(n->name);

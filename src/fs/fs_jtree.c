@@ -24,6 +24,16 @@
 #define JT_SUFFIX_LEN 5
 #define JT_XATTR      "user.kvfs.json.type"
 
+/*
+ * Held from a node's name to its store: by a commit (jt_commit_locked),
+ * from the path it resolves to its write, and by a removal or a move,
+ * from its change to the unhashing of the array positions it moved, so
+ * no commit stores by a position number that a removal has just given
+ * to another element. Taken after node locks, before the key's lock and
+ * the inode table's; nothing else is locked under it.
+ */
+static pthread_mutex_t jt_renumber_lock = PTHREAD_MUTEX_INITIALIZER;
+
 /* Where a tree node is: caller-owned, jt_path_init/_release. */
 struct jt_path {
 	struct buf ns, raw;
@@ -164,6 +174,26 @@ static bool jt_is_local(struct fs *fs, struct fs_node *node)
 	return fs_itable_local(fs->it, node) != FS_LOCAL_NONE;
 }
 
+/*
+ * Is a new name of a tree directory a tool's scratch file, kept in
+ * the daemon until a rename stores it? The scratch names of every shape
+ * but those that may well be a document's own: digits (an array's new
+ * element, vim's probe 4913 in an object is made and removed) and
+ * patch's NAME.orig and NAME.rej (left behind: stored).
+ */
+static bool jt_scratch_name(const char *name, size_t n)
+{
+	bool digits = n > 0;
+	for (size_t i = 0; i < n && digits; i++)
+		digits = name[i] >= '0' && name[i] <= '9';
+	if (digits)
+		return false;
+	if ((n > 5 && memcmp(name + n - 5, ".orig", 5) == 0) ||
+	    (n > 4 && memcmp(name + n - 4, ".rej", 4) == 0))
+		return false;
+	return fs_is_scratch_name(name, n);
+}
+
 /* Attributes of tree node p. */
 static int jt_stat_path(struct fs *fs, const struct jt_path *p, struct stat *st,
 			struct json_tree_node *jn)
@@ -267,14 +297,19 @@ static int jt_gap_name_locked(struct fs *fs, struct fs_node *dir, const struct j
 			      const char *stored, size_t n, struct buf *out, uint64_t *old,
 			      bool *frozen)
 {
-	struct json_tree_node jn;
+	uint64_t len, digest;
 	*frozen = false;
 	if (!jt_frozen(dir))
 		dir->gaps.n = 0; /* settled: the numbering is today's */
 	if (!jt_frozen(dir) || !jt_number(stored, n, old) ||
-	    json_tree_stat(fs->ks, &p->k, jt_steps(p), jt_nsteps(p), &jn) ||
-	    strcmp(jn.type, "array") != 0)
+	    json_tree_array_digest(fs->ks, &p->k, jt_steps(p), jt_nsteps(p), &len, &digest))
 		return buf_set(out, stored, n);
+	if (dir->gaps.n && digest != dir->gaps_digest) {
+		LOG_INFO("'%s' of a JSON tree changed from outside the tree: names number its "
+			 "elements as they are now",
+			 dir->name);
+		dir->gaps.n = 0;
+	}
 	*frozen = true;
 	uint64_t below = 0;
 	for (size_t i = 0; i < dir->gaps.n; i++) {
@@ -286,8 +321,40 @@ static int jt_gap_name_locked(struct fs *fs, struct fs_node *dir, const struct j
 	if (below == 0)
 		return buf_set(out, stored, n);
 	char name[24];
-	size_t nl = json_tree_index_name(*old - below, jn.size, name);
+	size_t nl = json_tree_index_name(*old - below, len, name);
 	return buf_set(out, name, nl);
+}
+
+/* The tree changed array dir (its lock held): with gaps, its digest now
+ * (a change by the tree keeps its numbering). */
+static void jt_gaps_rebase_locked(struct fs *fs, struct fs_node *dir)
+{
+	struct jt_path p;
+	uint64_t len;
+	if (!dir->gaps.n)
+		return;
+	jt_path_init(&p);
+	if (jt_path_get(fs, dir, NULL, 0, &p) == 0)
+		json_tree_array_digest(fs->ks, &p.k, jt_steps(&p), jt_nsteps(&p), &len,
+				       &dir->gaps_digest);
+	jt_path_release(&p);
+}
+
+/* The same, taking dir's lock. A caller holding a child's lock (a
+ * commit) only tries it: a rename holding both the child and dir (mv
+ * X/c X) must not wait on it; then a later check drops the numbering. */
+static void jt_dir_changed(struct fs *fs, struct fs_node *dir, bool child_held)
+{
+	if (!dir || dir->kind != FS_JTREE)
+		return;
+	if (child_held) {
+		if (pthread_mutex_trylock(&dir->lock) != 0)
+			return;
+	} else {
+		pthread_mutex_lock(&dir->lock);
+	}
+	jt_gaps_rebase_locked(fs, dir);
+	pthread_mutex_unlock(&dir->lock);
 }
 
 /* Position old (listing numbering) of dir was removed. Lock held. */
@@ -400,19 +467,21 @@ bool fs_jtree_lookup_root(fuse_req_t req, struct fs *fs, struct fs_node *parent,
 }
 
 /* Name `stored` of directory parent as its listing's numbering means it
- * (replaced in place). 0 or -ENOENT (removed since the listing). */
-static int jt_translate(struct fs *fs, struct fs_node *parent, struct buf *stored)
+ * (replaced in place; *old its number in that numbering, *frozen: one is
+ * kept). 0 or -ENOENT (removed since the listing). */
+static int jt_translate(struct fs *fs, struct fs_node *parent, struct buf *stored, uint64_t *old,
+			bool *frozen)
 {
 	struct jt_path pp;
 	struct buf now = BUF_INIT;
-	uint64_t old;
-	bool frozen;
+	*old = 0;
+	*frozen = false;
 	jt_path_init(&pp);
 	pthread_mutex_lock(&parent->lock);
 	int rc = jt_frozen(parent) ? jt_path_get(fs, parent, NULL, 0, &pp) : -EAGAIN;
 	if (!rc)
-		rc = jt_gap_name_locked(fs, parent, &pp, stored->data, stored->len, &now, &old,
-					&frozen);
+		rc = jt_gap_name_locked(fs, parent, &pp, stored->data, stored->len, &now, old,
+					frozen);
 	pthread_mutex_unlock(&parent->lock);
 	if (!rc)
 		rc = buf_set(stored, now.data, now.len);
@@ -438,8 +507,10 @@ void fs_jtree_lookup(fuse_req_t req, struct fs *fs, struct fs_node *parent, cons
 		fs_local_stat(fs, local, &st, &t);
 		fs_itable_unref(fs->it, local);
 	} else {
+		uint64_t old;
+		bool frozen;
 		if (!rc)
-			rc = jt_translate(fs, parent, &stored);
+			rc = jt_translate(fs, parent, &stored, &old, &frozen);
 		if (!rc)
 			rc = jt_path_get(fs, parent, stored.data, stored.len, &p);
 		if (!rc)
@@ -467,18 +538,64 @@ void fs_jtree_lookup(fuse_req_t req, struct fs *fs, struct fs_node *parent, cons
 static int jt_commit_locked(struct fs *fs, struct fs_node *node)
 {
 	struct jt_path p;
+	struct buf now = BUF_INIT;
+	if (node->bad)
+		return node->bad; /* refused as stale: so are its later writes */
 	jt_path_init(&p);
+	pthread_mutex_lock(&jt_renumber_lock);
 	int rc = jt_path_get(fs, node, NULL, 0, &p);
+	if (rc == -ENOENT && p.unhashed) {
+		/* Removed, or an array position a removal or a move gave to
+		 * another element: the written bytes have no node. */
+		LOG_ERR("'%.*s' of a JSON tree was removed or renumbered while open: its write "
+			"is not stored",
+			(int)node->namelen, node->name);
+		rc = -ESTALE;
+	}
 	if (!rc && jt_nsteps(&p) == 0) {
 		LOG_ERR("'%.*s': a document that is one scalar is written through its key",
 			(int)node->namelen, node->name);
 		rc = -EACCES;
 	}
-	if (!rc)
+	if (!rc && node->jt_has_was)
+		rc = json_tree_write_if(fs->ks, &p.k, jt_steps(&p), jt_nsteps(&p), node->data.data,
+					node->data.len, node->jt_was.data, node->jt_was.len, &now);
+	else if (!rc)
 		rc = json_tree_write(fs->ks, &p.k, jt_steps(&p), jt_nsteps(&p), node->data.data,
 				     node->data.len, NULL, 0);
+	pthread_mutex_unlock(&jt_renumber_lock);
+	if (!rc && node->jt_has_was) {
+		/* The next commit of these open files stores over this. */
+		buf_release(&node->jt_was);
+		node->jt_was = now;
+		buf_init(&now);
+	}
+	if (!rc)
+		jt_dir_changed(fs, node->parent, true);
 	if (!rc)
 		fs_seq_store_locked(fs, node);
+	if (rc == -ESTALE) {
+		/* Logged. Until the last close, this file stores nothing
+		 * more: a reload would read whatever node the name means
+		 * now. close and fsync say EIO. */
+		rc = -EIO;
+		node->bad = rc;
+	}
+	buf_release(&now);
+	jt_path_release(&p);
+	return rc;
+}
+
+/* The file text of node now, as the base of its open files' commits.
+ * Lock held. */
+static int jt_was_load_locked(struct fs *fs, struct fs_node *node)
+{
+	struct jt_path p;
+	jt_path_init(&p);
+	int rc = jt_path_get(fs, node, NULL, 0, &p);
+	if (!rc)
+		rc = json_tree_read(fs->ks, &p.k, jt_steps(&p), jt_nsteps(&p), &node->jt_was);
+	node->jt_has_was = rc == 0;
 	jt_path_release(&p);
 	return rc;
 }
@@ -496,6 +613,9 @@ static int jt_load_locked(struct fs *fs, struct fs_node *node)
 	if (!rc) {
 		node->loaded = true;
 		node->dirty = false;
+		node->jt_has_was = buf_set(&node->jt_was, node->data.data, node->data.len) == 0;
+		if (!node->jt_has_was)
+			rc = -ENOMEM;
 	}
 	jt_path_release(&p);
 	return rc;
@@ -549,13 +669,30 @@ struct jt_list {
 	char *out;
 	size_t size, used;
 	struct buf fname;
+	/* An array whose listing's numbering is kept: the removed positions
+	 * (ascending) and its length in that numbering. */
+	const uint64_t *gaps;
+	size_t ngaps;
+	uint64_t oldlen;
 };
 
 static int jt_list_cb(void *arg, uint64_t number, const char *name, size_t nlen,
 		      const struct json_tree_node *jn)
 {
 	struct jt_list *l = arg;
-	int rc = names_encode(name, nlen, &l->fname);
+	char oname[24];
+	const char *shown = name;
+	size_t shown_len = nlen;
+	if (l->ngaps) {
+		/* Named in the kept numbering, as lookups read names. */
+		uint64_t old = number;
+		for (size_t i = 0; i < l->ngaps; i++)
+			if (l->gaps[i] <= old)
+				old++;
+		shown_len = json_tree_index_name(old, l->oldlen, oname);
+		shown = oname;
+	}
+	int rc = names_encode(shown, shown_len, &l->fname);
 	if (rc)
 		return rc;
 	off_t next = (off_t)number + 3;
@@ -604,7 +741,39 @@ struct jt_dir {
 	pthread_mutex_t lock;
 	struct json_tree_iter *it;
 	uint64_t version;
+	uint64_t *gaps; /* the kept numbering's gaps at the pass's start */
+	size_t ngaps;
+	uint64_t oldlen;
 };
+
+/* The gaps of array node (path p) for a listing pass, into d. */
+static int jt_dir_gaps(struct fs *fs, struct fs_node *node, const struct jt_path *p,
+		       struct jt_dir *d)
+{
+	uint64_t len, digest;
+	int rc = 0;
+	free(d->gaps);
+	d->gaps = NULL;
+	d->ngaps = 0;
+	pthread_mutex_lock(&node->lock);
+	if (jt_frozen(node) && node->gaps.n &&
+	    json_tree_array_digest(fs->ks, &p->k, jt_steps(p), jt_nsteps(p), &len, &digest) == 0) {
+		if (digest != node->gaps_digest) {
+			node->gaps.n = 0; /* changed from outside the tree */
+		} else {
+			d->gaps = malloc(node->gaps.n * sizeof(*d->gaps));
+			if (d->gaps) {
+				memcpy(d->gaps, node->gaps.v, node->gaps.n * sizeof(*d->gaps));
+				d->ngaps = node->gaps.n;
+				d->oldlen = len + node->gaps.n;
+			} else {
+				rc = -ENOMEM;
+			}
+		}
+	}
+	pthread_mutex_unlock(&node->lock);
+	return rc;
+}
 
 void fs_jtree_opendir(fuse_req_t req, struct fs *fs, struct fs_node *node,
 		      struct fuse_file_info *fi)
@@ -626,8 +795,11 @@ void fs_jtree_opendir(fuse_req_t req, struct fs *fs, struct fs_node *node,
 	pthread_mutex_init(&d->lock, NULL);
 	fi->fh = (uintptr_t)d;
 	pthread_mutex_lock(&node->lock);
-	if (node->dir_opens++ == 0) {
-		node->gaps.n = 0; /* a new listing numbers the array afresh */
+	if (node->dir_opens++ == 0 && now_ms() >= node->gaps_until) {
+		/* A new listing numbers the array afresh, but not one that
+		 * comes while another's numbering is still in use (a glob
+		 * rm): it lists that numbering. */
+		node->gaps.n = 0;
 		node->gaps_until = 0;
 	}
 	pthread_mutex_unlock(&node->lock);
@@ -641,6 +813,7 @@ void fs_jtree_releasedir(struct fs *fs, struct fs_node *node, struct fuse_file_i
 	struct jt_dir *d = (struct jt_dir *)(uintptr_t)fi->fh;
 	if (d) {
 		json_tree_iter_free(d->it);
+		free(d->gaps);
 		pthread_mutex_destroy(&d->lock);
 		free(d);
 		fi->fh = 0;
@@ -681,9 +854,14 @@ void fs_jtree_readdir(fuse_req_t req, struct fs *fs, struct fs_node *node, size_
 		rc = ks_lookup(fs->ks, &p.k, &info);
 		if (!rc)
 			rc = json_tree_iter_new(fs->ks, &p.k, jt_steps(&p), jt_nsteps(&p), &d->it);
+		if (!rc)
+			rc = jt_dir_gaps(fs, node, &p, d);
 		d->version = rc ? 0 : info.version;
 	}
 	l.k = &p.k;
+	l.gaps = d->gaps;
+	l.ngaps = d->ngaps;
+	l.oldlen = d->oldlen;
 	l.version = d->version;
 	if (rc)
 		goto unlock;
@@ -730,7 +908,11 @@ void fs_jtree_open(fuse_req_t req, struct fs *fs, struct fs_node *node, struct f
 		return;
 	}
 	pthread_mutex_lock(&node->lock);
-	if (fi->flags & O_TRUNC) {
+	if ((fi->flags & O_TRUNC) && !jt_is_local(fs, node) && !node->dirty && !node->trunc_want)
+		rc = jt_was_load_locked(fs, node); /* what the stores replace */
+	if (rc) {
+		/* not opened */
+	} else if (fi->flags & O_TRUNC) {
 		/* Emptied now; stored at a flush after a write or at the
 		 * last close (a shell's early flush of its duplicate stores
 		 * nothing). */
@@ -812,6 +994,10 @@ static int jt_flush_locked(struct fs *fs, struct fs_node *node, bool last)
 {
 	if (jt_is_local(fs, node))
 		return 0; /* a scratch file: a rename stores it */
+	if (node->bad) {
+		node->dirty = node->trunc_want = false;
+		return node->bad; /* refused as stale: every flush says so */
+	}
 	if (!node->dirty && !(last && node->trunc_want))
 		return 0;
 	int rc = jt_commit_locked(fs, node);
@@ -869,9 +1055,17 @@ void fs_jtree_release(fuse_req_t req, struct fs *fs, struct fs_node *node,
 		node->writers--;
 	if (!node->opens) {
 		jt_flush_locked(fs, node, true);
+		node->bad = 0;
 		if (!jt_is_local(fs, node)) {
 			buf_reset(&node->data);
 			node->loaded = false;
+			buf_reset(&node->jt_was);
+			node->jt_has_was = false;
+		} else if (write && node->data.len) {
+			const char *tool = fs_scratch_tool(node->name, node->namelen);
+			LOG_WARN("'%s' of a JSON tree is a scratch name (%s): its %zu bytes stay "
+				 "in memory until a rename stores them, and are dropped at unmount",
+				 node->name, tool ? tool : "a temp file", node->data.len);
 		}
 	}
 	pthread_mutex_unlock(&node->lock);
@@ -898,6 +1092,32 @@ static int jt_change_begin(struct fs *fs, struct fs_node *parent, const char *na
 	return rc;
 }
 
+/*
+ * A change's name `stored` (path p) in directory parent, as the kept
+ * numbering of a listing means it (lookup and rm apply it too): p is
+ * made again if the name changed. A name removed since the listing stays
+ * as it is if `keep_removed` (a new name), else -ENOENT.
+ */
+static int jt_change_translate(struct fs *fs, struct fs_node *parent, struct buf *stored,
+			       struct jt_path *p, bool keep_removed, uint64_t *old, bool *frozen)
+{
+	struct buf was = BUF_INIT;
+	int rc = buf_set(&was, stored->data, stored->len);
+	if (!rc)
+		rc = jt_translate(fs, parent, stored, old, frozen);
+	if (rc == -ENOENT && keep_removed) {
+		rc = buf_set(stored, was.data, was.len);
+		*frozen = false;
+	}
+	if (!rc && (stored->len != was.len || memcmp(stored->data, was.data, was.len) != 0)) {
+		jt_path_release(p);
+		jt_path_init(p);
+		rc = jt_path_get(fs, parent, stored->data, stored->len, p);
+	}
+	buf_release(&was);
+	return rc;
+}
+
 void fs_jtree_create(fuse_req_t req, struct fs *fs, struct fs_node *parent, const char *name,
 		     struct fuse_file_info *fi, bool open)
 {
@@ -905,21 +1125,28 @@ void fs_jtree_create(fuse_req_t req, struct fs *fs, struct fs_node *parent, cons
 	struct jt_path p;
 	struct json_tree_node jn;
 	struct stat st;
-	bool scratch = false;
+	bool scratch = false, frozen;
+	uint64_t old;
 	jt_path_init(&p);
 	int rc = jt_change_begin(fs, parent, name, &stored, &p);
+	if (!rc)
+		rc = jt_change_translate(fs, parent, &stored, &p, true, &old, &frozen);
 	if (!rc) {
 		rc = json_tree_stat(fs->ks, &p.k, jt_steps(&p), jt_nsteps(&p), &jn);
 		if (!rc && jn.dir)
 			rc = -EISDIR;
 		else if (!rc && open && (fi->flags & O_EXCL))
 			rc = -EEXIST;
-		else if (rc == -ENOENT && fs_is_scratch_name(stored.data, stored.len))
+		else if (rc == -ENOENT && jt_scratch_name(stored.data, stored.len))
 			scratch = true, rc = 0; /* kept in the daemon until a rename */
 		else if (rc == -ENOENT)
-			/* A new member: an empty string, stored now. */
+		/* A new member: an empty string, stored now. */
+		{
 			rc = json_tree_write(fs->ks, &p.k, jt_steps(&p), jt_nsteps(&p), "", 0, NULL,
 					     JSON_TREE_NEW);
+			if (!rc)
+				jt_dir_changed(fs, parent, false);
+		}
 	}
 	struct fs_node *node = NULL;
 	if (!rc) {
@@ -956,7 +1183,11 @@ void fs_jtree_create(fuse_req_t req, struct fs *fs, struct fs_node *parent, cons
 	pthread_mutex_lock(&node->lock);
 	if (!jt_is_local(fs, node)) {
 		/* Existing or just made: its value, or empty for O_TRUNC. */
-		if (fi->flags & O_TRUNC) {
+		if ((fi->flags & O_TRUNC) && !node->dirty && !node->trunc_want)
+			rc = jt_was_load_locked(fs, node);
+		if (rc) {
+			/* not opened */
+		} else if (fi->flags & O_TRUNC) {
 			fs_node_set_empty(node);
 			node->trunc_want = true;
 		} else if (!node->dirty && !node->trunc_want) {
@@ -1000,6 +1231,8 @@ void fs_jtree_mkdir(fuse_req_t req, struct fs *fs, struct fs_node *parent, const
 	int rc = jt_change_begin(fs, parent, name, &stored, &p);
 	if (!rc)
 		rc = json_tree_mkdir(fs->ks, &p.k, jt_steps(&p), jt_nsteps(&p), false);
+	if (!rc)
+		jt_dir_changed(fs, parent, false);
 	struct fs_node *node = NULL;
 	if (!rc) {
 		node = fs_itable_lookup(fs->it, parent, FS_JTREE, stored.data, stored.len);
@@ -1080,15 +1313,20 @@ void fs_jtree_remove(fuse_req_t req, struct fs *fs, struct fs_node *parent, cons
 		if (!rc)
 			rc = jt_path_get(fs, parent, now.data, now.len, &p);
 	}
+	pthread_mutex_lock(&jt_renumber_lock);
 	if (!rc)
 		rc = json_tree_remove(fs->ks, &p.k, jt_steps(&p), jt_nsteps(&p), dir);
-	if (!rc && frozen)
-		rc = jt_gap_add_locked(parent, old);
-	pthread_mutex_unlock(&parent->lock);
 	if (!rc) {
+		/* Before any commit resolves a name again. */
 		fs_itable_unlink(fs->it, parent, stored.data, stored.len);
 		jt_renumbered(fs, parent);
 	}
+	pthread_mutex_unlock(&jt_renumber_lock);
+	if (!rc && frozen)
+		rc = jt_gap_add_locked(parent, old);
+	if (!rc)
+		jt_gaps_rebase_locked(fs, parent);
+	pthread_mutex_unlock(&parent->lock);
 out:
 	fuse_reply_err(req, rc ? fs_errno(rc) : 0);
 	jt_path_release(&p);
@@ -1112,12 +1350,21 @@ void fs_jtree_rename(fuse_req_t req, struct fs *fs, struct fs_node *parent, cons
 		goto out;
 	}
 	if (flags & ~(unsigned)RENAME_NOREPLACE) {
-		rc = -EINVAL; /* RENAME_EXCHANGE: not here */
+		LOG_ERR("rename '%s': a JSON tree cannot exchange two nodes (RENAME_EXCHANGE)",
+			name);
+		rc = -EINVAL;
 		goto out;
 	}
+	uint64_t from_old = 0, to_old;
+	bool from_frozen = false, to_frozen;
 	rc = jt_change_begin(fs, parent, name, &from, &pf);
 	if (!rc)
 		rc = jt_change_begin(fs, newparent, newname, &to, &pt);
+	/* Names from a listing: as its kept numbering means them. */
+	if (!rc)
+		rc = jt_change_translate(fs, parent, &from, &pf, false, &from_old, &from_frozen);
+	if (!rc)
+		rc = jt_change_translate(fs, newparent, &to, &pt, true, &to_old, &to_frozen);
 	if (rc)
 		goto out;
 	if (pf.k.nslen != pt.k.nslen || memcmp(pf.k.ns, pt.k.ns, pf.k.nslen) ||
@@ -1125,22 +1372,16 @@ void fs_jtree_rename(fuse_req_t req, struct fs *fs, struct fs_node *parent, cons
 		rc = -EXDEV; /* another document */
 		goto out;
 	}
-	if (flags & RENAME_NOREPLACE) {
-		struct json_tree_node jn;
-		rc = json_tree_stat(fs->ks, &pt.k, jt_steps(&pt), jt_nsteps(&pt), &jn);
-		if (rc != -ENOENT) {
-			rc = rc ? rc : -EEXIST;
-			goto out;
-		}
-		rc = 0;
-	}
+	/* mv -n: the target's absence is checked in the change, under the
+	 * key's lock. */
+	unsigned noreplace = (flags & RENAME_NOREPLACE) ? JSON_TREE_NEW : 0;
 	struct fs_node *local = fs_itable_find_local(fs->it, parent, from.data, from.len);
 	if (local) {
 		/* A scratch file (sed -i's, rsync's temp) onto a member: one
 		 * JSON.SET of the member, by the member's type. */
 		pthread_mutex_lock(&local->lock);
 		rc = json_tree_write(fs->ks, &pt.k, jt_steps(&pt), jt_nsteps(&pt), local->data.data,
-				     local->data.len, NULL, 0);
+				     local->data.len, NULL, noreplace);
 		if (!rc) {
 			fs_itable_unlink(fs->it, newparent, to.data, to.len);
 			rc = fs_itable_rename(fs->it, parent, from.data, from.len, newparent,
@@ -1151,11 +1392,13 @@ void fs_jtree_rename(fuse_req_t req, struct fs *fs, struct fs_node *parent, cons
 		}
 		pthread_mutex_unlock(&local->lock);
 		fs_itable_unref(fs->it, local);
+		if (!rc)
+			jt_dir_changed(fs, newparent, false);
 		goto out;
 	}
 	struct buf probe = BUF_INIT;
 	bool backup =
-	    fs_is_scratch_name(to.data, to.len) &&
+	    jt_scratch_name(to.data, to.len) &&
 	    json_tree_read(fs->ks, &pt.k, jt_steps(&pt), jt_nsteps(&pt), &probe) == -ENOENT;
 	buf_release(&probe);
 	if (backup) {
@@ -1184,18 +1427,32 @@ void fs_jtree_rename(fuse_req_t req, struct fs *fs, struct fs_node *parent, cons
 	struct fs_locked held = {0};
 	fs_itable_lock_names(fs->it, parent, from.data, from.len, newparent, to.data, to.len,
 			     &held);
+	pthread_mutex_lock(&jt_renumber_lock);
 	rc = json_tree_move(fs->ks, &pf.k, jt_steps(&pf), jt_nsteps(&pf), jt_steps(&pt),
-			    jt_nsteps(&pt));
+			    jt_nsteps(&pt), noreplace);
 	bool same =
 	    parent == newparent && from.len == to.len && memcmp(from.data, to.data, from.len) == 0;
 	if (!rc && !same)
 		rc = fs_itable_rename(fs->it, parent, from.data, from.len, newparent, to.data,
 				      to.len);
-	fs_itable_unlock_names(fs->it, &held);
 	if (!rc) {
+		/* Before any commit resolves a name again. */
 		jt_renumbered(fs, parent);
 		if (newparent != parent)
 			jt_renumbered(fs, newparent);
+	}
+	pthread_mutex_unlock(&jt_renumber_lock);
+	fs_itable_unlock_names(fs->it, &held);
+	if (!rc && from_frozen && !same) {
+		/* The source left its array: the kept numbering skips it. */
+		pthread_mutex_lock(&parent->lock);
+		rc = jt_frozen(parent) ? jt_gap_add_locked(parent, from_old) : 0;
+		pthread_mutex_unlock(&parent->lock);
+	}
+	if (!rc) {
+		jt_dir_changed(fs, parent, false);
+		if (newparent != parent)
+			jt_dir_changed(fs, newparent, false);
 	}
 out:
 	fuse_reply_err(req, rc ? fs_errno(rc) : 0);
@@ -1293,6 +1550,8 @@ void fs_jtree_setxattr(fuse_req_t req, struct fs *fs, struct fs_node *node, cons
 			rc = jt_flush_locked(fs, node, false);
 		if (!rc)
 			rc = json_tree_retype(fs->ks, &p.k, jt_steps(&p), jt_nsteps(&p), type);
+		if (!rc)
+			jt_dir_changed(fs, node->parent, true);
 		if (!rc && node->loaded) {
 			buf_reset(&node->data);
 			node->loaded = false;

@@ -346,6 +346,43 @@ int json_tree_read(struct keyspace *ks, const struct ks_key *k, const struct iov
 	return rc;
 }
 
+static uint64_t fnv_add(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	for (size_t i = 0; i < n; i++) {
+		h ^= b[i];
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+int json_tree_array_digest(struct keyspace *ks, const struct ks_key *k, const struct iovec *names,
+			   size_t n, uint64_t *len, uint64_t *digest)
+{
+	cJSON *root, *parent, *c;
+	struct buf t = BUF_INIT;
+	int rc = json_tree_doc_load(ks, k, &root);
+	if (!rc)
+		rc = walk_found(root, names, n, &parent, &c);
+	if (!rc && !cJSON_IsArray(c))
+		rc = -ENOTDIR;
+	if (!rc) {
+		uint64_t h = 14695981039346656037ULL, count = count_of(c);
+		h = fnv_add(h, &count, sizeof(count));
+		for (cJSON *x = c->child; x && !rc; x = x->next) {
+			const char *type = json_tree_type(x);
+			h = fnv_add(h, type, strlen(type) + 1);
+			if (!is_dir(x) && (rc = file_text(x, &t)) == 0)
+				h = fnv_add(fnv_add(h, &t.len, sizeof(t.len)), t.data, t.len);
+		}
+		*len = count;
+		*digest = h;
+	}
+	buf_release(&t);
+	cJSON_Delete(root);
+	return rc;
+}
+
 struct json_tree_iter {
 	cJSON *root, *dir;
 	cJSON *cur; /* the child numbered cur_i, where the last listing stopped (NULL: none) */
@@ -436,7 +473,10 @@ struct tree_op {
 	size_t dn;
 	const char *type;
 	unsigned flags;
-	bool flag; /* mkdir: an array; remove: a directory */
+	bool flag;	 /* mkdir: an array; remove: a directory */
+	const char *was; /* write: the node's file text expected (NULL: any) */
+	size_t wasn;
+	struct buf *now; /* write: the stored node's file text (NULL: not wanted) */
 };
 
 static int edit_write(cJSON *root, void *arg)
@@ -452,12 +492,35 @@ static int edit_write(cJSON *root, void *arg)
 		return -EEXIST;
 	if (c && is_dir(c))
 		return -EISDIR;
+	if (op->was) {
+		/* The node must still hold what the writer read: else the
+		 * name now means another node (a removal moved the elements)
+		 * or another writer changed it. */
+		struct buf cur = BUF_INIT;
+		rc = c ? file_text(c, &cur) : 0;
+		bool same =
+		    !rc && c && cur.len == op->wasn && memcmp(cur.data, op->was, cur.len) == 0;
+		buf_release(&cur);
+		if (rc)
+			return rc;
+		if (!same) {
+			LOG_ERR(
+			    "'%.*s' tree: a file changed or moved since it was opened (a change "
+			    "through the key, a path name or another name): the write is refused",
+			    (int)op->k->klen, op->k->key);
+			return -ESTALE;
+		}
+	}
 	const char *type = op->type;
 	if (!type)
 		type = c ? json_tree_type(c) : "string";
 	rc = text_value(op->k, op->d, op->dn, type, !op->type && strcmp(type, "string") != 0, &nw);
 	if (rc)
 		return rc;
+	if (op->now && (rc = file_text(nw, op->now)) != 0) {
+		cJSON_Delete(nw);
+		return rc;
+	}
 	const struct iovec *last = &op->names[op->n - 1];
 	rc = c ? child_replace(parent, c, nw)
 	       : child_add(op->k, parent, last->iov_base, last->iov_len, nw);
@@ -475,6 +538,23 @@ int json_tree_write(struct keyspace *ks, const struct ks_key *k, const struct io
 		return -EFBIG;
 	if (type && !type_is_scalar(type))
 		return -EINVAL;
+	return json_tree_doc_edit(ks, k, edit_write, &op);
+}
+
+int json_tree_write_if(struct keyspace *ks, const struct ks_key *k, const struct iovec *names,
+		       size_t n, const char *d, size_t dn, const char *was, size_t wasn,
+		       struct buf *now)
+{
+	struct tree_op op = {.k = k,
+			     .names = names,
+			     .n = n,
+			     .d = d,
+			     .dn = dn,
+			     .was = was ? was : "",
+			     .wasn = wasn,
+			     .now = now};
+	if (dn > JSON_MAX)
+		return -EFBIG;
 	return json_tree_doc_edit(ks, k, edit_write, &op);
 }
 
@@ -560,20 +640,44 @@ static int edit_move(cJSON *root, void *arg)
 			op->k->key);
 		return -EINVAL;
 	}
-	/* Check the target first, as it will be once the source left. */
-	cJSON_DetachItemViaPointer(parent, c);
+	/* An existing target is the node the name means now, before the
+	 * source leaves; a name that exists nowhere (an array's length: an
+	 * append) is read after the source left. */
 	rc = walk(root, op->to, op->tn, &tparent, &t);
-	if (!rc && t) {
+	if (rc)
+		return rc;
+	if (t && (op->flags & JSON_TREE_NEW))
+		return -EEXIST;
+	if (t) {
 		if (is_dir(c) && !is_dir(t))
-			rc = -ENOTDIR;
-		else if (!is_dir(c) && is_dir(t))
-			rc = -EISDIR;
-		else if (is_dir(t) && t->child)
-			rc = -ENOTEMPTY;
-		if (!rc)
-			rc = child_replace(tparent, t, c);
-	} else if (!rc) {
-		const struct iovec *last = &op->to[op->tn - 1];
+			return -ENOTDIR;
+		if (!is_dir(c) && is_dir(t))
+			return -EISDIR;
+		if (is_dir(t) && t->child)
+			return -ENOTEMPTY;
+	}
+	const struct iovec *last = &op->to[op->tn - 1];
+	uint64_t at;
+	bool append = !t && cJSON_IsArray(tparent);
+	if (append &&
+	    (!name_number(last->iov_base, last->iov_len, &at) || at != count_of(tparent))) {
+		LOG_ERR("'%.*s' tree: '%.*s' is no new position of an array of %" PRIu64
+			" (a new element is named by the length, %" PRIu64 ")",
+			(int)op->k->klen, op->k->key,
+			(int)(last->iov_len > 64 ? 64 : last->iov_len),
+			(const char *)last->iov_base, count_of(tparent), count_of(tparent));
+		return -EINVAL;
+	}
+	cJSON_DetachItemViaPointer(parent, c);
+	if (t) {
+		rc = child_replace(tparent, t, c);
+	} else if (append) {
+		/* After the array's last element as the name saw it (its
+		 * length then): the source may have left the same array. */
+		cJSON_free(c->string);
+		c->string = NULL;
+		rc = cJSON_AddItemToArray(tparent, c) ? 0 : -ENOMEM;
+	} else {
 		rc = child_add(op->k, tparent, last->iov_base, last->iov_len, c);
 	}
 	if (rc)
@@ -582,9 +686,9 @@ static int edit_move(cJSON *root, void *arg)
 }
 
 int json_tree_move(struct keyspace *ks, const struct ks_key *k, const struct iovec *from, size_t fn,
-		   const struct iovec *to, size_t tn)
+		   const struct iovec *to, size_t tn, unsigned flags)
 {
-	struct tree_op op = {.k = k, .names = from, .n = fn, .to = to, .tn = tn};
+	struct tree_op op = {.k = k, .names = from, .n = fn, .to = to, .tn = tn, .flags = flags};
 	return json_tree_doc_edit(ks, k, edit_move, &op);
 }
 
@@ -627,8 +731,14 @@ static int edit_retype(cJSON *root, void *arg)
 			rc = text_value(op->k, t.data, t.len, op->type, false, &nw);
 	}
 	buf_release(&t);
+	if (!rc && !parent) {
+		LOG_ERR("'%.*s' tree: a document that is one scalar changes type through its key "
+			"(JSON.SET)",
+			(int)op->k->klen, op->k->key);
+		rc = -EINVAL;
+	}
 	if (!rc)
-		rc = parent ? child_replace(parent, c, nw) : -EINVAL;
+		rc = child_replace(parent, c, nw);
 	if (rc)
 		cJSON_Delete(nw);
 	return rc;

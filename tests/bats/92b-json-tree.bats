@@ -396,3 +396,172 @@ DOC='{"server":{"port":80,"hosts":["a","b"],"name":"web"},"debug":false,"n":null
 	[ "$status" -ne 0 ]
 	assert_eq "$(cat "$NS/n")" 42
 }
+
+# Review findings of the tree (issue 19 item 13): writes that stored into
+# another element, names that never stored, wrong errnos.
+
+@test "tree: an open element file whose element moved (rm through a path name, a rewrite of the key) stores nothing: close says EIO" {
+	mkjson "$NS/w" '{"arr":["a","b","c","d"]}'
+	run python3 - "$NS" <<'PY'
+import errno, os, sys
+ns = sys.argv[1]
+fd = os.open(ns + "/w:tree/arr/1", os.O_WRONLY | os.O_TRUNC)
+os.write(fd, b"X\n")
+os.unlink(ns + "/w:$.arr[0]")
+out = []
+for step in (lambda: os.fsync(fd), lambda: os.write(fd, b"Y\n"), lambda: os.fsync(fd),
+             lambda: os.close(fd)):
+    try:
+        step()
+        out.append("OK")
+    except OSError as e:
+        out.append(errno.errorcode[e.errno])
+print(" ".join(out))
+PY
+	# refused at the first store, and so is all it writes until closed
+	assert_eq "$output" "EIO OK EIO EIO"
+	assert_eq "$(cat "$NS/w")" '{"arr":["b","c","d"]}'
+	grep -q "changed or moved since it was opened" "$KVFS_LOG"
+	# The array shrank to the open file's position: no append either.
+	exec 8>"$NS/w:tree/arr/2"
+	printf '{"arr":["q","r"]}' >"$NS/w"
+	echo Y >&8
+	exec 8>&-
+	assert_eq "$(cat "$NS/w")" '{"arr":["q","r"]}'
+	# A file opened after the change stores as usual.
+	echo Z >"$NS/w:tree/arr/1"
+	assert_eq "$(cat "$NS/w")" '{"arr":["q","Z"]}'
+}
+
+@test "tree: a write racing with rm of an earlier element never lands on another element" {
+	local text out
+	text=$(python3 -c 'import json; print(json.dumps({"arr": ["v%05d" % i for i in range(40000)]}))')
+	for round in 1 2 3 4 5 6; do
+		mkjson "$NS/big" "$text"
+		out=$(python3 - "$NS" <<'PY'
+import errno, os, sys, threading, time
+ns = sys.argv[1]
+fd = os.open(ns + "/big:tree/arr/20000", os.O_WRONLY | os.O_TRUNC)
+os.write(fd, b"X\n")
+t = threading.Thread(target=os.unlink, args=(ns + "/big:tree/arr/00000",))
+t.start()
+time.sleep(0.02)
+try:
+    os.close(fd)
+    r = "OK"
+except OSError as e:
+    r = errno.errorcode[e.errno]
+t.join()
+print(r)
+PY
+)
+		run python3 -c '
+import json, sys
+a = json.load(open(sys.argv[1]))["arr"]
+assert len(a) == 39999, len(a)
+assert "v00000" not in a
+# every other element is still there, in order; X, if stored, in the
+# place of v20000
+want = ["v%05d" % i for i in range(1, 40000)]
+got = ["v20000" if x == "X" else x for x in a]
+assert got == want, [x for x, y in zip(got, want) if x != y][:3]
+print("X" if "X" in a else "-")' "$NS/big"
+		[ "$status" -eq 0 ] || { echo "round $round: $output" >&2; false; }
+		if [ "$output" = X ]; then
+			assert_eq "$out" OK "round $round: stored, so close succeeds"
+		else
+			assert_eq "$out" EIO "round $round: not stored, so close says so"
+		fi
+	done
+}
+
+@test "tree: mv onto an existing element replaces that element; onto the length appends" {
+	mkjson "$NS/m" '{"arr":["a","b","c"]}'
+	mv "$NS/m:tree/arr/0" "$NS/m:tree/arr/1"
+	assert_eq "$(cat "$NS/m")" '{"arr":["a","c"]}'
+	mv "$NS/m:tree/arr/0" "$NS/m:tree/arr/2"
+	assert_eq "$(cat "$NS/m")" '{"arr":["c","a"]}'
+	run errno_of 'os.rename(a[0], a[1])' "$NS/m:tree/arr/0" "$NS/m:tree/arr/3"
+	assert_eq "$output" EINVAL
+	assert_eq "$(cat "$NS/m")" '{"arr":["c","a"]}'
+}
+
+@test "tree: digit names, NAME.orig and NAME.rej are stored, not kept as scratch files; a scratch file's close is logged" {
+	text=$(python3 -c 'import json; print(json.dumps({"a": list(range(4913))}))')
+	mkjson "$NS/big" "$text"
+	echo x >"$NS/big:tree/a/4913"
+	assert_eq "$(cat "$NS/big:tree/a/4913")" x
+	assert_eq "$(python3 -c 'import json,sys; a=json.load(open(sys.argv[1]))["a"]; print(len(a), a[-1])' "$NS/big")" "4914 x"
+	mkjson "$NS/u" '{"users":{}}'
+	echo bob >"$NS/u:tree/users/5036"
+	echo carl >"$NS/u:tree/users/notes.orig"
+	echo dan >"$NS/u:tree/users/x.rej"
+	assert_eq "$(cat "$NS/u")" '{"users":{"5036":"bob","notes.orig":"carl","x.rej":"dan"}}'
+	# A tool's temp name still waits for its rename (sed -i's), and says so.
+	echo 7 >"$NS/u:tree/users/sedAb12Cd"
+	assert_eq "$(cat "$NS/u")" '{"users":{"5036":"bob","notes.orig":"carl","x.rej":"dan"}}'
+	grep -q "'sedAb12Cd' of a JSON tree is a scratch name" "$KVFS_LOG"
+	mv "$NS/u:tree/users/sedAb12Cd" "$NS/u:tree/users/5036"
+	assert_eq "$(cat "$NS/u")" '{"users":{"5036":"7","notes.orig":"carl","x.rej":"dan"}}'
+}
+
+@test "tree: rm of a scalar document's KEY:tree is EBUSY; retyping it, RENAME_EXCHANGE: EINVAL; each logged" {
+	mkjson "$NS/n" '42'
+	run errno_of 'os.unlink(a[0])' "$NS/n:tree"
+	assert_eq "$output" EBUSY
+	grep -q "unlink 'n:tree': a JSON document's tree is a view of its key" "$KVFS_LOG"
+	run setfattr -n user.kvfs.json.type -v string "$NS/n:tree"
+	[ "$status" -ne 0 ]
+	grep -q "a document that is one scalar changes type through its key" "$KVFS_LOG"
+	assert_eq "$(cat "$NS/n")" 42
+	mkjson "$NS/x" '{"a":1,"b":2}'
+	run errno_of '
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+if libc.renameat2(-100, a[0].encode(), -100, a[1].encode(), 2) != 0:
+    raise OSError(ctypes.get_errno(), "renameat2")' "$NS/x:tree/a" "$NS/x:tree/b"
+	assert_eq "$output" EINVAL
+	grep -q "a JSON tree cannot exchange two nodes" "$KVFS_LOG"
+	assert_eq "$(cat "$NS/x")" '{"a":1,"b":2}'
+}
+
+@test "tree: while an array's listing is kept, mv and cat mean the same element by one name" {
+	mkjson "$NS/k" '{"arr":["a","b","c","d","e"],"o":{}}'
+	T="$NS/k:tree"
+	exec 9<"$T/arr" # the directory held open: its numbering is kept
+	ls "$T/arr" >/dev/null
+	rm "$T/arr/1"
+	assert_eq "$(cat "$T/arr/3")" d
+	mv "$T/arr/3" "$T/o/x"
+	assert_eq "$(cat "$NS/k")" '{"arr":["a","c","e"],"o":{"x":"d"}}'
+	assert_eq "$(cat "$T/arr/4")" e
+	echo E >"$T/arr/4"
+	rm "$T/arr/2"
+	exec 9<&-
+	assert_eq "$(cat "$NS/k")" '{"arr":["a","E"],"o":{"x":"d"}}'
+}
+
+@test "tree: the kept numbering ends at a change from outside the tree, and a listing in the middle of a glob rm shows it" {
+	mkjson "$NS/q" '{"a":["a","b","c","d","e"]}'
+	T="$NS/q:tree"
+	ls "$T/a" >/dev/null
+	rm "$T/a/0"
+	printf '{"a":["A","B","C","D"]}' >"$NS/q"
+	rm "$T/a/0" # the names number the rewritten array
+	rm "$T/a/3"
+	assert_eq "$(cat "$NS/q")" '{"a":["B","C"]}'
+	grep -q "changed from outside the tree" "$KVFS_LOG"
+	# Another ls between a glob's removals lists the numbering in use.
+	printf '{"a":["a","b","c","d","e"]}' >"$NS/q"
+	ls "$T/a" >/dev/null
+	rm "$T/a/0"
+	run ls "$T/a"
+	assert_eq "$(echo $output)" "1 2 3 4"
+	rm "$T/a/1" "$T/a/3"
+	assert_eq "$(cat "$NS/q")" '{"a":["c","e"]}'
+	# find -delete removes every element it found.
+	text=$(python3 -c 'import json; print(json.dumps({"f": [{"x": i} for i in range(12)]}))')
+	mkjson "$NS/f" "$text"
+	find "$NS/f:tree/f" -mindepth 1 -delete
+	assert_eq "$(cat "$NS/f")" '{"f":[]}'
+}

@@ -88,7 +88,7 @@ static int remove_node(const char *key, const char *path, bool dir)
 static int move_node(const char *key, const char *from, const char *to)
 {
 	struct steps *a = S(from), *b = S(to);
-	return json_tree_move(ks, KEY(key), a->v, a->n, b->v, b->n);
+	return json_tree_move(ks, KEY(key), a->v, a->n, b->v, b->n, 0);
 }
 
 static int retype_node(const char *key, const char *path, const char *type)
@@ -275,8 +275,17 @@ static void test_move(void)
 	check_doc("mv", "{\"a\":{},\"c\":[1,2],\"d\":\"s\",\"e\":{},\"top\":1}");
 	CHECK_INT(move_node("mv", "d", "c/2"), 0); /* appended */
 	CHECK_INT(move_node("mv", "c/0", "c/1"), 0);
-	/* element 0 left first: then [2,"s"], and 1 ("s") is replaced */
-	check_doc("mv", "{\"a\":{},\"c\":[2,1],\"e\":{},\"top\":1}");
+	/* the element named 1 (2) is replaced, before 0 left: [1,"s"] */
+	check_doc("mv", "{\"a\":{},\"c\":[1,\"s\"],\"e\":{},\"top\":1}");
+	/* the length (2) appends, after the source left its own array */
+	CHECK_INT(move_node("mv", "c/0", "c/2"), 0);
+	check_doc("mv", "{\"a\":{},\"c\":[\"s\",1],\"e\":{},\"top\":1}");
+	CHECK_INT(move_node("mv", "c/0", "c/1"), 0);
+	check_doc("mv", "{\"a\":{},\"c\":[\"s\"],\"e\":{},\"top\":1}");
+	CHECK_INT(move_node("mv", "top", "c/0"), 0);
+	check_doc("mv", "{\"a\":{},\"c\":[1],\"e\":{}}");
+	CHECK_INT(move_node("mv", "c/0", "c/2"), -EINVAL); /* no new position */
+	set_doc("mv", "{\"a\":{},\"c\":[2,1],\"e\":{},\"top\":1}");
 	CHECK_INT(move_node("mv", "a", "e"), 0); /* over an empty directory */
 	CHECK_INT(move_node("mv", "top", "top"), 0);
 	check_doc("mv", "{\"c\":[2,1],\"e\":{},\"top\":1}");
@@ -286,11 +295,64 @@ static void test_move(void)
 	CHECK_INT(move_node("mv", "e", "top"), -ENOTDIR);
 	CHECK_INT(move_node("mv", "c", "e"), 0); /* e is empty: replaced */
 	check_doc("mv", "{\"e\":[2,1],\"top\":1}");
+	/* rename's NOREPLACE: an existing target is refused in the edit */
+	struct steps *a = S("top"), *b = S("e/0");
+	CHECK_INT(json_tree_move(ks, KEY("mv"), a->v, a->n, b->v, b->n, JSON_TREE_NEW), -EEXIST);
+	a = S("top"), b = S("e/2");
+	CHECK_INT(json_tree_move(ks, KEY("mv"), a->v, a->n, b->v, b->n, JSON_TREE_NEW), 0);
+	check_doc("mv", "{\"e\":[2,1,1]}");
+	set_doc("mv", "{\"e\":[2,1],\"top\":1}");
 	set_doc("mv", "{\"full\":{\"x\":1},\"o\":{}}");
 	CHECK_INT(move_node("mv", "o", "full"), -ENOTEMPTY);
 	CHECK_INT(move_node("mv", "none", "x"), -ENOENT);
 	CHECK_INT(move_node("mv", "o", "no/where"), -ENOENT);
 	check_doc("mv", "{\"full\":{\"x\":1},\"o\":{}}");
+}
+
+/* An open file's write: stored only over the text its writer read. */
+static void test_write_if(void)
+{
+	struct buf now = BUF_INIT;
+	set_doc("wi", "{\"arr\":[\"a\",\"b\",\"c\"],\"n\":5}");
+	struct steps *s = S("arr/1");
+	CHECK_INT(json_tree_write_if(ks, KEY("wi"), s->v, s->n, P("X\n"), P("b\n"), &now), 0);
+	CHECK_MEM(now.data, now.len, "X\n", 2);
+	check_doc("wi", "{\"arr\":[\"a\",\"X\",\"c\"],\"n\":5}");
+	/* element 0 removed behind the writer's back: 1 now holds "c" */
+	CHECK_INT(remove_node("wi", "arr/0", false), 0);
+	s = S("arr/1");
+	CHECK_INT(json_tree_write_if(ks, KEY("wi"), s->v, s->n, P("Y\n"), P("X\n"), &now), -ESTALE);
+	/* the array shrank to that length: no append either */
+	s = S("arr/2");
+	CHECK_INT(json_tree_write_if(ks, KEY("wi"), s->v, s->n, P("Y\n"), P("c\n"), NULL), -ESTALE);
+	check_doc("wi", "{\"arr\":[\"X\",\"c\"],\"n\":5}");
+	s = S("n");
+	CHECK_INT(json_tree_write_if(ks, KEY("wi"), s->v, s->n, P("7"), P("5\n"), &now), 0);
+	CHECK_MEM(now.data, now.len, "7\n", 2);
+	check_doc("wi", "{\"arr\":[\"X\",\"c\"],\"n\":7}");
+	buf_release(&now);
+}
+
+/* The array digest: positions, types and scalar texts, not what a
+ * container element holds. */
+static void test_array_digest(void)
+{
+	uint64_t len, d1, d2;
+	set_doc("ad", "{\"a\":[1,\"x\",{\"k\":1}],\"o\":{}}");
+	struct steps *s = S("a");
+	CHECK_INT(json_tree_array_digest(ks, KEY("ad"), s->v, s->n, &len, &d1), 0);
+	CHECK(len == 3);
+	set_doc("ad", "{\"a\":[1,\"x\",{\"k\":2,\"m\":[]}],\"o\":{}}");
+	CHECK_INT(json_tree_array_digest(ks, KEY("ad"), s->v, s->n, &len, &d2), 0);
+	CHECK(d1 == d2);
+	set_doc("ad", "{\"a\":[1,\"y\",{}],\"o\":{}}");
+	CHECK_INT(json_tree_array_digest(ks, KEY("ad"), s->v, s->n, &len, &d2), 0);
+	CHECK(d1 != d2);
+	set_doc("ad", "{\"a\":[\"1\",\"x\",{}],\"o\":{}}");
+	CHECK_INT(json_tree_array_digest(ks, KEY("ad"), s->v, s->n, &len, &d2), 0);
+	CHECK(d1 != d2); /* a string "1" is not the integer 1 */
+	s = S("o");
+	CHECK_INT(json_tree_array_digest(ks, KEY("ad"), s->v, s->n, &len, &d2), -ENOTDIR);
 }
 
 static void test_retype(void)
@@ -344,6 +406,8 @@ int main(void)
 	test_write();
 	test_mkdir_remove();
 	test_move();
+	test_write_if();
+	test_array_digest();
 	test_retype();
 	test_expiry_kept();
 	fixture_done(ks);
