@@ -114,6 +114,7 @@ struct fs_handle {
 	bool action;
 	struct buf answer;
 	size_t answer_read;
+	uint64_t inval_ticket; /* an action's invalidations (fs_inval_wait) */
 	/* A read-only open of a file read in place (a bitmap): the snapshot
 	 * its reads use, renewed by a read at offset 0 (fs_op_read), freed
 	 * at the close. NULL: none yet. */
@@ -171,6 +172,13 @@ int fs_errno(int rc);
  * lock a system call holds while it waits for another handler) could
  * leave no handler free. */
 void fs_inval_send(struct fs *fs, struct fs_inval *iv);
+/* What has been handed to that thread so far (0: no thread), and wait
+ * at most max_ms until it has sent all of it: an action's reader waits
+ * so that, once it has the answer, the kernel no longer shows what the
+ * action removed. Bounded: the thread may wait for a directory lock a
+ * system call holds while that call waits for a handler. */
+uint64_t fs_inval_ticket(struct fs *fs);
+void fs_inval_wait(struct fs *fs, uint64_t ticket, unsigned max_ms);
 /* Start that thread (once a session exists), and stop it (the session
  * ends): nothing is sent after the stop returns, and invalidations and
  * expiries queued or handed in later are dropped. fs_notifier_free (from

@@ -780,6 +780,7 @@ void fs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fi->keep_cache = 0;
 		fi->fh = (uintptr_t)h;
 		rc = action_run(fs, req, node, &h->answer);
+		h->inval_ticket = rc ? 0 : fs_inval_ticket(fs);
 		if (rc) {
 			fs_file_close(fs, h);
 			fuse_reply_err(req, fs_errno(rc));
@@ -899,6 +900,14 @@ void fs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct f
 	struct fs_node *node = h->node;
 	int rc;
 	if (h->action) {
+		/* Not before the kernel has forgotten what the action removed
+		 * (a popped member), so that the reader, once answered, sees
+		 * it gone. */
+		pthread_mutex_lock(&node->lock);
+		uint64_t ticket = h->inval_ticket;
+		h->inval_ticket = 0;
+		pthread_mutex_unlock(&node->lock);
+		fs_inval_wait(fs, ticket, 200);
 		/* This open's answer: nobody else's, never changed. Replied
 		 * under the node's lock, which the release that frees it takes:
 		 * the reader, woken by the reply, may close before

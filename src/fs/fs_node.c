@@ -41,6 +41,10 @@ struct fs_notifier {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	struct fs_inval queue;
+	/* Batches handed in, and sent (fs_inval_ticket, fs_inval_wait);
+	 * `sent` moves under lock, and `done` wakes its waiters. */
+	uint64_t queued, sent;
+	pthread_cond_t done;
 	/* A binary min-heap of expiries by `when`, at most FS_EXPIRY_WATCH_MAX. */
 	struct fs_expiry *heap;
 	size_t nheap, capheap;
@@ -168,6 +172,7 @@ static void *notifier_main(void *arg)
 		if (n->stop)
 			break;
 		struct fs_inval batch = n->queue;
+		uint64_t upto = n->queued;
 		fs_inval_init(&n->queue);
 		bool due = n->nheap > 0 && n->heap[0].when <= now_ms();
 		struct fs_expiry e;
@@ -180,9 +185,40 @@ static void *notifier_main(void *arg)
 			expiry_release(&e);
 		}
 		pthread_mutex_lock(&n->lock);
+		n->sent = upto;
+		pthread_cond_broadcast(&n->done);
 	}
+	n->sent = n->queued; /* nothing more is sent: nobody waits for it */
+	pthread_cond_broadcast(&n->done);
 	pthread_mutex_unlock(&n->lock);
 	return NULL;
+}
+
+uint64_t fs_inval_ticket(struct fs *fs)
+{
+	struct fs_notifier *n = fs->notifier;
+	if (!n)
+		return 0;
+	pthread_mutex_lock(&n->lock);
+	uint64_t t = n->queued;
+	pthread_mutex_unlock(&n->lock);
+	return t;
+}
+
+void fs_inval_wait(struct fs *fs, uint64_t ticket, unsigned max_ms)
+{
+	struct fs_notifier *n = fs->notifier;
+	if (!n || !ticket)
+		return;
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	uint64_t ns = (uint64_t)ts.tv_nsec + (uint64_t)max_ms * 1000000u;
+	ts.tv_sec += (time_t)(ns / 1000000000u);
+	ts.tv_nsec = (long)(ns % 1000000000u);
+	pthread_mutex_lock(&n->lock);
+	while (!n->stop && n->sent < ticket && pthread_cond_timedwait(&n->done, &n->lock, &ts) == 0)
+		;
+	pthread_mutex_unlock(&n->lock);
 }
 
 void fs_notifier_stop(struct fs *fs)
@@ -216,6 +252,7 @@ void fs_notifier_free(struct fs *fs)
 	fs_notifier_stop(fs);
 	free(n->heap);
 	pthread_cond_destroy(&n->cond);
+	pthread_cond_destroy(&n->done);
 	pthread_mutex_destroy(&n->lock);
 	free(n);
 	fs->notifier = NULL;
@@ -235,6 +272,8 @@ void fs_inval_send(struct fs *fs, struct fs_inval *iv)
 			break; /* out of memory: the entry timeout bounds the damage */
 		n->queue.v[n->queue.len - 1].gone = x->gone;
 	}
+	if (!n->stop)
+		n->queued++;
 	pthread_cond_signal(&n->cond);
 	pthread_mutex_unlock(&n->lock);
 	fs_inval_release(iv);
@@ -280,6 +319,7 @@ void fs_notifier_start(struct fs *fs)
 		return; /* invalidations are dropped; entry timeouts still hold */
 	pthread_mutex_init(&n->lock, NULL);
 	pthread_cond_init(&n->cond, NULL);
+	pthread_cond_init(&n->done, NULL);
 	fs_inval_init(&n->queue);
 	fs->notifier = n;
 	n->running = pthread_create(&n->thread, NULL, notifier_main, fs) == 0;
