@@ -7,7 +7,7 @@ several matches (wildcards, .., slices, filters).
 
 It creates the JSON key `jsonpath-bench` in that directory, prints one
 line per operation (milliseconds, the median of its runs) and removes the
-key. Standalone; not part of `make bench`.
+key. `make bench` runs it (tests/bench/run.sh section 14).
 """
 import json
 import os

@@ -867,6 +867,32 @@ else
 	KV_PID=
 fi
 
+# 13. the time-series label index (issue 19): `cat '.mget?sensor=temp'`
+# over BENCH_TSI_KEYS string keys (20,000) and 20 labelled series, through
+# Kvrocks's index and by a scan (tests/bench/ts_index.sh; its own database
+# in the work directory).
+TSI_KEYS=${BENCH_TSI_KEYS:-20000}
+say "[$(date +%T)] TS.MGET through the label index and by a scan, $TSI_KEYS keys"
+TSI_OUT=$(tests/bench/ts_index.sh "$KVFS" "$WORK" "$TSI_KEYS" 20 2>"$LOGS/last.err") ||
+	note "ts_index: $(head -c 300 "$LOGS/last.err")"
+
+# 14. JSON path names (issue 19): cat, >, >> and rm of definite and
+# indefinite paths on a document of BENCH_JSON_ITEMS items (10,000, about
+# 534 KB; at least 5,001: it reads item 5000; tests/bench/jsonpath.py), on
+# a fresh database.
+JSON_ITEMS=${BENCH_JSON_ITEMS:-10000}
+JSON_OUT=''
+say "[$(date +%T)] JSON path names, a document of $JSON_ITEMS items"
+"$KVFS" -f -o timeout="$TIMEOUT" "$WORK/json-db" "$KMNT" </dev/null >>"$LOGS/kvfs.log" 2>&1 &
+KV_PID=$!
+if wait_mount "$KMNT" "$KV_PID" kvfs; then
+	JSON_OUT=$(python3 tests/bench/jsonpath.py "$KMNT/__namespace" "$JSON_ITEMS" 2>"$LOGS/last.err") ||
+		note "jsonpath: $(head -c 300 "$LOGS/last.err")"
+	kvfs_stop
+else
+	KV_PID=
+fi
+
 # ----------------------------------------------------------------- report
 
 median() { # values... -> median, or ERR if any run failed, or empty
@@ -1020,6 +1046,15 @@ TOTAL=$(awk -v d=$((T_END - T_START)) 'BEGIN { printf "%d min %02d s", d / 6e7, 
 	echo
 	flag=$(awk '/^follow_lag/ { printf "median %s ms, p99 %s ms, max %s ms", $2, $3, $4 }' <<<"$FOLLOW_OUT")
 	echo "Follower lag ($(kfmt "$FOLLOW_N") writes of a small value through a read-write mount, each after a random pause of up to $((2 * FOLLOW_MS)) ms and timed from its close until a \`-o follow=$FOLLOW_MS\` mount of the same database shows it, polled every millisecond): ${flag:-no figure}"
+	echo
+	tsi=$(awk '/^ts_index_mget/ { i = $2 } /^ts_scan_mget/ { c = $2 } END { if (i != "") printf "%s ms through the index, %s ms by a scan", i, c }' <<<"$TSI_OUT")
+	echo "TS.MGET over $(kfmt "$TSI_KEYS") string keys and 20 labelled series (\`cat '.mget?sensor=temp'\`, median of 20; tests/bench/ts_index.sh): ${tsi:-no figure}"
+	echo
+	echo "JSON path names on a document of $(kfmt "$JSON_ITEMS") items (tests/bench/jsonpath.py; median ms of each operation):"
+	echo
+	echo '```'
+	echo "${JSON_OUT:-no figure}"
+	echo '```'
 	echo
 	echo "Deleting on kvfs used:$DEL_HOW"
 	echo
