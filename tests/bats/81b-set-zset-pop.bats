@@ -13,11 +13,6 @@ setup() {
 	kvfs_mount
 }
 
-mktype() {
-	mkdir "$1"
-	setfattr -n user.kvfs.type -v "$2" "$1"
-}
-
 # mkset PATH MEMBER...: a set with these members.
 mkset() {
 	local d=$1

@@ -12,13 +12,6 @@ setup() {
 	kvfs_mount
 }
 
-teardown() {
-	if [ -f "$BATS_TEST_TMPDIR/redis.pid" ]; then
-		kill "$(cat "$BATS_TEST_TMPDIR/redis.pid")" 2>/dev/null || true
-	fi
-	kvfs_teardown
-}
-
 mkbitmap() {
 	touch "$1"
 	setfattr -n user.kvfs.type -v bitmap "$1"
@@ -27,18 +20,6 @@ mkbitmap() {
 # setbyte FILE OFFSET HEX: write one byte in place (one batch, like SETRANGE).
 setbyte() {
 	printf "\\x$3" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
-}
-
-# A private redis-server on a unix socket, no persistence.
-redis_start() {
-	command -v redis-server >/dev/null || skip "redis-server is not installed (make deps)"
-	RSOCK=$BATS_TEST_TMPDIR/redis.sock
-	redis-server --port 0 --unixsocket "$RSOCK" --save '' --appendonly no \
-		--dir "$BATS_TEST_TMPDIR" --daemonize yes --pidfile "$BATS_TEST_TMPDIR/redis.pid" \
-		>/dev/null
-	for _ in $(seq 50); do [ -S "$RSOCK" ] && return 0; sleep 0.1; done
-	echo "redis-server did not start" >&2
-	return 1
 }
 
 # fragments_of KEY: "SUB VALUE" (hex) of every record of bitmap KEY's

@@ -13,28 +13,9 @@ setup() {
 	ITEMS=$BATS_TEST_TMPDIR/items
 }
 
-teardown() {
-	if [ -f "$BATS_TEST_TMPDIR/redis.pid" ]; then
-		kill "$(cat "$BATS_TEST_TMPDIR/redis.pid")" 2>/dev/null || true
-	fi
-	kvfs_teardown
-}
-
 mkhll() {
 	mkdir "$1"
 	setfattr -n user.kvfs.type -v hyperloglog "$1"
-}
-
-# A private redis-server on a unix socket, no persistence, every HLL dense.
-redis_start() {
-	command -v redis-server >/dev/null || skip "redis-server is not installed (make deps)"
-	RSOCK=$BATS_TEST_TMPDIR/redis.sock
-	redis-server --port 0 --unixsocket "$RSOCK" --save '' --appendonly no \
-		--dir "$BATS_TEST_TMPDIR" --daemonize yes --pidfile "$BATS_TEST_TMPDIR/redis.pid" \
-		--hll-sparse-max-bytes 0 >/dev/null
-	for _ in $(seq 50); do [ -S "$RSOCK" ] && return 0; sleep 0.1; done
-	echo "redis-server did not start" >&2
-	return 1
 }
 
 # redis_pfadd KEY FILE: PFADD KEY of every line of FILE (binary-safe, in
@@ -91,7 +72,7 @@ PY
 }
 
 @test "100,000 lines piped into .add give Redis's registers and PFCOUNT exactly" {
-	redis_start
+	redis_start --hll-sparse-max-bytes 0
 	seq 1 100000 | sed 's/^/visitor-/' >"$ITEMS"
 	mkhll "$NS/visits"
 	cut -f1 "$ITEMS" >>"$NS/visits/.add"
@@ -103,7 +84,7 @@ PY
 }
 
 @test "small sets and odd items (empty line, spaces, bytes) match Redis too" {
-	redis_start
+	redis_start --hll-sparse-max-bytes 0
 	printf 'a\n\nwith space\n\xff\xfe\ttab\na\nlast' >"$ITEMS"
 	mkhll "$NS/s"
 	cat "$ITEMS" >>"$NS/s/.add"
@@ -114,7 +95,7 @@ PY
 }
 
 @test ".add feeds a line split across two writes once, and a last line without newline at close" {
-	redis_start
+	redis_start --hll-sparse-max-bytes 0
 	mkhll "$NS/h"
 	python3 -c '
 import os, sys

@@ -14,30 +14,6 @@ setup() {
 	kvfs_mount
 }
 
-teardown() {
-	if [ -f "$BATS_TEST_TMPDIR/redis.pid" ]; then
-		kill "$(cat "$BATS_TEST_TMPDIR/redis.pid")" 2>/dev/null || true
-	fi
-	kvfs_teardown
-}
-
-mkzset() {
-	mkdir "$1"
-	setfattr -n user.kvfs.type -v zset "$1"
-}
-
-# A private redis-server on a unix socket, no persistence.
-redis_start() {
-	command -v redis-server >/dev/null || skip "redis-server is not installed (make deps)"
-	RSOCK=$BATS_TEST_TMPDIR/redis.sock
-	redis-server --port 0 --unixsocket "$RSOCK" --save '' --appendonly no \
-		--dir "$BATS_TEST_TMPDIR" --daemonize yes --pidfile "$BATS_TEST_TMPDIR/redis.pid" \
-		>/dev/null
-	for _ in $(seq 50); do [ -S "$RSOCK" ] && return 0; sleep 0.1; done
-	echo "redis-server did not start" >&2
-	return 1
-}
-
 # geo.py: a RESP client of the test's redis-server and the points, for
 # the Python parts of the tests (import geo).
 geo_py() {
@@ -120,7 +96,7 @@ PY
 @test "points added through .geoadd get redis-server's scores (ZSCORE), and ldb shows them in both column families" {
 	redis_start
 	geo_py
-	mkzset "$NS/z"
+	mktype "$NS/z" zset
 	put_points "$NS/z"
 	python3 - "$BATS_TEST_TMPDIR" "$RSOCK" "$NS/z" >"$BATS_TEST_TMPDIR/want" <<'PY'
 import struct, sys
@@ -164,7 +140,7 @@ PY
 @test ".geopos, .geodist, .geohash answer what redis-cli shows for the same points" {
 	redis_start
 	geo_py
-	mkzset "$NS/z"
+	mktype "$NS/z" zset
 	put_points "$NS/z"
 	python3 - "$BATS_TEST_TMPDIR" "$RSOCK" "$NS/z" <<'PY'
 import sys
@@ -202,7 +178,7 @@ PY
 @test ".geosearch answers what redis-cli's GEOSEARCH shows: radius, box, member, lon-lat, units, ASC, DESC, COUNT, COUNT ANY, WITH*" {
 	redis_start
 	geo_py
-	mkzset "$NS/z"
+	mktype "$NS/z" zset
 	put_points "$NS/z"
 	python3 - "$BATS_TEST_TMPDIR" "$RSOCK" "$NS/z" <<'PY'
 import sys
@@ -275,7 +251,7 @@ PY
 @test "items in geo names: a ',' or ':' inside a member is escaped, and search lines escape members" {
 	redis_start
 	geo_py
-	mkzset "$NS/z"
+	mktype "$NS/z" zset
 	# the member bytes "a,b:c d" and "50%"
 	printf '13.4,38.1,a%%2Cb%%3Ac d\n13.5,38.2,50%%25\n' >>"$NS/z/.geoadd"
 	redis-cli -s "$RSOCK" geoadd z 13.4 38.1 'a,b:c d' 13.5 38.2 '50%' >/dev/null
@@ -303,7 +279,7 @@ os.close(fd)
 
 @test ".geoadd:nx, :xx and :ch: what GEOADD's options do, and its reply read back on the open that wrote" {
 	redis_start
-	mkzset "$NS/z"
+	mktype "$NS/z" zset
 	R="redis-cli -s $RSOCK"
 	assert_eq "$(geoadd_rw "$NS/z/.geoadd" '13.361389,38.115556,Palermo\n15.087269,37.502669,Catania\n')" \
 		"$($R geoadd z 13.361389 38.115556 Palermo 15.087269 37.502669 Catania)" "reply of the add"
@@ -323,7 +299,7 @@ os.close(fd)
 }
 
 @test "refusals: out-of-range points and bad lines add nothing; bad names are EINVAL; a search from a missing member is ENOENT" {
-	mkzset "$NS/z"
+	mktype "$NS/z" zset
 	echo 13.361389,38.115556,Palermo >>"$NS/z/.geoadd"
 	before=$(cat "$NS/z/.by-score")
 	for lines in '1,1,a\n180.0001,0,b\n' '1,1,a\n0,85.05112879,b\n' '1,1,a\n0,-85.06,b\n' \
@@ -368,7 +344,7 @@ os.close(fd)
 
 @test "4 shells each add 250 distinct points through .geoadd at once: 1,000 members with redis-server's scores" {
 	redis_start
-	mkzset "$NS/z"
+	mktype "$NS/z" zset
 	for p in 1 2 3 4; do
 		python3 -c '
 import random, sys

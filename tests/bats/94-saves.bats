@@ -14,12 +14,6 @@ setup() {
 	kvfs_mount
 }
 
-# mktype PATH TYPE: an empty directory key of that type.
-mktype() {
-	mkdir "$1"
-	setfattr -n user.kvfs.type -v "$2" "$1"
-}
-
 # The temp names editors and tools use for NAME, one a line.
 temp_names() {
 	printf '%s\n' ".$1.Ab12Cd" "$1~" ".$1.swp" "sedQ1w2E3"

@@ -14,15 +14,10 @@ setup() {
 	kvfs_mount
 }
 
-mkts() {
-	mkdir "$1"
-	setfattr -n user.kvfs.type -v timeseries "$1"
-}
-
 C1000=00000000000000001000.csv
 
 @test "mkdir + type makes an empty series; .add adds samples; chunks are CSV in time order" {
-	mkts "$NS/t"
+	mktype "$NS/t" timeseries
 	assert_eq "$(kvfs_type "$NS/t")" timeseries "type"
 	assert_eq "$(ls -A "$NS/t")" "" "no chunks yet"
 	printf '2000,2.5\n1000,1\n' >>"$NS/t/.add"
@@ -34,7 +29,7 @@ C1000=00000000000000001000.csv
 }
 
 @test "samples added through .add change the series' mtime, kept over a remount" {
-	mkts "$NS/t"
+	mktype "$NS/t" timeseries
 	echo "1000,1" >>"$NS/t/.add"
 	touch -d @978307200 "$NS/t"
 	kvfs_remount
@@ -47,14 +42,14 @@ C1000=00000000000000001000.csv
 }
 
 @test "chunks split at chunk_size and list in time order" {
-	mkts "$NS/t"
+	mktype "$NS/t" timeseries
 	setfattr -n user.kvfs.ts.chunk_size -v 2 "$NS/t"
 	for t in 1 2 3 4 5; do echo "${t}000,$t" >>"$NS/t/.add"; done
 	assert_eq "$(ls -U "$NS/t" | paste -sd' ')" \
 		"00000000000000001000.csv 00000000000000003000.csv 00000000000000005000.csv" "chunks"
 	assert_eq "$(cat "$NS/t"/*.csv | paste -sd' ')" "1000,1 2000,2 3000,3 4000,4 5000,5" "samples"
 	# Out of order (Kvrocks's rule): an older chunk grows to 2 x chunk_size.
-	mkts "$NS/u"
+	mktype "$NS/u" timeseries
 	setfattr -n user.kvfs.ts.chunk_size -v 2 "$NS/u"
 	for t in 5 1 3 2 4; do echo "${t}000,$t" >>"$NS/u/.add"; done
 	assert_eq "$(ls -U "$NS/u" | paste -sd' ')" \
@@ -63,14 +58,14 @@ C1000=00000000000000001000.csv
 }
 
 @test "values print as the shortest text that reads back the same double" {
-	mkts "$NS/t"
+	mktype "$NS/t" timeseries
 	printf '1,0.1\n2,1e300\n3,-inf\n4,1000000\n5,0.30000000000000004\n' >>"$NS/t/.add"
 	assert_bytes "$NS/t/00000000000000000001.csv" \
 		$'1,0.1\n2,1e+300\n3,-inf\n4,1e+06\n5,0.30000000000000004\n'
 }
 
 @test "a malformed line refuses the whole write (EINVAL), logs its number, adds nothing" {
-	mkts "$NS/t"
+	mktype "$NS/t" timeseries
 	echo "1000,1" >>"$NS/t/.add"
 	run errno_of 'fd = os.open(a[0], os.O_WRONLY | os.O_APPEND); os.write(fd, b"2000,2\n3000,abc\n4000,4\n")' "$NS/t/.add"
 	assert_eq "$output" EINVAL
@@ -84,7 +79,7 @@ C1000=00000000000000001000.csv
 }
 
 @test "* is the clock" {
-	mkts "$NS/t"
+	mktype "$NS/t" timeseries
 	before=$(($(date +%s%3N) - 1))
 	echo "*,7" >>"$NS/t/.add"
 	after=$(($(date +%s%3N) + 1))
@@ -94,7 +89,7 @@ C1000=00000000000000001000.csv
 }
 
 @test "duplicate policy: block refuses (EEXIST) and stores nothing; sum adds" {
-	mkts "$NS/t"
+	mktype "$NS/t" timeseries
 	echo "1000,1" >>"$NS/t/.add"
 	run errno_of 'fd = os.open(a[0], os.O_WRONLY | os.O_APPEND); os.write(fd, b"2000,2\n1000,5\n")' "$NS/t/.add"
 	assert_eq "$output" EEXIST
@@ -109,7 +104,7 @@ C1000=00000000000000001000.csv
 }
 
 @test "ON_DUPLICATE per write: .add:on_duplicate=POLICY overrides the key's policy for that write" {
-	mkts "$NS/t"
+	mktype "$NS/t" timeseries
 	echo "1000,1" >>"$NS/t/.add"
 	printf '1000,5\n2000,2\n' | cat >>"$NS/t/.add:on_duplicate=sum"
 	assert_bytes "$NS/t/$C1000" $'1000,6\n2000,2\n'
@@ -127,7 +122,7 @@ C1000=00000000000000001000.csv
 }
 
 @test "tar --xattrs and cp -a restore a time series: a hash of chunk files becomes the series" {
-	mkts "$NS/t"
+	mktype "$NS/t" timeseries
 	setfattr -n user.kvfs.ts.chunk_size -v 2 "$NS/t"
 	setfattr -n user.kvfs.ts.label.room -v kitchen "$NS/t"
 	printf '1000,1\n2000,2\n3000,3\n4000,4.5\n5000,5\n' | cat >>"$NS/t/.add"
@@ -173,7 +168,7 @@ C1000=00000000000000001000.csv
 }
 
 @test "range views: raw, reverse, count, value filter, aggregation with bucket timestamps and empty" {
-	mkts "$NS/t"
+	mktype "$NS/t" timeseries
 	printf '1000,1\n1500,3\n2000,5\n2500,2\n4000,10\n' >>"$NS/t/.add"
 	assert_bytes "$NS/t/.range:1500..2500" $'1500,3\n2000,5\n2500,2\n'
 	assert_bytes "$NS/t/.revrange:-..+:count=2" $'4000,10\n2500,2\n'
@@ -195,7 +190,7 @@ C1000=00000000000000001000.csv
 }
 
 @test "retention hides old samples on read and refuses too old ones" {
-	mkts "$NS/t"
+	mktype "$NS/t" timeseries
 	setfattr -n user.kvfs.ts.retention -v 1000 "$NS/t"
 	printf '1000,1\n2000,2\n2500,3\n' >>"$NS/t/.add"
 	assert_bytes "$NS/t/.range:-..+" $'2000,2\n2500,3\n'
@@ -205,9 +200,9 @@ C1000=00000000000000001000.csv
 }
 
 @test "labels are attributes; namespace views select series by label filters" {
-	mkts "$NS/a"
-	mkts "$NS/b"
-	mkts "$NS/c"
+	mktype "$NS/a" timeseries
+	mktype "$NS/b" timeseries
+	mktype "$NS/c" timeseries
 	setfattr -n user.kvfs.ts.label.sensor -v temp "$NS/a"
 	setfattr -n user.kvfs.ts.label.room -v k "$NS/a"
 	setfattr -n user.kvfs.ts.label.sensor -v temp "$NS/b"
@@ -229,7 +224,7 @@ C1000=00000000000000001000.csv
 }
 
 @test "compaction rules: closed buckets reach the destination, late samples recompute theirs" {
-	mkts "$NS/src"
+	mktype "$NS/src" timeseries
 	setfattr -n user.kvfs.ts.rule.avg1s -v "avg 1000 0" "$NS/src"
 	assert_eq "$(kvfs_type "$NS/avg1s")" timeseries "destination made"
 	printf '1000,1\n1500,3\n' >>"$NS/src/.add"
@@ -250,7 +245,7 @@ C1000=00000000000000001000.csv
 }
 
 @test "a rule's state without latest= starts at latest 0; an overlong rule is EINVAL, logged" {
-	mkts "$NS/src"
+	mktype "$NS/src" timeseries
 	setfattr -n user.kvfs.ts.rule.d -v "avg 1000 0 u=2 f=6" "$NS/src"
 	assert_eq "$(getfattr --only-values -n user.kvfs.ts.rule.d "$NS/src")" \
 		"avg 1000 0 latest=0 u=2 f=6"
@@ -284,7 +279,7 @@ C1000=00000000000000001000.csv
 }
 
 @test "a chunk file can be rewritten whole; bad content is EINVAL and changes nothing" {
-	mkts "$NS/t"
+	mktype "$NS/t" timeseries
 	printf '1000,1\n2000,2\n' >>"$NS/t/.add"
 	printf '1000,7\n1500,8\n' >"$NS/t/$C1000"
 	assert_bytes "$NS/t/$C1000" $'1000,7\n1500,8\n'
@@ -313,7 +308,7 @@ C1000=00000000000000001000.csv
 }
 
 @test "ldb: metadata, a chunk with little-endian samples and a label as Kvrocks stores them" {
-	mkts "$NS/t"
+	mktype "$NS/t" timeseries
 	setfattr -n user.kvfs.ts.label.a -v b "$NS/t"
 	echo "1000,1.5" >>"$NS/t/.add"
 	kvfs_unmount
@@ -334,7 +329,7 @@ C1000=00000000000000001000.csv
 }
 
 @test "rsync -aX copies series, labels, parameters and rules into an empty namespace exactly" {
-	mkts "$NS/t"
+	mktype "$NS/t" timeseries
 	setfattr -n user.kvfs.ts.chunk_size -v 2 "$NS/t"
 	setfattr -n user.kvfs.ts.retention -v 100000 "$NS/t"
 	setfattr -n user.kvfs.ts.duplicate_policy -v last "$NS/t"
@@ -361,7 +356,7 @@ C1000=00000000000000001000.csv
 }
 
 @test "kvfs compact drops chunks past the retention (Kvrocks's rule), keeps the rest" {
-	mkts "$NS/t"
+	mktype "$NS/t" timeseries
 	setfattr -n user.kvfs.ts.chunk_size -v 2 "$NS/t"
 	setfattr -n user.kvfs.ts.retention -v 1000 "$NS/t"
 	printf '1000,1\n2000,2\n3000,3\n4000,4\n5000,5\n' >>"$NS/t/.add"

@@ -12,17 +12,12 @@ setup() {
 	kvfs_mount
 }
 
-mkts() {
-	mkdir "$1"
-	setfattr -n user.kvfs.type -v timeseries "$1"
-}
-
 C1000=00000000000000001000.csv
 
 # ---------------------------------------------------------------- .log
 
 @test ".log lists every sample and grows under tail -f as another process adds samples" {
-	mkts "$NS/t"
+	mktype "$NS/t" timeseries
 	printf '1000,1\n2000,2.5\n' >>"$NS/t/.add"
 	assert_bytes "$NS/t/.log" $'1000,1\n2000,2.5\n'
 	assert_size "$NS/t/.log" 16
@@ -40,7 +35,7 @@ C1000=00000000000000001000.csv
 }
 
 @test ".log of a rule's destination grows with the buckets the rule closes" {
-	mkts "$NS/src"
+	mktype "$NS/src" timeseries
 	setfattr -n user.kvfs.ts.rule.sum1s -v "sum 1000 0" "$NS/src"
 	printf '1000,1\n1500,2\n' >>"$NS/src/.add"
 	assert_bytes "$NS/sum1s/.log" ""
@@ -56,7 +51,7 @@ C1000=00000000000000001000.csv
 }
 
 @test ".log keeps to the retention window, and a late sample shows in a new open" {
-	mkts "$NS/t"
+	mktype "$NS/t" timeseries
 	setfattr -n user.kvfs.ts.retention -v 1000 "$NS/t"
 	printf '1000,1\n3000,3\n' >>"$NS/t/.add"
 	assert_bytes "$NS/t/.log" $'3000,3\n'
@@ -85,9 +80,9 @@ meta_version() {
 }
 
 @test ".madd: one write adds to several series (a key with commas too), bytes as Kvrocks's (ldb)" {
-	mkts "$NS/temp"
-	mkts "$NS/hum"
-	mkts "$NS/a,b"
+	mktype "$NS/temp" timeseries
+	mktype "$NS/hum" timeseries
+	mktype "$NS/a,b" timeseries
 	run write_once "$NS/.madd" $'temp,1000,1.5\nhum,2000,2\n\na,b,3000,7\ntemp,1500,-2\n'
 	assert_eq "$output" OK
 	assert_bytes "$NS/temp/$C1000" $'1000,1.5\n1500,-2\n'
@@ -105,8 +100,8 @@ meta_version() {
 }
 
 @test ".madd refuses the whole write, changing nothing: a missing key, a bad line, a blocked duplicate, a rule's destination" {
-	mkts "$NS/temp"
-	mkts "$NS/hum"
+	mktype "$NS/temp" timeseries
+	mktype "$NS/hum" timeseries
 	setfattr -n user.kvfs.ts.rule.temp_s -v "sum 1000 0" "$NS/temp"
 	run write_once "$NS/.madd" $'temp,1000,1\nhum,1000,2\n'
 	assert_eq "$output" OK
@@ -140,8 +135,8 @@ meta_version() {
 }
 
 @test ".madd refused writes leave the records byte for byte (ldb)" {
-	mkts "$NS/temp"
-	mkts "$NS/hum"
+	mktype "$NS/temp" timeseries
+	mktype "$NS/hum" timeseries
 	run write_once "$NS/.madd" $'temp,1000,1\nhum,1000,2\n'
 	kvfs_unmount
 	before=$(ldb_scan default)$(ldb_scan metadata)
@@ -155,8 +150,8 @@ meta_version() {
 }
 
 @test ".madd:on_duplicate=sum adds to existing samples of every key of the write" {
-	mkts "$NS/a"
-	mkts "$NS/b"
+	mktype "$NS/a" timeseries
+	mktype "$NS/b" timeseries
 	run write_once "$NS/.madd" $'a,1000,1\nb,1000,10\n'
 	run write_once "$NS/.madd:on_duplicate=sum" $'a,1000,2\nb,1000,5\na,2000,1\n'
 	assert_eq "$output" OK
@@ -166,8 +161,8 @@ meta_version() {
 }
 
 @test ".madd runs each series' rules, as .add does" {
-	mkts "$NS/src"
-	mkts "$NS/other"
+	mktype "$NS/src" timeseries
+	mktype "$NS/other" timeseries
 	setfattr -n user.kvfs.ts.rule.src_max -v "max 1000 0" "$NS/src"
 	run write_once "$NS/.madd" $'src,1000,4\nother,1,1\nsrc,1500,9\nsrc,2000,1\n'
 	assert_eq "$output" OK
@@ -177,7 +172,7 @@ meta_version() {
 }
 
 @test "contention: 4 writers of .madd over 3 shared series and one of .add lose nothing" {
-	for k in a b c; do mkts "$NS/$k"; done
+	for k in a b c; do mktype "$NS/$k" timeseries; done
 	setfattr -n user.kvfs.ts.rule.c_n -v "count 100000 0" "$NS/c"
 	pids=()
 	for p in 1 2 3 4; do
@@ -213,7 +208,7 @@ os.close(fd)' "$NS/.madd" "$p" &
 # ------------------------------------------------------- editing chunks
 
 @test "sed -i, perl -pi, vim, cp and python's temp-then-rename edit a chunk; the rule recomputes its buckets" {
-	mkts "$NS/t"
+	mktype "$NS/t" timeseries
 	setfattr -n user.kvfs.ts.rule.t_s -v "sum 1000 0" "$NS/t"
 	run write_once "$NS/t/.add" $'1000,1\n1500,2\n2000,4\n2500,1\n3000,1\n'
 	assert_bytes "$NS/t_s/.log" $'1000,3\n2000,5\n'
@@ -248,7 +243,7 @@ os.replace(p, f)' "$NS/t" "$F"
 }
 
 @test "a bad edit of a chunk is refused (EINVAL) and changes nothing (ldb); its temp file does not stay" {
-	mkts "$NS/t"
+	mktype "$NS/t" timeseries
 	setfattr -n user.kvfs.ts.rule.t_s -v "sum 1000 0" "$NS/t"
 	run write_once "$NS/t/.add" $'1000,1\n1500,2\n2000,4\n3000,1\n'
 	printf '5000,1\n' >"$NS/t/00000000000000005000.csv"
@@ -274,7 +269,7 @@ f.close()' "$F"
 }
 
 @test "rsync's temp file renamed onto a chunk stays a restore: a destination edited by hand is copied as it is" {
-	mkts "$NS/t"
+	mktype "$NS/t" timeseries
 	# a_s sorts before t: rsync writes the destination first, then t's chunk
 	setfattr -n user.kvfs.ts.rule.a_s -v "sum 1000 0" "$NS/t"
 	run write_once "$NS/t/.add" $'1000,1\n1500,2\n2000,4\n'

@@ -12,15 +12,6 @@ setup() {
 	kvfs_mount
 }
 
-teardown() {
-	kvfs_teardown
-}
-
-mkts() {
-	mkdir "$1"
-	setfattr -n user.kvfs.type -v timeseries "$1"
-}
-
 # ixkey NAME VALUE KEY [NS]: an index record's key, in hex.
 ixkey() {
 	local ns=${4:-$KVFS_DEFAULT_NS}
@@ -38,7 +29,7 @@ index_records() {
 MARKER=$(printf '06%s49' "$(hexof __kvfs)")
 
 @test "the first label makes the index column family, its record and the marker" {
-	mkts "$NS/t"
+	mktype "$NS/t" timeseries
 	echo "1000,1" >>"$NS/t/.add"
 	kvfs_unmount
 	run ldb --db="$(kvfs_rocksdb_dir)" list_column_families
@@ -57,7 +48,7 @@ MARKER=$(printf '06%s49' "$(hexof __kvfs)")
 }
 
 @test "a label change moves its record, a removal drops it, TS.ALTER-style sets replace them" {
-	mkts "$NS/t"
+	mktype "$NS/t" timeseries
 	setfattr -n user.kvfs.ts.label.room -v a "$NS/t"
 	setfattr -n user.kvfs.ts.label.room -v b "$NS/t"
 	setfattr -n user.kvfs.ts.label.floor -v 1 "$NS/t"
@@ -71,8 +62,8 @@ MARKER=$(printf '06%s49' "$(hexof __kvfs)")
 }
 
 @test "rm of a series leaves its record as Kvrocks's DEL does; the views skip it; kvfs compact drops it" {
-	mkts "$NS/t"
-	mkts "$NS/u"
+	mktype "$NS/t" timeseries
+	mktype "$NS/u" timeseries
 	setfattr -n user.kvfs.ts.label.room -v k "$NS/t"
 	setfattr -n user.kvfs.ts.label.room -v k "$NS/u"
 	echo "1000,1" >>"$NS/t/.add"
@@ -92,7 +83,7 @@ MARKER=$(printf '06%s49' "$(hexof __kvfs)")
 }
 
 @test "mv of a series moves its records in the same batch" {
-	mkts "$NS/t"
+	mktype "$NS/t" timeseries
 	setfattr -n user.kvfs.ts.label.room -v k "$NS/t"
 	echo "1000,1" >>"$NS/t/.add"
 	mv "$NS/t" "$NS/v"
@@ -102,7 +93,7 @@ MARKER=$(printf '06%s49' "$(hexof __kvfs)")
 }
 
 @test "rsync -aX into another namespace writes the copy's records" {
-	mkts "$NS/t"
+	mktype "$NS/t" timeseries
 	setfattr -n user.kvfs.ts.label.room -v k "$NS/t"
 	setfattr -n user.kvfs.ts.label.floor -v 2 "$NS/t"
 	echo "1000,1" >>"$NS/t/.add"
@@ -117,7 +108,7 @@ MARKER=$(printf '06%s49' "$(hexof __kvfs)")
 }
 
 @test "tar --xattrs and cp -a restores (a hash of chunks made a series, then labelled) write the records" {
-	mkts "$NS/t"
+	mktype "$NS/t" timeseries
 	setfattr -n user.kvfs.ts.label.room -v k "$NS/t"
 	echo "1000,1" >>"$NS/t/.add"
 	PLAIN=$BATS_TEST_TMPDIR/plain
@@ -135,8 +126,8 @@ MARKER=$(printf '06%s49' "$(hexof __kvfs)")
 }
 
 @test "the views read the index: a stale record does not fool them, a missing one is not found" {
-	mkts "$NS/a"
-	mkts "$NS/b"
+	mktype "$NS/a" timeseries
+	mktype "$NS/b" timeseries
 	setfattr -n user.kvfs.ts.label.room -v k "$NS/a"
 	setfattr -n user.kvfs.ts.label.room -v x "$NS/b"
 	echo "1000,1" >>"$NS/a/.add"
@@ -159,8 +150,8 @@ MARKER=$(printf '06%s49' "$(hexof __kvfs)")
 }
 
 @test "without the index (an older kvfs's database) the views scan; the first label completes it" {
-	mkts "$NS/a"
-	mkts "$NS/b"
+	mktype "$NS/a" timeseries
+	mktype "$NS/b" timeseries
 	setfattr -n user.kvfs.ts.label.room -v k "$NS/a"
 	echo "1000,1" >>"$NS/a/.add"
 	echo "1000,2" >>"$NS/b/.add"
@@ -176,8 +167,8 @@ MARKER=$(printf '06%s49' "$(hexof __kvfs)")
 }
 
 @test "an index without kvfs's marker (a Kvrocks that made it) is completed at the first label" {
-	mkts "$NS/a"
-	mkts "$NS/b"
+	mktype "$NS/a" timeseries
+	mktype "$NS/b" timeseries
 	setfattr -n user.kvfs.ts.label.room -v k "$NS/a"
 	echo "1000,1" >>"$NS/a/.add"
 	echo "1000,2" >>"$NS/b/.add"
@@ -200,7 +191,7 @@ MARKER=$(printf '06%s49' "$(hexof __kvfs)")
 
 @test "contention: shells set labels on the same and different series while .mget reads; the index matches" {
 	for s in s0 s1 s2 s3; do
-		mkts "$NS/$s"
+		mktype "$NS/$s" timeseries
 		echo "1000,1" >>"$NS/$s/.add"
 	done
 	writer() {

@@ -13,22 +13,13 @@ setup() {
 	kvfs_mount
 }
 
-teardown() {
-	kvfs_teardown
-}
-
-mkts() {
-	mkdir "$1"
-	setfattr -n user.kvfs.type -v timeseries "$1"
-}
-
 # Kvrocks's TS.MRANGE example (PR #3167): two stocks, and a bond and an
 # unlabelled-by-type series the filter also selects.
 stocks() {
-	mkts "$NS/stock:A"
-	mkts "$NS/stock:B"
-	mkts "$NS/bond:C"
-	mkts "$NS/other:D"
+	mktype "$NS/stock:A" timeseries
+	mktype "$NS/stock:B" timeseries
+	mktype "$NS/bond:C" timeseries
+	mktype "$NS/other:D" timeseries
 	setfattr -n user.kvfs.ts.label.type -v stock "$NS/stock:A"
 	setfattr -n user.kvfs.ts.label.name -v A "$NS/stock:A"
 	setfattr -n user.kvfs.ts.label.type -v stock "$NS/stock:B"
@@ -104,7 +95,7 @@ type=stock,1020,$d
 }
 
 @test "a label value with a comma, a quote or a newline is one quoted CSV field" {
-	mkts "$NS/t"
+	mktype "$NS/t" timeseries
 	setfattr -n user.kvfs.ts.label.k -v x "$NS/t"
 	setfattr -n user.kvfs.ts.label.note -v 'a,"b"' "$NS/t"
 	echo "5,1" >>"$NS/t/.add"
@@ -114,7 +105,7 @@ type=stock,1020,$d
 	assert_eq "$output" 'note=a,"b"'
 	# With label fields, a key with a comma is quoted too; without, it is
 	# the bare name (the last two fields are the sample).
-	mkts "$NS/u,v"
+	mktype "$NS/u,v" timeseries
 	setfattr -n user.kvfs.ts.label.k -v y "$NS/u,v"
 	echo "6,2" >>"$NS/u,v/.add"
 	assert_bytes "$NS/.mget:labels=k?k=y" $'"u,v",6,2,k=y\n'

@@ -15,11 +15,6 @@ setup() {
 	kvfs_mount
 }
 
-mktype() {
-	mkdir "$1"
-	setfattr -n user.kvfs.type -v "$2" "$1"
-}
-
 # A create of NAME in DIR (O_CREAT|O_WRONLY, a write of "x") answers
 # EINVAL, and DIR lists the same names before and after.
 refused() {

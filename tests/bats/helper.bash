@@ -21,6 +21,9 @@
 #   hexof STRING, nskey_hex KEY [NS], kvfs_type PATH
 #   errno_of PYCODE ARGS...      errno name raised by PYCODE, or OK
 #   as_nobody CMD                run the shell command CMD as uid/gid 65534
+#   mktype PATH TYPE             mkdir PATH and make it an empty key of TYPE
+#   redis_start [ARGS]           a private redis-server on $RSOCK (a unix
+#                                socket), stopped by kvfs_teardown
 #   assert_bytes FILE STRING, assert_size FILE N, assert_eq GOT WANT [WHAT]
 # A machine without a usable /dev/fuse skips every test, saying why.
 #
@@ -106,6 +109,7 @@ kvfs_use_dir() {
 # this test started (killing it only if it does not exit), and fail if it
 # did not exit with status 0 or its log holds a sanitizer report.
 kvfs_teardown() {
+	redis_stop
 	local rc=0 status
 	[ -n "${_kvfs_ready:-}" ] || return 0 # skipped before kvfs_setup finished
 	if [ -n "${KVFS_PID:-}" ]; then
@@ -408,4 +412,34 @@ push_lines_4() {
 		pids+=($!)
 	done
 	wait "${pids[@]}"
+}
+
+# mktype PATH TYPE: an empty directory key of that type (mkdir, then
+# user.kvfs.type).
+mktype() {
+	mkdir "$1"
+	setfattr -n user.kvfs.type -v "$2" "$1"
+}
+
+# ---------------------------------------------------------- redis-server
+
+# redis_start [ARGS]: a private redis-server for the test (known answers),
+# on the unix socket RSOCK, no port, no persistence, ARGS added (e.g.
+# --hll-sparse-max-bytes 0). Skips the test without redis-server.
+redis_start() {
+	command -v redis-server >/dev/null || skip "redis-server is not installed (make deps)"
+	RSOCK=$BATS_TEST_TMPDIR/redis.sock
+	redis-server --port 0 --unixsocket "$RSOCK" --save '' --appendonly no \
+		--dir "$BATS_TEST_TMPDIR" --daemonize yes --pidfile "$BATS_TEST_TMPDIR/redis.pid" \
+		"$@" >/dev/null
+	for _ in $(seq 50); do [ -S "$RSOCK" ] && return 0; sleep 0.1; done
+	echo "redis-server did not start" >&2
+	return 1
+}
+
+# redis_stop: end the test's redis-server, if it started one.
+redis_stop() {
+	if [ -f "$BATS_TEST_TMPDIR/redis.pid" ]; then
+		kill "$(cat "$BATS_TEST_TMPDIR/redis.pid")" 2>/dev/null || true
+	fi
 }
