@@ -971,6 +971,12 @@ int fs_counter_float(const struct fs_counter *ct, const char *name, size_t n, do
 void fs_counter_refused(int rc, const char *name, size_t n, const char *what, bool fl);
 /* fs_counter_file_shape: the counters of a namespace (KEY:incr, ...; a key
  * of that exact name wins), on string and time-series keys. */
+/* A directory's gaps (fs_inode.h; fs_list.c, and the JSON tree's arrays),
+ * under its node's lock: the position now of slot f (a name in the
+ * numbering of the listing), -ENOENT if f is a gap; add gap f (kept in
+ * order). 0, -ENOENT, -ENOMEM. */
+int fs_gaps_pos(const struct fs_node *dir, uint64_t f, uint64_t *pos);
+int fs_gaps_add(struct fs_node *dir, uint64_t f);
 /* fs_list_push_file_shape (fs_list.c): the pushes of a namespace,
  * inputs KEY:rpush, KEY:lpush, KEY:rpush0, KEY:lpush0 (a key of that
  * exact name wins) on list KEY, made if missing. */
@@ -1133,6 +1139,11 @@ void fs_op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 void fs_op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		       struct fuse_file_info *fi);
 void fs_op_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
+/* Add "." or ".." (inode ino, next offset next) to a listing buffer of rem
+ * bytes at p, plain or plus; no lookup is taken for them. The bytes used
+ * (more than rem: it did not fit). */
+size_t fs_dir_add_dot(fuse_req_t req, char *p, size_t rem, const char *name, fuse_ino_t ino,
+		      off_t next, bool plus);
 void fs_op_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi);
 
 /* ---- fs_child.c: the child a tree operation names ------------------------- */

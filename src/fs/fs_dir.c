@@ -386,8 +386,7 @@ static int dir_resume(struct fs *fs, struct fs_node *node, struct fs_dir *d, off
 	return rc;
 }
 
-/* Add "." or "..": no lookup is taken for them. */
-static size_t add_dot(fuse_req_t req, char *p, size_t rem, const char *name, fuse_ino_t ino,
+size_t fs_dir_add_dot(fuse_req_t req, char *p, size_t rem, const char *name, fuse_ino_t ino,
 		      off_t next, bool plus)
 {
 	if (!plus) {
@@ -436,7 +435,7 @@ static void dir_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		goto out;
 	marks_trim(d);
 	if (off < 1) {
-		size_t sz = add_dot(req, out + used, size - used, ".", ino, 1, plus);
+		size_t sz = fs_dir_add_dot(req, out + used, size - used, ".", ino, 1, plus);
 		if (sz > size - used)
 			goto done;
 		used += sz;
@@ -444,7 +443,7 @@ static void dir_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	}
 	if (off < 2) {
 		uint64_t pino = node->parent ? node->parent->ino : FS_ROOT_INO;
-		size_t sz = add_dot(req, out + used, size - used, "..", pino, 2, plus);
+		size_t sz = fs_dir_add_dot(req, out + used, size - used, "..", pino, 2, plus);
 		if (sz > size - used)
 			goto done;
 		used += sz;

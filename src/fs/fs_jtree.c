@@ -311,17 +311,12 @@ static int jt_gap_name_locked(struct fs *fs, struct fs_node *dir, const struct j
 		dir->gaps.n = 0;
 	}
 	*frozen = true;
-	uint64_t below = 0;
-	for (size_t i = 0; i < dir->gaps.n; i++) {
-		if (dir->gaps.v[i] == *old)
-			return -ENOENT;
-		if (dir->gaps.v[i] < *old)
-			below++;
-	}
-	if (below == 0)
-		return buf_set(out, stored, n);
+	uint64_t now;
+	int rc = fs_gaps_pos(dir, *old, &now);
+	if (rc || now == *old)
+		return rc ? rc : buf_set(out, stored, n);
 	char name[24];
-	size_t nl = json_tree_index_name(*old - below, len, name);
+	size_t nl = json_tree_index_name(now, len, name);
 	return buf_set(out, name, nl);
 }
 
@@ -360,24 +355,10 @@ static void jt_dir_changed(struct fs *fs, struct fs_node *dir, bool child_held)
 /* Position old (listing numbering) of dir was removed. Lock held. */
 static int jt_gap_add_locked(struct fs_node *dir, uint64_t old)
 {
-	if (dir->gaps.n == dir->gaps.cap) {
-		size_t cap = dir->gaps.cap ? 2 * dir->gaps.cap : 16;
-		uint64_t *v = realloc(dir->gaps.v, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		dir->gaps.v = v;
-		dir->gaps.cap = cap;
-	}
-	size_t i = dir->gaps.n;
-	while (i > 0 && dir->gaps.v[i - 1] > old) {
-		dir->gaps.v[i] = dir->gaps.v[i - 1];
-		i--;
-	}
-	dir->gaps.v[i] = old;
-	dir->gaps.n++;
-	if (dir->dir_opens == 0)
+	int rc = fs_gaps_add(dir, old);
+	if (!rc && dir->dir_opens == 0)
 		dir->gaps_until = now_ms() + JT_GAPS_LINGER_MS;
-	return 0;
+	return rc;
 }
 
 /* ---- lookup ------------------------------------------------------------ */
@@ -721,20 +702,6 @@ static int jt_list_cb(void *arg, uint64_t number, const char *name, size_t nlen,
 	return 0;
 }
 
-static size_t jt_dot(fuse_req_t req, char *p, size_t rem, const char *name, fuse_ino_t ino,
-		     off_t next, bool plus)
-{
-	if (!plus) {
-		struct stat st = {.st_ino = ino, .st_mode = S_IFDIR};
-		return fuse_add_direntry(req, p, rem, name, &st, next);
-	}
-	struct fuse_entry_param e;
-	memset(&e, 0, sizeof(e));
-	e.attr.st_ino = ino;
-	e.attr.st_mode = S_IFDIR;
-	return fuse_add_direntry_plus(req, p, rem, name, &e, next);
-}
-
 /* An open directory of the view: the document as its listing pass read
  * it (read again at offset 0), so each readdir call resumes in it. */
 struct jt_dir {
@@ -745,6 +712,15 @@ struct jt_dir {
 	size_t ngaps;
 	uint64_t oldlen;
 };
+
+/* One more open of node (its lock held). */
+static void jt_opened_locked(struct fs_node *node, bool write)
+{
+	node->opens++;
+	if (write)
+		node->writers++;
+	node->used_ms = now_ms();
+}
 
 /* The gaps of array node (path p) for a listing pass, into d. */
 static int jt_dir_gaps(struct fs *fs, struct fs_node *node, const struct jt_path *p,
@@ -866,7 +842,7 @@ void fs_jtree_readdir(fuse_req_t req, struct fs *fs, struct fs_node *node, size_
 	if (rc)
 		goto unlock;
 	if (off < 1) {
-		size_t sz = jt_dot(req, l.out, size, ".", node->ino, 1, plus);
+		size_t sz = fs_dir_add_dot(req, l.out, size, ".", node->ino, 1, plus);
 		if (sz > size)
 			goto unlock;
 		l.used += sz;
@@ -874,7 +850,7 @@ void fs_jtree_readdir(fuse_req_t req, struct fs *fs, struct fs_node *node, size_
 	}
 	if (off < 2) {
 		uint64_t pino = node->parent ? node->parent->ino : FS_ROOT_INO;
-		size_t sz = jt_dot(req, l.out + l.used, size - l.used, "..", pino, 2, plus);
+		size_t sz = fs_dir_add_dot(req, l.out + l.used, size - l.used, "..", pino, 2, plus);
 		if (sz > size - l.used)
 			goto unlock;
 		l.used += sz;
@@ -925,12 +901,8 @@ void fs_jtree_open(fuse_req_t req, struct fs *fs, struct fs_node *node, struct f
 		buf_reset(&node->data);
 		rc = jt_load_locked(fs, node);
 	}
-	if (!rc) {
-		node->opens++;
-		if (write)
-			node->writers++;
-		node->used_ms = now_ms();
-	}
+	if (!rc)
+		jt_opened_locked(node, write);
 	pthread_mutex_unlock(&node->lock);
 	if (rc) {
 		fuse_reply_err(req, fs_errno(rc));
@@ -1195,12 +1167,8 @@ void fs_jtree_create(fuse_req_t req, struct fs *fs, struct fs_node *parent, cons
 			rc = jt_load_locked(fs, node);
 		}
 	}
-	if (!rc) {
-		node->opens++;
-		if (write)
-			node->writers++;
-		node->used_ms = now_ms();
-	}
+	if (!rc)
+		jt_opened_locked(node, write);
 	pthread_mutex_unlock(&node->lock);
 	if (rc) {
 		fs_itable_forget(fs->it, node->ino, 1);

@@ -72,7 +72,7 @@ static int parse_index(const char *name, size_t n, int64_t *idx)
  * operation holds from reading the length to its last write (lock order:
  * an entry's node, then its directory's node, then the key's stripe).
  */
-static int slot_pos(const struct fs_node *dir, uint64_t f, uint64_t *pos)
+int fs_gaps_pos(const struct fs_node *dir, uint64_t f, uint64_t *pos)
 {
 	size_t below = 0;
 	for (size_t i = 0; i < dir->gaps.n && dir->gaps.v[i] <= f; i++) {
@@ -93,7 +93,7 @@ static uint64_t pos_slot(const uint64_t *gaps, size_t n, uint64_t pos)
 	return f;
 }
 
-static int gap_add(struct fs_node *dir, uint64_t f)
+int fs_gaps_add(struct fs_node *dir, uint64_t f)
 {
 	if (dir->gaps.n == dir->gaps.cap) {
 		size_t nc = dir->gaps.cap ? dir->gaps.cap * 2 : 16;
@@ -170,7 +170,7 @@ static int resolve(const struct fs_node *dir, const struct view *v, int64_t idx,
 	*f = (uint64_t)idx;
 	if (*f >= v->slots)
 		return -ENOENT;
-	return slot_pos(dir, *f, pos);
+	return fs_gaps_pos(dir, *f, pos);
 }
 
 /* The view, and the slot and position of the element `name` names:
@@ -336,7 +336,7 @@ static int node_pos(struct fs_ctx *c, const char *name, size_t n, uint64_t *pos)
 	uint64_t f;
 	if (parse_u64(name, n, &f))
 		return -ENOENT;
-	return slot_pos(c->dir, f, pos);
+	return fs_gaps_pos(c->dir, f, pos);
 }
 
 static int list_load(struct fs_ctx *c, const char *name, size_t n, struct buf *out)
@@ -450,7 +450,7 @@ static int list_unlink(struct fs_ctx *c, const char *name, size_t n)
 	if (frozen && c->dir->dir_opens == 0)
 		c->dir->gaps_until = now_ms() + LIST_GAPS_LINGER_MS;
 	if (frozen)
-		rc = gap_add(c->dir, f);
+		rc = fs_gaps_add(c->dir, f);
 	if (!rc) {
 		rc = list_remove_at(c->fs->ks, &c->k, (int64_t)pos, LIST_KEEP_EMPTY, NULL);
 		if (rc && frozen) {

@@ -111,17 +111,6 @@ static char *lit_canon(const char *s, size_t n, bool *range)
 	return strdup(out);
 }
 
-/* A number node holding literal `lit` (copied). NULL on ENOMEM. */
-static cJSON *num_new(const char *lit)
-{
-	cJSON *c = cJSON_CreateNumber(strtod(lit, NULL));
-	if (c && !(c->valuestring = strdup(lit))) {
-		cJSON_Delete(c);
-		c = NULL;
-	}
-	return c;
-}
-
 /* ---- Parsing --------------------------------------------------------- */
 
 struct lits {
@@ -872,13 +861,21 @@ static int show_type(cJSON *c, struct buf *out)
 	return buf_add(out, t, strlen(t));
 }
 
-int json_types(struct keyspace *ks, const struct ks_key *k, const char *path, size_t plen,
-	       struct buf *out)
+/* One line per match of path (show writes it): the number of lines. */
+static int show_lines(struct keyspace *ks, const struct ks_key *k, const char *verb,
+		      const char *path, size_t plen, int (*show)(cJSON *, struct buf *),
+		      struct buf *out)
 {
-	int rc = matches_show(ks, k, "JSON.TYPE", path, plen, "", "\n", "", show_type, out);
+	int rc = matches_show(ks, k, verb, path, plen, "", "\n", "", show, out);
 	if (rc > 0 && !(rc = buf_add(out, "\n", 1)))
 		rc = (int)count_lines(out);
 	return rc;
+}
+
+int json_types(struct keyspace *ks, const struct ks_key *k, const char *path, size_t plen,
+	       struct buf *out)
+{
+	return show_lines(ks, k, "JSON.TYPE", path, plen, show_type, out);
 }
 
 static int show_keys(cJSON *c, struct buf *out)
@@ -903,10 +900,7 @@ static int show_keys(cJSON *c, struct buf *out)
 int json_objkeys_each(struct keyspace *ks, const struct ks_key *k, const char *path, size_t plen,
 		      struct buf *out)
 {
-	int rc = matches_show(ks, k, "JSON.OBJKEYS", path, plen, "", "\n", "", show_keys, out);
-	if (rc > 0 && !(rc = buf_add(out, "\n", 1)))
-		rc = (int)count_lines(out);
-	return rc;
+	return show_lines(ks, k, "JSON.OBJKEYS", path, plen, show_keys, out);
 }
 
 int json_get(struct keyspace *ks, const struct ks_key *k, const char *path, size_t plen,
@@ -1411,22 +1405,7 @@ static int incr_lit(const struct incr_arg *a, const cJSON *c, char lit[40])
 	return 0;
 }
 
-static int edit_numincrby(cJSON **root, const struct json_path *p, cJSON *c, void *arg)
-{
-	struct incr_arg *a = arg;
-	char lit[40];
-	int rc = incr_lit(a, c, lit);
-	if (rc)
-		return rc;
-	cJSON *nn = num_new(lit);
-	if (!nn)
-		return -ENOMEM;
-	if ((rc = replace_match(root, p, c, nn)))
-		return rc;
-	return a->out ? buf_set(a->out, lit, strlen(lit)) : 0;
-}
-
-/* NUMINCRBY at one match of an indefinite path, in place. */
+/* NUMINCRBY at one match, in place (the number's text and value). */
 static int apply_numincrby(cJSON *parent, cJSON *c, void *arg)
 {
 	(void)parent;
@@ -1440,8 +1419,15 @@ static int apply_numincrby(cJSON *parent, cJSON *c, void *arg)
 		return -ENOMEM;
 	free(c->valuestring);
 	c->valuestring = dup;
-	c->valuedouble = strtod(lit, NULL);
+	cJSON_SetNumberHelper(c, strtod(lit, NULL));
 	return a->out ? buf_set(a->out, lit, strlen(lit)) : 0;
+}
+
+static int edit_numincrby(cJSON **root, const struct json_path *p, cJSON *c, void *arg)
+{
+	(void)root;
+	(void)p;
+	return apply_numincrby(NULL, c, arg);
 }
 
 int json_numincrby(struct keyspace *ks, const struct ks_key *k, const char *path, size_t plen,
